@@ -1,0 +1,466 @@
+// The response cache: an in-process LRU bounded by bytes in front of Redis (shared by every gateway
+// instance); the LRU alone without Redis. It stores the exact serialized body a partner received.
+//
+// Keys keep apart what must never mix: environment and schema variant (the playground hides
+// fields), the normalized operation, operation name and variables (canonical JSON), the partner
+// when answers depend on it, the config generation, the schema, and a purge epoch per root field.
+// Purging bumps an epoch in Redis and tells every instance over pub/sub; old entries become
+// unreachable at once and expire by their TTL.
+//
+// Redis trouble never fails a request: reads give up after a short timeout, writes are
+// fire-and-forget, and both are counted (responseCacheStats).
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { isRedisUp, type RedisClient } from './redis-connection.js';
+import { NEVER_CACHED, type CacheSettings, type TtlRule } from './cache-config.js';
+
+export type SchemaVariant = 'keyed' | 'playground';
+
+export const REDIS_ENTRY_PREFIX = 'epg:cache:r:';
+export const EPOCHS_KEY = 'epg:cache:epochs';
+export const PURGE_CHANNEL = 'epg:cache:purge';
+/** Epoch field bumped by `purge --all`. */
+export const ALL_FIELDS = '*';
+
+export interface CachedEntry {
+  body: string;
+  /** ms since epoch. */
+  storedAt: number;
+  ttlMs: number;
+  /** Root fields of the operation (purge by field drops these from the LRU). */
+  fields: string[];
+}
+
+export interface CacheLookup {
+  entry: CachedEntry;
+  level: 'lru' | 'redis';
+  ageSeconds: number;
+}
+
+/** What the cache needs to know about an operation. */
+export interface CacheableOperation {
+  operationType: 'query' | 'mutation' | 'subscription';
+  rootFields: string[];
+  introspectionOnly: boolean;
+}
+
+export type CachePolicy =
+  | { cacheable: true; fields: string[]; ttlMs: number }
+  | { cacheable: false; reason: 'disabled' | 'not a query' | 'introspection' | 'personal data' | 'ttl 0' };
+
+export interface KeyInput {
+  environment: string;
+  variant: SchemaVariant;
+  /** Normalized operation text (PreparedOperation.normalized). */
+  normalized: string;
+  operationName: string | null | undefined;
+  variables: Record<string, unknown> | null | undefined;
+  /** Only when answers depend on the partner (FILL_PARTNER_REF puts it into enrollment URLs). */
+  partnerCode?: string | null;
+}
+
+export interface ResponseCacheStats {
+  hits: number;
+  lruHits: number;
+  redisHits: number;
+  misses: number;
+  bypasses: number;
+  stores: number;
+  /** Answers not stored: errors, stale data, upstream no-store, too large. */
+  notStored: number;
+  cacheReadErrors: number;
+  cacheWriteErrors: number;
+  evictions: number;
+  purges: number;
+}
+
+const zeroStats = (): ResponseCacheStats => ({
+  hits: 0, lruHits: 0, redisHits: 0, misses: 0, bypasses: 0, stores: 0, notStored: 0,
+  cacheReadErrors: 0, cacheWriteErrors: 0, evictions: 0, purges: 0,
+});
+
+/** Process-wide counters over every cache instance, for metrics. */
+export const responseCacheStats: ResponseCacheStats = zeroStats();
+
+export interface PurgeTarget {
+  /** Root fields to purge; ignored when all is true. */
+  fields?: string[];
+  all?: boolean;
+}
+
+export interface PurgeResult {
+  /** 'all instances' when Redis carried the purge; 'this instance' without Redis. */
+  reach: 'all instances' | 'this instance';
+  epochs: Record<string, number>;
+  /** Gateway instances subscribed to purge messages when it was sent (Redis only). */
+  instancesNotified?: number;
+}
+
+export interface ResponseCacheOptions {
+  settings: CacheSettings;
+  redis: RedisClient | null;
+  /** Identifies each schema variant's schema (e.g. a hash of its SDL): a schema change is a new key space. */
+  schemaIds?: Partial<Record<SchemaVariant, string>>;
+  now?: () => number;
+  onError?: (err: unknown, what: string) => void;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pure helpers
+
+/** JSON with object keys sorted at every level, so {a,b} and {b,a} give the same text. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null);
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
+}
+
+const zoneFormatters = new Map<string, Intl.DateTimeFormat>();
+function secondsOfDay(now: Date, timeZone: string): number {
+  let f = zoneFormatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', { timeZone, hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+    zoneFormatters.set(timeZone, f);
+  }
+  const parts: Record<string, number> = {};
+  for (const p of f.formatToParts(now)) if (p.type !== 'literal') parts[p.type] = Number(p.value);
+  return ((parts.hour ?? 0) % 24) * 3600 + (parts.minute ?? 0) * 60 + (parts.second ?? 0);
+}
+
+/**
+ * Milliseconds from `now` to the next local wall-clock time `hhmm` in a time zone. Computed from
+ * the current local time of day, so on a DST change day it can be off by the shift (one hour);
+ * rules using it carry a `max` for that reason.
+ */
+export function msUntilLocalTime(now: Date, timeZone: string, hhmm: string): number {
+  const [h, m] = hhmm.split(':').map(Number) as [number, number];
+  const target = h * 3600 + m * 60;
+  let delta = target - secondsOfDay(now, timeZone);
+  if (delta <= 0) delta += 86_400;
+  return Math.max(1, delta * 1000 - now.getUTCMilliseconds());
+}
+
+export function ruleMs(rule: TtlRule, now: Date): number {
+  if (rule.kind === 'fixed') return rule.ms;
+  let min = rule.maxMs;
+  for (const zone of rule.timeZones) for (const t of rule.times) min = Math.min(min, msUntilLocalTime(now, zone, t));
+  return min;
+}
+
+/** Cacheability and TTL of an operation: the minimum TTL over its root fields. */
+export function cachePolicy(settings: CacheSettings, op: CacheableOperation, now: Date): CachePolicy {
+  if (!settings.enabled) return { cacheable: false, reason: 'disabled' };
+  if (op.operationType !== 'query') return { cacheable: false, reason: 'not a query' };
+  if (op.introspectionOnly) return { cacheable: false, reason: 'introspection' };
+  const fields = [...new Set(op.rootFields.filter((f) => !f.startsWith('__')))].sort();
+  if (fields.length === 0) return { cacheable: false, reason: 'introspection' };
+  if (fields.some((f) => NEVER_CACHED.has(f))) return { cacheable: false, reason: 'personal data' };
+  let ttlMs = Infinity;
+  for (const f of fields) ttlMs = Math.min(ttlMs, ruleMs(settings.ttl[f] ?? settings.defaultTtl, now));
+  if (!(ttlMs > 0) || !Number.isFinite(ttlMs)) return { cacheable: false, reason: 'ttl 0' };
+  return { cacheable: true, fields, ttlMs };
+}
+
+/** An upstream Cache-Control max-age (seconds) may shorten the TTL, never lengthen it. */
+export function shortenByUpstream(ttlMs: number, upstreamMaxAge: number | null): number {
+  if (upstreamMaxAge === null || !Number.isFinite(upstreamMaxAge)) return ttlMs;
+  return Math.max(0, Math.min(ttlMs, upstreamMaxAge * 1000));
+}
+
+function encodeEntry(e: CachedEntry): string {
+  return `1|${e.storedAt}|${e.ttlMs}|${e.fields.join(',')}|${e.body}`;
+}
+
+function decodeEntry(raw: string): CachedEntry | null {
+  const parts: string[] = [];
+  let from = 0;
+  for (let i = 0; i < 4; i++) {
+    const at = raw.indexOf('|', from);
+    if (at < 0) return null;
+    parts.push(raw.slice(from, at));
+    from = at + 1;
+  }
+  if (parts[0] !== '1') return null;
+  const storedAt = Number(parts[1]);
+  const ttlMs = Number(parts[2]);
+  if (!Number.isFinite(storedAt) || !Number.isFinite(ttlMs)) return null;
+  return { storedAt, ttlMs, fields: parts[3] ? parts[3].split(',') : [], body: raw.slice(from) };
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    p.then((v) => { clearTimeout(timer); resolve(v); }, (e) => { clearTimeout(timer); reject(e); });
+  });
+}
+
+/**
+ * Bumps purge epochs in Redis and tells every instance. Used by the gateway (admin endpoint) and
+ * by `npm run cache -- purge`. Returns the new epochs and how many subscribers (gateway instances)
+ * got the message.
+ */
+export async function purgeInRedis(redis: RedisClient, target: PurgeTarget): Promise<{ epochs: Record<string, number>; receivers: number }> {
+  const fields = target.all ? [ALL_FIELDS] : [...new Set(target.fields ?? [])];
+  if (fields.length === 0) throw new Error('nothing to purge: name --field or --all');
+  const multi = redis.multi();
+  for (const f of fields) multi.hincrby(EPOCHS_KEY, f, 1);
+  const res = await multi.exec();
+  const epochs: Record<string, number> = {};
+  fields.forEach((f, i) => {
+    const [err, value] = res?.[i] ?? [new Error('no reply'), null];
+    if (err) throw err;
+    epochs[f] = Number(value);
+  });
+  const receivers = await redis.publish(PURGE_CHANNEL, JSON.stringify({ fields, epochs }));
+  return { epochs, receivers: Number(receivers) || 0 };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export class ResponseCache {
+  readonly settings: CacheSettings;
+  readonly stats: ResponseCacheStats = zeroStats();
+  private readonly redis: RedisClient | null;
+  private readonly lru: LRUCache<string, CachedEntry>;
+  private readonly now: () => number;
+  private readonly schemaIds: Partial<Record<SchemaVariant, string>>;
+  private readonly onError: (err: unknown, what: string) => void;
+  private epochs = new Map<string, number>();
+  private subscriber: RedisClient | null = null;
+  private refreshTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(opts: ResponseCacheOptions) {
+    this.settings = opts.settings;
+    this.redis = opts.redis;
+    this.now = opts.now ?? Date.now;
+    this.schemaIds = opts.schemaIds ?? {};
+    this.onError = opts.onError ?? (() => {});
+    this.lru = new LRUCache<string, CachedEntry>({
+      maxSize: opts.settings.lruBytes,
+      maxEntrySize: Math.min(opts.settings.lruBytes, opts.settings.maxEntryBytes),
+      // Body bytes plus a small allowance for the key and bookkeeping.
+      sizeCalculation: (e) => Buffer.byteLength(e.body) + 160,
+      dispose: (_v, _k, reason) => {
+        if (reason === 'evict') this.bump('evictions');
+      },
+    });
+  }
+
+  /** Reads purge epochs and subscribes to purge messages (no-op without Redis). */
+  async start(): Promise<void> {
+    if (!this.redis) return;
+    await this.refreshEpochs();
+    try {
+      const sub = this.redis.duplicate() as RedisClient;
+      sub.on('error', () => {});
+      this.subscriber = sub;
+      if (sub.status === 'wait') await sub.connect();
+      await sub.subscribe(PURGE_CHANNEL);
+      sub.on('message', (channel: string, message: string) => {
+        if (channel === PURGE_CHANNEL) this.onPurgeMessage(message);
+      });
+      // After a reconnect we may have missed messages: re-read the epochs.
+      sub.on('ready', () => void this.refreshEpochs());
+    } catch (err) {
+      this.onError(err, 'cache purge subscription');
+    }
+    this.refreshTimer = setInterval(() => void this.refreshEpochs(), this.settings.epochRefreshMs);
+    this.refreshTimer.unref();
+  }
+
+  get lruBytes(): number {
+    return this.lru.calculatedSize;
+  }
+
+  get lruEntries(): number {
+    return this.lru.size;
+  }
+
+  get redisState(): 'shared' | 'down' | 'off' {
+    if (!this.redis) return 'off';
+    return isRedisUp(this.redis) ? 'shared' : 'down';
+  }
+
+  policy(op: CacheableOperation): CachePolicy {
+    return cachePolicy(this.settings, op, new Date(this.now()));
+  }
+
+  /** TTL to store an answer with, at store time (fields' TTLs, shortened by upstream max-age). */
+  storeTtl(fields: string[], upstreamMaxAge: number | null): number {
+    const policy = this.policy({ operationType: 'query', rootFields: fields, introspectionOnly: false });
+    return policy.cacheable ? shortenByUpstream(policy.ttlMs, upstreamMaxAge) : 0;
+  }
+
+  epochVector(fields: string[]): string {
+    const parts = [`${ALL_FIELDS}=${this.epochs.get(ALL_FIELDS) ?? 0}`];
+    for (const f of [...fields].sort()) parts.push(`${f}=${this.epochs.get(f) ?? 0}`);
+    return parts.join(';');
+  }
+
+  keyFor(input: KeyInput, fields: string[]): string {
+    const material = JSON.stringify([
+      'v1',
+      this.settings.generation,
+      input.environment,
+      input.variant,
+      this.schemaIds[input.variant] ?? '',
+      input.normalized,
+      input.operationName ?? '',
+      canonicalJson(input.variables ?? {}),
+      input.partnerCode ?? '',
+      this.epochVector(fields),
+    ]);
+    return createHash('sha256').update(material).digest('hex');
+  }
+
+  async get(key: string): Promise<CacheLookup | null> {
+    const now = this.now();
+    const local = this.lru.get(key);
+    if (local) {
+      if (local.storedAt + local.ttlMs > now) {
+        this.bump('hits');
+        this.bump('lruHits');
+        return { entry: local, level: 'lru', ageSeconds: ageOf(local, now) };
+      }
+      this.lru.delete(key);
+    }
+    if (this.redis) {
+      if (!isRedisUp(this.redis)) {
+        this.bump('cacheReadErrors');
+      } else {
+        try {
+          const raw = await withTimeout(this.redis.get(REDIS_ENTRY_PREFIX + key), this.settings.redisReadTimeoutMs);
+          const entry = raw ? decodeEntry(raw) : null;
+          const at = this.now();
+          if (entry && entry.storedAt + entry.ttlMs > at) {
+            this.lru.set(key, entry);
+            this.bump('hits');
+            this.bump('redisHits');
+            return { entry, level: 'redis', ageSeconds: ageOf(entry, at) };
+          }
+        } catch (err) {
+          this.bump('cacheReadErrors');
+          this.onError(err, 'cache read');
+        }
+      }
+    }
+    this.bump('misses');
+    return null;
+  }
+
+  /** Stores an answer: LRU now, Redis in the background. Returns false when not stored. */
+  set(key: string, body: string, ttlMs: number, fields: string[]): boolean {
+    if (!(ttlMs > 0) || Buffer.byteLength(body) > this.settings.maxEntryBytes) {
+      this.bump('notStored');
+      return false;
+    }
+    const entry: CachedEntry = { body, storedAt: this.now(), ttlMs: Math.round(ttlMs), fields };
+    this.lru.set(key, entry);
+    this.bump('stores');
+    if (this.redis) {
+      if (!isRedisUp(this.redis)) {
+        this.bump('cacheWriteErrors');
+      } else {
+        this.redis.set(REDIS_ENTRY_PREFIX + key, encodeEntry(entry), 'PX', Math.max(1, entry.ttlMs)).catch((err: unknown) => {
+          this.bump('cacheWriteErrors');
+          this.onError(err, 'cache write');
+        });
+      }
+    }
+    return true;
+  }
+
+  noteBypass(): void {
+    this.bump('bypasses');
+  }
+
+  noteNotStored(): void {
+    this.bump('notStored');
+  }
+
+  /** Purge by root field or everything: on every instance through Redis, else on this one. */
+  async purge(target: PurgeTarget): Promise<PurgeResult> {
+    const fields = target.all ? [ALL_FIELDS] : [...new Set(target.fields ?? [])];
+    if (fields.length === 0) throw new Error('nothing to purge: name a field or all');
+    if (this.redis) {
+      const { epochs, receivers } = await purgeInRedis(this.redis, target);
+      this.applyEpochs(epochs, fields);
+      return { reach: 'all instances', epochs, instancesNotified: receivers };
+    }
+    const epochs: Record<string, number> = {};
+    for (const f of fields) epochs[f] = (this.epochs.get(f) ?? 0) + 1;
+    this.bump('purges');
+    this.applyEpochs(epochs, fields);
+    return { reach: 'this instance', epochs };
+  }
+
+  /** Re-reads the purge epochs from Redis; drops LRU entries of fields whose epoch moved. */
+  async refreshEpochs(): Promise<void> {
+    if (!this.redis || this.closed || !isRedisUp(this.redis)) return;
+    try {
+      const all = await withTimeout(this.redis.hgetall(EPOCHS_KEY), 2000);
+      const next = new Map<string, number>();
+      for (const [f, v] of Object.entries(all ?? {})) next.set(f, Number(v) || 0);
+      const changed: string[] = [];
+      for (const f of new Set([...next.keys(), ...this.epochs.keys()])) {
+        if ((next.get(f) ?? 0) !== (this.epochs.get(f) ?? 0)) changed.push(f);
+      }
+      this.epochs = next;
+      if (changed.length) this.dropLocal(changed);
+    } catch (err) {
+      this.onError(err, 'cache epoch refresh');
+    }
+  }
+
+  private onPurgeMessage(message: string): void {
+    try {
+      const msg = JSON.parse(message) as { fields?: unknown; epochs?: unknown };
+      const fields = Array.isArray(msg.fields) ? msg.fields.map(String) : [ALL_FIELDS];
+      const epochs = msg.epochs && typeof msg.epochs === 'object' ? (msg.epochs as Record<string, number>) : {};
+      this.bump('purges');
+      this.applyEpochs(epochs, fields);
+    } catch {
+      // Unreadable message: the periodic refresh catches up.
+    }
+    void this.refreshEpochs();
+  }
+
+  private applyEpochs(epochs: Record<string, number>, fields: string[]): void {
+    for (const [f, v] of Object.entries(epochs)) {
+      const n = Number(v);
+      if (Number.isFinite(n) && n > (this.epochs.get(f) ?? 0)) this.epochs.set(f, n);
+    }
+    this.dropLocal(fields);
+  }
+
+  private dropLocal(fields: string[]): void {
+    if (fields.includes(ALL_FIELDS)) {
+      this.lru.clear();
+      return;
+    }
+    const set = new Set(fields);
+    for (const [k, e] of this.lru.entries()) if (e.fields.some((f) => set.has(f))) this.lru.delete(k);
+  }
+
+  private bump(name: keyof ResponseCacheStats): void {
+    this.stats[name]++;
+    responseCacheStats[name]++;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.refreshTimer) clearInterval(this.refreshTimer);
+    this.refreshTimer = null;
+    const sub = this.subscriber;
+    this.subscriber = null;
+    if (sub) sub.disconnect();
+    this.lru.clear();
+  }
+}
+
+function ageOf(e: CachedEntry, now: number): number {
+  return Math.max(0, Math.floor((now - e.storedAt) / 1000));
+}

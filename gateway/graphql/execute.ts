@@ -1,0 +1,62 @@
+// Executes a prepared operation against a schema variant and turns the result into the body a
+// partner receives: every error has a code, unexpected errors are masked, partial-feed errors and
+// stale-data notices are added.
+import { execute, GraphQLError, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import type { PreparedOperation } from './prepare.js';
+import type { ResolverContext } from '../../resolvers/context.js';
+
+export interface ExecutionOutcome {
+  body: string;
+  hasErrors: boolean;
+  stale: boolean;
+}
+
+export async function executeOperation(
+  schema: GraphQLSchema,
+  op: PreparedOperation,
+  variables: Record<string, unknown> | null | undefined,
+  context: ResolverContext,
+  onInternalError: (err: unknown) => void,
+): Promise<ExecutionOutcome> {
+  const result = (await execute({
+    schema,
+    document: op.document,
+    variableValues: variables ?? undefined,
+    contextValue: context,
+    operationName: op.operationName ?? undefined,
+  })) as ExecutionResult;
+  const errors = [...(result.errors ?? []), ...context.extraErrors].map((e) => publicError(e, context.requestId, onInternalError));
+  const out: Record<string, unknown> = {};
+  if (errors.length) out.errors = errors;
+  if ('data' in result) out.data = result.data;
+  if (context.staleFeeds.length) out.extensions = { stale: context.staleFeeds };
+  return { body: JSON.stringify(out), hasErrors: errors.length > 0, stale: context.staleFeeds.length > 0 };
+}
+
+const KNOWN_CODES = new Set(['BAD_USER_INPUT', 'UPSTREAM_UNAVAILABLE', 'NOT_FOUND', 'FORBIDDEN', 'QUERY_TOO_COMPLEX']);
+
+/** A GraphQL error as JSON: message, locations, path, extensions.code; never a stack or upstream detail. */
+export function publicError(err: GraphQLError, requestId: string, onInternalError: (err: unknown) => void) {
+  const original = err.originalError;
+  const code = err.extensions?.code as string | undefined;
+  const fromResolver = original && !(original instanceof GraphQLError);
+  let message = err.message;
+  let extensions: Record<string, unknown>;
+  if (fromResolver) {
+    onInternalError(original);
+    message = `Internal error. Quote request id ${requestId} to support.`;
+    extensions = { code: 'INTERNAL_SERVER_ERROR', requestId };
+  } else if (code && (KNOWN_CODES.has(code) || code.startsWith('GRAPHQL_'))) {
+    extensions = { ...err.extensions };
+  } else if (!original && err.path === undefined && err.locations) {
+    // Variable coercion and similar request-level errors raised by graphql-js itself.
+    extensions = { ...err.extensions, code: code ?? 'BAD_USER_INPUT' };
+  } else {
+    extensions = { ...err.extensions, code: code ?? 'INTERNAL_SERVER_ERROR' };
+  }
+  const json: Record<string, unknown> = { message };
+  if (err.locations) json.locations = err.locations;
+  if (err.path) json.path = err.path;
+  json.extensions = extensions;
+  return json;
+}

@@ -1,0 +1,71 @@
+// Query limits for every environment: graphql-armor's rules for depth, aliases and cost, plus two
+// of ours that armor lacks: root fields per operation and upstream fan-out.
+import { GraphQLError, Kind, type ASTVisitor, type ValidationContext, type SelectionSetNode, type FragmentDefinitionNode } from 'graphql';
+import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
+import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
+import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
+
+export interface QueryLimits {
+  maxDepth: number;
+  maxAliases: number;
+  maxRootFields: number;
+  maxTokens: number;
+  maxCost: number;
+  /** Upper bound of upstream calls one operation may cause. */
+  maxFanOut: number;
+}
+
+/** Upstream calls a root field can cause (territories + every supplier feed for plan queries). */
+export function fanOutOf(field: string, supplierFeeds: number): number {
+  if (field === 'residentialPlans' || field === 'businessPlans') return 1 + supplierFeeds;
+  if (field.startsWith('__')) return 0;
+  return 1;
+}
+
+export function rootFieldNames(selectionSet: SelectionSetNode, fragments: Record<string, FragmentDefinitionNode>, seen = new Set<string>()): string[] {
+  const out: string[] = [];
+  for (const sel of selectionSet.selections) {
+    if (sel.kind === Kind.FIELD) out.push(sel.name.value);
+    else if (sel.kind === Kind.INLINE_FRAGMENT) out.push(...rootFieldNames(sel.selectionSet, fragments, seen));
+    else if (sel.kind === Kind.FRAGMENT_SPREAD && !seen.has(sel.name.value)) {
+      seen.add(sel.name.value);
+      const frag = fragments[sel.name.value];
+      if (frag) out.push(...rootFieldNames(frag.selectionSet, fragments, seen));
+    }
+  }
+  return out;
+}
+
+function rootFieldsRule(limits: QueryLimits, supplierFeeds: number) {
+  return (context: ValidationContext): ASTVisitor => ({
+    OperationDefinition(node) {
+      const fragments = Object.fromEntries(context.getDocument().definitions
+        .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
+        .map((d) => [d.name.value, d]));
+      const fields = rootFieldNames(node.selectionSet, fragments).filter((f) => !f.startsWith('__'));
+      if (fields.length > limits.maxRootFields) {
+        context.reportError(new GraphQLError(`Query has ${fields.length} root fields; at most ${limits.maxRootFields} are allowed per operation.`, { nodes: [node], extensions: { code: 'QUERY_TOO_COMPLEX' } }));
+        return;
+      }
+      const fanOut = fields.reduce((sum, f) => sum + fanOutOf(f, supplierFeeds), 0);
+      if (fanOut > limits.maxFanOut) {
+        context.reportError(new GraphQLError(`Query would make ${fanOut} upstream calls; at most ${limits.maxFanOut} are allowed per operation.`, { nodes: [node], extensions: { code: 'QUERY_TOO_COMPLEX' } }));
+      }
+    },
+  });
+}
+
+export function limitRules(limits: QueryLimits, supplierFeeds: number) {
+  const armor = { propagateOnRejection: true } as const;
+  return [
+    maxDepthRule({ n: limits.maxDepth, ignoreIntrospection: true, flattenFragments: true, ...armor }),
+    maxAliasesRule({ n: limits.maxAliases, ...armor }),
+    costLimitRule({ maxCost: limits.maxCost, ignoreIntrospection: true, ...armor }),
+    rootFieldsRule(limits, supplierFeeds),
+  ];
+}
+
+export const DEFAULT_LIMITS: Record<'keyed' | 'playground', QueryLimits> = {
+  keyed: { maxDepth: 8, maxAliases: 15, maxRootFields: 6, maxTokens: 2000, maxCost: 20000, maxFanOut: 24 },
+  playground: { maxDepth: 6, maxAliases: 5, maxRootFields: 3, maxTokens: 1000, maxCost: 5000, maxFanOut: 8 },
+};

@@ -1,0 +1,77 @@
+// Parse + validate once per distinct query text and schema variant; the result is reused (LRU), so a
+// repeated operation costs a map lookup.
+import { GraphQLError, Kind, parse, print, specifiedRules, validate, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { LRUCache } from 'lru-cache';
+import { limitRules, rootFieldNames, type QueryLimits } from './limits.js';
+
+export interface PreparedOperation {
+  document: DocumentNode;
+  operation: OperationDefinitionNode;
+  operationName: string | null;
+  /** Root field names selected, introspection ones included. */
+  rootFields: string[];
+  /** Only `__schema`, `__type`, `__typename`: free on the playground. */
+  introspectionOnly: boolean;
+  /** Canonical text of the document (whitespace and comments normalized), for cache keys. */
+  normalized: string;
+}
+
+export type Prepared = { ok: true; op: PreparedOperation } | { ok: false; errors: GraphQLError[] };
+
+export function createPreparer(schema: GraphQLSchema, limits: QueryLimits, supplierFeeds: number) {
+  const rules = [...specifiedRules, ...limitRules(limits, supplierFeeds)];
+  const documents = new LRUCache<string, { document: DocumentNode; normalized: string } | { errors: GraphQLError[] }>({ max: 2000 });
+
+  function documentFor(query: string) {
+    let entry = documents.get(query);
+    if (!entry) {
+      try {
+        const document = parse(query, { maxTokens: limits.maxTokens, noLocation: false });
+        const errors = validate(schema, document, rules, { maxErrors: 20 });
+        entry = errors.length ? { errors: errors.map(withCode('GRAPHQL_VALIDATION_FAILED')) } : { document, normalized: print(document) };
+      } catch (err) {
+        entry = { errors: [withCode('GRAPHQL_PARSE_FAILED')(err as GraphQLError)] };
+      }
+      documents.set(query, entry);
+    }
+    return entry;
+  }
+
+  return function prepare(query: string, operationName: string | null | undefined): Prepared {
+    const entry = documentFor(query);
+    if ('errors' in entry) return { ok: false, errors: entry.errors };
+    const ops = entry.document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+    const operation = operationName ? ops.find((o) => o.name?.value === operationName) : ops.length === 1 ? ops[0] : undefined;
+    if (!operation) {
+      const message = operationName ? `Unknown operation named "${operationName}".` : 'Must provide operation name if query contains multiple operations.';
+      return { ok: false, errors: [new GraphQLError(message, { extensions: { code: 'BAD_REQUEST' } })] };
+    }
+    if (operation.operation !== 'query') {
+      // Read-only API: graphql-js 16 validation does not reject an operation type the schema lacks.
+      return { ok: false, errors: [new GraphQLError(`${operation.operation === 'mutation' ? 'Mutations' : 'Subscriptions'} are not supported: this API is read-only.`, { nodes: [operation], extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })] };
+    }
+    const fragments = Object.fromEntries(entry.document.definitions
+      .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
+      .map((d) => [d.name.value, d]));
+    const rootFields = rootFieldNames(operation.selectionSet, fragments);
+    return {
+      ok: true,
+      op: {
+        document: entry.document,
+        operation,
+        operationName: operation.name?.value ?? null,
+        rootFields,
+        introspectionOnly: rootFields.every((f) => f.startsWith('__')),
+        normalized: entry.normalized,
+      },
+    };
+  };
+}
+
+function withCode(code: string) {
+  return (err: GraphQLError): GraphQLError => {
+    if (!(err instanceof GraphQLError)) return new GraphQLError('Could not read the query.', { extensions: { code } });
+    // armor rules report through a plain message; keep their text and locations, add our code.
+    return new GraphQLError(err.message, { nodes: err.nodes, source: err.source, positions: err.positions, extensions: { ...err.extensions, code: (err.extensions?.code as string) ?? code } });
+  };
+}

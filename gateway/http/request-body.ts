@@ -1,0 +1,73 @@
+// Reads and checks a GraphQL-over-HTTP request body: size bound, JSON content type, a JSON object
+// with a string `query`. Anything else is a 400 (or 413) with a GraphQL-shaped body.
+import type { IncomingMessage } from 'node:http';
+import { errorReply, type Reply } from './plugin.js';
+
+export interface GraphQLRequestBody {
+  query: string;
+  variables: Record<string, unknown> | null;
+  operationName: string | null;
+}
+
+export function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer | Reply> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limitBytes) {
+    req.resume();
+    return Promise.resolve(errorReply(413, `Request body is larger than ${limitBytes} bytes.`, 'PAYLOAD_TOO_LARGE'));
+  }
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (v: Buffer | Reply) => {
+      if (!done) {
+        done = true;
+        resolve(v);
+      }
+    };
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limitBytes) {
+        req.removeAllListeners('data');
+        req.resume();
+        finish(errorReply(413, `Request body is larger than ${limitBytes} bytes.`, 'PAYLOAD_TOO_LARGE'));
+      } else chunks.push(chunk);
+    });
+    req.on('end', () => finish(Buffer.concat(chunks)));
+    req.on('error', () => finish(errorReply(400, 'Request body could not be read.', 'BAD_REQUEST')));
+    req.on('aborted', () => finish(errorReply(400, 'Request body was cut off.', 'BAD_REQUEST')));
+  });
+}
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;\s*charset\s*=\s*"?utf-?8"?\s*)?$/i;
+
+export function isJsonContentType(value: string | undefined): boolean {
+  return value !== undefined && JSON_TYPE.test(value.trim());
+}
+
+export function parseGraphQLBody(contentType: string | undefined, raw: Buffer): GraphQLRequestBody | Reply {
+  if (!isJsonContentType(contentType)) {
+    return errorReply(400, 'Send the request with header Content-Type: application/json.', 'BAD_REQUEST');
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw.toString('utf8'));
+  } catch {
+    return errorReply(400, 'Request body is not valid JSON.', 'BAD_REQUEST');
+  }
+  if (Array.isArray(parsed)) return errorReply(400, 'Batched requests are not supported; send one operation per request.', 'BAD_REQUEST');
+  if (parsed === null || typeof parsed !== 'object') return errorReply(400, 'Request body must be a JSON object with a "query" string.', 'BAD_REQUEST');
+  const body = parsed as Record<string, unknown>;
+  if (typeof body.query !== 'string' || body.query.trim() === '') {
+    return errorReply(400, 'Request body must have a non-empty "query" string.', 'BAD_REQUEST');
+  }
+  const variables = body.variables ?? null;
+  if (variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) {
+    return errorReply(400, '"variables" must be a JSON object.', 'BAD_REQUEST');
+  }
+  const operationName = body.operationName ?? null;
+  if (operationName !== null && typeof operationName !== 'string') {
+    return errorReply(400, '"operationName" must be a string.', 'BAD_REQUEST');
+  }
+  return { query: body.query, variables: variables as Record<string, unknown> | null, operationName };
+}

@@ -1,0 +1,199 @@
+// One HTTP listener per environment: routing, request checks, the plugin chain and execution.
+// Built on node:http directly so a verified cache hit is answered without the GraphQL pipeline.
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import type { GraphQLSchema } from 'graphql';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import { createPreparer } from '../graphql/prepare.js';
+import { executeOperation } from '../graphql/execute.js';
+import type { QueryLimits } from '../graphql/limits.js';
+import type { FeedRegistry, ResolverContext, ResolverSettings } from '../../resolvers/context.js';
+import { clientIp, type TrustProxy } from './client-ip.js';
+import { errorReply, type EnvironmentName, type HttpPlugin, type Reply, type RequestState } from './plugin.js';
+import { parseGraphQLBody, readBody } from './request-body.js';
+import { API_HEADERS, corsHeaders } from './security-headers.js';
+
+export interface ListenerOptions {
+  environment: EnvironmentName;
+  schema: GraphQLSchema;
+  limits: QueryLimits;
+  supplierFeeds: number;
+  meshContext: Record<string | symbol, unknown>;
+  feeds: FeedRegistry;
+  feedUrls: Record<string, string>;
+  settings: ResolverSettings;
+  plugins: HttpPlugin[];
+  trustProxy: TrustProxy;
+  cors: '*' | Set<string>;
+  bodyLimitBytes: number;
+  /** Readiness: false until the process can serve, and while a dependency is down (reported, not fatal). */
+  health(): { ok: boolean; details: Record<string, unknown> };
+  onInternalError(err: unknown, state: RequestState): void;
+  now?: () => Date;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
+
+export function createListener(opts: ListenerOptions): http.Server {
+  const prepare = createPreparer(opts.schema, opts.limits, opts.supplierFeeds);
+  const graphiql = opts.environment === 'playground'
+    ? renderGraphiQL({ endpoint: '/graphql', title: 'Energy plan data playground', defaultQuery: DEFAULT_QUERY, headerEditorEnabled: false } as never)
+    : null;
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const incomingId = req.headers['x-request-id'];
+    const state: RequestState = {
+      environment: opts.environment,
+      requestId: typeof incomingId === 'string' && REQUEST_ID.test(incomingId) ? incomingId : randomUUID(),
+      clientIp: clientIp(req, opts.trustProxy),
+      receivedAt: Date.now(),
+      req,
+      partnerCode: null,
+      cache: 'BYPASS',
+      upstreamCalls: [],
+      headers: {},
+      notes: {},
+    };
+    let reply: Reply;
+    try {
+      reply = await route(req, state);
+    } catch (err) {
+      opts.onInternalError(err, state);
+      reply = errorReply(500, `Internal error. Quote request id ${state.requestId} to support.`, 'INTERNAL_SERVER_ERROR', { requestId: state.requestId });
+    }
+    send(res, req, state, reply);
+    for (const p of opts.plugins) {
+      try {
+        p.onResponse?.(state, reply);
+      } catch (err) {
+        opts.onInternalError(err, state);
+      }
+    }
+  }
+
+  async function route(req: IncomingMessage, state: RequestState): Promise<Reply> {
+    const url = req.url ?? '/';
+    const pathname = url.split('?', 1)[0];
+    if (pathname === '/healthz' || pathname === '/readyz') {
+      const h = opts.health();
+      const status = pathname === '/healthz' ? 200 : h.ok ? 200 : 503;
+      return { status, headers: {}, body: JSON.stringify({ status: h.ok ? 'ok' : 'degraded', environment: opts.environment, ...h.details }) };
+    }
+    if (pathname !== '/graphql') return errorReply(404, 'Not found. The GraphQL endpoint is POST /graphql.', 'NOT_FOUND');
+    if (req.method === 'OPTIONS') return { status: 204, headers: {}, body: '' };
+    if (req.method === 'GET' && graphiql && acceptsHtml(req)) {
+      // The playground page is free, but still carries the allowance headers (set in onRequest).
+      for (const p of opts.plugins) await p.onRequest?.(state);
+      return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': '' }, body: graphiql };
+    }
+    for (const p of opts.plugins) {
+      const early = await p.onRequest?.(state);
+      if (early) return early;
+    }
+    if (req.method !== 'POST') {
+      return { ...errorReply(405, 'Use POST /graphql with a JSON body.', 'METHOD_NOT_ALLOWED'), headers: { allow: 'POST' } };
+    }
+    const raw = await readBody(req, opts.bodyLimitBytes);
+    if (!Buffer.isBuffer(raw)) return raw;
+    const body = parseGraphQLBody(req.headers['content-type'], raw);
+    if ('status' in body) return body;
+    state.query = body.query;
+    state.variables = body.variables;
+    state.operationName = body.operationName;
+
+    const prepared = prepare(body.query, body.operationName);
+    if (!prepared.ok) {
+      return { status: 200, headers: {}, body: JSON.stringify({ errors: prepared.errors.map((e) => e.toJSON()) }) };
+    }
+    const op = prepared.op;
+    state.operation = op;
+    for (const p of opts.plugins) {
+      const early = await p.onOperation?.(state, op);
+      if (early) return early;
+    }
+    for (const p of opts.plugins) {
+      const hit = await p.onBeforeExecute?.(state, op);
+      if (hit) return hit;
+    }
+    const context: ResolverContext = {
+      ...opts.meshContext,
+      environment: opts.environment,
+      partnerCode: state.partnerCode,
+      requestId: state.requestId,
+      feeds: opts.feeds,
+      feedUrls: opts.feedUrls,
+      settings: opts.settings,
+      upstreamCalls: state.upstreamCalls,
+      extraErrors: [],
+      staleFeeds: [],
+      now: opts.now ?? (() => new Date()),
+    };
+    const outcome = await executeOperation(opts.schema, op, body.variables, context, (err) => opts.onInternalError(err, state));
+    const reply: Reply = { status: 200, headers: {}, body: outcome.body };
+    if (outcome.stale) state.cache = 'STALE';
+    for (const p of opts.plugins) {
+      await p.onExecuted?.(state, op, reply, { hasErrors: outcome.hasErrors, upstreamMaxAge: upstreamMaxAge(state), stale: outcome.stale });
+    }
+    return reply;
+  }
+
+  function send(res: ServerResponse, req: IncomingMessage, state: RequestState, reply: Reply) {
+    if (res.headersSent || res.destroyed) return;
+    const headers: Record<string, string> = {
+      ...API_HEADERS,
+      ...JSON_HEADERS,
+      ...corsHeaders(req.headers.origin, opts.cors),
+      'x-request-id': state.requestId,
+      ...state.headers,
+      ...reply.headers,
+    };
+    if (state.operation && !state.operation.introspectionOnly) headers['x-cache'] = state.cache;
+    for (const [k, v] of Object.entries(headers)) if (v === '') delete headers[k];
+    headers['content-length'] = String(Buffer.byteLength(reply.body));
+    res.writeHead(reply.status, headers);
+    res.end(reply.body);
+  }
+
+  const server = http.createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, (req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500, JSON_HEADERS);
+      res.end(JSON.stringify({ errors: [{ message: 'Internal error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] }));
+    });
+  });
+  // Malformed HTTP (bad headers, oversize headers): answer with a JSON body rather than drop.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const body = JSON.stringify({ errors: [{ message: status === 431 ? 'Request headers are too large.' : status === 408 ? 'Request timed out.' : 'Malformed HTTP request.', extensions: { code: 'BAD_REQUEST' } }] });
+    socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  });
+  return server;
+}
+
+function acceptsHtml(req: IncomingMessage): boolean {
+  return /text\/html/.test(String(req.headers.accept ?? ''));
+}
+
+function upstreamMaxAge(state: RequestState): number | null {
+  let min: number | null = null;
+  for (const c of state.upstreamCalls) {
+    const age = (c as { maxAge?: number | null }).maxAge;
+    if (typeof age === 'number') min = min === null ? age : Math.min(min, age);
+  }
+  return min;
+}
+
+const DEFAULT_QUERY = `# 10 free calls per client IP; schema browsing and introspection are free.
+query Plans {
+  residentialPlans(zipCode: "75001", monthlyUsage: 1000) {
+    title
+    price
+    term
+    rateType
+    supplier { name }
+    rates { usageKwh allInRateUsdPerKwh avgMonthlyBillUsd }
+    headlessEnrollmentUrl
+  }
+}
+`;

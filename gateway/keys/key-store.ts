@@ -1,0 +1,424 @@
+// API keys for the keyed environments (production, certification).
+//
+// The keys file (KEYS_FILE, default <DATA_DIR>/keys.json) holds one record per issued key: id,
+// partner code, environment, creation and revocation times, and a hash of the key. The key itself
+// is shown once, by `npm run keys -- issue`, and never stored.
+//
+// Hash: plain SHA-256 of the whole key string. A key is 32 bytes from the OS CSPRNG (256 bits of
+// entropy), so neither guessing nor precomputed tables are feasible against the hash and a slow
+// password hash (bcrypt, scrypt) would only add CPU cost to every request; an HMAC with a pepper
+// would add a second secret to manage without making a 256-bit preimage any harder. (Passwords,
+// which are low-entropy, would need a slow hash; these keys are not passwords.)
+//
+// Verification: the presented value is checked against the key grammar first, then hashed; the hash
+// is looked up in a Map (O(1), no loop over keys), and the stored hash is compared with
+// crypto.timingSafeEqual. The Map lookup compares hashes, not keys: what it could leak by timing is
+// a prefix of SHA-256(presented), which tells an attacker nothing about any stored key.
+//
+// Reload: a running gateway polls the file (stat: mtime, size, inode) every `reloadMs` and reloads
+// on change, so issued and revoked keys take effect within a few seconds without a restart. Writes
+// are atomic (temp file + rename), so a reader sees either the old or the new file. A file that
+// cannot be read or parsed on reload keeps the last good set of keys and logs an error: the gateway
+// neither crashes nor opens up.
+//
+// Writes (the CLI) are serialized with a lock file (<file>.lock, O_EXCL) and re-read the file
+// under the lock, so two concurrent `keys issue` runs both keep their key.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+
+export type KeyEnvironment = 'production' | 'certification';
+export const KEY_ENVIRONMENTS: readonly KeyEnvironment[] = ['production', 'certification'];
+
+export interface KeyRecord {
+  id: string;
+  /** SHA-256 of the whole key string, lower-case hex. */
+  keyHash: string;
+  partnerCode: string;
+  environment: KeyEnvironment;
+  /** ISO 8601. */
+  createdAt: string;
+  /** ISO 8601, or null while the key is valid. */
+  revokedAt: string | null;
+}
+
+export interface KeysFile {
+  version: 1;
+  keys: KeyRecord[];
+}
+
+export type VerifyFailure = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'wrong_environment';
+export type VerifyResult = { ok: true; partnerCode: string; keyId: string } | { ok: false; reason: VerifyFailure };
+
+/** The minimum a logger must offer (pino's Logger fits). */
+export interface KeyStoreLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+const ENV_PREFIX: Record<KeyEnvironment, string> = { production: 'live', certification: 'cert' };
+/** 32 random bytes in base64url without padding are exactly 43 characters. */
+const KEY_SECRET_CHARS = 43;
+/** The whole key: `epk_live_` or `epk_cert_` and 43 characters of [A-Za-z0-9_-]. */
+export const KEY_PATTERN = /^epk_(?:live|cert)_[A-Za-z0-9_-]{43}$/;
+export const KEY_LENGTH = 'epk_live_'.length + KEY_SECRET_CHARS;
+export const PARTNER_CODE_PATTERN = /^[A-Z0-9][A-Z0-9_-]{1,31}$/;
+const ID_PATTERN = /^key_[a-f0-9]{16}$/;
+const HASH_PATTERN = /^[a-f0-9]{64}$/;
+
+export class KeyStoreError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'KeyStoreError';
+  }
+}
+
+export function generateKey(environment: KeyEnvironment): string {
+  return `epk_${ENV_PREFIX[environment]}_${randomBytes(32).toString('base64url')}`;
+}
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+export function newKeyId(): string {
+  return `key_${randomBytes(8).toString('hex')}`;
+}
+
+export function isWellFormedKey(value: string): boolean {
+  return value.length === KEY_LENGTH && KEY_PATTERN.test(value);
+}
+
+/** Upper-cases and checks a partner code; throws KeyStoreError with a usable message. */
+export function normalizePartnerCode(input: string): string {
+  const code = input.trim().toUpperCase();
+  if (!PARTNER_CODE_PATTERN.test(code)) {
+    throw new KeyStoreError(`partner code "${input}" is invalid: use 2-32 characters A-Z, 0-9, "_" or "-", starting with a letter or digit`);
+  }
+  return code;
+}
+
+export function isKeyEnvironment(value: unknown): value is KeyEnvironment {
+  return value === 'production' || value === 'certification';
+}
+
+/** Parses and checks the whole file; any defect makes the whole file invalid (never a partial set). */
+export function parseKeysFile(text: string): KeysFile {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new KeyStoreError(`keys file is not valid JSON: ${(err as Error).message}`);
+  }
+  if (!data || typeof data !== 'object' || Array.isArray(data)) throw new KeyStoreError('keys file must be a JSON object { "version": 1, "keys": [...] }');
+  const obj = data as Record<string, unknown>;
+  if (obj.version !== 1) throw new KeyStoreError(`keys file has unsupported version ${JSON.stringify(obj.version)} (expected 1)`);
+  if (!Array.isArray(obj.keys)) throw new KeyStoreError('keys file has no "keys" array');
+  const ids = new Set<string>();
+  const keys = obj.keys.map((raw, i): KeyRecord => {
+    const r = (raw ?? {}) as Record<string, unknown>;
+    const bad = (field: string) => new KeyStoreError(`keys file record ${i}: invalid or missing "${field}"`);
+    if (typeof r.id !== 'string' || !ID_PATTERN.test(r.id)) throw bad('id');
+    if (ids.has(r.id)) throw new KeyStoreError(`keys file record ${i}: duplicate id ${r.id}`);
+    ids.add(r.id);
+    if (typeof r.keyHash !== 'string' || !HASH_PATTERN.test(r.keyHash)) throw bad('keyHash');
+    if (typeof r.partnerCode !== 'string' || !PARTNER_CODE_PATTERN.test(r.partnerCode)) throw bad('partnerCode');
+    if (!isKeyEnvironment(r.environment)) throw bad('environment');
+    if (typeof r.createdAt !== 'string' || Number.isNaN(Date.parse(r.createdAt))) throw bad('createdAt');
+    if (r.revokedAt !== null && (typeof r.revokedAt !== 'string' || Number.isNaN(Date.parse(r.revokedAt)))) throw bad('revokedAt');
+    return { id: r.id, keyHash: r.keyHash, partnerCode: r.partnerCode, environment: r.environment, createdAt: r.createdAt, revokedAt: r.revokedAt as string | null };
+  });
+  return { version: 1, keys };
+}
+
+export function serializeKeysFile(data: KeysFile): string {
+  return `${JSON.stringify({ version: 1, keys: data.keys }, null, 2)}\n`;
+}
+
+/** Reads the keys file; a missing file is an empty set. */
+export async function readKeysFile(file: string): Promise<KeysFile> {
+  let text: string;
+  try {
+    text = await fsp.readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, keys: [] };
+    throw new KeyStoreError(`cannot read keys file ${file}: ${(err as Error).message}`, { cause: err });
+  }
+  return parseKeysFile(text);
+}
+
+async function ensureDir(file: string): Promise<void> {
+  await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+}
+
+async function writeAtomic(file: string, content: string): Promise<void> {
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const fh = await fsp.open(tmp, 'wx', 0o600);
+  try {
+    await fh.writeFile(content, 'utf8');
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  try {
+    await fsp.rename(tmp, file);
+  } catch (err) {
+    await fsp.rm(tmp, { force: true });
+    throw err;
+  }
+  await syncDir(path.dirname(file));
+}
+
+async function syncDir(dir: string): Promise<void> {
+  try {
+    const dh = await fsp.open(dir, 'r');
+    try {
+      await dh.sync();
+    } finally {
+      await dh.close();
+    }
+  } catch {
+    // Not every platform can fsync a directory; the rename is still atomic.
+  }
+}
+
+/** Creates an empty keys file (0600, in a 0700 directory) unless one exists. Never overwrites. */
+export async function ensureKeysFile(file: string): Promise<void> {
+  await ensureDir(file);
+  if (fs.existsSync(file)) return;
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  await fsp.writeFile(tmp, serializeKeysFile({ version: 1, keys: [] }), { mode: 0o600, flag: 'wx' });
+  try {
+    // link() fails with EEXIST when another process created the file meanwhile: theirs wins.
+    await fsp.link(tmp, file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  } finally {
+    await fsp.rm(tmp, { force: true });
+  }
+}
+
+const LOCK_STALE_MS = 30_000;
+
+async function withLock<T>(file: string, fn: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
+  const lock = `${file}.lock`;
+  const until = Date.now() + timeoutMs;
+  let fh: fsp.FileHandle | null = null;
+  for (let attempt = 0; !fh; attempt++) {
+    try {
+      fh = await fsp.open(lock, 'wx', 0o600);
+      await fh.writeFile(`${process.pid} ${new Date().toISOString()}\n`);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new KeyStoreError(`cannot create lock file ${lock}: ${(err as Error).message}`, { cause: err });
+      // A lock left by a crashed process: old enough to be certain nobody holds it.
+      const st = await fsp.stat(lock).catch(() => null);
+      if (st && Date.now() - st.mtimeMs > LOCK_STALE_MS) {
+        await fsp.rm(lock, { force: true });
+        continue;
+      }
+      if (Date.now() > until) {
+        throw new KeyStoreError(`keys file is locked by another process (${lock}); if no keys command is running, delete the lock file`);
+      }
+      await new Promise((r) => setTimeout(r, Math.min(20 + attempt * 10, 200) * (0.5 + Math.random())));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    await fh.close().catch(() => {});
+    await fsp.rm(lock, { force: true });
+  }
+}
+
+/**
+ * Read-modify-write of the keys file under the lock. `change` gets the current records and returns
+ * the new ones (or throws). A file that does not parse is never overwritten.
+ */
+export async function updateKeysFile<T>(file: string, change: (keys: KeyRecord[]) => { keys: KeyRecord[]; result: T }): Promise<T> {
+  await ensureDir(file);
+  return withLock(file, async () => {
+    const current = await readKeysFile(file);
+    const { keys, result } = change(current.keys.map((k) => ({ ...k })));
+    await writeAtomic(file, serializeKeysFile({ version: 1, keys }));
+    return result;
+  });
+}
+
+export interface IssuedKey {
+  key: string;
+  record: KeyRecord;
+}
+
+export async function issueKey(file: string, opts: { environment: KeyEnvironment; partnerCode: string; now?: Date }): Promise<IssuedKey> {
+  if (!isKeyEnvironment(opts.environment)) throw new KeyStoreError(`unknown environment "${String(opts.environment)}"`);
+  const partnerCode = normalizePartnerCode(opts.partnerCode);
+  const key = generateKey(opts.environment);
+  return updateKeysFile(file, (keys) => {
+    let id = newKeyId();
+    while (keys.some((k) => k.id === id)) id = newKeyId();
+    const record: KeyRecord = { id, keyHash: hashKey(key), partnerCode, environment: opts.environment, createdAt: (opts.now ?? new Date()).toISOString(), revokedAt: null };
+    return { keys: [...keys, record], result: { key, record } };
+  });
+}
+
+export type RevokeSelector = { id: string } | { partnerCode: string; environment: KeyEnvironment };
+
+/** Revokes by id, or every active key of a partner in one environment. Returns the records it revoked now. */
+export async function revokeKeys(file: string, selector: RevokeSelector, now = new Date()): Promise<{ revoked: KeyRecord[]; alreadyRevoked: KeyRecord[] }> {
+  const partnerCode = 'partnerCode' in selector ? normalizePartnerCode(selector.partnerCode) : null;
+  return updateKeysFile(file, (keys) => {
+    const matches = keys.filter((k) => ('id' in selector ? k.id === selector.id : k.partnerCode === partnerCode && k.environment === selector.environment));
+    if (matches.length === 0) {
+      throw new KeyStoreError('id' in selector
+        ? `no key with id ${selector.id}`
+        : `partner ${partnerCode} has no key in ${selector.environment}`);
+    }
+    const revoked: KeyRecord[] = [];
+    const alreadyRevoked: KeyRecord[] = [];
+    for (const k of matches) {
+      if (k.revokedAt) alreadyRevoked.push(k);
+      else {
+        k.revokedAt = now.toISOString();
+        revoked.push(k);
+      }
+    }
+    return { keys, result: { revoked, alreadyRevoked } };
+  });
+}
+
+interface FileStamp {
+  mtimeMs: number;
+  size: number;
+  ino: number;
+}
+
+export interface KeyStoreOptions {
+  reloadMs?: number;
+  logger?: KeyStoreLogger;
+  /** Create an empty keys file if it does not exist (default true). */
+  create?: boolean;
+}
+
+export class KeyStore {
+  private byHash = new Map<string, KeyRecord>();
+  private stamp: FileStamp | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private reloading: Promise<void> | null = null;
+  private lastError: string | null = null;
+  private loadedAt = 0;
+
+  private constructor(readonly file: string, private readonly logger: KeyStoreLogger | null) {}
+
+  /** Loads the file (creating an empty one if missing) and polls it for changes. A bad file at start is an error. */
+  static async open(file: string, opts: KeyStoreOptions = {}): Promise<KeyStore> {
+    const store = new KeyStore(path.resolve(file), opts.logger ?? null);
+    if (opts.create !== false) await ensureKeysFile(store.file);
+    const stamp = await store.statFile();
+    let data: KeysFile;
+    try {
+      data = await readKeysFile(store.file);
+    } catch (err) {
+      throw new KeyStoreError(`KEYS_FILE ${store.file}: ${(err as Error).message}`, { cause: err });
+    }
+    store.install(data, stamp);
+    if (stamp) {
+      const mode = (await fsp.stat(store.file)).mode & 0o777;
+      if (mode & 0o077) store.logger?.warn({ file: store.file, mode: mode.toString(8) }, 'keys file is readable by other users; chmod 600 it');
+    }
+    const reloadMs = Math.max(50, opts.reloadMs ?? 1000);
+    store.timer = setInterval(() => void store.poll(), reloadMs);
+    store.timer.unref();
+    return store;
+  }
+
+  /** Checks one presented `x-api-key` value for one environment. */
+  verify(environment: KeyEnvironment, presented: string | string[] | undefined): VerifyResult {
+    if (presented === undefined) return { ok: false, reason: 'missing' };
+    if (Array.isArray(presented)) {
+      // Node gives an array only for repeated headers (headersDistinct): more than one key is malformed.
+      if (presented.length === 0) return { ok: false, reason: 'missing' };
+      if (presented.length > 1) return { ok: false, reason: 'malformed' };
+      presented = presented[0]!;
+    }
+    if (typeof presented !== 'string' || !isWellFormedKey(presented)) return { ok: false, reason: 'malformed' };
+    const hash = hashKey(presented);
+    const record = this.byHash.get(hash);
+    if (!record) return { ok: false, reason: 'unknown' };
+    if (!timingSafeEqual(Buffer.from(hash, 'hex'), Buffer.from(record.keyHash, 'hex'))) return { ok: false, reason: 'unknown' };
+    if (record.revokedAt) return { ok: false, reason: 'revoked' };
+    if (record.environment !== environment) return { ok: false, reason: 'wrong_environment' };
+    return { ok: true, partnerCode: record.partnerCode, keyId: record.id };
+  }
+
+  /** Active keys per environment and the state of the file, for health output. */
+  status(): { file: string; activeKeys: Record<KeyEnvironment, number>; loadedAt: string | null; lastError: string | null } {
+    const activeKeys: Record<KeyEnvironment, number> = { production: 0, certification: 0 };
+    for (const r of this.byHash.values()) if (!r.revokedAt) activeKeys[r.environment]++;
+    return { file: this.file, activeKeys, loadedAt: this.loadedAt ? new Date(this.loadedAt).toISOString() : null, lastError: this.lastError };
+  }
+
+  /** Re-reads the file now (also used by the poller when the file changed). */
+  async reload(): Promise<void> {
+    if (this.reloading) return this.reloading;
+    this.reloading = (async () => {
+      const stamp = await this.statFile().catch(() => this.stamp);
+      try {
+        // A missing file is an error here (not an empty set): keep the last good keys.
+        if (!stamp) throw new KeyStoreError('keys file is missing');
+        let text: string;
+        try {
+          text = await fsp.readFile(this.file, 'utf8');
+        } catch (err) {
+          throw new KeyStoreError(`cannot read keys file: ${(err as Error).message}`);
+        }
+        const data = parseKeysFile(text);
+        const before = this.byHash.size;
+        this.install(data, stamp);
+        if (this.lastError) this.logger?.info({ file: this.file }, 'keys file readable again');
+        this.lastError = null;
+        this.logger?.info({ file: this.file, keys: this.byHash.size, before }, 'keys reloaded');
+      } catch (err) {
+        // Remember the stamp so a broken file is reported once, not at every poll.
+        this.stamp = stamp;
+        const message = (err as Error).message;
+        if (message !== this.lastError) this.logger?.error({ file: this.file, error: message }, 'keys file could not be reloaded; keeping the last good keys');
+        this.lastError = message;
+      }
+    })().finally(() => {
+      this.reloading = null;
+    });
+    return this.reloading;
+  }
+
+  close(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private async poll(): Promise<void> {
+    const stamp = await this.statFile().catch(() => null);
+    const prev = this.stamp;
+    const same = stamp && prev ? stamp.mtimeMs === prev.mtimeMs && stamp.size === prev.size && stamp.ino === prev.ino : stamp === prev;
+    if (!same) await this.reload();
+  }
+
+  private install(data: KeysFile, stamp: FileStamp | null): void {
+    const map = new Map<string, KeyRecord>();
+    for (const r of data.keys) map.set(r.keyHash, Object.freeze({ ...r }));
+    this.byHash = map;
+    this.stamp = stamp;
+    this.loadedAt = Date.now();
+  }
+
+  private async statFile(): Promise<FileStamp | null> {
+    try {
+      const st = await fsp.stat(this.file);
+      return { mtimeMs: st.mtimeMs, size: st.size, ino: st.ino };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+  }
+}

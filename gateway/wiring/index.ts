@@ -1,0 +1,7 @@
+// The capabilities every gateway process runs, in plugin order: keys and allowance first (they
+// decide whether a request is served), then cache and replay, then logs and metrics.
+import type { CapabilitySetup } from './types.js';
+import { environmentsCapability } from './environments.js';
+import { cacheReplayCapability } from './cache-replay.js';
+
+export const capabilities: CapabilitySetup[] = [environmentsCapability, cacheReplayCapability];

@@ -1,0 +1,77 @@
+// Calls a declared feed through Mesh's in-context SDK and maps its payload to canonical records.
+import { GraphQLError } from 'graphql';
+import type { CanonicalByKind, FeedBinding, FeedInput, FeedKind } from '../transforms/mapping/types.js';
+import { FeedPayloadError } from '../transforms/mapping/types.js';
+import type { ResolverContext } from './context.js';
+import { upstreamUnavailable } from './errors.js';
+import { feedScope } from '../gateway/upstream/feed-scope.js';
+
+type SdkMethod = (opts: Record<string, unknown>) => Promise<unknown>;
+
+export async function fetchFeed<K extends FeedKind>(
+  ctx: ResolverContext,
+  binding: FeedBinding<K>,
+  input: FeedInput,
+): Promise<CanonicalByKind[K][]> {
+  const sdk = (ctx[binding.source] as { Query?: Record<string, SdkMethod> } | undefined)?.Query?.[binding.operation];
+  if (!sdk) throw upstreamUnavailable(binding.source, 'is not configured');
+  let payload: unknown;
+  try {
+    const scope = { feed: binding.source, timeoutMs: binding.timeoutMs, calls: ctx.upstreamCalls, stale: ctx.staleFeeds };
+    payload = await feedScope.run(scope, () =>
+      sdk({ root: {}, args: binding.args(input), context: ctx, selectionSet: binding.selectionSet }),
+    );
+  } catch (err) {
+    throw upstreamUnavailable(binding.source, describe(err));
+  }
+  if (payload instanceof Error) { if (process.env.DEBUG_FEEDS) console.error(binding.source, payload, binding.selectionSet); throw upstreamUnavailable(binding.source, describe(payload)); }
+  try {
+    return binding.map(payload).records;
+  } catch (err) {
+    if (err instanceof FeedPayloadError) throw upstreamUnavailable(binding.source, 'answered with a malformed payload');
+    throw err;
+  }
+}
+
+/** The single feed of a kind (territories, state statistics, premises): the first declared. */
+export function soleFeed<K extends FeedKind>(ctx: ResolverContext, kind: K): FeedBinding<K> {
+  const [binding] = ctx.feeds.byKind(kind);
+  if (!binding) throw new GraphQLError(`No ${kind} feed is configured.`, { extensions: { code: 'UPSTREAM_UNAVAILABLE' } });
+  return binding;
+}
+
+/** Fans out to every feed of a kind in parallel; a failing feed adds an error and leaves the others' records. */
+export async function fetchAllFeeds<K extends FeedKind>(
+  ctx: ResolverContext,
+  kind: K,
+  input: FeedInput,
+  path: ReadonlyArray<string | number>,
+): Promise<CanonicalByKind[K][]> {
+  const bindings = ctx.feeds.byKind(kind);
+  const settled = await Promise.allSettled(bindings.map((b) => fetchFeed(ctx, b, input)));
+  const records: CanonicalByKind[K][] = [];
+  const failures: GraphQLError[] = [];
+  settled.forEach((s, i) => {
+    if (s.status === 'fulfilled') records.push(...s.value);
+    else failures.push(asFeedError(s.reason, bindings[i]!.source, path));
+  });
+  if (failures.length === bindings.length && bindings.length > 0) {
+    // Nothing to show: the field fails as a whole with the first feed's error; others are listed too.
+    ctx.extraErrors.push(...failures.slice(1));
+    throw failures[0];
+  }
+  ctx.extraErrors.push(...failures);
+  return records;
+}
+
+function asFeedError(reason: unknown, feed: string, path: ReadonlyArray<string | number>): GraphQLError {
+  const base = reason instanceof GraphQLError ? reason : upstreamUnavailable(feed);
+  return new GraphQLError(base.message, { path, extensions: base.extensions });
+}
+
+function describe(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  if (/timed? ?out|abort/i.test(message)) return 'did not answer in time';
+  if (/circuit|breaker/i.test(message)) return 'is temporarily disabled after repeated failures';
+  return 'answered with an error';
+}

@@ -1,0 +1,101 @@
+// Turns canonical offers into the public Plan / BusinessPlan records.
+import type { CanonicalOffer, DeliveryCharges, Territory } from './canonical.js';
+import { annualEstimate, basePriceUsdPerKwh, rateTiers, tierUsages, monthlyBillMicro } from './pricing.js';
+import { enrollmentUrl, planUuid } from './enrollment-url.js';
+import { microToNumber } from './money.js';
+import type { ResolverSettings } from './context.js';
+
+export interface PlanFees {
+  cancellationUsd: number;
+  enrollmentUsd: number;
+  baseMonthlyUsd: number;
+  minimumUsageFeeUsd: number | null;
+  minimumUsageKwh: number | null;
+  usageCredits: { minKwh: number; creditUsd: number }[];
+}
+
+function fees(o: CanonicalOffer): PlanFees {
+  return {
+    cancellationUsd: microToNumber(o.cancellationFeeMicro, 2),
+    enrollmentUsd: microToNumber(o.enrollmentFeeMicro, 2),
+    baseMonthlyUsd: microToNumber(o.baseMonthlyMicro, 2),
+    minimumUsageFeeUsd: o.minimumUsageFee ? microToNumber(o.minimumUsageFee.micro, 2) : null,
+    minimumUsageKwh: o.minimumUsageFee ? o.minimumUsageFee.belowKwh : null,
+    usageCredits: o.credits.map((c) => ({ minKwh: c.minKwh, creditUsd: microToNumber(c.micro, 2) })),
+  };
+}
+
+function common(o: CanonicalOffer) {
+  return {
+    id: planUuid(o.feed, o.offerId),
+    title: o.title,
+    price: basePriceUsdPerKwh(o),
+    term: o.termMonths,
+    rateType: o.rateType,
+    supplier: { name: o.supplierName },
+    utilityId: o.utilityId,
+    renewablePercent: o.renewablePercent,
+    fees: fees(o),
+  };
+}
+
+export function residentialPlan(
+  o: CanonicalOffer,
+  delivery: DeliveryCharges,
+  zipCode: string,
+  monthlyUsage: number | undefined,
+  settings: ResolverSettings,
+  partnerCode: string | null,
+) {
+  const base = common(o);
+  const rates = rateTiers(o, delivery, tierUsages(monthlyUsage)).map(publicTier);
+  const url = enrollmentUrl({
+    baseUrl: settings.enrollmentBaseUrl,
+    planId: base.id,
+    zipCode,
+    partnerCode: settings.fillPartnerRef && partnerCode ? partnerCode : undefined,
+    utmSource: settings.utmSource,
+  });
+  // Sort key: exact bill at the usage the partner asked about (1000 kWh by default).
+  const sortMicro = monthlyBillMicro(o, delivery, monthlyUsage ?? 1000);
+  return { ...base, rates, headlessEnrollmentUrl: url, sortMicro };
+}
+
+export function businessPlan(o: CanonicalOffer, delivery: DeliveryCharges, annualUsage: number) {
+  const estimate = annualEstimate(o, delivery, annualUsage);
+  return {
+    ...common(o),
+    annualUsageKwh: annualUsage,
+    estimatedAnnualCostUsd: microToNumber(estimate.annualMicro, 2),
+    rates: estimate.tiers.map(publicTier),
+    sortMicro: estimate.annualMicro,
+  };
+}
+
+function publicTier(t: { usageKwh: number; allInRateUsdPerKwh: number; avgMonthlyBillUsd: number }) {
+  return { usageKwh: t.usageKwh, allInRateUsdPerKwh: t.allInRateUsdPerKwh, avgMonthlyBillUsd: t.avgMonthlyBillUsd };
+}
+
+/** Offers of the deregulated territories asked for, exact duplicates dropped, in a stable order. */
+export function offersFor(
+  offers: CanonicalOffer[],
+  territories: Territory[],
+  customerClass: CanonicalOffer['customerClass'],
+): { offer: CanonicalOffer; delivery: DeliveryCharges }[] {
+  const byUtility = new Map(territories.map((t) => [t.utilityId, t.delivery]));
+  const seen = new Set<string>();
+  const out: { offer: CanonicalOffer; delivery: DeliveryCharges }[] = [];
+  for (const offer of offers) {
+    const delivery = byUtility.get(offer.utilityId);
+    if (!delivery || offer.customerClass !== customerClass) continue;
+    const key = `${offer.feed}\u0000${offer.offerId}\u0000${offer.utilityId}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ offer, delivery });
+  }
+  return out;
+}
+
+export function bySortKey<T extends { sortMicro: number; id: string }>(a: T, b: T): number {
+  return a.sortMicro - b.sortMicro || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}

@@ -1,0 +1,539 @@
+// The reference upstream against its own contracts: shapes (JSON Schema / OpenAPI), notable
+// ZIPs, determinism, query validation, caching headers and fault injection.
+
+import { readFileSync } from 'node:fs';
+import { request, Agent } from 'node:http';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Ajv, type ValidateFunction } from 'ajv';
+import yaml from 'js-yaml';
+import { startReferenceUpstream, type ReferenceUpstream } from '../sources/reference-upstream/server.js';
+import { SAMPLE_REQUESTS, samplePath } from '../sources/reference-upstream/samples.js';
+import { FEEDS } from '../sources/reference-upstream/faults.js';
+import { UTILITIES } from '../sources/reference-upstream/data/utilities.js';
+import { referencedUtilityIds } from '../sources/reference-upstream/data/zips.js';
+
+type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const root = new URL('../', import.meta.url);
+const readJson = (path: string): Json => JSON.parse(readFileSync(new URL(path, root), 'utf8'));
+
+/** Deep copy of a schema where objects with declared properties reject undeclared ones, so
+ *  the tests catch a server field that the contract does not describe. */
+function closed(schema: Json): Json {
+  if (Array.isArray(schema)) return schema.map(closed);
+  if (!schema || typeof schema !== 'object') return schema;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(schema)) out[k] = k === 'enum' ? v : closed(v);
+  if (out.properties && typeof out.properties === 'object' && !('additionalProperties' in out) && out.type === 'object') {
+    out.additionalProperties = false;
+  }
+  return out;
+}
+
+const ajv = new Ajv({ allErrors: true });
+const jsonSchemaValidators: Record<string, ValidateFunction> = Object.fromEntries(
+  ['territories', 'brightgrid', 'eia', 'premises'].map((feed) => [feed, ajv.compile(closed(readJson(`sources/${feed}/schema.json`)))]),
+);
+const openapi: Json = yaml.load(readFileSync(new URL('sources/voltify/openapi.yaml', root), 'utf8'));
+// OpenAPI documents carry non-JSON-Schema keys (openapi, info, paths): compile non-strictly.
+const oasAjv = new Ajv({ allErrors: true, strict: false });
+oasAjv.addSchema(closed({ components: openapi.components }), 'voltify');
+const validators: Record<string, ValidateFunction> = {
+  ...jsonSchemaValidators,
+  voltify: oasAjv.getSchema('voltify#/components/schemas/VoltifyOffersResponse')!,
+};
+
+function expectValid(feed: string, body: unknown): void {
+  const validate = validators[feed]!;
+  const ok = validate(body);
+  expect(ok, `${feed}: ${JSON.stringify(validate.errors?.slice(0, 3))}`).toBe(true);
+}
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const decimals = (n: number) => (String(n).split('.')[1] ?? '').length;
+
+let upstream: ReferenceUpstream;
+
+async function get(path: string): Promise<{ status: number; headers: Headers; body: Json }> {
+  const res = await fetch(upstream.url + path);
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text === '' ? undefined : JSON.parse(text) };
+}
+
+beforeAll(async () => {
+  upstream = await startReferenceUpstream({ port: 0 });
+});
+afterAll(async () => {
+  await upstream?.close();
+});
+afterEach(() => {
+  for (const feed of FEEDS) upstream.setFault(feed, null);
+});
+
+describe('reference upstream: service', () => {
+  it('listens on a free port and answers /healthz', async () => {
+    expect(upstream.port).toBeGreaterThan(0);
+    expect(upstream.url).toBe(`http://127.0.0.1:${upstream.port}`);
+    const res = await get('/healthz');
+    expect(res.status).toBe(200);
+  });
+
+  it('answers unknown paths with a JSON 404', async () => {
+    const res = await get('/nope/v9');
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toMatch(/application\/json/);
+    expect(res.body.error).toBeTypeOf('string');
+  });
+
+  it('sends each feed\'s cache policy', async () => {
+    const cases: [string, string][] = [
+      ['/territories/v1/zip/75001', 'max-age=86400'],
+      ['/voltify/api/v2/offers?zip=75001&class=residential', 'max-age=900'],
+      ['/brightgrid/v1/plans/75001', 'max-age=900'],
+      ['/eia/v1/states/TX', 'max-age=86400'],
+      ['/premises/v1/search?zip=75201&address=1500%20MARILLA%20ST', 'no-store'],
+    ];
+    for (const [path, policy] of cases) {
+      const res = await get(path);
+      expect(res.headers.get('cache-control'), path).toContain(policy);
+    }
+  });
+
+  it('keeps connections alive between requests', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const once = () => new Promise<boolean>((resolve, reject) => {
+      const req = request(`${upstream.url}/healthz`, { agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(req.reusedSocket));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(await once()).toBe(false);
+    expect(await once()).toBe(true);
+    agent.destroy();
+  });
+
+  it('supports conditional GET with ETag', async () => {
+    const first = await fetch(`${upstream.url}/eia/v1/states/TX`);
+    await first.text();
+    const etag = first.headers.get('etag');
+    expect(etag).toBeTruthy();
+    const second = await fetch(`${upstream.url}/eia/v1/states/TX`, { headers: { 'if-none-match': etag! } });
+    expect(second.status).toBe(304);
+  });
+});
+
+describe('reference upstream: territories', () => {
+  // zip -> expected utility ids, in order
+  const NOTABLE: Record<string, string[]> = {
+    '75001': ['ONCOR'], '75201': ['ONCOR'], '76102': ['ONCOR'], '77002': ['CENTERPOINT'],
+    '78401': ['AEP_TEXAS_CENTRAL'], '79601': ['AEP_TEXAS_NORTH'], '77590': ['TNMP'],
+    '75067': ['ONCOR', 'TNMP'], '76226': ['ONCOR', 'COSERV'], '78664': ['ONCOR', 'PEDERNALES_EC'],
+    '78701': ['AUSTIN_ENERGY'], '78205': ['CPS_ENERGY'], '78620': ['PEDERNALES_EC'],
+    '19103': ['PECO'], '15222': ['DUQUESNE'], '18101': ['PPL'], '19601': ['MET_ED'], '16601': ['PENELEC'], '17042': ['PPL', 'MET_ED'],
+    '43215': ['AEP_OHIO'], '45202': ['DUKE_ENERGY_OHIO'], '44308': ['FIRSTENERGY_OHIO_EDISON'], '43604': ['TOLEDO_EDISON'],
+    '44113': ['CEI'], '44114': ['CEI', 'CLEVELAND_PUBLIC_POWER'], '45402': ['AES_OHIO'],
+    '60601': ['COMED'], '60602': ['COMED'], '61602': ['AMEREN_ILLINOIS'], '62701': ['AMEREN_ILLINOIS'],
+    '10001': ['CONED'], '13202': ['NATIONAL_GRID_NY'], '14604': ['RG_E'], '13901': ['NYSEG'], '12601': ['CENTRAL_HUDSON'],
+    '10956': ['ORANGE_ROCKLAND'], '10940': ['ORANGE_ROCKLAND', 'CENTRAL_HUDSON'],
+    '07102': ['PSEG'], '07728': ['JCPL'], '08401': ['ACE'], '07430': ['ROCKLAND_ELECTRIC'],
+    '21202': ['BGE'], '20814': ['PEPCO_MD'], '21801': ['DELMARVA_MD'], '21701': ['POTOMAC_EDISON'], '20707': ['BGE', 'PEPCO_MD'],
+    '02108': ['EVERSOURCE_MA'], '01608': ['NATIONAL_GRID_MA'], '01420': ['UNITIL_MA'],
+    '94102': ['PGE'], '33101': ['FPL'], '30303': ['GEORGIA_POWER'], '30043': ['GEORGIA_POWER', 'JACKSON_EMC'],
+  };
+
+  it('returns the incumbent utilities for notable ZIPs, valid against the contract', async () => {
+    for (const [zip, ids] of Object.entries(NOTABLE)) {
+      const res = await get(`/territories/v1/zip/${zip}`);
+      expect(res.status, zip).toBe(200);
+      expectValid('territories', res.body);
+      expect(res.body.zip).toBe(zip);
+      expect(res.body.utilities.map((u: Json) => u.utilityId), zip).toEqual(ids);
+      // Formats the contract states in descriptions (not as patterns; see schema.json).
+      for (const u of res.body.utilities) {
+        expect(u.utilityId).toMatch(/^[A-Z][A-Z0-9_]*$/);
+        expect(u.state).toMatch(/^[A-Z]{2}$/);
+        expect(u.delivery.effective).toMatch(ISO_DATE);
+        expect(u.switching.sameDayCutoff).toMatch(/^([01]\d|2[0-3]):[0-5]\d$/);
+        expect(u.holidays.every((d: string) => ISO_DATE.test(d))).toBe(true);
+        expect(() => new Intl.DateTimeFormat('en-US', { timeZone: u.timeZone })).not.toThrow();
+      }
+    }
+  });
+
+  it('carries published TDU charges, ERCOT switching rules and a 2025-2027 holiday calendar', async () => {
+    const { body } = await get('/territories/v1/zip/75001');
+    const oncor = body.utilities[0];
+    expect(oncor).toMatchObject({
+      name: 'Oncor Electric Delivery', state: 'TX', timeZone: 'America/Chicago', market: 'DEREGULATED', ownership: 'IOU',
+      delivery: { fixedMonthlyUsd: 4.23, perKwhUsd: 0.051893 },
+      switching: { leadBusinessDays: 2, meterReadCycleDays: 30, sameDayCutoff: '17:00' },
+    });
+    expect(oncor.holidays).toEqual([...oncor.holidays].sort());
+    expect(oncor.holidays).toEqual(expect.arrayContaining(['2025-12-25', '2026-11-26', '2026-12-25', '2027-07-05']));
+    expect(oncor.holidays.every((d: string) => d >= '2025-01-01' && d <= '2027-12-31')).toBe(true);
+
+    const cnp = (await get('/territories/v1/zip/77002')).body.utilities[0];
+    expect(cnp.delivery).toMatchObject({ fixedMonthlyUsd: 4.39, perKwhUsd: 0.054697 });
+  });
+
+  it('marks municipal, co-op and regulated-state utilities REGULATED', async () => {
+    const market = async (zip: string) => (await get(`/territories/v1/zip/${zip}`)).body.utilities.map((u: Json) => [u.utilityId, u.ownership, u.market]);
+    expect(await market('78701')).toEqual([['AUSTIN_ENERGY', 'MUNICIPAL', 'REGULATED']]);
+    expect(await market('76226')).toEqual([['ONCOR', 'IOU', 'DEREGULATED'], ['COSERV', 'COOP', 'REGULATED']]);
+    expect(await market('94102')).toEqual([['PGE', 'IOU', 'REGULATED']]);
+    expect(await market('33101')).toEqual([['FPL', 'IOU', 'REGULATED']]);
+  });
+
+  it('uses non-Texas lead times of 5-15 business days', async () => {
+    for (const zip of ['19103', '43215', '60601', '10001', '07102', '21202', '02108']) {
+      const [u] = (await get(`/territories/v1/zip/${zip}`)).body.utilities;
+      expect(u.switching.leadBusinessDays, zip).toBeGreaterThanOrEqual(5);
+      expect(u.switching.leadBusinessDays, zip).toBeLessThanOrEqual(15);
+    }
+  });
+
+  it('references only known utilities in the ZIP tables, and uses every utility', () => {
+    const referenced = referencedUtilityIds();
+    expect([...referenced].filter((id) => !UTILITIES.has(id))).toEqual([]);
+    expect([...UTILITIES.keys()].filter((id) => !referenced.has(id))).toEqual([]);
+  });
+
+  it('answers an unknown well-formed ZIP with an empty list and a malformed one with 400', async () => {
+    const unknown = await get('/territories/v1/zip/99501');
+    expect(unknown.status).toBe(200);
+    expect(unknown.body).toEqual({ zip: '99501', utilities: [] });
+    expectValid('territories', unknown.body);
+    const bad = await get('/territories/v1/zip/7500A');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toBeTypeOf('string');
+  });
+});
+
+describe('reference upstream: voltify', () => {
+  it('follows the OpenAPI contract', () => {
+    const op = openapi.paths['/offers'].get;
+    expect(openapi.openapi).toBe('3.0.3');
+    expect(op.operationId).toBe('listOffers');
+    const params = Object.fromEntries(op.parameters.map((p: Json) => [p.name, p]));
+    expect(params.zip.required).toBe(true);
+    expect(params.utility.required).toBe(false);
+    expect(params.class.required).toBe(true);
+    expect(openapi.components.schemas.VoltifyCustomerClassParam.enum).toEqual(['residential', 'commercial']);
+    expect(openapi.components.schemas.VoltifyOffer).toBeDefined();
+  });
+
+  it('lists residential and commercial offers with stable ids and plausible prices', async () => {
+    for (const [cls, label, letter] of [['residential', 'Residential', 'R'], ['commercial', 'Commercial', 'C']] as const) {
+      const { status, body } = await get(`/voltify/api/v2/offers?zip=75001&class=${cls}`);
+      expect(status).toBe(200);
+      expectValid('voltify', body);
+      expect(body.offers.length).toBeGreaterThanOrEqual(5);
+      const ids = body.offers.map((o: Json) => o.offerId);
+      expect(new Set(ids).size).toBe(ids.length);
+      for (const o of body.offers) {
+        expect(o.offerId).toMatch(new RegExp(`^VOL-ONCOR-${letter}-\\d{4}$`));
+        expect(o.customerClass).toBe(label);
+        expect(o.utilityCode).toBe('ONCOR');
+        expect([0, 1, 3, 6, 12, 18, 24, 36]).toContain(o.termMonths);
+        for (const t of o.energyChargeCentsPerKwh) {
+          expect(t.cents).toBeGreaterThanOrEqual(cls === 'residential' ? 7 : 6);
+          expect(t.cents).toBeLessThanOrEqual(16);
+          expect(decimals(t.cents)).toBeLessThanOrEqual(4);
+        }
+        for (const usd of [o.baseChargeUsdPerMonth, o.cancellationFeeUsd, o.enrollmentFeeUsd]) expect(decimals(usd)).toBeLessThanOrEqual(2);
+      }
+    }
+  });
+
+  it('offers a realistic mix: mostly fixed, tiers, credits, minimum-usage fees, several suppliers', async () => {
+    const offers: Json[] = [];
+    for (const zip of ['75001', '77002', '78401', '79601', '77590']) {
+      offers.push(...(await get(`/voltify/api/v2/offers?zip=${zip}&class=residential`)).body.offers);
+    }
+    const fixed = offers.filter((o) => o.rateStructure === 'Fixed').length;
+    expect(fixed / offers.length).toBeGreaterThan(0.5);
+    expect(offers.some((o) => o.rateStructure === 'Variable')).toBe(true);
+    expect(offers.some((o) => o.rateStructure === 'Indexed')).toBe(true);
+    expect(offers.some((o) => o.energyChargeCentsPerKwh.length > 1)).toBe(true);
+    expect(offers.some((o) => o.usageCredits.some((c: Json) => c.minKwh === 1000 && c.creditUsd === 100))).toBe(true);
+    expect(offers.some((o) => o.minimumUsage !== null)).toBe(true);
+    expect(new Set(offers.map((o) => o.supplierName)).size).toBeGreaterThanOrEqual(3);
+  });
+
+  it('prices Northeast supply at 9-18 cents', async () => {
+    for (const zip of ['19103', '10001', '02108', '07102']) {
+      const { body } = await get(`/voltify/api/v2/offers?zip=${zip}&class=residential`);
+      expect(body.offers.length, zip).toBeGreaterThan(0);
+      for (const o of body.offers) for (const t of o.energyChargeCentsPerKwh) {
+        expect(t.cents).toBeGreaterThanOrEqual(9);
+        expect(t.cents).toBeLessThanOrEqual(18);
+      }
+    }
+  });
+
+  it('covers every utility of a shared ZIP and filters by utility', async () => {
+    const all = (await get('/voltify/api/v2/offers?zip=75067&class=residential')).body.offers;
+    expect(new Set(all.map((o: Json) => o.utilityCode))).toEqual(new Set(['ONCOR', 'TNMP']));
+    const tnmp = await get('/voltify/api/v2/offers?zip=75067&class=residential&utility=TNMP');
+    expect(tnmp.body.offers.length).toBeGreaterThan(0);
+    expect(tnmp.body.offers.every((o: Json) => o.utilityCode === 'TNMP')).toBe(true);
+    expect((await get('/voltify/api/v2/offers?zip=75067&class=residential&utility=CENTERPOINT')).body.offers).toEqual([]);
+    // The IOU half of an IOU + co-op ZIP has offers; the co-op has none.
+    const argyle = (await get('/voltify/api/v2/offers?zip=76226&class=residential')).body.offers;
+    expect(new Set(argyle.map((o: Json) => o.utilityCode))).toEqual(new Set(['ONCOR']));
+  });
+
+  it('has no offers for regulated or unknown ZIPs', async () => {
+    for (const zip of ['78701', '78205', '94102', '33101', '99501']) {
+      const res = await get(`/voltify/api/v2/offers?zip=${zip}&class=residential`);
+      expect(res.status, zip).toBe(200);
+      expect(res.body, zip).toEqual({ offers: [] });
+    }
+  });
+
+  it('rejects a missing or invalid class and a missing zip with a JSON 400', async () => {
+    for (const q of ['zip=75001', 'zip=75001&class=business', 'zip=75001&class=Residential', 'class=residential', 'zip=750&class=residential']) {
+      const res = await get(`/voltify/api/v2/offers?${q}`);
+      expect(res.status, q).toBe(400);
+      expect(res.body.error, q).toBeTypeOf('string');
+    }
+  });
+});
+
+describe('reference upstream: brightgrid', () => {
+  it('returns both segments by default and filters by segment', async () => {
+    const all = await get('/brightgrid/v1/plans/75001');
+    expect(all.status).toBe(200);
+    expectValid('brightgrid', all.body);
+    expect(all.body.data.zip).toBe('75001');
+    const res = await get('/brightgrid/v1/plans/75001?segment=RES');
+    const smb = await get('/brightgrid/v1/plans/75001?segment=SMB');
+    expectValid('brightgrid', res.body);
+    expectValid('brightgrid', smb.body);
+    expect(res.body.data.plans.every((p: Json) => p.segment === 'RES')).toBe(true);
+    expect(smb.body.data.plans.every((p: Json) => p.segment === 'SMB')).toBe(true);
+    expect(res.body.data.plans.length).toBeGreaterThan(0);
+    expect(smb.body.data.plans.length).toBeGreaterThan(0);
+    expect(all.body.data.plans).toEqual([...res.body.data.plans, ...smb.body.data.plans]);
+  });
+
+  it('prices in dollars with at most 6 decimals and uses its own brands', async () => {
+    const { body } = await get('/brightgrid/v1/plans/19103');
+    const plans: Json[] = body.data.plans;
+    expect(plans.length).toBeGreaterThan(10);
+    expect(plans.every((p) => p.territory === 'PECO')).toBe(true);
+    expect(new Set(plans.map((p) => p.id)).size).toBe(plans.length);
+    expect(plans.every((p) => /^bg-[0-9a-f]{12}$/.test(p.id))).toBe(true);
+    for (const p of plans) {
+      expect(p.provider.displayName).not.toMatch(/voltify/i);
+      const energy = p.pricing.components.filter((c: Json) => c.kind === 'ENERGY');
+      expect(energy.length).toBeGreaterThanOrEqual(1);
+      for (const c of energy) {
+        expect(c.amount).toBeGreaterThanOrEqual(p.segment === 'RES' ? 0.09 : 0.07);
+        expect(c.amount).toBeLessThanOrEqual(0.18);
+        expect(decimals(c.amount)).toBeLessThanOrEqual(6);
+      }
+    }
+    const voltifySuppliers = new Set((await get('/voltify/api/v2/offers?zip=19103&class=residential')).body.offers.map((o: Json) => o.supplierName));
+    expect(plans.some((p) => voltifySuppliers.has(p.provider.displayName))).toBe(false);
+  });
+
+  it('has no plans for regulated or unknown ZIPs and rejects bad input', async () => {
+    for (const zip of ['78701', '94102', '99501']) {
+      const res = await get(`/brightgrid/v1/plans/${zip}`);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ data: { zip, plans: [] } });
+    }
+    expect((await get('/brightgrid/v1/plans/75001?segment=BIZ')).status).toBe(400);
+    expect((await get('/brightgrid/v1/plans/ABCDE')).status).toBe(400);
+  });
+});
+
+describe('reference upstream: eia', () => {
+  const CODES = 'AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY'.split(' ');
+
+  it('serves all 50 states and DC, valid against the contract', async () => {
+    expect(CODES).toHaveLength(51);
+    for (const code of CODES) {
+      const res = await get(`/eia/v1/states/${code}`);
+      expect(res.status, code).toBe(200);
+      expectValid('eia', res.body);
+      expect(res.body.state).toBe(code);
+      expect(res.body.year).toBe(2024);
+    }
+  });
+
+  it('has plausible prices and generation mixes', async () => {
+    const stats = async (code: string) => (await get(`/eia/v1/states/${code}`)).body;
+    const largest = (s: Json) => Object.entries(s.generationMwh as Record<string, number>).sort((a, b) => b[1] - a[1])[0]![0];
+    const tx = await stats('TX');
+    expect(tx.averageRetailPrice.residentialCentsPerKwh).toBe(15.27);
+    expect((await stats('HI')).averageRetailPrice.residentialCentsPerKwh).toBeGreaterThan(35);
+    expect(largest(await stats('WA'))).toBe('hydro');
+    expect(largest(await stats('WV'))).toBe('coal');
+    expect(largest(tx)).toBe('naturalGas');
+    const vt = (await stats('VT')).generationMwh;
+    const vtTotal = Object.values(vt as Record<string, number>).reduce((a, b) => a + b, 0);
+    expect((vt.coal + vt.naturalGas + vt.petroleum) / vtTotal).toBeLessThan(0.01);
+    const dcTotal = Object.values((await stats('DC')).generationMwh as Record<string, number>).reduce((a, b) => a + b, 0);
+    expect(dcTotal).toBeLessThan(1_000_000);
+  });
+
+  it('answers an unknown state with 404 { error: "unknown state" }', async () => {
+    const res = await get('/eia/v1/states/ZZ');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: 'unknown state' });
+  });
+});
+
+describe('reference upstream: premises', () => {
+  const LANDMARKS: [string, string, string, string, string][] = [
+    ['75201', '1500 MARILLA ST', 'DALLAS', 'ONCOR', 'ESIID'],
+    ['77002', '901 BAGBY ST', 'HOUSTON', 'CENTERPOINT', 'ESIID'],
+    ['19103', '1400 JFK BLVD', 'PHILADELPHIA', 'PECO', 'ACCOUNT_NUMBER'],
+    ['60602', '121 N LASALLE ST', 'CHICAGO', 'COMED', 'ACCOUNT_NUMBER'],
+    ['43215', '90 W BROAD ST', 'COLUMBUS', 'AEP_OHIO', 'ACCOUNT_NUMBER'],
+  ];
+
+  it('finds the landmark premises, valid against the contract', async () => {
+    for (const [zip, line1, city, utilityId, idType] of LANDMARKS) {
+      const res = await get(`/premises/v1/search?zip=${zip}&address=${encodeURIComponent(line1)}`);
+      expect(res.status).toBe(200);
+      expectValid('premises', res.body);
+      expect(res.body.matches, line1).toHaveLength(1);
+      const [m] = res.body.matches;
+      expect(m).toMatchObject({ idType, utilityId, serviceAddress: { line1, city, zip } });
+      if (idType === 'ESIID') expect(m.accountId).toMatch(/^\d{17}$/);
+      else expect(m.accountId).toMatch(/^\d{8,15}$/);
+      expect(m.serviceAddress.state).toMatch(/^[A-Z]{2}$/);
+    }
+    const [oncor] = (await get('/premises/v1/search?zip=75201&address=1500%20MARILLA%20ST')).body.matches;
+    expect(oncor.accountId.startsWith('10443720')).toBe(true);
+    const [cnp] = (await get('/premises/v1/search?zip=77002&address=901%20BAGBY%20ST')).body.matches;
+    expect(cnp.accountId.startsWith('1008901')).toBe(true);
+  });
+
+  it('matches case-insensitively, collapsing whitespace, by house number and street prefix', async () => {
+    for (const q of ['1500 marilla st', '  1500   Marilla  ', '1500 MARILLA', '1500 Marilla Street']) {
+      const { body } = await get(`/premises/v1/search?zip=75201&address=${encodeURIComponent(q)}`);
+      expect(body.matches.map((m: Json) => m.serviceAddress.line1), q).toEqual(['1500 MARILLA ST']);
+    }
+    expect((await get('/premises/v1/search?zip=75201&address=1 NOWHERE WAY')).body).toEqual({ matches: [] });
+    expect((await get('/premises/v1/search?zip=99501&address=1500 MARILLA ST')).body).toEqual({ matches: [] });
+  });
+
+  it('has a handful of accounts in served ZIPs, split across utilities of shared ZIPs', async () => {
+    // Every address starts with a house number, so searching each digit lists the whole ZIP.
+    const byId = new Map<string, Json>();
+    for (const digit of '0123456789') {
+      const { body } = await get(`/premises/v1/search?zip=75067&address=${digit}`);
+      expectValid('premises', body);
+      for (const m of body.matches) byId.set(m.accountId, m);
+    }
+    const all = [...byId.values()];
+    expect(all.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(all.map((m) => m.utilityId))).toEqual(new Set(['ONCOR', 'TNMP']));
+    for (const m of all) {
+      expect(m.idType).toBe('ESIID');
+      expect(m.accountId).toMatch(m.utilityId === 'TNMP' ? /^10400511\d{9}$/ : /^10443720\d{9}$/);
+    }
+  });
+
+  it('rejects a missing zip or address with a JSON 400', async () => {
+    for (const q of ['zip=75201', 'address=1500%20MARILLA%20ST', 'zip=75201&address=%20%20', 'zip=7520&address=1500']) {
+      const res = await get(`/premises/v1/search?${q}`);
+      expect(res.status, q).toBe(400);
+      expect(res.body.error, q).toBeTypeOf('string');
+    }
+  });
+});
+
+describe('reference upstream: determinism', () => {
+  it('serves identical payloads on repeated requests', async () => {
+    for (const path of Object.values(SAMPLE_REQUESTS).concat(['/voltify/api/v2/offers?zip=10001&class=commercial', '/brightgrid/v1/plans/60601'])) {
+      const a = await get(path);
+      const b = await get(path);
+      expect(b.body, path).toEqual(a.body);
+    }
+  });
+
+  it('matches the sample payloads written by another process', async () => {
+    for (const [feed, path] of Object.entries(SAMPLE_REQUESTS)) {
+      const sample = JSON.parse(readFileSync(samplePath(feed), 'utf8'));
+      expectValid(feed, sample);
+      expect((await get(path)).body, feed).toEqual(sample);
+    }
+  });
+});
+
+describe('reference upstream: faults', () => {
+  it('status: answers with the injected status on that feed only', async () => {
+    upstream.setFault('eia', { kind: 'status', status: 503 });
+    const res = await get('/eia/v1/states/TX');
+    expect(res.status).toBe(503);
+    expect(res.body.error).toBeTypeOf('string');
+    expect((await get('/territories/v1/zip/75001')).status).toBe(200);
+    upstream.setFault('eia', null);
+    expect((await get('/eia/v1/states/TX')).status).toBe(200);
+  });
+
+  it('null: answers 200 with a JSON null body', async () => {
+    upstream.setFault('territories', { kind: 'null' });
+    const res = await fetch(`${upstream.url}/territories/v1/zip/75001`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('null');
+  });
+
+  it('garbage: answers 200 with a body that is not JSON', async () => {
+    upstream.setFault('voltify', { kind: 'garbage' });
+    const res = await fetch(`${upstream.url}/voltify/api/v2/offers?zip=75001&class=residential`);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(() => JSON.parse(text)).toThrow();
+  });
+
+  it('slow: delays, then answers normally', async () => {
+    upstream.setFault('premises', { kind: 'slow', ms: 300 });
+    const started = Date.now();
+    const res = await get('/premises/v1/search?zip=75201&address=1500%20MARILLA%20ST');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(280);
+    expect(res.status).toBe(200);
+    expect(res.body.matches).toHaveLength(1);
+  });
+
+  it('down: drops the connection without a response', async () => {
+    upstream.setFault('brightgrid', { kind: 'down' });
+    await expect(fetch(`${upstream.url}/brightgrid/v1/plans/75001`)).rejects.toThrow();
+    upstream.setFault('brightgrid', null);
+    expect((await get('/brightgrid/v1/plans/75001')).status).toBe(200);
+  });
+
+  it('can be set from another process through POST /__faults/{feed}', async () => {
+    const post = (feed: string, body: string) => fetch(`${upstream.url}/__faults/${feed}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect((await post('eia', JSON.stringify({ kind: 'status', status: 500 }))).status).toBe(200);
+    expect((await get('/eia/v1/states/TX')).status).toBe(500);
+    expect((await post('eia', 'null')).status).toBe(200);
+    expect((await get('/eia/v1/states/TX')).status).toBe(200);
+    expect((await post('eia', '{"kind":"meltdown"}')).status).toBe(400);
+    expect((await post('eia', '{not json')).status).toBe(400);
+    expect((await post('weather', 'null')).status).toBe(404);
+  });
+
+  it('rejects unknown feeds and malformed faults in setFault', () => {
+    expect(() => upstream.setFault('weather', { kind: 'down' })).toThrow(/unknown feed/);
+    expect(() => upstream.setFault('eia', { kind: 'slow', ms: -1 })).toThrow();
+  });
+
+  it('close() ends promptly even with a slow request in flight', async () => {
+    const other = await startReferenceUpstream({ port: 0 });
+    other.setFault('eia', { kind: 'slow', ms: 60_000 });
+    const pending = fetch(`${other.url}/eia/v1/states/TX`).then(() => 'answered', () => 'dropped');
+    await new Promise((r) => setTimeout(r, 50));
+    const started = Date.now();
+    await other.close();
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(await pending).toBe('dropped');
+  });
+});

@@ -1,0 +1,668 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { buildSchema } from 'graphql';
+import { loadYaml } from '@graphql-mesh/utils';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { CanonicalOffer } from '../../resolvers/canonical.js';
+import {
+  bindingsFromConfig,
+  compileFeedMapping,
+  FeedPayloadError,
+  validateAgainstSchema,
+  type CompiledFeedBinding,
+  type FeedBinding,
+} from '../../transforms/mapping/index.js';
+
+const MESHRC = fileURLToPath(new URL('../../.meshrc.yaml', import.meta.url));
+const quiet = { log() {}, warn() {}, info() {}, error() {}, debug() {}, child: () => quiet } as never;
+const yaml = (text: string, name = 'inline.yaml') => loadYaml(name, text, quiet);
+const meshConfig = yaml(readFileSync(MESHRC, 'utf8'), MESHRC) as { sources: any[] };
+const bindings = bindingsFromConfig(meshConfig);
+const feed = (name: string) => bindings.find((b) => b.source === name)! as CompiledFeedBinding;
+const voltify = feed('Voltify') as FeedBinding<'offers'>;
+const brightgrid = feed('Brightgrid') as FeedBinding<'offers'>;
+
+// ------------------------------------------------------------------ the sample payloads of docs/feeds.md
+
+const voltifyOffer = () => ({
+  offerId: 'VOL-ONCOR-R-0001',
+  supplierName: 'Voltify Energy',
+  productName: 'Lone Star Saver 12',
+  customerClass: 'Residential',
+  utilityCode: 'ONCOR',
+  rateStructure: 'Fixed',
+  termMonths: 12,
+  energyChargeCentsPerKwh: [
+    { fromKwh: 0, toKwh: 1000, cents: 12.4 },
+    { fromKwh: 1000, toKwh: null, cents: 10.9 },
+  ],
+  baseChargeUsdPerMonth: 9.95,
+  usageCredits: [{ minKwh: 1000, creditUsd: 100 }],
+  minimumUsage: { belowKwh: 500, feeUsd: 9.95 } as { belowKwh: number; feeUsd: number } | null,
+  renewablePercent: 100,
+  cancellationFeeUsd: 150,
+  enrollmentFeeUsd: 0,
+});
+
+/** As the GraphQL result has it: the feed's JSON enum value "fixed-rate" is the GraphQL enum value fixed_rate. */
+const brightgridPlan = () => ({
+  id: 'bg-7f3a',
+  provider: { displayName: 'BrightGrid Power' },
+  name: 'Bright Fixed 24',
+  segment: 'RES',
+  territory: 'ONCOR',
+  contract: { lengthMonths: 24, type: 'fixed_rate' },
+  pricing: {
+    currency: 'USD',
+    components: [
+      { kind: 'ENERGY', unit: 'USD_PER_KWH', amount: 0.1189, tierMinKwh: 0, tierMaxKwh: null },
+      { kind: 'BASE', unit: 'USD_PER_MONTH', amount: 4.95 },
+      { kind: 'CREDIT', unit: 'USD_PER_MONTH', amount: 50, thresholdKwh: 1000 },
+      { kind: 'MIN_USAGE_FEE', unit: 'USD_PER_MONTH', amount: 9.95, thresholdKwh: 750 },
+    ] as Record<string, unknown>[],
+  },
+  green: { percent: 25 } as { percent: number } | null,
+  fees: { earlyTermination: 200, enrollment: 0 },
+});
+
+const expectedVoltify: CanonicalOffer = {
+  feed: 'Voltify',
+  offerId: 'VOL-ONCOR-R-0001',
+  supplierName: 'Voltify Energy',
+  title: 'Lone Star Saver 12',
+  customerClass: 'RESIDENTIAL',
+  utilityId: 'ONCOR',
+  rateType: 'FIXED',
+  termMonths: 12,
+  energyBlocks: [
+    { fromKwh: 0, toKwh: 1000, microUsdPerKwh: 124_000 },
+    { fromKwh: 1000, toKwh: null, microUsdPerKwh: 109_000 },
+  ],
+  baseMonthlyMicro: 9_950_000,
+  credits: [{ minKwh: 1000, micro: 100_000_000 }],
+  minimumUsageFee: { belowKwh: 500, micro: 9_950_000 },
+  renewablePercent: 100,
+  cancellationFeeMicro: 150_000_000,
+  enrollmentFeeMicro: 0,
+};
+
+const expectedBrightgrid: CanonicalOffer = {
+  feed: 'Brightgrid',
+  offerId: 'bg-7f3a',
+  supplierName: 'BrightGrid Power',
+  title: 'Bright Fixed 24',
+  customerClass: 'RESIDENTIAL',
+  utilityId: 'ONCOR',
+  rateType: 'FIXED',
+  termMonths: 24,
+  energyBlocks: [{ fromKwh: 0, toKwh: null, microUsdPerKwh: 118_900 }],
+  baseMonthlyMicro: 4_950_000,
+  credits: [{ minKwh: 1000, micro: 50_000_000 }],
+  minimumUsageFee: { belowKwh: 750, micro: 9_950_000 },
+  renewablePercent: 25,
+  cancellationFeeMicro: 200_000_000,
+  enrollmentFeeMicro: 0,
+};
+
+/** The CanonicalOffer type as data: what every offer of every feed must look like. */
+type Shape = 'string' | 'number' | 'integer' | 'integer|null' | { list: Shape } | { nullable: Shape } | { [key: string]: Shape };
+const OFFER_SHAPE: Shape = {
+  feed: 'string', offerId: 'string', supplierName: 'string', title: 'string', customerClass: 'string', utilityId: 'string',
+  rateType: 'string', termMonths: 'integer',
+  energyBlocks: { list: { fromKwh: 'integer', toKwh: 'integer|null', microUsdPerKwh: 'integer' } },
+  baseMonthlyMicro: 'integer',
+  credits: { list: { minKwh: 'integer', micro: 'integer' } },
+  minimumUsageFee: { nullable: { belowKwh: 'integer', micro: 'integer' } },
+  renewablePercent: 'number', cancellationFeeMicro: 'integer', enrollmentFeeMicro: 'integer',
+};
+
+/** Differences between a value and a shape ([] = conforms): exact key sets, types, integers. */
+function misfits(v: unknown, s: Shape, at = 'record'): string[] {
+  if (s === 'string') return typeof v === 'string' ? [] : [`${at}: not a string`];
+  if (s === 'number') return typeof v === 'number' && Number.isFinite(v) ? [] : [`${at}: not a number`];
+  if (s === 'integer') return Number.isSafeInteger(v) ? [] : [`${at}: not an integer`];
+  if (s === 'integer|null') return v === null || Number.isSafeInteger(v) ? [] : [`${at}: not an integer or null`];
+  if ('list' in s && Object.keys(s).length === 1) {
+    return Array.isArray(v) ? v.flatMap((x, i) => misfits(x, s.list as Shape, `${at}[${i}]`)) : [`${at}: not a list`];
+  }
+  if ('nullable' in s && Object.keys(s).length === 1) return v === null ? [] : misfits(v, s.nullable as Shape, at);
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return [`${at}: not an object`];
+  const keys = Object.keys(v).sort().join(',');
+  const want = Object.keys(s).sort().join(',');
+  if (keys !== want) return [`${at}: keys ${keys}, expected ${want}`];
+  return Object.entries(s as Record<string, Shape>).flatMap(([k, sub]) => misfits((v as Record<string, unknown>)[k], sub, `${at}.${k}`));
+}
+
+describe('supplier feeds -> canonical offers', () => {
+  it('maps the Voltify sample exactly', () => {
+    const out = voltify.map({ offers: [voltifyOffer()] });
+    expect(out).toEqual({ records: [expectedVoltify], rejected: [] });
+  });
+
+  it('maps the BrightGrid sample exactly', () => {
+    const out = brightgrid.map({ data: { zip: '75001', plans: [brightgridPlan()] } });
+    expect(out).toEqual({ records: [expectedBrightgrid], rejected: [] });
+  });
+
+  it('gives both feeds identical canonical shapes', () => {
+    const [v] = voltify.map({ offers: [voltifyOffer()] }).records;
+    const [b] = brightgrid.map({ data: { plans: [brightgridPlan()] } }).records;
+    expect(misfits(v, OFFER_SHAPE)).toEqual([]);
+    expect(misfits(b, OFFER_SHAPE)).toEqual([]);
+    expect(Object.keys(b!)).toEqual(Object.keys(v!));
+  });
+
+  it('maps the same offer, told by either feed, to the same record', () => {
+    const plan = brightgridPlan();
+    plan.id = 'SAME-1';
+    plan.provider.displayName = 'Same Energy';
+    plan.name = 'Same 12';
+    plan.contract = { lengthMonths: 12, type: 'fixed_rate' };
+    plan.pricing.components = [
+      { kind: 'BASE', amount: 9.95 },
+      { kind: 'ENERGY', amount: 0.109, tierMinKwh: 1000, tierMaxKwh: null }, // out of order on purpose
+      { kind: 'ENERGY', amount: 0.124, tierMinKwh: 0, tierMaxKwh: 1000 },
+      { kind: 'CREDIT', amount: 100, thresholdKwh: 1000 },
+      { kind: 'MIN_USAGE_FEE', amount: 9.95, thresholdKwh: 500 },
+    ];
+    plan.green = { percent: 100 };
+    plan.fees = { earlyTermination: 150, enrollment: 0 };
+    const offer = { ...voltifyOffer(), offerId: 'SAME-1', supplierName: 'Same Energy', productName: 'Same 12' };
+    const [b] = brightgrid.map({ data: { plans: [plan] } }).records;
+    const [v] = voltify.map({ offers: [offer] }).records;
+    expect({ ...b, feed: 'x' }).toEqual({ ...v, feed: 'x' });
+  });
+
+  it('maps absent optional parts to their neutral values', () => {
+    const o: Record<string, unknown> = { ...voltifyOffer(), minimumUsage: null };
+    delete o.usageCredits;
+    delete o.baseChargeUsdPerMonth;
+    delete o.renewablePercent;
+    const [v] = voltify.map({ offers: [o] }).records;
+    expect(v).toMatchObject({ minimumUsageFee: null, credits: [], baseMonthlyMicro: 0, renewablePercent: 0 });
+
+    const p = brightgridPlan();
+    p.pricing.components = p.pricing.components.filter((c) => c.kind === 'ENERGY');
+    p.green = null;
+    const [b] = brightgrid.map({ data: { plans: [p] } }).records;
+    expect(b).toMatchObject({ minimumUsageFee: null, credits: [], baseMonthlyMicro: 0, renewablePercent: 0 });
+  });
+
+  it('selects and checks the union member that carries the records (resultType)', () => {
+    expect(voltify.selectionSet.startsWith('{ __typename ... on VoltifyOffersResponse { offers { offerId ')).toBe(true);
+    expect(voltify.map({ __typename: 'VoltifyOffersResponse', offers: [voltifyOffer()] }).records).toEqual([expectedVoltify]);
+    expect(() => voltify.map({ __typename: 'VoltifyError', error: 'query parameter zip is required' })).toThrow(
+      'feed Voltify: answered VoltifyError, not VoltifyOffersResponse: query parameter zip is required',
+    );
+    expect(() => voltify.map({ __typename: 'VoltifyError' })).toThrow(FeedPayloadError);
+  });
+
+  it('maps GraphQL execution results (null-prototype objects)', () => {
+    const nullProto = (v: unknown): unknown =>
+      Array.isArray(v) ? v.map(nullProto) : v && typeof v === 'object' ? Object.assign(Object.create(null), Object.fromEntries(Object.entries(v).map(([k, x]) => [k, nullProto(x)]))) : v;
+    expect(voltify.map(nullProto({ offers: [voltifyOffer()] })).records).toEqual([expectedVoltify]);
+  });
+});
+
+// ------------------------------------------------------------------------------------- robustness
+
+describe('malformed payloads', () => {
+  it.each([
+    ['null', null],
+    ['undefined', undefined],
+    ['a string', 'offers'],
+    ['a number', 42],
+    ['a list', [voltifyOffer()]],
+    ['no items', {}],
+    ['items null', { offers: null }],
+    ['items an object', { offers: voltifyOffer() }],
+    ['items a string', { offers: 'none' }],
+  ])('throws FeedPayloadError for %s', (_name, payload) => {
+    expect(() => voltify.map(payload)).toThrow(FeedPayloadError);
+    try {
+      voltify.map(payload);
+    } catch (e) {
+      expect((e as FeedPayloadError).source).toBe('Voltify');
+    }
+  });
+
+  it('throws FeedPayloadError when a nested items path is broken', () => {
+    expect(() => brightgrid.map({ data: null })).toThrow(FeedPayloadError);
+    expect(() => brightgrid.map({ data: { plans: 5 } })).toThrow(/items \(data\.plans\) is not a list/);
+  });
+
+  it('an empty list is no records, not an error', () => {
+    expect(voltify.map({ offers: [] })).toEqual({ records: [], rejected: [] });
+  });
+
+  type Patch = (o: Record<string, any>) => void;
+  const cases: [string, Patch, RegExp][] = [
+    ['a record that is null', () => {}, /expected an object, got null/],
+    ['a string where a number is mapped', (o) => (o.termMonths = '12'), /termMonths \(termMonths\): expected a number of months, got string "12"/],
+    ['a non-numeric money string', (o) => (o.baseChargeUsdPerMonth = 'ten'), /baseMonthly/],
+    ['money in exponent text', (o) => (o.baseChargeUsdPerMonth = '1e1'), /baseMonthly/],
+    ['negative money', (o) => (o.cancellationFeeUsd = -150), /cancellationFee .*negative/],
+    ['a negative price', (o) => (o.energyChargeCentsPerKwh[0].cents = -1), /energyBlocks\[0\]\.price .*negative/],
+    ['an unknown enum value', (o) => (o.rateStructure = 'Prepaid Plus'), /rateType \(rateStructure\): unknown value string "Prepaid Plus"/],
+    ['an unknown customer class', (o) => (o.customerClass = 'Industrial'), /customerClass/],
+    ['a missing required field', (o) => delete o.offerId, /offerId \(offerId\): missing/],
+    ['a null required field', (o) => (o.supplierName = null), /supplierName \(supplierName\): missing/],
+    ['an empty id', (o) => (o.offerId = ''), /offerId \(offerId\): empty/],
+    ['more than 6 decimals of dollars', (o) => (o.baseChargeUsdPerMonth = 9.9500001), /more than 6 decimal places/],
+    ['more than 4 decimals of cents', (o) => (o.energyChargeCentsPerKwh[1].cents = 10.90001), /energyBlocks\[1\]\.price \(cents\): more than 4 decimal places of cents/],
+    ['a fractional term', (o) => (o.termMonths = 12.5), /whole number of months/],
+    ['a renewable share over 100', (o) => (o.renewablePercent = 120), /more than 100 percent/],
+    ['a fractional kWh tier bound', (o) => (o.energyChargeCentsPerKwh[0].toKwh = 999.5), /whole number/],
+    ['no energy price at all', (o) => (o.energyChargeCentsPerKwh = []), /energyBlocks .*at least 1/],
+    ['energy blocks with a gap', (o) => (o.energyChargeCentsPerKwh[1].fromKwh = 1200), /gap or overlap at 1000 kWh/],
+    ['energy blocks not starting at 0', (o) => (o.energyChargeCentsPerKwh[0].fromKwh = 10), /starts at 10 kWh, not 0/],
+    ['an open block before the last', (o) => (o.energyChargeCentsPerKwh[0].toKwh = null), /open-ended but is not the last/],
+    ['an energy list that is not a list', (o) => (o.energyChargeCentsPerKwh = { cents: 1 }), /energyBlocks \(energyChargeCentsPerKwh\): expected a list/],
+    ['an energy block that is not an object', (o) => (o.energyChargeCentsPerKwh[1] = 10.9), /energyBlocks\[1\]: expected an object/],
+    ['a minimum usage that is not an object', (o) => (o.minimumUsage = 'yes'), /minimumUsageFee \(minimumUsage\): expected an object/],
+    ['a minimum usage without fee', (o) => delete o.minimumUsage.feeUsd, /minimumUsageFee\.amount \(feeUsd\): missing/],
+    ['a boolean where text is mapped', (o) => (o.productName = true), /title \(productName\): expected text, got boolean true/],
+    ['an object where text is mapped', (o) => (o.utilityCode = { code: 'ONCOR' }), /utilityId \(utilityCode\): expected text, got an object/],
+    ['a huge nested list', (o) => (o.usageCredits = Array.from({ length: 5000 }, (_, i) => ({ minKwh: i, creditUsd: 1 }))), /credits .*5000 entries, more than 1000/],
+  ];
+
+  it.each(cases)('rejects %s with a reason, keeping the other records', (_name, patch, reason) => {
+    const bad = voltifyOffer() as Record<string, any>;
+    patch(bad);
+    const payload = { offers: [voltifyOffer(), _name === 'a record that is null' ? null : bad, { ...voltifyOffer(), offerId: 'VOL-2' }] };
+    const out = voltify.map(payload);
+    expect(out.records.map((r) => r.offerId)).toEqual(['VOL-ONCOR-R-0001', 'VOL-2']);
+    expect(out.rejected).toHaveLength(1);
+    expect(out.rejected[0]!.index).toBe(1);
+    expect(out.rejected[0]!.reason).toMatch(reason);
+  });
+
+  it('accepts money as plain decimal strings (money units only)', () => {
+    const o = voltifyOffer() as Record<string, any>;
+    o.baseChargeUsdPerMonth = '9.95';
+    o.energyChargeCentsPerKwh[0].cents = '12.4';
+    const [r] = voltify.map({ offers: [o] }).records;
+    expect(r!.baseMonthlyMicro).toBe(9_950_000);
+    expect(r!.energyBlocks[0]!.microUsdPerKwh).toBe(124_000);
+  });
+
+  it('rejects a duplicate offerId (the first one wins)', () => {
+    const out = voltify.map({ offers: [voltifyOffer(), { ...voltifyOffer(), productName: 'Copy' }] });
+    expect(out.records).toHaveLength(1);
+    expect(out.records[0]!.title).toBe('Lone Star Saver 12');
+    expect(out.rejected).toEqual([{ index: 1, reason: 'offerId: duplicate "VOL-ONCOR-R-0001" (first at index 0)' }]);
+  });
+
+  it('rejects every kind of junk record without throwing', () => {
+    const junk = [null, undefined, 0, 'x', true, [], [voltifyOffer()], {}, { offers: [] }, Object.create(null), new Date(0)];
+    const out = voltify.map({ offers: junk });
+    expect(out.records).toEqual([]);
+    expect(out.rejected.map((r) => r.index)).toEqual(junk.map((_, i) => i));
+  });
+
+  it('handles huge arrays: maps up to maxItems and reports the rest in one rejection', () => {
+    const offers = Array.from({ length: 25_000 }, (_, i) => ({ ...voltifyOffer(), offerId: `VOL-${i}` }));
+    const started = performance.now();
+    const out = voltify.map({ offers });
+    const ms = performance.now() - started;
+    expect(out.records).toHaveLength(10_000);
+    expect(out.rejected).toEqual([{ index: 10_000, reason: 'records 10000..24999 not mapped: the feed sent 25000, more than maxItems (10000)' }]);
+    expect(ms).toBeLessThan(5000);
+  });
+
+  it('maxItems is configurable', () => {
+    const b = compileFeedMapping('Voltify', { ...transformOf('Voltify'), maxItems: 2 });
+    const out = b.map({ offers: [1, 2, 3].map((i) => ({ ...voltifyOffer(), offerId: `V${i}` })) });
+    expect(out.records).toHaveLength(2);
+    expect(out.rejected[0]!.index).toBe(2);
+  });
+});
+
+function transformOf(source: string): Record<string, any> {
+  const s = meshConfig.sources.find((x) => x.name === source);
+  const t = s.transforms.find((t: object) => Object.keys(t).some((k) => k.endsWith('feed-mapping.ts')));
+  return structuredClone(t[Object.keys(t)[0]!]);
+}
+
+// ------------------------------------------------------------------------------- the other kinds
+
+describe('territories, state statistics and premises', () => {
+  it('maps the territories sample', () => {
+    const payload = {
+      zip: '75001',
+      utilities: [
+        {
+          utilityId: 'ONCOR', name: 'Oncor Electric Delivery', state: 'TX', timeZone: 'America/Chicago', market: 'DEREGULATED', ownership: 'IOU',
+          delivery: { fixedMonthlyUsd: 4.23, perKwhUsd: 0.051893, effective: '2024-11-01' },
+          switching: { leadBusinessDays: 2, meterReadCycleDays: 30, sameDayCutoff: '17:00' },
+          holidays: ['2026-11-26', '2026-12-25'],
+        },
+        { utilityId: 'MUNI', name: 'Muni', state: 'TX', timeZone: 'America/Chicago', market: 'REGULATED', ownership: null, delivery: { fixedMonthlyUsd: 0, perKwhUsd: 0.04 }, switching: { leadBusinessDays: 1 } },
+        { utilityId: 'BAD', name: 'Bad', state: 'TX', timeZone: 'America/Chicago', market: 'DEREGULATED', delivery: { fixedMonthlyUsd: 1, perKwhUsd: 0.01 }, switching: { leadBusinessDays: 1 }, holidays: ['Christmas'] },
+      ],
+    };
+    const out = feed('Territories').map(payload);
+    expect(out.records).toEqual([
+      {
+        utilityId: 'ONCOR', name: 'Oncor Electric Delivery', state: 'TX', timeZone: 'America/Chicago', market: 'DEREGULATED', ownership: 'IOU',
+        delivery: { fixedMonthlyMicro: 4_230_000, perKwhMicro: 51_893 },
+        switching: { leadBusinessDays: 2, meterReadCycleDays: 30, sameDayCutoff: '17:00' },
+        holidays: ['2026-11-26', '2026-12-25'],
+      },
+      {
+        utilityId: 'MUNI', name: 'Muni', state: 'TX', timeZone: 'America/Chicago', market: 'REGULATED', ownership: 'IOU',
+        delivery: { fixedMonthlyMicro: 0, perKwhMicro: 40_000 },
+        switching: { leadBusinessDays: 1, meterReadCycleDays: 30, sameDayCutoff: '17:00' },
+        holidays: [],
+      },
+    ]);
+    expect(out.rejected).toEqual([{ index: 2, reason: 'holidays (holidays)[0]: expected an ISO date YYYY-MM-DD, got string "Christmas"' }]);
+    expect(feed('Territories').map({ zip: '00000', utilities: [] })).toEqual({ records: [], rejected: [] });
+  });
+
+  it('maps the state statistics sample (one record per payload)', () => {
+    const payload = {
+      state: 'TX', name: 'Texas', year: 2024,
+      averageRetailPrice: { residentialCentsPerKwh: 15.27, commercialCentsPerKwh: 9.12 },
+      generationMwh: { coal: 1.5, naturalGas: 200, nuclear: 0, hydro: 0, wind: 100.25, solar: 0, otherRenewables: 0, petroleum: 0 },
+    };
+    const out = feed('Eia').map(payload);
+    expect(out).toEqual({
+      records: [
+        {
+          state: 'TX', name: 'Texas', year: 2024, residentialMicroPerKwh: 152_700, commercialMicroPerKwh: 91_200,
+          generationMwh: { COAL: 1.5, NATURAL_GAS: 200, NUCLEAR: 0, HYDRO: 0, WIND: 100.25, SOLAR: 0, OTHER_RENEWABLES: 0, PETROLEUM: 0, OTHER: 0 },
+        },
+      ],
+      rejected: [],
+    });
+    const bad = feed('Eia').map({ ...payload, generationMwh: { ...payload.generationMwh, coal: -3 } });
+    expect(bad.records).toEqual([]);
+    expect(bad.rejected[0]!.reason).toMatch(/generation\.COAL \(generationMwh\.coal\): must not be negative/);
+    expect(() => feed('Eia').map(null)).toThrow(FeedPayloadError);
+    expect(() => feed('Eia').map([payload])).toThrow(FeedPayloadError);
+  });
+
+  it('maps the premises sample (flat fields -> ServiceAccount)', () => {
+    const out = feed('Premises').map({
+      matches: [
+        {
+          accountId: '10443720001234567', idType: 'ESIID',
+          serviceAddress: { line1: '1500 MARILLA ST', line2: null, city: 'DALLAS', state: 'TX', zip: '75201' },
+          utilityId: 'ONCOR', meterType: 'AMS', status: 'ACTIVE', premiseType: 'RESIDENTIAL',
+        },
+        { accountId: '2', serviceAddress: { line1: 'X', city: 'Y', state: 'TX', zip: '75201-1234' }, utilityId: 'ONCOR', status: 'ACTIVE' },
+        { accountId: '3', serviceAddress: { line1: 'X', city: 'Y', state: 'Texas', zip: '75201' }, utilityId: 'ONCOR', status: 'ACTIVE' },
+      ],
+    });
+    expect(out.records).toEqual([
+      {
+        accountId: '10443720001234567', idType: 'ESIID',
+        address: { line1: '1500 MARILLA ST', line2: null, city: 'DALLAS', state: 'TX', zip: '75201' },
+        utilityId: 'ONCOR', meterType: 'AMS', status: 'ACTIVE', premiseType: 'RESIDENTIAL',
+      },
+      {
+        accountId: '2', idType: 'ACCOUNT_NUMBER',
+        address: { line1: 'X', line2: null, city: 'Y', state: 'TX', zip: '75201-1234' },
+        utilityId: 'ONCOR', meterType: 'UNKNOWN', status: 'ACTIVE', premiseType: null,
+      },
+    ]);
+    expect(out.rejected).toEqual([{ index: 2, reason: 'state (serviceAddress.state): expected a two-letter upper-case state code, got string "Texas"' }]);
+  });
+});
+
+// --------------------------------------------------------------------- a third feed, YAML only
+
+const GRIDCO_YAML = `
+kind: offers
+operation: gridcoOffers
+timeoutMs: 3000
+sampleZip: '75001'
+args:
+  postal: zipCode
+  customerType: { from: customerClass, map: { RESIDENTIAL: R, COMMERCIAL: C } }
+  channel: { const: partner }
+items: Envelope.Body.Offers.Offer[]
+fields:
+  offerId: Header.Id
+  supplierName: Header.Supplier.Name
+  title: Header.Title
+  customerClass: { path: Header.CustomerType, map: { R: RESIDENTIAL, C: COMMERCIAL } }
+  utilityId: Service.Tdu.Code
+  rateType: { path: Terms.PriceType, map: { FX: FIXED, VR: VARIABLE, IX: INDEXED, TOU: TIME_OF_USE } }
+  termMonths: { path: Terms.DurationYears, unit: years }
+  energyBlocks:
+    items: Price.Energy.Tier[]
+    fields:
+      fromKwh: { path: FromMwh, unit: mwh }
+      toKwh: { path: ToMwh, unit: mwh }
+      price: { path: UsdPerMwh, unit: usd_per_mwh }
+  baseMonthly: { path: 'Price.Charges.Charge[Type=MONTHLY].Cents', unit: cents, default: 0 }
+  credits:
+    items: 'Price.Charges.Charge[Type=BILL_CREDIT]'
+    fields:
+      minKwh: { path: ThresholdMwh, unit: mwh }
+      amount: { path: Cents, unit: cents }
+  minimumUsageFee:
+    path: 'Price.Charges.Charge[Type=MINIMUM_USE]'
+    fields:
+      belowKwh: { path: ThresholdMwh, unit: mwh }
+      amount: { path: Cents, unit: cents }
+  renewablePercent: { path: Terms.Green.Fraction, unit: fraction, default: 0 }
+  cancellationFee: { path: 'Price.Charges.Charge[Type=EARLY_EXIT].Cents', unit: cents, default: 0 }
+`;
+
+const GRIDCO_SDL = /* GraphQL */ `
+  type Query { gridcoOffers(postal: String!, customerType: CustomerType, channel: String): GridcoResponse }
+  enum CustomerType { R C }
+  type GridcoResponse { Envelope: Envelope }
+  type Envelope { Body: Body }
+  type Body { Offers: Offers }
+  type Offers { Offer: [GridOffer] }
+  type GridOffer { Header: Header Service: Service Terms: Terms Price: Price }
+  type Header { Id: ID! Title: String Supplier: Supplier CustomerType: CustomerType }
+  type Supplier { Name: String }
+  type Service { Tdu: Tdu }
+  type Tdu { Code: String }
+  type Terms { PriceType: String DurationYears: Float Green: Green }
+  type Green { Fraction: Float }
+  type Price { Energy: Energy Charges: Charges }
+  type Energy { Tier: [Tier!] }
+  type Tier { FromMwh: Float ToMwh: Float UsdPerMwh: String }
+  type Charges { Charge: [Charge] }
+  type Charge { Type: String! Cents: Int ThresholdMwh: Float }
+`;
+
+const gridcoOffer = () => ({
+  Header: { Id: 'GC-1', Title: 'Grid Saver 2yr', Supplier: { Name: 'GridCo' }, CustomerType: 'R' },
+  Service: { Tdu: { Code: 'ONCOR' } },
+  Terms: { PriceType: 'FX', DurationYears: 2, Green: { Fraction: 0.25 } },
+  Price: {
+    Energy: {
+      Tier: [
+        { FromMwh: 0, ToMwh: 1, UsdPerMwh: '120.55' },
+        { FromMwh: 1, ToMwh: null, UsdPerMwh: '99.9' },
+      ],
+    },
+    Charges: {
+      Charge: [
+        { Type: 'MONTHLY', Cents: 995 },
+        { Type: 'BILL_CREDIT', Cents: 5000, ThresholdMwh: 1.5 },
+        { Type: 'EARLY_EXIT', Cents: 15000 },
+      ],
+    },
+  },
+});
+
+describe('a third feed in a new shape, added with YAML alone', () => {
+  const gridco = compileFeedMapping('Gridco', yaml(GRIDCO_YAML)) as FeedBinding<'offers'>;
+
+  it('validates against its schema', () => {
+    expect(() => validateAgainstSchema(gridco, buildSchema(GRIDCO_SDL))).not.toThrow();
+    expect(gridco.selectionSet).toBe(
+      '{ Envelope { Body { Offers { Offer { Header { Id Supplier { Name } Title CustomerType } Service { Tdu { Code } } Terms { PriceType DurationYears Green { Fraction } } Price { Energy { Tier { FromMwh ToMwh UsdPerMwh } } Charges { Charge { Type Cents ThresholdMwh } } } } } } } }',
+    );
+    expect(gridco.timeoutMs).toBe(3000);
+  });
+
+  it('maps $/MWh prices, terms in years and MWh thresholds exactly', () => {
+    const out = gridco.map({ Envelope: { Body: { Offers: { Offer: [gridcoOffer()] } } } });
+    expect(out.rejected).toEqual([]);
+    expect(out.records).toEqual([
+      {
+        feed: 'Gridco',
+        offerId: 'GC-1',
+        supplierName: 'GridCo',
+        title: 'Grid Saver 2yr',
+        customerClass: 'RESIDENTIAL',
+        utilityId: 'ONCOR',
+        rateType: 'FIXED',
+        termMonths: 24,
+        energyBlocks: [
+          { fromKwh: 0, toKwh: 1000, microUsdPerKwh: 120_550 },
+          { fromKwh: 1000, toKwh: null, microUsdPerKwh: 99_900 },
+        ],
+        baseMonthlyMicro: 9_950_000,
+        credits: [{ minKwh: 1500, micro: 50_000_000 }],
+        minimumUsageFee: null,
+        renewablePercent: 25,
+        cancellationFeeMicro: 150_000_000,
+        enrollmentFeeMicro: 0,
+      },
+    ]);
+  });
+
+  it('has the same canonical shape as the other suppliers', () => {
+    const [g] = gridco.map({ Envelope: { Body: { Offers: { Offer: [gridcoOffer()] } } } }).records;
+    const [v] = voltify.map({ offers: [voltifyOffer()] }).records;
+    expect(misfits(g, OFFER_SHAPE)).toEqual([]);
+    expect(Object.keys(g!)).toEqual(Object.keys(v!));
+  });
+
+  it('maps its arguments', () => {
+    expect(gridco.args({ zipCode: '75001', customerClass: 'COMMERCIAL' })).toEqual({ postal: '75001', customerType: 'C', channel: 'partner' });
+    expect(gridco.args({})).toEqual({ channel: 'partner' });
+  });
+
+  it('handles its own malformed records and payloads', () => {
+    const half = gridcoOffer();
+    half.Terms.DurationYears = 1.05; // 12.6 months
+    const tooPrecise = gridcoOffer();
+    tooPrecise.Price.Energy.Tier[0]!.UsdPerMwh = '120.5555';
+    const out = gridco.map({ Envelope: { Body: { Offers: { Offer: [half, tooPrecise, gridcoOffer()] } } } });
+    expect(out.records).toHaveLength(1);
+    expect(out.rejected.map((r) => r.index)).toEqual([0, 1]);
+    expect(out.rejected[0]!.reason).toMatch(/termMonths .*not a whole number of months/);
+    expect(out.rejected[1]!.reason).toMatch(/energyBlocks\[0\]\.price .*more than 3 decimal places of USD\/MWh/);
+    expect(() => gridco.map({ Envelope: { Body: null } })).toThrow(FeedPayloadError);
+    expect(() => gridco.map({ Envelope: { Body: { Offers: { Offer: { Header: {} } } } } })).toThrow(FeedPayloadError);
+  });
+
+  it('a flat price (one energy block from the record itself) needs no list', () => {
+    const cfg = yaml(GRIDCO_YAML) as Record<string, any>;
+    cfg.fields.energyBlocks = { fields: { price: { path: 'Price.FlatUsdPerMwh', unit: 'usd_per_mwh' } } };
+    const b = compileFeedMapping('Gridco', cfg);
+    const o: Record<string, any> = gridcoOffer();
+    o.Price.FlatUsdPerMwh = 87.5;
+    const [r] = b.map({ Envelope: { Body: { Offers: { Offer: [o] } } } }).records as CanonicalOffer[];
+    expect(r!.energyBlocks).toEqual([{ fromKwh: 0, toKwh: null, microUsdPerKwh: 87_500 }]);
+  });
+
+  it('rejects a wrong path of the new feed at start-up, naming the key', () => {
+    const cfg = yaml(GRIDCO_YAML.replace('Service.Tdu.Code', 'Service.Tdu.Id')) as Record<string, any>;
+    expect(() => validateAgainstSchema(compileFeedMapping('Gridco', cfg), buildSchema(GRIDCO_SDL))).toThrow(
+      /^feed Gridco: fields\.utilityId: path Envelope\.Body\.Offers\.Offer\[\]\.Service\.Tdu\.Id: Tdu has no field "Id"/,
+    );
+  });
+});
+
+// ------------------------------------------------------------------------------------ property test
+
+/** An exact decimal with at most `places` decimals, as the JSON number a feed would send, and its scaled integer. */
+const decimal = (max: number, places: number) => fc.integer({ min: 0, max }).map((n) => ({ json: n / 10 ** places, scaled: n }));
+
+const voltifyRecord = fc
+  .record({
+    offerId: fc.string({ minLength: 1, maxLength: 20 }),
+    supplierName: fc.string({ minLength: 1, maxLength: 20 }),
+    productName: fc.string({ minLength: 1, maxLength: 30 }),
+    customerClass: fc.constantFrom('Residential', 'Commercial'),
+    utilityCode: fc.constantFrom('ONCOR', 'CNP', 'AEPTCC', 'TNMP'),
+    rateStructure: fc.constantFrom('Fixed', 'Variable', 'Indexed'),
+    termMonths: fc.integer({ min: 0, max: 60 }),
+    bounds: fc.uniqueArray(fc.integer({ min: 1, max: 100_000 }), { maxLength: 4 }),
+    lastOpen: fc.boolean(),
+    cents: fc.array(decimal(10_000_000, 4), { minLength: 5, maxLength: 5 }),
+    base: fc.option(decimal(100_000_000, 6), { nil: undefined }),
+    credits: fc.array(fc.record({ minKwh: fc.integer({ min: 0, max: 5000 }), usd: decimal(500_000_000, 6) }), { maxLength: 3 }),
+    minimum: fc.option(fc.record({ belowKwh: fc.integer({ min: 0, max: 5000 }), usd: decimal(100_000_000, 6) }), { nil: null }),
+    renewable: fc.option(fc.integer({ min: 0, max: 1000 }).map((n) => n / 10), { nil: undefined }),
+    cancel: decimal(1_000_000_000, 6),
+    enroll: decimal(100_000_000, 6),
+    moneyAsText: fc.boolean(),
+  })
+  .map((r) => {
+    const edges = [0, ...[...r.bounds].sort((a, b) => a - b)];
+    const blocks = edges.map((from, i) => ({
+      fromKwh: from,
+      toKwh: i + 1 < edges.length ? edges[i + 1]! : r.lastOpen ? null : from + 1000,
+      cents: r.moneyAsText ? String(r.cents[i]!.json) : r.cents[i]!.json,
+      micro: r.cents[i]!.scaled, // 1 cent = 10^4 micro, and cents have 4 decimals
+    }));
+    const json: Record<string, unknown> = {
+      offerId: r.offerId,
+      supplierName: r.supplierName,
+      productName: r.productName,
+      customerClass: r.customerClass,
+      utilityCode: r.utilityCode,
+      rateStructure: r.rateStructure,
+      termMonths: r.termMonths,
+      energyChargeCentsPerKwh: blocks.map(({ micro: _m, ...b }) => b),
+      usageCredits: r.credits.map((c) => ({ minKwh: c.minKwh, creditUsd: c.usd.json })),
+      minimumUsage: r.minimum && { belowKwh: r.minimum.belowKwh, feeUsd: r.minimum.usd.json },
+      cancellationFeeUsd: r.cancel.json,
+      enrollmentFeeUsd: r.enroll.json,
+    };
+    if (r.base) json.baseChargeUsdPerMonth = r.moneyAsText ? String(r.base.json) : r.base.json;
+    if (r.renewable !== undefined) json.renewablePercent = r.renewable;
+    const expected = {
+      blocks: blocks.map((b) => b.micro),
+      base: r.base?.scaled ?? 0,
+      credits: r.credits.map((c) => c.usd.scaled),
+      minimum: r.minimum?.usd.scaled ?? null,
+      cancel: r.cancel.scaled,
+      enroll: r.enroll.scaled,
+    };
+    return { json, expected };
+  });
+
+describe('property: random valid Voltify records', () => {
+  it('always map without rejection, with exact integer money', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(voltifyRecord, { selector: (r) => r.json.offerId, maxLength: 8 }), (recs) => {
+        const out = voltify.map({ offers: recs.map((r) => r.json) });
+        expect(out.rejected).toEqual([]);
+        expect(out.records).toHaveLength(recs.length);
+        out.records.forEach((o, i) => {
+          const want = recs[i]!.expected;
+          const money = [
+            o.baseMonthlyMicro, o.cancellationFeeMicro, o.enrollmentFeeMicro,
+            ...o.energyBlocks.map((b) => b.microUsdPerKwh), ...o.credits.map((c) => c.micro),
+            ...(o.minimumUsageFee ? [o.minimumUsageFee.micro] : []),
+          ];
+          for (const m of money) expect(Number.isSafeInteger(m) && m >= 0).toBe(true);
+          expect(o.energyBlocks.map((b) => b.microUsdPerKwh)).toEqual(want.blocks);
+          expect(o.baseMonthlyMicro).toBe(want.base);
+          expect(o.credits.map((c) => c.micro)).toEqual(want.credits);
+          expect(o.minimumUsageFee?.micro ?? null).toBe(want.minimum);
+          expect(o.cancellationFeeMicro).toBe(want.cancel);
+          expect(o.enrollmentFeeMicro).toBe(want.enroll);
+          expect(o.feed).toBe('Voltify');
+          expect(misfits(o, OFFER_SHAPE)).toEqual([]);
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

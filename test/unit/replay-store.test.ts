@@ -1,0 +1,209 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
+import { REPLAY_KEYS, createReplayStore, statusMatches, type ReplayRecord } from '../../cache/replay-store.js';
+import type { ReplaySettings } from '../../cache/cache-config.js';
+import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+
+const settings = (over: Partial<ReplaySettings> = {}): ReplaySettings => ({
+  enabled: true,
+  retentionMs: 7 * 24 * 3_600_000,
+  maxBytes: 256 * 1024 * 1024,
+  queueMaxRecords: 10_000,
+  queueMaxBytes: 64 * 1024 * 1024,
+  segmentBytes: 1024 * 1024,
+  ...over,
+});
+
+let seq = 0;
+const record = (over: Partial<ReplayRecord> = {}, t = Date.now()): ReplayRecord => ({
+  id: `req-${String(++seq).padStart(8, '0')}`,
+  time: new Date(t).toISOString(),
+  environment: 'production',
+  partnerCode: 'ACME',
+  clientIp: '127.0.0.1',
+  operationName: null,
+  query: '{ utilities(zipCode: "75001") { id } }',
+  variables: null,
+  status: 200,
+  responseBody: '{"data":{"utilities":[{"id":"ONCOR"}]}}',
+  responseHeaders: { 'x-cache': 'MISS' },
+  fromCache: false,
+  cache: 'MISS',
+  upstreamCalls: [],
+  durationMs: 3,
+  ...over,
+});
+
+it('status filters', () => {
+  expect(statusMatches(429, '4xx')).toBe(true);
+  expect(statusMatches(429, '429')).toBe(true);
+  expect(statusMatches(200, '4xx')).toBe(false);
+  expect(statusMatches(503, '5XX')).toBe(true);
+});
+
+describe('embedded store (JSONL segments)', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'replay-unit-'));
+  });
+  afterAll(async () => {
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it('writes, finds by id, lists newest first with filters', async () => {
+    const store = createReplayStore({ redis: null, dataDir: path.join(dir, 'a'), settings: settings() });
+    const t0 = Date.now() - 10_000;
+    const recs = [
+      record({ partnerCode: 'ACME', status: 200 }, t0),
+      record({ partnerCode: 'ACME', status: 429, environment: 'playground' }, t0 + 1000),
+      record({ partnerCode: 'OTHER', status: 403 }, t0 + 2000),
+      record({ partnerCode: 'ACME', status: 200 }, t0 + 3000),
+    ];
+    for (const r of recs) store.enqueue(r);
+    await store.flush();
+    expect(await store.get(recs[1]!.id)).toEqual(recs[1]);
+    expect(await store.get('req-missing1')).toBeNull();
+    expect((await store.list({ partner: 'ACME' })).map((r) => r.id)).toEqual([recs[3]!.id, recs[1]!.id, recs[0]!.id]);
+    expect((await store.list({ status: '4xx' })).map((r) => r.id)).toEqual([recs[2]!.id, recs[1]!.id]);
+    expect((await store.list({ environment: 'playground' })).map((r) => r.id)).toEqual([recs[1]!.id]);
+    expect((await store.list({ since: t0 + 1500 })).map((r) => r.id)).toEqual([recs[3]!.id, recs[2]!.id]);
+    expect(await store.list({ limit: 1 })).toHaveLength(1);
+    expect(store.stats()).toMatchObject({ store: 'embedded', written: 4, dropped: 0 });
+    await store.close();
+  });
+
+  it('rotates segments and keeps the total under the size bound, oldest first', async () => {
+    const d = path.join(dir, 'b');
+    const store = createReplayStore({ redis: null, dataDir: d, settings: settings({ maxBytes: 40_000, segmentBytes: 8_000 }) });
+    const first = record({ responseBody: 'x'.repeat(900) });
+    store.enqueue(first);
+    await store.flush();
+    let last!: ReplayRecord;
+    for (let i = 0; i < 120; i++) {
+      last = record({ responseBody: 'y'.repeat(900) });
+      store.enqueue(last);
+      if (i % 5 === 0) await store.flush();
+    }
+    await store.flush();
+    const files = await fs.readdir(path.join(d, 'replay'));
+    expect(files.length).toBeGreaterThan(1);
+    let total = 0;
+    for (const f of files) total += (await fs.stat(path.join(d, 'replay', f))).size;
+    expect(total).toBeLessThanOrEqual(40_000);
+    expect(await store.get(first.id)).toBeNull();
+    expect(await store.get(last.id)).toEqual(last);
+    await store.close();
+  });
+
+  it('records older than the retention are not served and old segments go', async () => {
+    let now = Date.now();
+    const d = path.join(dir, 'c');
+    const store = createReplayStore({ redis: null, dataDir: d, settings: settings({ retentionMs: 60_000, segmentBytes: 1024 }), now: () => now });
+    const old = record({ responseBody: 'z'.repeat(1200) }, now);
+    store.enqueue(old);
+    await store.flush();
+    expect(await store.get(old.id)).toEqual(old);
+    now += 120_000;
+    expect(await store.get(old.id)).toBeNull();
+    expect(await store.list({})).toEqual([]);
+    // The next write sweeps segments whose last write is older than the retention (by mtime).
+    const seg = (await fs.readdir(path.join(d, 'replay')))[0]!;
+    const past = new Date(Date.now() - 3_600_000);
+    await fs.utimes(path.join(d, 'replay', seg), past, past);
+    store.enqueue(record({}, now));
+    await store.flush();
+    expect(await fs.readdir(path.join(d, 'replay'))).not.toContain(seg);
+    await store.close();
+  });
+
+  it('a full queue drops and counts instead of growing', async () => {
+    const store = createReplayStore({ redis: null, dataDir: path.join(dir, 'd'), settings: settings({ queueMaxRecords: 3 }) });
+    for (let i = 0; i < 10; i++) store.enqueue(record());
+    expect(store.stats().dropped).toBe(7);
+    await store.flush();
+    expect(store.stats()).toMatchObject({ written: 3, dropped: 7 });
+    await store.close();
+  });
+});
+
+describe('Redis store', () => {
+  let redis: TestRedis;
+  let client: RedisClient;
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    client = await connectRedis(redis.url);
+  });
+  afterAll(async () => {
+    client?.disconnect();
+    await redis?.stop();
+  });
+
+  it('writes records with a TTL, an index and a byte count; finds and lists them', async () => {
+    const store = createReplayStore({ redis: client, dataDir: '/nonexistent', settings: settings({ retentionMs: 3_600_000 }) });
+    const t0 = Date.now() - 5000;
+    const a = record({ partnerCode: 'ACME' }, t0);
+    const b = record({ partnerCode: 'ACME', status: 429 }, t0 + 1000);
+    const c = record({ partnerCode: 'OTHER' }, t0 + 2000);
+    [a, b, c].forEach((r) => store.enqueue(r));
+    await store.flush();
+    expect(await store.get(b.id)).toEqual(b);
+    const ttl = await client.pttl(REPLAY_KEYS.record(b.id));
+    expect(ttl).toBeGreaterThan(3_500_000);
+    expect((await store.list({ partner: 'ACME' })).map((r) => r.id)).toEqual([b.id, a.id]);
+    expect((await store.list({ status: '429' })).map((r) => r.id)).toEqual([b.id]);
+    const bytes = Number(await client.get(REPLAY_KEYS.bytes));
+    expect(bytes).toBe([a, b, c].reduce((s, r) => s + Buffer.byteLength(JSON.stringify(r)), 0));
+    // A reused request id replaces the record and its size.
+    store.enqueue({ ...a, status: 500 });
+    await store.flush();
+    expect((await store.get(a.id))?.status).toBe(500);
+    expect(Number(await client.get(REPLAY_KEYS.bytes))).toBe(bytes);
+    await store.close();
+    await client.flushall();
+  });
+
+  it('keeps the total under the size bound and drops old records first', async () => {
+    const store = createReplayStore({ redis: client, dataDir: '/nonexistent', settings: settings({ maxBytes: 20_000 }) });
+    const recs = Array.from({ length: 60 }, (_, i) => record({ responseBody: 'q'.repeat(900) }, Date.now() - 60_000 + i * 100));
+    recs.forEach((r) => store.enqueue(r));
+    await store.flush();
+    const bytes = Number(await client.get(REPLAY_KEYS.bytes));
+    expect(bytes).toBeLessThanOrEqual(20_000);
+    expect(bytes).toBeGreaterThan(15_000);
+    expect(await store.get(recs[0]!.id)).toBeNull();
+    expect(await store.get(recs[59]!.id)).not.toBeNull();
+    const kept = await client.zcard(REPLAY_KEYS.index);
+    expect(kept).toBe(await client.hlen(REPLAY_KEYS.sizes));
+    expect(kept).toBeLessThan(60);
+    await store.close();
+    await client.flushall();
+  });
+
+  it('removes index entries past the retention', async () => {
+    const store = createReplayStore({ redis: client, dataDir: '/nonexistent', settings: settings({ retentionMs: 60_000 }) });
+    const old = record({}, Date.now() - 120_000);
+    const fresh = record({});
+    store.enqueue(old);
+    store.enqueue(fresh);
+    await store.flush();
+    expect(await client.zscore(REPLAY_KEYS.index, old.id)).toBeNull();
+    expect(await store.get(old.id)).toBeNull();
+    expect(await store.get(fresh.id)).toEqual(fresh);
+    await store.close();
+    await client.flushall();
+  });
+
+  it('Redis down: records are dropped and counted, enqueue never throws', async () => {
+    const store = createReplayStore({ redis: client, dataDir: '/nonexistent', settings: settings() });
+    await redis.stop();
+    await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 5; i++) store.enqueue(record());
+    await store.flush();
+    expect(store.stats()).toMatchObject({ written: 0, dropped: 5 });
+    await redis.start();
+    await store.close();
+  });
+});

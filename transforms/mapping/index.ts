@@ -1,0 +1,54 @@
+// The feed mapping: configuration (the `feed-mapping` blocks of .meshrc.yaml) -> FeedBindings the
+// resolvers call. Contract: types.ts. Syntax: compile.ts (fields), paths.ts (paths), units.ts (units),
+// kinds.ts (the canonical keys of each kind).
+import { compileFeedMapping, type CompiledFeedBinding } from './compile.js';
+import { isObjectLike } from './paths.js';
+import { FeedConfigError, type FeedBinding } from './types.js';
+
+export { compileFeedMapping, buildSelectionSet, FEED_INPUT_KEYS, DEFAULT_MAX_ITEMS, DEFAULT_TIMEOUT_MS } from './compile.js';
+export type { CompiledFeedBinding, MappingPlan, PlannedRead, PlannedArg, Expect, LeafClass, FeedInputKey } from './compile.js';
+export { validateAgainstSchema } from './validate.js';
+export { parsePath, readPath, PathSyntaxError } from './paths.js';
+export type { ParsedPath, PathSegment, Selector } from './paths.js';
+export { convertUnit, UNITS, UNIT_NAMES, UnitValueError } from './units.js';
+export type { UnitName, Dimension, CanonicalQuantity } from './units.js';
+export { KINDS, KIND_NAMES, MAX_NESTED_ITEMS, RecordError } from './kinds.js';
+export * from './types.js';
+
+/** A transform key that is this mapping: `feed-mapping`, or any path ending in `feed-mapping.ts`. */
+export function isFeedMappingKey(key: string): boolean {
+  return key === 'feed-mapping' || key.endsWith('feed-mapping.ts');
+}
+
+/**
+ * Every source of a (parsed) Mesh config that carries the feed-mapping transform, compiled, in the
+ * order declared. Throws FeedConfigError on a bad mapping, a source without a name, two
+ * feed-mapping transforms on one source, or two mapped sources of the same name.
+ */
+export function bindingsFromConfig(rawMeshConfig: { sources?: any[] } | null | undefined): CompiledFeedBinding[] {
+  const sources: unknown = rawMeshConfig?.sources;
+  if (sources === undefined || sources === null) return [];
+  if (!Array.isArray(sources)) throw new FeedConfigError('(config)', 'sources', 'expected a list of sources');
+  const out: CompiledFeedBinding[] = [];
+  const names = new Set<string>();
+  sources.forEach((src: unknown, i) => {
+    if (!isObjectLike(src) || !Array.isArray(src.transforms)) return;
+    const configs: unknown[] = [];
+    for (const t of src.transforms as unknown[]) {
+      if (!isObjectLike(t)) continue;
+      for (const k of Object.keys(t)) if (isFeedMappingKey(k)) configs.push(t[k]);
+    }
+    if (configs.length === 0) return;
+    const name = src.name;
+    if (typeof name !== 'string' || name === '') {
+      throw new FeedConfigError(`sources[${i}]`, 'name', 'a source with the feed-mapping transform needs a name');
+    }
+    if (configs.length > 1) throw new FeedConfigError(name, 'transforms', 'more than one feed-mapping transform on this source');
+    if (names.has(name)) throw new FeedConfigError(name, 'name', 'two mapped sources have this name');
+    names.add(name);
+    out.push(compileFeedMapping(name, configs[0]));
+  });
+  return out;
+}
+
+export type { FeedBinding };
