@@ -403,6 +403,8 @@ class FileBackend implements Backend {
     if (lines.length === 0) return;
     const text = lines.map((l) => l.json).join('\n') + '\n';
     const bytes = Buffer.byteLength(text);
+    // Make room first, so the total stays within the bound after the append.
+    await this.trim(bytes);
     if (!this.current || this.current.size >= this.settings.segmentBytes) {
       await fsp.mkdir(this.dir, { recursive: true });
       const startedAt = this.now();
@@ -411,11 +413,13 @@ class FileBackend implements Backend {
     }
     await fsp.appendFile(this.current.file, text, { mode: 0o600 });
     this.current.size += bytes;
-    await this.trim();
   }
 
-  /** Deletes whole segments: older than the retention, then oldest while over the size bound. */
-  private async trim(): Promise<void> {
+  /**
+   * Deletes whole segments, oldest first: those older than the retention, then while the total
+   * plus `incoming` bytes would exceed the size bound.
+   */
+  private async trim(incoming: number): Promise<void> {
     const segs = await this.segments();
     let total = segs.reduce((s, x) => s + x.size, 0);
     const cutoff = this.now() - this.settings.retentionMs;
@@ -423,7 +427,7 @@ class FileBackend implements Backend {
     if (doAgeSweep) this.lastAgeSweep = this.now();
     for (const s of segs) {
       const expired = doAgeSweep && s.mtimeMs < cutoff;
-      if (!expired && total <= this.settings.maxBytes) continue;
+      if (!expired && total + incoming <= this.settings.maxBytes) continue;
       try {
         await fsp.unlink(s.file);
         total -= s.size;

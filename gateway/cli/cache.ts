@@ -10,6 +10,8 @@
 // or --admin-url), and otherwise says it cannot reach it.
 // Exit status: 0 done, 1 failed, 2 usage error.
 import { parseArgs } from 'node:util';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from '../config.js';
 import { connectRedis, safeTarget } from '../../cache/redis-connection.js';
 import { purgeInRedis } from '../../cache/response-cache.js';
@@ -22,7 +24,26 @@ Root fields: utilities, residentialPlans, businessPlans, nextStartDate, energyIn
 
 class UsageError extends Error {}
 
-async function main(argv: string[]): Promise<number> {
+export interface Io {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+export async function runCacheCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
+  try {
+    return await cacheCommand(argv, env, io);
+  } catch (err) {
+    if (err instanceof UsageError || (err as { code?: string })?.code?.startsWith?.('ERR_PARSE_ARGS')) {
+      io.err(`cache: ${(err as Error).message}`);
+      io.err(USAGE);
+      return 2;
+    }
+    io.err(`cache: ${err instanceof ConfigError ? err.message : (err as Error)?.message ?? err}`);
+    return err instanceof ConfigError ? 2 : 1;
+  }
+}
+
+async function cacheCommand(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -34,12 +55,12 @@ async function main(argv: string[]): Promise<number> {
     },
   });
   if (values.help) {
-    console.log(USAGE);
+    io.out(USAGE);
     return 0;
   }
   const [command] = positionals;
   if (command !== 'purge') throw new UsageError(command ? `unknown command "${command}"` : 'no command');
-  const config = loadConfig(process.env);
+  const config = loadConfig(env);
   const fields = (values.field ?? []).flatMap((f) => f.split(',')).map((f) => f.trim()).filter(Boolean);
   if (!values.all && fields.length === 0) throw new UsageError('name --field <rootField> or --all');
   if (values.all && fields.length) throw new UsageError('use either --field or --all');
@@ -52,7 +73,7 @@ async function main(argv: string[]): Promise<number> {
     const redis = await connectRedis(config.redisUrl);
     try {
       const { epochs, receivers } = await purgeInRedis(redis, values.all ? { all: true } : { fields });
-      console.log(`purged ${what} on every gateway instance using ${safeTarget(config.redisUrl)} (epochs ${JSON.stringify(epochs)}; ${receivers} instance(s) notified now, the others within seconds)`);
+      io.out(`purged ${what} on every gateway instance using ${safeTarget(config.redisUrl)} (epochs ${JSON.stringify(epochs)}; ${receivers} instance(s) notified now, the others within seconds)`);
       return 0;
     } finally {
       redis.disconnect();
@@ -61,7 +82,7 @@ async function main(argv: string[]): Promise<number> {
 
   const adminUrl = values['admin-url'] ?? (config.ports.admin !== null ? `http://127.0.0.1:${config.ports.admin}` : null);
   if (!config.adminToken || !adminUrl) {
-    console.error(
+    io.err(
       'cache: REDIS_URL is not set, so each gateway keeps its cache in its own process and this command cannot reach it.\n' +
         '  Either run it with the gateways\' REDIS_URL, or set ADMIN_TOKEN (the gateway\'s admin token; ADMIN_PORT or --admin-url)\n' +
         '  to purge through the admin endpoint, or restart the gateway (its in-process cache starts empty).',
@@ -73,30 +94,22 @@ async function main(argv: string[]): Promise<number> {
   try {
     res = await fetch(`${adminUrl.replace(/\/+$/, '')}/cache/purge?${qs}`, { method: 'POST', headers: { authorization: `Bearer ${config.adminToken}` } });
   } catch (err) {
-    console.error(`cache: no REDIS_URL and the admin endpoint ${adminUrl} did not answer (${(err as Error).message}); is the gateway running with ADMIN_TOKEN set?`);
+    io.err(`cache: no REDIS_URL and the admin endpoint ${adminUrl} did not answer (${(err as Error).message}); is the gateway running with ADMIN_TOKEN set?`);
     return 1;
   }
   const body = await res.text();
   if (!res.ok) {
-    console.error(`cache: admin endpoint answered ${res.status}: ${body}`);
+    io.err(`cache: admin endpoint answered ${res.status}: ${body}`);
     return 1;
   }
-  console.log(`purged ${what} on the gateway at ${adminUrl} (this instance only: without Redis instances share nothing)`);
+  io.out(`purged ${what} on the gateway at ${adminUrl} (this instance only: without Redis instances share nothing)`);
   return 0;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    if (err instanceof UsageError || (err as { code?: string })?.code?.startsWith?.('ERR_PARSE_ARGS')) {
-      console.error(`cache: ${(err as Error).message}\n\n${USAGE}`);
-      process.exit(2);
-    }
-    if (err instanceof ConfigError) {
-      console.error(`cache: ${err.message}`);
-      process.exit(2);
-    }
-    console.error(`cache: ${(err as Error)?.message ?? err}`);
-    process.exit(1);
-  },
-);
+const isMain = process.argv[1] && path.resolve(process.argv[1]).replace(/\.[cm]?[jt]s$/, '') === fileURLToPath(import.meta.url).replace(/\.[cm]?[jt]s$/, '');
+if (isMain) {
+  process.exitCode = await runCacheCli(process.argv.slice(2), process.env, {
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+  });
+}

@@ -35,7 +35,8 @@
 //             nested keys read from the enclosing record itself.
 //
 // Per record: a configured field that is absent/null with no default rejects the record as
-// "missing", unless the canonical field is nullable (-> null) or a list (-> []). A value of the
+// "missing", unless the canonical field is nullable (-> null), a list (-> []) or an optional key
+// without a neutral value (e.g. stateStats generation.WIND: left out). A value of the
 // wrong type, a negative amount, money with more decimals than its unit allows, an unknown enum
 // value... rejects the record with { index, reason }; map() never throws for a record.
 import {

@@ -1,0 +1,54 @@
+// Starts a whole gateway (reference upstream included) on free ports with keys issued, for e2e tests.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startGateway, type GatewayHandle } from '../../gateway/app.js';
+import { issueKey } from '../../gateway/keys/key-store.js';
+
+export interface TestGateway {
+  g: GatewayHandle;
+  keys: { production: string; certification: string };
+  dataDir: string;
+  /** POST a GraphQL request; production/certification carry their key unless `key` is given. */
+  post(environment: 'production' | 'certification' | 'playground', query: string, variables?: Record<string, unknown>, opts?: { key?: string | null; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; json: any; text: string }>;
+  close(): Promise<void>;
+}
+
+export async function startTestGateway(env: Record<string, string> = {}): Promise<TestGateway> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-e2e-'));
+  const keysFile = path.join(dataDir, 'keys.json');
+  const production = (await issueKey(keysFile, { environment: 'production', partnerCode: 'ACME' })).key;
+  const certification = (await issueKey(keysFile, { environment: 'certification', partnerCode: 'ACME' })).key;
+  const g = await startGateway({
+    env: {
+      PATH: process.env.PATH,
+      PRODUCTION_PORT: '0', CERTIFICATION_PORT: '0', PLAYGROUND_PORT: '0', UPSTREAM_PORT: '0', OPS_PORT: '0',
+      DATA_DIR: dataDir, KEYS_FILE: keysFile, LOG_LEVEL: 'silent',
+      ...env,
+    },
+  });
+  const keys = { production, certification };
+  return {
+    g,
+    keys,
+    dataDir,
+    async post(environment, query, variables, opts = {}) {
+      const headers: Record<string, string> = { 'content-type': 'application/json', ...opts.headers };
+      const key = opts.key === undefined ? (environment === 'playground' ? undefined : keys[environment]) : opts.key;
+      if (key) headers['x-api-key'] = key;
+      const res = await fetch(g.urls[environment]!, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
+      const text = await res.text();
+      let json: any = null;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = null;
+      }
+      return { status: res.status, headers: res.headers, json, text };
+    },
+    async close() {
+      await g.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
