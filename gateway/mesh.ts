@@ -1,8 +1,10 @@
 // Builds the Mesh from .meshrc.yaml at start-up (no build step, so a new feed is configuration
 // only) and derives the public schema variants the listeners serve.
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { findAndParseConfig } from '@graphql-mesh/cli';
+import fs from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { processConfig } from '@graphql-mesh/config';
+import yaml from 'js-yaml';
 import { getMesh, type MeshInstance } from '@graphql-mesh/runtime';
 import { filterSchema, pruneSchema } from '@graphql-tools/utils';
 import type { GraphQLSchema } from 'graphql';
@@ -10,6 +12,9 @@ import { bindingsFromConfig } from '../transforms/mapping/index.js';
 import type { FeedBinding, FeedKind } from '../transforms/mapping/types.js';
 import type { FeedRegistry } from '../resolvers/context.js';
 import type { MeshFetch } from './upstream/fetch.js';
+import * as resolversModule from '../resolvers/index.js';
+import * as feedMappingModule from '../transforms/feed-mapping.js';
+import * as meshLoggerModule from './mesh-logger.js';
 
 export type SchemaVariant = 'keyed' | 'playground';
 
@@ -26,6 +31,19 @@ export interface GatewayMesh {
 const PUBLIC_FIELDS = new Set(['utilities', 'residentialPlans', 'businessPlans', 'nextStartDate', 'energyInfoByState', 'utilityAccounts']);
 const KEYED_ONLY = new Set(['utilityAccounts']);
 
+/** The project root: the nearest folder above this module with a package.json (works bundled too). */
+const PROJECT_ROOT = (() => {
+  let d = path.dirname(fileURLToPath(import.meta.url));
+  while (!fs.existsSync(path.join(d, 'package.json')) && path.dirname(d) !== d) d = path.dirname(d);
+  return d;
+})();
+
+const OWN_MODULES = new Map<string, unknown>([
+  ['resolvers/index.ts', resolversModule],
+  ['transforms/feed-mapping.ts', feedMappingModule],
+  ['gateway/mesh-logger.ts', meshLoggerModule],
+]);
+
 export class MeshStartupError extends Error {
   constructor(message: string) {
     super(message);
@@ -35,13 +53,27 @@ export class MeshStartupError extends Error {
 
 export async function loadGatewayMesh(opts: { dir: string; fetchFn: MeshFetch; logLevel?: string }): Promise<GatewayMesh> {
   const dir = path.resolve(opts.dir);
-  // Mesh's default importer resolves relative module paths from its own folder; ours from the config's.
-  const importFn = (id: string) =>
-    import(id.startsWith('.') ? pathToFileURL(path.resolve(dir, id)).href : path.isAbsolute(id) ? pathToFileURL(id).href : id);
-  const config = await findAndParseConfig({ dir, importFn, throwOnInvalidConfig: true }).catch((err: Error) => {
+  const importFn = (id: string) => {
+    // Our own modules named in .meshrc.yaml are linked in already: no per-start transpiling, and
+    // one copy of graphql-js. Anything else (new packages) is imported; relative ids from the
+    // config's folder, not Mesh's.
+    const target = id.startsWith('.') ? path.resolve(dir, id) : id;
+    const own = path.isAbsolute(target) ? OWN_MODULES.get(path.relative(PROJECT_ROOT, target).split(path.sep).join('/')) : undefined;
+    if (own) return Promise.resolve(own);
+    return import(path.isAbsolute(target) ? pathToFileURL(target).href : target);
+  };
+  // The CLI's config finder pulls in code generation (seconds of start-up); we only need the YAML.
+  let raw: { sources?: unknown[] };
+  try {
+    raw = yaml.load(fs.readFileSync(path.join(dir, '.meshrc.yaml'), 'utf8')) as { sources?: unknown[] };
+    if (!raw || typeof raw !== 'object') throw new Error('the file is empty or not a mapping');
+  } catch (err) {
+    throw new MeshStartupError(`cannot read ${path.join(dir, '.meshrc.yaml')}: ${(err as Error).message}`);
+  }
+  const config = await processConfig(raw as never, { dir, importFn, generateCode: false }).catch((err: Error) => {
     throw new MeshStartupError(`invalid .meshrc.yaml in ${dir}: ${err.message}`);
   });
-  const feeds = bindingsFromConfig(config.config as { sources?: unknown[] });
+  const feeds = bindingsFromConfig(raw);
   const errors: string[] = [];
   const logger = quietLogger(errors, opts.logLevel);
   let mesh: MeshInstance;

@@ -345,8 +345,9 @@ describe('replay', () => {
 describe('bounds and outages', () => {
   it('embedded store: total size and retention bounds, oldest first', async () => {
     const dataDir = path.join(tmp, 'embedded');
+    const adminPort = String(await freePort());
     const gw = await startGateway({
-      env: { ...baseEnv, REDIS_URL: '', DATA_DIR: dataDir, REPLAY_MAX_BYTES: '24KiB', REPLAY_SEGMENT_BYTES: '4KiB', REPLAY_RETENTION: '3s' },
+      env: { ...baseEnv, REDIS_URL: '', DATA_DIR: dataDir, REPLAY_MAX_BYTES: '24KiB', REPLAY_SEGMENT_BYTES: '4KiB', REPLAY_RETENTION: '3s', ADMIN_TOKEN, ADMIN_PORT: adminPort },
       // Cache and replay only (no key check): this instance stands for a single-process deployment.
       capabilities: [cacheReplayCapability],
     });
@@ -363,6 +364,14 @@ describe('bounds and outages', () => {
       const total = fs.readdirSync(dir).reduce((s, f) => s + fs.statSync(path.join(dir, f)).size, 0);
       expect(total).toBeLessThanOrEqual(24 * 1024);
       expect((await replayCli(['show', ids[0]!], env)).code).toBe(1);
+
+      // Without Redis the purge command goes through the admin endpoint of the local gateway.
+      expect((await gql(gw.urls.production!, UTILS('75001'))).headers.get('x-cache')).toBe('HIT');
+      const purge = await cacheCli(['purge', '--field', 'utilities'], { REDIS_URL: '', ADMIN_TOKEN, ADMIN_PORT: adminPort });
+      expect(purge.code, purge.err).toBe(0);
+      expect(purge.out).toMatch(/this instance only/);
+      expect((await gql(gw.urls.production!, UTILS('75001'))).headers.get('x-cache')).toBe('MISS');
+
       await new Promise((r) => setTimeout(r, 3100));
       expect((await replayCli(['show', ids[39]!], env)).code).toBe(1);
     } finally {
