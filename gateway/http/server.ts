@@ -78,7 +78,9 @@ export function createListener(opts: ListenerOptions): http.Server {
     if (pathname === '/healthz' || pathname === '/readyz') {
       const h = opts.health();
       const status = pathname === '/healthz' ? 200 : h.ok ? 200 : 503;
-      return { status, headers: {}, body: JSON.stringify({ status: h.ok ? 'ok' : 'degraded', environment: opts.environment, ...h.details }) };
+      // Liveness stays terse; readiness names what is degraded (no counts or paths either way).
+      const body = pathname === '/healthz' ? { status: 'ok', environment: opts.environment } : { status: h.ok ? 'ok' : 'degraded', environment: opts.environment, ...h.details };
+      return { status, headers: {}, body: JSON.stringify(body) };
     }
     if (pathname !== '/graphql') return errorReply(404, 'Not found. The GraphQL endpoint is POST /graphql.', 'NOT_FOUND');
     if (req.method === 'OPTIONS') return { status: 204, headers: {}, body: '' };

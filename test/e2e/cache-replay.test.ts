@@ -396,7 +396,7 @@ describe('bounds and outages', () => {
       // In-process entries still serve.
       expect((await gql(gwA.urls.production!, warm, { key: prodKey })).headers.get('x-cache')).toBe('HIT');
       const health = await eventually(async () => {
-        const h = await (await fetch(gwA.urls.production!.replace('/graphql', '/healthz'))).json();
+        const h = await (await fetch(gwA.urls.production!.replace('/graphql', '/readyz'))).json();
         return h.replay.dropped > 0 && h;
       });
       expect(health.redis).toBe('down');
