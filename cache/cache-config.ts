@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import yaml from 'js-yaml';
+import { envReader } from '../gateway/env-reader.js';
 
 /** How long an answer containing a root field may be served from cache. */
 export type TtlRule =
@@ -155,44 +156,12 @@ function readConfigFile(file: string, problems: string[]): Record<string, unknow
 }
 
 export function loadCacheReplaySettings(env: NodeJS.ProcessEnv, cwd: string, problems: string[]): CacheReplaySettings {
-  const bytes = (name: string, fallback: number, min: number): number => {
-    const raw = env[name];
-    if (raw === undefined || raw.trim() === '') return fallback;
-    const n = parseBytes(raw);
-    if (n === null || n < min) {
-      problems.push(`${name} must be a size of at least ${min} bytes (e.g. 64MiB), got "${raw}"`);
-      return fallback;
-    }
-    return n;
-  };
-  const duration = (name: string, fallback: number, min: number): number => {
-    const raw = env[name];
-    if (raw === undefined || raw.trim() === '') return fallback;
-    const n = parseDuration(raw);
-    if (n === null || n < min) {
-      problems.push(`${name} must be a duration of at least ${min} ms (e.g. 7d, 12h, 30m), got "${raw}"`);
-      return fallback;
-    }
-    return n;
-  };
-  const int = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = env[name];
-    if (raw === undefined || raw.trim() === '') return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) {
-      problems.push(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-      return fallback;
-    }
-    return n;
-  };
-  const bool = (name: string, fallback: boolean): boolean => {
-    const raw = env[name]?.trim().toLowerCase();
-    if (raw === undefined || raw === '') return fallback;
-    if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
-    if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-    problems.push(`${name} must be true or false, got "${env[name]}"`);
-    return fallback;
-  };
+  const read = envReader(env, problems);
+  const bytes = (name: string, fallback: number, min: number) =>
+    read.parsed(name, fallback, min, parseBytes, `a size of at least ${min} bytes (e.g. 64MiB)`);
+  const duration = (name: string, fallback: number, min: number) =>
+    read.parsed(name, fallback, min, parseDuration, `a duration of at least ${min} ms (e.g. 7d, 12h, 30m)`);
+  const { int, bool } = read;
 
   // The TTL file: CACHE_CONFIG, else cache.config.yaml / .yml / .json in the working directory.
   let file: string | null = null;

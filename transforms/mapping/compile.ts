@@ -605,6 +605,29 @@ function compileStringList(c: Ctx, vt: StringListType, spec: Spec, key: string, 
   };
 }
 
+/** Plans the read of one object at `spec.path` (or the record itself) and compiles its fields. */
+function compileObjectAt(c: Ctx, fields: FieldTable, spec: Spec, key: string, name: string) {
+  let path: ParsedPath | null = null;
+  let inner: Ctx = c;
+  if (spec.path !== undefined) {
+    path = pathOf(c.p, `${key}.path`, spec.path);
+    if (!path) return undefined;
+    const read: PlannedRead = { key: `${key}.path`, prefix: c.prefix, path, parent: c.parent, expect: { kind: 'object' } };
+    c.reads.push(read);
+    inner = { ...c, prefix: [...c.prefix, ...path.segments], parent: read };
+  }
+  const table = compileTable(inner, fields, spec.fields, `${key}.fields`);
+  if (!table) return undefined;
+  const at = path;
+  return {
+    table,
+    locate: (ctx: Parameters<TableReader>[0], where: string) => ({
+      obj: at ? readPath(ctx, at, 'one') : ctx,
+      label: at ? `${where}${name} (${at.text})` : `${where}${name}`,
+    }),
+  };
+}
+
 type ObjectType = Extract<ValueType, { type: 'object' }>;
 
 function compileObject(c: Ctx, vt: ObjectType, spec: Spec, key: string, name: string): FieldReader | undefined {
@@ -620,20 +643,11 @@ function compileObject(c: Ctx, vt: ObjectType, spec: Spec, key: string, name: st
     c.p.add(`${key}.fields`, `required: the keys of ${name} (${list(Object.keys(vt.fields))})`);
     return undefined;
   }
-  let path: ParsedPath | null = null;
-  let inner: Ctx = c;
-  if (spec.path !== undefined) {
-    path = pathOf(c.p, `${key}.path`, spec.path);
-    if (!path) return undefined;
-    const read: PlannedRead = { key: `${key}.path`, prefix: c.prefix, path, parent: c.parent, expect: { kind: 'object' } };
-    c.reads.push(read);
-    inner = { ...c, prefix: [...c.prefix, ...path.segments], parent: read };
-  }
-  const table = compileTable(inner, vt.fields, spec.fields, `${key}.fields`);
-  if (!table) return undefined;
+  const nested = compileObjectAt(c, vt.fields, spec, key, name);
+  if (!nested) return undefined;
+  const { table } = nested;
   return (ctx, where) => {
-    const obj = path ? readPath(ctx, path, 'one') : ctx;
-    const label = path ? `${where}${name} (${path.text})` : `${where}${name}`;
+    const { obj, label } = nested.locate(ctx, where);
     if (obj === undefined || obj === null) {
       if (vt.nullable) return null;
       throw new RecordError(`${label}: missing`);
@@ -693,20 +707,11 @@ function compileList(c: Ctx, vt: ListType, spec: Spec, key: string, name: string
   }
 
   // One entry made from an object (at path, or the record itself).
-  let path: ParsedPath | null = null;
-  let inner: Ctx = c;
-  if (spec.path !== undefined) {
-    path = pathOf(c.p, `${key}.path`, spec.path);
-    if (!path) return undefined;
-    const read: PlannedRead = { key: `${key}.path`, prefix: c.prefix, path, parent: c.parent, expect: { kind: 'object' } };
-    c.reads.push(read);
-    inner = { ...c, prefix: [...c.prefix, ...path.segments], parent: read };
-  }
-  const table = compileTable(inner, vt.fields, spec.fields, `${key}.fields`);
-  if (!table) return undefined;
+  const nested = compileObjectAt(c, vt.fields, spec, key, name);
+  if (!nested) return undefined;
+  const { table } = nested;
   return (ctx, where) => {
-    const obj = path ? readPath(ctx, path, 'one') : ctx;
-    const label = path ? `${where}${name} (${path.text})` : `${where}${name}`;
+    const { obj, label } = nested.locate(ctx, where);
     if (obj === undefined || obj === null) return atLeast([], label);
     if (!isObjectLike(obj)) throw new RecordError(`${label}: expected an object, got ${describeType(obj)}`);
     return atLeast([table(obj, `${where}${name}[0].`)], label);
