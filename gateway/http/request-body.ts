@@ -69,5 +69,9 @@ export function parseGraphQLBody(contentType: string | undefined, raw: Buffer): 
   if (operationName !== null && typeof operationName !== 'string') {
     return errorReply(400, '"operationName" must be a string.', 'BAD_REQUEST');
   }
+  const extensions = body.extensions ?? null;
+  if (extensions !== null && (typeof extensions !== 'object' || Array.isArray(extensions))) {
+    return errorReply(400, '"extensions" must be a JSON object.', 'BAD_REQUEST');
+  }
   return { query: body.query, variables: variables as Record<string, unknown> | null, operationName };
 }

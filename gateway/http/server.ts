@@ -105,8 +105,12 @@ export function createListener(opts: ListenerOptions): http.Server {
     state.operationName = body.operationName;
 
     const prepared = prepare(body.query, body.operationName);
+    // The spec answers GraphQL-level failures with 200 (application/json). A client that asks for
+    // application/graphql-response+json first gets that media type's 400 semantics instead.
+    const gqlResponse = prefersGraphQLResponse(req);
+    const typeHeader: Record<string, string> = gqlResponse ? { 'content-type': 'application/graphql-response+json; charset=utf-8' } : {};
     if (!prepared.ok) {
-      return { status: 200, headers: {}, body: JSON.stringify({ errors: prepared.errors.map((e) => e.toJSON()) }) };
+      return { status: gqlResponse ? 400 : 200, headers: typeHeader, body: JSON.stringify({ errors: prepared.errors.map((e) => e.toJSON()) }) };
     }
     const op = prepared.op;
     state.operation = op;
@@ -132,7 +136,8 @@ export function createListener(opts: ListenerOptions): http.Server {
       now: opts.now ?? (() => new Date()),
     };
     const outcome = await executeOperation(opts.schema, op, body.variables, context, (err) => opts.onInternalError(err, state));
-    const reply: Reply = { status: 200, headers: {}, body: outcome.body };
+    const requestError = gqlResponse && outcome.hasErrors && !outcome.body.includes('"data"');
+    const reply: Reply = { status: requestError ? 400 : 200, headers: typeHeader, body: outcome.body };
     if (outcome.stale) state.cache = 'STALE';
     for (const p of opts.plugins) {
       await p.onExecuted?.(state, op, reply, { hasErrors: outcome.hasErrors, upstreamMaxAge: upstreamMaxAge(state), stale: outcome.stale });
@@ -171,6 +176,11 @@ export function createListener(opts: ListenerOptions): http.Server {
     socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
   });
   return server;
+}
+
+function prefersGraphQLResponse(req: IncomingMessage): boolean {
+  const first = String(req.headers.accept ?? '').split(',')[0]!.trim().toLowerCase();
+  return first.startsWith('application/graphql-response+json');
 }
 
 function acceptsHtml(req: IncomingMessage): boolean {
