@@ -76,7 +76,7 @@ function publicTier(t: { usageKwh: number; allInRateUsdPerKwh: number; avgMonthl
   return { usageKwh: t.usageKwh, allInRateUsdPerKwh: t.allInRateUsdPerKwh, avgMonthlyBillUsd: t.avgMonthlyBillUsd };
 }
 
-/** Offers of the deregulated territories asked for, exact duplicates dropped, in a stable order. */
+/** Offers of the deregulated territories asked for, exact duplicates dropped, in feed order. */
 export function offersFor(
   offers: CanonicalOffer[],
   territories: Territory[],
@@ -88,9 +88,12 @@ export function offersFor(
   for (const offer of offers) {
     const delivery = byUtility.get(offer.utilityId);
     if (!delivery || offer.customerClass !== customerClass) continue;
-    const key = `${offer.feed}\u0000${offer.offerId}\u0000${offer.utilityId}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
+    // The same offer twice (a feed repeating itself, or two feeds carrying one supplier's offer):
+    // identical apart from where it came from.
+    const { feed: _feed, offerId: _id, ...content } = offer;
+    const keys = [`${offer.feed}\u0000${offer.offerId}\u0000${offer.utilityId}`, JSON.stringify(content)];
+    if (keys.some((k) => seen.has(k))) continue;
+    for (const k of keys) seen.add(k);
     out.push({ offer, delivery });
   }
   return out;

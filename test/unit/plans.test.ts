@@ -1,0 +1,35 @@
+// Offer selection for the plan queries: territory and class filters, duplicate dropping, order.
+import { describe, expect, it } from 'vitest';
+import { bySortKey, offersFor } from '../../resolvers/plans.js';
+import type { CanonicalOffer, Territory } from '../../resolvers/canonical.js';
+
+const offer = (over: Partial<CanonicalOffer> = {}): CanonicalOffer => ({
+  feed: 'Voltify', offerId: 'A', supplierName: 'S', title: 'T', customerClass: 'RESIDENTIAL', utilityId: 'ONCOR',
+  rateType: 'FIXED', termMonths: 12, energyBlocks: [{ fromKwh: 0, toKwh: null, microUsdPerKwh: 120000 }],
+  baseMonthlyMicro: 0, credits: [], minimumUsageFee: null, renewablePercent: 0, cancellationFeeMicro: 0, enrollmentFeeMicro: 0,
+  ...over,
+});
+const territory = (utilityId: string): Territory => ({
+  utilityId, name: utilityId, state: 'TX', timeZone: 'America/Chicago', market: 'DEREGULATED', ownership: 'IOU',
+  delivery: { fixedMonthlyMicro: 4230000, perKwhMicro: 51893 }, switching: { leadBusinessDays: 2, meterReadCycleDays: 30, sameDayCutoff: '17:00' }, holidays: [],
+});
+
+describe('offersFor', () => {
+  it('keeps offers of the served utilities and class only', () => {
+    const out = offersFor([offer(), offer({ offerId: 'B', utilityId: 'PECO' }), offer({ offerId: 'C', customerClass: 'COMMERCIAL' })], [territory('ONCOR')], 'RESIDENTIAL');
+    expect(out.map((o) => o.offer.offerId)).toEqual(['A']);
+    expect(out[0]!.delivery.fixedMonthlyMicro).toBe(4230000);
+  });
+
+  it('drops a repeated offer and the same offer carried by a second feed', () => {
+    const out = offersFor([offer(), offer(), offer({ feed: 'Brightgrid', offerId: 'x-1' }), offer({ offerId: 'D', title: 'Other' })], [territory('ONCOR')], 'RESIDENTIAL');
+    expect(out.map((o) => `${o.offer.feed}/${o.offer.offerId}`)).toEqual(['Voltify/A', 'Voltify/D']);
+  });
+});
+
+describe('bySortKey', () => {
+  it('orders by price, then by id so equal prices keep a stable order', () => {
+    const rows = [{ sortMicro: 2, id: 'b' }, { sortMicro: 1, id: 'z' }, { sortMicro: 2, id: 'a' }];
+    expect(rows.sort(bySortKey).map((r) => r.id)).toEqual(['z', 'a', 'b']);
+  });
+});
