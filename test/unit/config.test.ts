@@ -1,0 +1,44 @@
+// Settings: defaults, every bad value named at once, per-environment feed URLs.
+import { describe, expect, it } from 'vitest';
+import { ConfigError, feedUrlsFor, loadConfig } from '../../gateway/config.js';
+
+describe('loadConfig', () => {
+  it('has working defaults', () => {
+    const c = loadConfig({}, '/srv/app');
+    expect(c.environments).toEqual(['production', 'certification', 'playground']);
+    expect([c.ports.production, c.ports.certification, c.ports.playground]).toEqual([4000, 4001, 4002]);
+    expect(c.upstream).toEqual({ start: true, port: 4010, url: 'http://127.0.0.1:4010' });
+    expect(c.redisUrl).toBeNull();
+    expect(c.keysFile).toBe('/srv/app/data/keys.json');
+    expect(c.fillPartnerRef).toBe(false);
+    expect(c.playgroundAllowance).toBe(10);
+    expect(c.corsOrigins).toEqual(new Set());
+  });
+
+  it('lists every problem, naming the variable', () => {
+    try {
+      loadConfig({ PRODUCTION_PORT: '70000', ENVIRONMENTS: 'production,staging', REDIS_URL: 'http://x', FILL_PARTNER_REF: 'maybe', ENROLLMENT_BASE_URL: 'http://insecure.example', TRUST_PROXY: 'nope', BODY_LIMIT_BYTES: '12', ADMIN_TOKEN: 'short' });
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      const text = (err as ConfigError).problems.join('\n');
+      for (const name of ['PRODUCTION_PORT', 'ENVIRONMENTS', 'REDIS_URL', 'FILL_PARTNER_REF', 'ENROLLMENT_BASE_URL', 'TRUST_PROXY', 'BODY_LIMIT_BYTES', 'ADMIN_TOKEN']) {
+        expect(text).toContain(name);
+      }
+    }
+  });
+
+  it('does not start the reference upstream when an upstream is given', () => {
+    const c = loadConfig({ UPSTREAM_URL: 'https://feeds.example.com' });
+    expect(c.upstream.start).toBe(false);
+    expect(c.upstream.url).toBe('https://feeds.example.com');
+  });
+});
+
+describe('feedUrlsFor', () => {
+  it('gives each source its own URL, certification its staging one, else the shared upstream', () => {
+    const env = { VOLTIFY_URL: 'https://voltify.example/', CERTIFICATION_VOLTIFY_URL: 'https://staging.voltify.example', CERTIFICATION_UPSTREAM_URL: 'https://staging.feeds.example' };
+    expect(feedUrlsFor('production', ['Voltify', 'Territories'], env, 'http://127.0.0.1:4010')).toEqual({ Voltify: 'https://voltify.example', Territories: 'http://127.0.0.1:4010' });
+    expect(feedUrlsFor('certification', ['Voltify', 'Territories'], env, 'http://127.0.0.1:4010')).toEqual({ Voltify: 'https://staging.voltify.example', Territories: 'https://staging.feeds.example' });
+  });
+});
