@@ -55,7 +55,7 @@ async function assemble(config: GatewayConfig, env: NodeJS.ProcessEnv, logger: L
     logger.info({ url: upstream.url }, 'reference upstream started');
   }
 
-  const fetchFn = createUpstreamFetch();
+  const fetchFn = createUpstreamFetch({ env, logger });
   closers.push(() => fetchFn.close());
   const mesh = await loadGatewayMesh({ dir: config.meshDir, fetchFn });
   closers.push(() => mesh.close());
@@ -65,7 +65,7 @@ async function assemble(config: GatewayConfig, env: NodeJS.ProcessEnv, logger: L
   let redis: RedisClient | null = null;
   if (config.redisUrl) {
     redis = await connectRedis(config.redisUrl);
-    closers.push(() => void redis!.disconnect());
+    closers.push(() => redis!.quit().then(() => undefined, () => redis!.disconnect()));
     logger.info({ redis: safeTarget(config.redisUrl) }, 'store: Redis');
   } else {
     logger.info({ dataDir: config.dataDir }, 'store: embedded (no REDIS_URL): in-process cache, allowance counters in the data directory');
@@ -90,6 +90,9 @@ async function assemble(config: GatewayConfig, env: NodeJS.ProcessEnv, logger: L
     return { ok, details };
   };
   const urls: Partial<Record<EnvironmentName, string>> = {};
+  const servers: Server[] = [];
+  // All listeners stop accepting at once and share one grace period.
+  closers.push(() => Promise.all(servers.map((s) => drain(s, config.shutdownGraceMs))).then(() => undefined));
   for (const environment of config.environments) {
     const keyed = environment !== 'playground';
     const server = createListener({
@@ -113,7 +116,7 @@ async function assemble(config: GatewayConfig, env: NodeJS.ProcessEnv, logger: L
       server.once('error', reject);
       server.listen(config.ports[environment], config.host, () => resolve());
     });
-    closers.push(() => drain(server, config.shutdownGraceMs));
+    servers.push(server);
     const { port } = server.address() as AddressInfo;
     urls[environment] = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}/graphql`;
     logger.info({ environment, url: urls[environment] }, 'listening');
@@ -134,8 +137,11 @@ async function assemble(config: GatewayConfig, env: NodeJS.ProcessEnv, logger: L
 /** Stop accepting, let in-flight requests finish within the grace period, then cut what is left. */
 function drain(server: Server, graceMs: number): Promise<void> {
   return new Promise<void>((resolve) => {
+    // Keep-alive sockets become idle once their request is answered: close them as they do.
+    const idle = setInterval(() => server.closeIdleConnections(), 100);
     const timer = setTimeout(() => server.closeAllConnections(), graceMs);
     server.close(() => {
+      clearInterval(idle);
       clearTimeout(timer);
       resolve();
     });

@@ -73,5 +73,7 @@ function describe(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   if (/timed? ?out|abort/i.test(message)) return 'did not answer in time';
   if (/circuit|breaker/i.test(message)) return 'is temporarily disabled after repeated failures';
+  if (/malformed|too large/i.test(message)) return 'answered with a malformed payload';
+  if (/network/i.test(message)) return 'could not be reached';
   return 'answered with an error';
 }

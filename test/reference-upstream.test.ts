@@ -32,7 +32,7 @@ function closed(schema: Json): Json {
 
 const ajv = new Ajv({ allErrors: true });
 const jsonSchemaValidators: Record<string, ValidateFunction> = Object.fromEntries(
-  ['territories', 'brightgrid', 'eia', 'premises'].map((feed) => [feed, ajv.compile(closed(readJson(`sources/${feed}/schema.json`)))]),
+  ['territories', 'brightgrid', 'eia', 'premises', 'gridwise'].map((feed) => [feed, ajv.compile(closed(readJson(`sources/${feed}/schema.json`)))]),
 );
 const openapi: Json = yaml.load(readFileSync(new URL('sources/voltify/openapi.yaml', root), 'utf8'));
 // OpenAPI documents carry non-JSON-Schema keys (openapi, info, paths): compile non-strictly.
@@ -348,6 +348,79 @@ describe('reference upstream: brightgrid', () => {
     }
     expect((await get('/brightgrid/v1/plans/75001?segment=BIZ')).status).toBe(400);
     expect((await get('/brightgrid/v1/plans/ABCDE')).status).toBe(400);
+  });
+});
+
+describe('reference upstream: gridwise (the feed of docs/adding-a-feed.md)', () => {
+  const offersOf = (body: Json): Json[] => body.Envelope.Body.OfferList.Offer;
+  const money = /^\d+\.\d{2}$/;
+
+  it('serves XML-like nesting for a few TX and PA utilities, valid against the contract', async () => {
+    for (const [zip, utilities] of [['75001', ['ONCOR']], ['77002', ['CENTERPOINT']], ['19103', ['PECO']], ['18101', ['PPL']], ['17042', ['PPL']]] as const) {
+      const res = await get(`/gridwise/feed/${zip}`);
+      expect(res.status, zip).toBe(200);
+      expect(res.headers.get('cache-control')).toContain('max-age=900');
+      expectValid('gridwise', res.body);
+      const offers = offersOf(res.body);
+      expect(res.body.Envelope.Header).toEqual({ Zip: zip, Currency: 'USD', Count: offers.length });
+      expect(new Set(offers.map((o) => o.TDSP)), zip).toEqual(new Set(utilities));
+      expect(offers.filter((o) => o.Class === 'res')).toHaveLength(4 * utilities.length);
+      expect(offers.filter((o) => o.Class === 'com')).toHaveLength(2 * utilities.length);
+      for (const o of offers) {
+        expect(o['@id']).toMatch(/^GW-[A-Z_]+-[RC]-\d{2}$/);
+        expect(Number.isInteger(o.Contract.Years * 12), o['@id']).toBe(true);
+        expect(o.Renewable.Fraction).toBeGreaterThanOrEqual(0);
+        expect(o.Renewable.Fraction).toBeLessThanOrEqual(1);
+        for (const v of [o.Pricing.MonthlyFee, o.Fees.EarlyExit, o.Fees.Signup]) expect(v).toMatch(money);
+        const blocks: Json[] = o.Pricing.Blocks.Block;
+        expect(blocks[0].FromKWh).toBe(0);
+        expect(blocks.at(-1).ToKWh).toBeUndefined(); // open-ended: the attribute is left out
+        for (const b of blocks) {
+          expect(b.PerMWh).toMatch(money);
+          // dollars per MWh: 62-180 $/MWh is 6.2-18 cents per kWh
+          expect(Number(b.PerMWh)).toBeGreaterThanOrEqual(62);
+          expect(Number(b.PerMWh)).toBeLessThanOrEqual(180);
+        }
+      }
+      const ids = offers.map((o) => o['@id']);
+      expect(new Set(ids).size).toBe(ids.length);
+    }
+  });
+
+  it('has tiered, credit, minimum-usage, variable and fractional-year offers', async () => {
+    const all: Json[] = [];
+    for (const zip of ['75001', '77002', '19103', '18101']) all.push(...offersOf((await get(`/gridwise/feed/${zip}`)).body));
+    expect(all.some((o) => o.Pricing.Blocks.Block.length > 1)).toBe(true);
+    expect(all.some((o) => o.Pricing.Credits?.Credit.length)).toBe(true);
+    expect(all.some((o) => o.Pricing.MinimumUsage)).toBe(true);
+    expect(new Set(all.map((o) => o.Contract.Kind))).toEqual(new Set(['FixedRate', 'VariableRate', 'IndexRate']));
+    expect(all.some((o) => o.Contract.Years === 1.5)).toBe(true);
+    expect(all.filter((o) => o.Contract.Kind === 'VariableRate').every((o) => o.Contract.Years === 0)).toBe(true);
+  });
+
+  it('has no offers for other, regulated or unknown ZIPs and rejects a malformed ZIP', async () => {
+    for (const zip of ['78701', '60601', '94102', '99501']) {
+      const res = await get(`/gridwise/feed/${zip}`);
+      expect(res.status, zip).toBe(200);
+      expectValid('gridwise', res.body);
+      expect(offersOf(res.body), zip).toEqual([]);
+    }
+    const bad = await get('/gridwise/feed/7500A');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toBeTypeOf('string');
+  });
+
+  it('takes faults like the other feeds', async () => {
+    upstream.setFault('gridwise', { kind: 'null' });
+    expect(await (await fetch(`${upstream.url}/gridwise/feed/75001`)).text()).toBe('null');
+    upstream.setFault('gridwise', { kind: 'garbage' });
+    const text = await (await fetch(`${upstream.url}/gridwise/feed/75001`)).text();
+    expect(() => JSON.parse(text)).toThrow();
+    expect((await fetch(`${upstream.url}/__faults/gridwise`, { method: 'POST', body: '{"kind":"status","status":503}' })).status).toBe(200);
+    expect((await get('/gridwise/feed/75001')).status).toBe(503);
+    expect((await get('/brightgrid/v1/plans/75001')).status).toBe(200);
+    upstream.setFault('gridwise', null);
+    expectValid('gridwise', (await get('/gridwise/feed/75001')).body);
   });
 });
 

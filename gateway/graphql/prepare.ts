@@ -1,5 +1,6 @@
 // Parse + validate once per distinct query text and schema variant; the result is reused (LRU), so a
-// repeated operation costs a map lookup.
+// repeated operation costs a map lookup. The PreparedOperation of each (query text, operation name)
+// is built once too and shared by every request that sends it (it is never mutated).
 import { GraphQLError, Kind, parse, print, specifiedRules, validate, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import { limitRules, rootFieldNames, type QueryLimits } from './limits.js';
@@ -20,7 +21,8 @@ export type Prepared = { ok: true; op: PreparedOperation } | { ok: false; errors
 
 export function createPreparer(schema: GraphQLSchema, limits: QueryLimits, supplierFeeds: number) {
   const rules = [...specifiedRules, ...limitRules(limits, supplierFeeds)];
-  const documents = new LRUCache<string, { document: DocumentNode; normalized: string } | { errors: GraphQLError[] }>({ max: 2000 });
+  type DocumentEntry = { document: DocumentNode; normalized: string; prepared?: Map<string, Prepared> } | { errors: GraphQLError[] };
+  const documents = new LRUCache<string, DocumentEntry>({ max: 2000 });
 
   function documentFor(query: string) {
     let entry = documents.get(query);
@@ -40,6 +42,17 @@ export function createPreparer(schema: GraphQLSchema, limits: QueryLimits, suppl
   return function prepare(query: string, operationName: string | null | undefined): Prepared {
     const entry = documentFor(query);
     if ('errors' in entry) return { ok: false, errors: entry.errors };
+    // An empty name selects like no name. Only successes are kept: they are bounded by the
+    // operations in the document, whereas unknown names are whatever a client sends.
+    const name = operationName || '';
+    const known = entry.prepared?.get(name);
+    if (known) return known;
+    const result = prepareOperation(entry, operationName);
+    if (result.ok) (entry.prepared ??= new Map()).set(name, result);
+    return result;
+  };
+
+  function prepareOperation(entry: { document: DocumentNode; normalized: string }, operationName: string | null | undefined): Prepared {
     const ops = entry.document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
     const operation = operationName ? ops.find((o) => o.name?.value === operationName) : ops.length === 1 ? ops[0] : undefined;
     if (!operation) {
@@ -65,7 +78,7 @@ export function createPreparer(schema: GraphQLSchema, limits: QueryLimits, suppl
         normalized: entry.normalized,
       },
     };
-  };
+  }
 }
 
 function withCode(code: string) {

@@ -34,9 +34,22 @@ export interface ListenerOptions {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
+/** The headers every answer starts from (API_HEADERS, then the JSON content type), merged once. */
+const BASE_HEADERS: Record<string, string> = { ...API_HEADERS, ...JSON_HEADERS };
+
+/** A hook's result: awaited only when it is a promise (a sync hook costs no microtask hop). */
+function isPromise<T>(v: T | Promise<T>): v is Promise<T> {
+  return typeof (v as Promise<T> | undefined)?.then === 'function';
+}
 
 export function createListener(opts: ListenerOptions): http.Server {
   const prepare = createPreparer(opts.schema, opts.limits, opts.supplierFeeds);
+  // Only the plugins that implement a hook are visited for it.
+  const onRequestPlugins = opts.plugins.filter((p) => p.onRequest);
+  const onOperationPlugins = opts.plugins.filter((p) => p.onOperation);
+  const onBeforeExecutePlugins = opts.plugins.filter((p) => p.onBeforeExecute);
+  const onExecutedPlugins = opts.plugins.filter((p) => p.onExecuted);
+  const onResponsePlugins = opts.plugins.filter((p) => p.onResponse);
   const graphiql = opts.environment === 'playground'
     ? renderGraphiQL({ endpoint: '/graphql', title: 'Energy plan data playground', defaultQuery: DEFAULT_QUERY, headerEditorEnabled: false } as never)
     : null;
@@ -63,9 +76,9 @@ export function createListener(opts: ListenerOptions): http.Server {
       reply = errorReply(500, `Internal error. Quote request id ${state.requestId} to support.`, 'INTERNAL_SERVER_ERROR', { requestId: state.requestId });
     }
     send(res, req, state, reply);
-    for (const p of opts.plugins) {
+    for (const p of onResponsePlugins) {
       try {
-        p.onResponse?.(state, reply);
+        p.onResponse!(state, reply);
       } catch (err) {
         opts.onInternalError(err, state);
       }
@@ -86,11 +99,15 @@ export function createListener(opts: ListenerOptions): http.Server {
     if (req.method === 'OPTIONS') return { status: 204, headers: {}, body: '' };
     if (req.method === 'GET' && graphiql && acceptsHtml(req)) {
       // The playground page is free, but still carries the allowance headers (set in onRequest).
-      for (const p of opts.plugins) await p.onRequest?.(state);
+      for (const p of onRequestPlugins) {
+        const r = p.onRequest!(state);
+        if (isPromise(r)) await r;
+      }
       return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': '' }, body: graphiql };
     }
-    for (const p of opts.plugins) {
-      const early = await p.onRequest?.(state);
+    for (const p of onRequestPlugins) {
+      const r = p.onRequest!(state);
+      const early = isPromise(r) ? await r : r;
       if (early) return early;
     }
     if (req.method !== 'POST') {
@@ -114,12 +131,14 @@ export function createListener(opts: ListenerOptions): http.Server {
     }
     const op = prepared.op;
     state.operation = op;
-    for (const p of opts.plugins) {
-      const early = await p.onOperation?.(state, op);
+    for (const p of onOperationPlugins) {
+      const r = p.onOperation!(state, op);
+      const early = isPromise(r) ? await r : r;
       if (early) return early;
     }
-    for (const p of opts.plugins) {
-      const hit = await p.onBeforeExecute?.(state, op);
+    for (const p of onBeforeExecutePlugins) {
+      const r = p.onBeforeExecute!(state, op);
+      const hit = isPromise(r) ? await r : r;
       if (hit) return hit;
     }
     const context: ResolverContext = {
@@ -139,24 +158,26 @@ export function createListener(opts: ListenerOptions): http.Server {
     const requestError = gqlResponse && outcome.hasErrors && !outcome.body.includes('"data"');
     const reply: Reply = { status: requestError ? 400 : 200, headers: typeHeader, body: outcome.body };
     if (outcome.stale) state.cache = 'STALE';
-    for (const p of opts.plugins) {
-      await p.onExecuted?.(state, op, reply, { hasErrors: outcome.hasErrors, upstreamMaxAge: upstreamMaxAge(state), stale: outcome.stale });
+    for (const p of onExecutedPlugins) {
+      const r = p.onExecuted!(state, op, reply, { hasErrors: outcome.hasErrors, upstreamMaxAge: upstreamMaxAge(state), stale: outcome.stale });
+      if (isPromise(r)) await r;
     }
     return reply;
   }
 
   function send(res: ServerResponse, req: IncomingMessage, state: RequestState, reply: Reply) {
     if (res.headersSent || res.destroyed) return;
-    const headers: Record<string, string> = {
-      ...API_HEADERS,
-      ...JSON_HEADERS,
-      ...corsHeaders(req.headers.origin, opts.cors),
-      'x-request-id': state.requestId,
-      ...state.headers,
-      ...reply.headers,
-    };
+    // Same keys, order and precedence as spreading API_HEADERS, JSON_HEADERS, CORS, x-request-id,
+    // state.headers and reply.headers, without the intermediate objects.
+    const headers: Record<string, string> = { ...BASE_HEADERS };
+    const origin = req.headers.origin;
+    if (origin) Object.assign(headers, corsHeaders(origin, opts.cors));
+    headers['x-request-id'] = state.requestId;
+    let empty = false;
+    for (const k in state.headers) if ((headers[k] = state.headers[k]!) === '') empty = true;
+    for (const k in reply.headers) if ((headers[k] = reply.headers[k]!) === '') empty = true;
     if (state.operation && !state.operation.introspectionOnly) headers['x-cache'] = state.cache;
-    for (const [k, v] of Object.entries(headers)) if (v === '') delete headers[k];
+    if (empty) for (const k in headers) if (headers[k] === '') delete headers[k];
     headers['content-length'] = String(Buffer.byteLength(reply.body));
     res.writeHead(reply.status, headers);
     res.end(reply.body);
@@ -179,7 +200,10 @@ export function createListener(opts: ListenerOptions): http.Server {
 }
 
 function prefersGraphQLResponse(req: IncomingMessage): boolean {
-  const first = String(req.headers.accept ?? '').split(',')[0]!.trim().toLowerCase();
+  const accept = req.headers.accept;
+  // Most clients send no such media type at all: skip the split.
+  if (!accept || !/graphql-response/i.test(accept)) return false;
+  const first = accept.split(',')[0]!.trim().toLowerCase();
   return first.startsWith('application/graphql-response+json');
 }
 

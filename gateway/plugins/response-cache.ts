@@ -7,7 +7,7 @@
 // `age` (seconds since the answer was stored).
 import type { PreparedOperation } from '../graphql/prepare.js';
 import type { EnvironmentName, ExecutedResult, HttpPlugin, Reply, RequestState } from '../http/plugin.js';
-import type { ResponseCache, SchemaVariant } from '../../cache/response-cache.js';
+import { canonicalJson, type CachePolicy, type ResponseCache, type SchemaVariant } from '../../cache/response-cache.js';
 
 export interface ResponseCachePluginOptions {
   cache: ResponseCache;
@@ -23,30 +23,59 @@ interface Pending {
   fields: string[];
 }
 
+/** Per prepared operation (shared by every request sending the same text and name, see prepare.ts). */
+interface OperationMemo {
+  /** Cacheability and fields, when they cannot change with time (every root field has a fixed TTL). */
+  policy: CachePolicy | null;
+  /** Cache key by (epoch vector, partner, canonical variables): exactly what cache.keyFor returns. */
+  keys: Map<string, string>;
+}
+
+/** Bounds of the key memo: entries per operation, and the longest variables text worth keeping. */
+const KEY_MEMO_ENTRIES = 512;
+const KEY_MEMO_MAX_CHARS = 2048;
+
 export function responseCachePlugin(opts: ResponseCachePluginOptions): HttpPlugin {
   const { cache, environment, variant, keyByPartner } = opts;
   const pending = new WeakMap<RequestState, Pending>();
+  const memos = new WeakMap<PreparedOperation, OperationMemo>();
+
+  function memoFor(op: PreparedOperation): OperationMemo {
+    let memo = memos.get(op);
+    if (!memo) {
+      // cachePolicy() reads the clock only through TTL rules of kind untilLocalTime; with fixed TTLs
+      // its answer (cacheable or not, and the fields) is the same at every request.
+      const fields = op.rootFields.filter((f) => !f.startsWith('__'));
+      const timeless = fields.every((f) => (cache.settings.ttl[f] ?? cache.settings.defaultTtl).kind === 'fixed');
+      memo = { policy: timeless ? cache.policy({ operationType: op.operation.operation, rootFields: op.rootFields, introspectionOnly: op.introspectionOnly }) : null, keys: new Map() };
+      memos.set(op, memo);
+    }
+    return memo;
+  }
 
   return {
     name: 'response-cache',
     async onBeforeExecute(state: RequestState, op: PreparedOperation): Promise<Reply | void> {
-      const policy = cache.policy({ operationType: op.operation.operation, rootFields: op.rootFields, introspectionOnly: op.introspectionOnly });
+      const memo = memoFor(op);
+      const policy = memo.policy ?? cache.policy({ operationType: op.operation.operation, rootFields: op.rootFields, introspectionOnly: op.introspectionOnly });
       if (!policy.cacheable) {
         state.cache = 'BYPASS';
         cache.noteBypass();
         return undefined;
       }
-      const key = cache.keyFor(
-        {
-          environment,
-          variant,
-          normalized: op.normalized,
-          operationName: op.operationName,
-          variables: state.variables,
-          partnerCode: keyByPartner ? state.partnerCode : null,
-        },
-        policy.fields,
-      );
+      // keyFor hashes the whole operation text with the variables; for a repeated request the
+      // inputs that vary (variables, partner, purge epochs) find the same key in the memo.
+      const partnerCode = keyByPartner ? state.partnerCode : null;
+      const variablesText = canonicalJson(state.variables ?? {});
+      const memoKey = variablesText.length <= KEY_MEMO_MAX_CHARS ? `${cache.epochVector(policy.fields)}\u0000${partnerCode ?? ''}\u0000${variablesText}` : null;
+      let key = memoKey === null ? undefined : memo.keys.get(memoKey);
+      if (key === undefined) {
+        key = cache.keyFor({ environment, variant, normalized: op.normalized, operationName: op.operationName, variables: state.variables, partnerCode }, policy.fields);
+        if (memoKey !== null) {
+          if (memo.keys.size >= KEY_MEMO_ENTRIES) memo.keys.clear();
+          memo.keys.set(memoKey, key);
+        }
+      }
       const hit = await cache.get(key);
       if (hit) {
         state.cache = 'HIT';

@@ -3,5 +3,6 @@
 import type { CapabilitySetup } from './types.js';
 import { environmentsCapability } from './environments.js';
 import { cacheReplayCapability } from './cache-replay.js';
+import { observabilityCapability } from './observability.js';
 
-export const capabilities: CapabilitySetup[] = [environmentsCapability, cacheReplayCapability];
+export const capabilities: CapabilitySetup[] = [environmentsCapability, cacheReplayCapability, observabilityCapability];

@@ -1,7 +1,7 @@
 // Injectable upstream failures, so gateway resilience (timeouts, breakers, validation,
 // stale caches) can be exercised against a real socket.
 
-export const FEEDS = ['territories', 'voltify', 'brightgrid', 'eia', 'premises'] as const;
+export const FEEDS = ['territories', 'voltify', 'brightgrid', 'eia', 'premises', 'gridwise'] as const;
 export type FeedName = (typeof FEEDS)[number];
 
 export type Fault =

@@ -3,6 +3,7 @@
 import type { FeedName } from './faults.js';
 import { listPlans } from './feeds/brightgrid.js';
 import { stateStatistics } from './feeds/eia.js';
+import { gridwiseFeed } from './feeds/gridwise.js';
 import { searchByAddress } from './feeds/premises.js';
 import type { Reply } from './feeds/reply.js';
 import { territoriesByZip } from './feeds/territories.js';
@@ -23,6 +24,8 @@ export const ROUTES: readonly Route[] = [
   { feed: 'brightgrid', pattern: /^\/brightgrid\/v1\/plans\/([^/]+)$/, cacheControl: 'public, max-age=900', handle: ([zip], q) => listPlans(zip!, q) },
   { feed: 'eia', pattern: /^\/eia\/v1\/states\/([^/]+)$/, cacheControl: 'public, max-age=86400', handle: ([state]) => stateStatistics(state!) },
   { feed: 'premises', pattern: /^\/premises\/v1\/search$/, cacheControl: 'no-store', handle: (_, q) => searchByAddress(q) },
+  // Not in the default .meshrc.yaml: the third supplier feed of docs/adding-a-feed.md.
+  { feed: 'gridwise', pattern: /^\/gridwise\/feed\/([^/]+)$/, cacheControl: 'public, max-age=900', handle: ([zip]) => gridwiseFeed(zip!) },
 ];
 
 export function matchRoute(path: string): { route: Route; params: string[] } | null {

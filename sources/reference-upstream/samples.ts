@@ -12,6 +12,7 @@ export const SAMPLE_REQUESTS: Record<string, string> = {
   brightgrid: '/brightgrid/v1/plans/75001',
   eia: '/eia/v1/states/TX',
   premises: '/premises/v1/search?zip=75201&address=1500%20MARILLA%20ST',
+  gridwise: '/gridwise/feed/75001',
 };
 
 export const samplePath = (feed: string) => fileURLToPath(new URL(`../${feed}/sample.json`, import.meta.url));

@@ -94,7 +94,7 @@ function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | n
   });
 }
 
-const PORTS = { PRODUCTION_PORT: '0', CERTIFICATION_PORT: '0', PLAYGROUND_PORT: '0', UPSTREAM_PORT: '0', LOG_LEVEL: 'silent' };
+const PORTS = { PRODUCTION_PORT: '0', CERTIFICATION_PORT: '0', PLAYGROUND_PORT: '0', UPSTREAM_PORT: '0', OPS_PORT: '0', LOG_LEVEL: 'silent' };
 
 let tmp: string;
 let keysFile: string;

@@ -1,0 +1,482 @@
+// `npm run bench`: the gateway against the physical limit of this machine.
+//
+// Starts its own redis-server, reference upstream (child process), a bare node:http baseline
+// (child), a direct-upstream client (child) and the gateway (child: `node --import tsx
+// gateway/main.ts`, i.e. what `npx tsx gateway/main.ts` runs, without the npx/tsx launcher
+// processes, so its pid is the gateway's), and loads them with autocannon from this process.
+//
+// Scenarios (every req/s is also given as a ratio to the baseline of the same run):
+//   baseline     bare node:http, fixed 2 KB JSON body
+//   cached       keyed residentialPlans for one ZIP, response cache hits
+//   uncached     the same, CACHE_ENABLED=false (a second gateway process): every request runs the
+//                resolvers and goes to the feeds (identical concurrent feed calls are still shared by
+//                the fetch layer's in-flight dedup; the table says how many upstream requests each
+//                gateway request cost)
+//   direct       the same feed calls without the gateway (bench/direct-proxy.ts)
+//   playground   playground residentialPlans (cache hits) from many client IPs (TRUST_PROXY=1 and
+//                one X-Forwarded-For per request): allowance peek + consume in Redis per request
+//   uncached@1 / direct@1   the same two at 1 connection: the gateway's own cost per request at p50
+// plus start-up time (spawn -> first 200 from /healthz) over N starts, and the gateway's RSS
+// (VmRSS of /proc/<pid>/status) after its scenarios.
+//
+// Flags: --duration 8 (s per scenario), --connections 50, --warmup 2 (s, discarded), --starts 3,
+//        --zip 75001, --only cached,baseline (subset), --runner tsx|dist (dist: bundle with
+//        scripts/build.mjs and run dist/gateway.mjs, as `npm start` does), --no-json,
+//        --rate N (fixed req/s: compare CPU per request without saturating), --profile DIR (V8 CPU profiles of the gateway processes), --env K=V,K=V (extra gateway
+//        environment, for experiments).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+type Options = Parameters<typeof autocannon>[0];
+type Result = Awaited<ReturnType<typeof autocannon>>;
+import { freePort, startTestRedis, type TestRedis } from '../test/support/redis-server.js';
+import { issueKey } from '../gateway/keys/key-store.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+// ------------------------------------------------------------------------------------------------
+// Flags
+
+function flags(argv: string[]) {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!a.startsWith('--')) continue;
+    const [k, inline] = a.slice(2).split('=', 2) as [string, string | undefined];
+    if (inline !== undefined) out[k] = inline;
+    else if (argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('--')) out[k] = argv[++i]!;
+    else out[k] = 'true';
+  }
+  return out;
+}
+const f = flags(process.argv.slice(2));
+const num = (name: string, fallback: number) => {
+  const v = f[name] === undefined ? fallback : Number(f[name]);
+  if (!Number.isFinite(v) || v <= 0) throw new Error(`--${name} must be a positive number`);
+  return v;
+};
+const opts = {
+  duration: num('duration', 8),
+  connections: Math.round(num('connections', 50)),
+  warmup: f.warmup === '0' ? 0 : num('warmup', 2),
+  starts: Math.round(num('starts', 3)),
+  zip: f.zip ?? '75001',
+  runner: (f.runner ?? 'tsx') as 'tsx' | 'dist',
+  json: f['no-json'] === undefined,
+  /** --profile DIR: the gateway children write V8 CPU profiles (.cpuprofile) there on exit. */
+  profile: f.profile ? path.resolve(f.profile) : null,
+  /** --gateway-root DIR: run the gateway from another checkout (A/B comparisons of a change). */
+  gatewayRoot: f['gateway-root'] ? path.resolve(f['gateway-root']) : ROOT,
+  /** --rate N: fixed overall request rate instead of as fast as possible (CPU per request at a steady load). */
+  rate: f.rate ? num('rate', 1000) : null,
+  /** --env K=V,K=V: extra gateway environment for experiments (e.g. REPLAY_ENABLED=false). */
+  env: Object.fromEntries((f.env ? f.env.split(',') : []).map((kv) => kv.split('=', 2) as [string, string])),
+};
+const ALL = ['baseline', 'cached', 'uncached', 'direct', 'playground', 'overhead'] as const;
+type ScenarioName = (typeof ALL)[number];
+const only = new Set<ScenarioName>((f.only ? f.only.split(',') : ALL) as ScenarioName[]);
+for (const s of only) if (!ALL.includes(s)) throw new Error(`--only: unknown scenario "${s}" (${ALL.join(', ')})`);
+if (opts.runner !== 'tsx' && opts.runner !== 'dist') throw new Error('--runner must be tsx or dist');
+
+// The keyed request: a realistic plan list (about 3.3 KB for 75001), by variables.
+const QUERY = 'query Plans($zipCode: String!) { residentialPlans(zipCode: $zipCode) { title price term rateType supplier { name } } }';
+const BODY = JSON.stringify({ query: QUERY, variables: { zipCode: opts.zip }, operationName: 'Plans' });
+
+// ------------------------------------------------------------------------------------------------
+// Child processes
+
+interface Child {
+  name: string;
+  proc: ChildProcess;
+  /** Last lines of output, for error messages. */
+  tail(): string;
+  stop(): Promise<void>;
+}
+
+const children = new Set<Child>();
+
+function startChild(name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv, ready?: RegExp, cwd = ROOT): { child: Child; line: Promise<RegExpMatchArray | null> } {
+  const proc = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  let resolveLine: (m: RegExpMatchArray | null) => void = () => {};
+  const line = new Promise<RegExpMatchArray | null>((resolve, reject) => {
+    resolveLine = resolve;
+    proc.once('exit', (code, signal) => reject(new Error(`${name} exited early (${code ?? signal}):\n${lines.join('\n')}`)));
+    if (!ready) resolve(null);
+  });
+  line.catch(() => {});
+  const onData = (d: Buffer) => {
+    for (const l of d.toString().split('\n')) {
+      if (!l) continue;
+      lines.push(l);
+      if (lines.length > 40) lines.shift();
+      const m = ready?.exec(l);
+      if (m) resolveLine(m);
+    }
+  };
+  proc.stdout!.on('data', onData);
+  proc.stderr!.on('data', onData);
+  const child: Child = {
+    name,
+    proc,
+    tail: () => lines.join('\n'),
+    stop: () => new Promise<void>((resolve) => {
+      children.delete(child);
+      if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000);
+      proc.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      proc.kill('SIGTERM');
+    }),
+  };
+  children.add(child);
+  return { child, line };
+}
+
+async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: timed out after ${ms} ms`)), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function waitFor200(url: string, timeoutMs: number, child: Child): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.proc.exitCode !== null) throw new Error(`${child.name} exited:\n${child.tail()}`);
+    try {
+      const res = await fetch(url);
+      await res.arrayBuffer();
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > until) throw new Error(`${url} not 200 within ${timeoutMs} ms:\n${child.tail()}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Resident set size and its peak, MB, from /proc (Linux). */
+function memoryOf(pid: number | undefined): { rssMb: number | null; peakRssMb: number | null } {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => {
+      const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+      return m ? Math.round(Number(m[1]) / 102.4) / 10 : null;
+    };
+    return { rssMb: kb('VmRSS'), peakRssMb: kb('VmHWM') };
+  } catch {
+    return { rssMb: null, peakRssMb: null };
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Gateway
+
+interface Gateway {
+  child: Child;
+  urls: { production: string; playground: string; healthz: string; metrics: string };
+  startMs: number;
+}
+
+async function startGatewayChild(name: string, base: NodeJS.ProcessEnv, extra: NodeJS.ProcessEnv = {}): Promise<Gateway> {
+  const [production, certification, playground, ops] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  const env = { ...base, PRODUCTION_PORT: String(production), CERTIFICATION_PORT: String(certification), PLAYGROUND_PORT: String(playground), OPS_PORT: String(ops), ...extra };
+  const args = opts.runner === 'dist' ? ['--enable-source-maps', 'dist/gateway.mjs'] : ['--import', 'tsx', 'gateway/main.ts'];
+  if (opts.profile) args.unshift('--cpu-prof', `--cpu-prof-dir=${opts.profile}`);
+  const t0 = performance.now();
+  const { child } = startChild(name, process.execPath, args, env, undefined, opts.gatewayRoot);
+  const healthz = `http://127.0.0.1:${production}/healthz`;
+  await waitFor200(healthz, 30_000, child);
+  const startMs = performance.now() - t0;
+  return {
+    child,
+    startMs,
+    urls: { production: `http://127.0.0.1:${production}/graphql`, playground: `http://127.0.0.1:${playground}/graphql`, healthz, metrics: `http://127.0.0.1:${ops}/metrics` },
+  };
+}
+
+/** Sums a metric's samples whose labels include every `match` label. */
+async function scrape(url: string): Promise<(name: string, match?: Record<string, string>) => number> {
+  const text = await (await fetch(url)).text();
+  const samples: { name: string; labels: Record<string, string>; value: number }[] = [];
+  for (const l of text.split('\n')) {
+    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})?\s+(\S+)$/.exec(l);
+    if (!m) continue;
+    const labels: Record<string, string> = {};
+    for (const lm of (m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[lm[1]!] = lm[2]!;
+    samples.push({ name: m[1]!, labels, value: Number(m[3]) });
+  }
+  return (name, match = {}) => samples.filter((s) => s.name === name && Object.entries(match).every(([k, v]) => s.labels[k] === v)).reduce((a, s) => a + s.value, 0);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Load
+
+interface Row {
+  scenario: string;
+  description: string;
+  connections: number;
+  reqPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  non2xx: number;
+  timeouts: number;
+  totalRequests: number;
+  bytesPerResponse: number;
+  /** CPU time of the server process per answered request (µs); null when not measured. */
+  cpuUsPerRequest: number | null;
+  ratio?: number;
+  notes?: Record<string, unknown>;
+}
+
+/** CPU time (user + system) a process has used so far, ms (Linux /proc/<pid>/stat). */
+function cpuMsOf(pid: number | undefined): number | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of the whole line, in clock ticks (100 Hz on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Warm-up (discarded), then `before()` (counters), then the measured run. With `pid`, also the CPU
+ * time that process spent per answered request: robust to other load on the machine.
+ */
+async function load(o: Options, pid?: number, before?: () => Promise<void>): Promise<{ result: Result; cpuUsPerRequest: number | null }> {
+  if (opts.rate) o = { ...o, overallRate: opts.rate };
+  if (opts.warmup > 0) await autocannon({ ...o, duration: opts.warmup });
+  await before?.();
+  const cpu0 = pid ? cpuMsOf(pid) : null;
+  const result = await autocannon({ timeout: 10, ...o });
+  const cpu1 = pid ? cpuMsOf(pid) : null;
+  const cpuUsPerRequest = cpu0 !== null && cpu1 !== null && result.requests.total ? Math.round(((cpu1 - cpu0) * 1000) / result.requests.total) : null;
+  return { result, cpuUsPerRequest };
+}
+
+function row(scenario: string, description: string, connections: number, measured: { result: Result; cpuUsPerRequest: number | null }): Row {
+  const r = measured.result;
+  const total = r.requests.total;
+  return {
+    cpuUsPerRequest: measured.cpuUsPerRequest,
+    scenario,
+    description,
+    connections,
+    reqPerSec: Math.round(r.requests.average),
+    p50Ms: r.latency.p50,
+    p99Ms: r.latency.p99,
+    errors: r.non2xx + r.errors,
+    non2xx: r.non2xx,
+    timeouts: r.timeouts,
+    totalRequests: total,
+    bytesPerResponse: total ? Math.round(r.throughput.total / total) : 0,
+  };
+}
+
+function ipFor(n: number): string {
+  // 10.0.0.0/8 spread over 65536 addresses, so each IP gets a handful of calls.
+  const i = n % 65536;
+  return `10.${(i >> 8) & 255}.${i & 255}.${1 + (Math.floor(n / 65536) % 250)}`;
+}
+
+async function checkOnce(url: string, headers: Record<string, string>): Promise<{ status: number; cache: string | null; bytes: number }> {
+  const res = await fetch(url, { method: 'POST', headers, body: BODY });
+  const text = await res.text();
+  return { status: res.status, cache: res.headers.get('x-cache'), bytes: Buffer.byteLength(text) };
+}
+
+// ------------------------------------------------------------------------------------------------
+
+async function main() {
+  const started = new Date();
+  console.log(`bench: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; ${opts.connections} connections, ${opts.duration} s per scenario (+${opts.warmup} s warm-up)`);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-bench-'));
+  let redis: TestRedis | null = null;
+  const rows: Row[] = [];
+  const startup: { ms: number[]; runner: string } = { ms: [], runner: opts.runner };
+  const memory: Record<string, { rssMb: number | null; peakRssMb: number | null }> = {};
+  try {
+    if (opts.runner === 'dist') {
+      const b = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
+      if (b.status !== 0) throw new Error('build failed');
+    }
+    redis = await startTestRedis();
+    const upstreamPort = await freePort();
+    const up = startChild('reference upstream', process.execPath, ['--import', 'tsx', 'sources/reference-upstream/main.ts'], { ...process.env, UPSTREAM_PORT: String(upstreamPort) }, /listening on (\S+)/);
+    const upstreamUrl = (await withTimeout(up.line, 20_000, 'reference upstream'))![1]!;
+
+    const keysFile = path.join(tmp, 'keys.json');
+    const key = (await issueKey(keysFile, { environment: 'production', partnerCode: 'BENCH' })).key;
+    const gatewayEnv: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      UPSTREAM_URL: upstreamUrl,
+      START_REFERENCE_UPSTREAM: 'false',
+      REDIS_URL: redis.url,
+      DATA_DIR: path.join(tmp, 'data'),
+      KEYS_FILE: keysFile,
+      LOG_LEVEL: 'warn',
+      PLAYGROUND_ALLOWANCE: '1000000',
+      TRUST_PROXY: '1',
+      ...opts.env,
+    };
+    const keyedHeaders = { 'content-type': 'application/json', 'x-api-key': key };
+    const table = (r: Row) => rows.push(r);
+    const run = async (name: ScenarioName, fn: () => Promise<void>) => {
+      if (!only.has(name)) return;
+      process.stdout.write(`  ${name}…\n`);
+      await fn();
+    };
+
+    // Start-up: spawn -> first 200 from /healthz, N times; the last start stays up as gateway A.
+    let gw: Gateway | null = null;
+    const needsA = only.has('cached') || only.has('playground');
+    for (let i = 0; i < opts.starts; i++) {
+      const g = await startGatewayChild(`gateway start ${i + 1}`, gatewayEnv);
+      startup.ms.push(Math.round(g.startMs));
+      if (i === opts.starts - 1 && needsA) gw = g;
+      else await g.child.stop();
+    }
+    console.log(`  start-up to /healthz 200: ${startup.ms.join(', ')} ms`);
+
+    await run('baseline', async () => {
+      const port = await freePort();
+      const b = startChild('baseline', process.execPath, ['--import', 'tsx', 'bench/baseline-server.ts'], { PATH: process.env.PATH, PORT: String(port) }, /READY/);
+      await withTimeout(b.line, 20_000, 'baseline server');
+      table(row('baseline', 'bare node:http, fixed 2 KB JSON', opts.connections, await load({ url: `http://127.0.0.1:${port}/`, connections: opts.connections, duration: opts.duration }, b.child.proc.pid)));
+      await b.child.stop();
+    });
+
+    if (gw) {
+      const g = gw;
+      await run('cached', async () => {
+        const first = await checkOnce(g.urls.production, keyedHeaders);
+        const second = await checkOnce(g.urls.production, keyedHeaders);
+        if (first.status !== 200 || second.cache !== 'HIT') throw new Error(`cached scenario: expected 200 and x-cache HIT, got ${first.status}/${second.cache}`);
+        let before = await scrape(g.urls.metrics);
+        const r = row('cached', `keyed residentialPlans ${opts.zip}, cache hits`, opts.connections, await load({ url: g.urls.production, connections: opts.connections, duration: opts.duration, method: 'POST', headers: keyedHeaders, body: BODY }, g.child.proc.pid, async () => {
+          before = await scrape(g.urls.metrics);
+        }));
+        const after = await scrape(g.urls.metrics);
+        const hits = after('gateway_cache_hits_total', { environment: 'production' }) - before('gateway_cache_hits_total', { environment: 'production' });
+        r.notes = { hitShare: r.totalRequests ? Math.round((hits / r.totalRequests) * 1000) / 1000 : null };
+        table(r);
+      });
+      await run('playground', async () => {
+        let n = 0;
+        const headers = { 'content-type': 'application/json' };
+        const counted = async () => (await scrape(g.urls.metrics))('gateway_playground_calls_total', { result: 'counted' });
+        let c0 = 0;
+        const r = row('playground', 'playground residentialPlans from many IPs (allowance in Redis)', opts.connections, await load({
+          url: g.urls.playground,
+          connections: opts.connections,
+          duration: opts.duration,
+          requests: [{ method: 'POST', path: '/graphql', headers, body: BODY, setupRequest: (req: { headers?: Record<string, string> }) => ({ ...req, headers: { ...headers, 'x-forwarded-for': ipFor(n++) } }) }],
+        }, g.child.proc.pid, async () => {
+          c0 = await counted();
+        }));
+        r.notes = { clientIps: Math.min(n, 65536 * 250), countedCalls: (await counted()) - c0 };
+        table(r);
+      });
+      memory.gateway = memoryOf(g.child.proc.pid);
+      await g.child.stop();
+    }
+
+    if (only.has('uncached') || only.has('overhead')) {
+      const b = await startGatewayChild('gateway (cache off)', gatewayEnv, { CACHE_ENABLED: 'false' });
+      const check = await checkOnce(b.urls.production, keyedHeaders);
+      if (check.status !== 200 || check.cache !== 'BYPASS') throw new Error(`uncached scenario: expected 200 BYPASS, got ${check.status}/${check.cache}`);
+      const measure = async (name: string, description: string, connections: number) => {
+        let before = await scrape(b.urls.metrics);
+        const r = row(name, description, connections, await load({ url: b.urls.production, connections, duration: opts.duration, method: 'POST', headers: keyedHeaders, body: BODY }, b.child.proc.pid, async () => {
+          before = await scrape(b.urls.metrics);
+        }));
+        const after = await scrape(b.urls.metrics);
+        const attempts = after('gateway_upstream_attempts_total') - before('gateway_upstream_attempts_total');
+        const calls = after('gateway_upstream_calls_total') - before('gateway_upstream_calls_total');
+        r.notes = { upstreamCallsPerRequest: r.totalRequests ? Math.round((calls / r.totalRequests) * 100) / 100 : null, upstreamRequestsPerRequest: r.totalRequests ? Math.round((attempts / r.totalRequests) * 100) / 100 : null };
+        table(r);
+      };
+      await run('uncached', () => measure('uncached', `keyed residentialPlans ${opts.zip}, CACHE_ENABLED=false`, opts.connections));
+      await run('overhead', () => measure('uncached@1', 'the same, 1 connection', 1));
+      memory.gatewayCacheOff = memoryOf(b.child.proc.pid);
+      await b.child.stop();
+    }
+
+    if (only.has('direct') || only.has('overhead')) {
+      const port = await freePort();
+      const d = startChild('direct', process.execPath, ['--import', 'tsx', 'bench/direct-proxy.ts'], { PATH: process.env.PATH, PORT: String(port), UPSTREAM_URL: upstreamUrl, ZIP: opts.zip }, /READY/);
+      await withTimeout(d.line, 20_000, 'direct proxy');
+      const url = `http://127.0.0.1:${port}/`;
+      await run('direct', async () => void table(row('direct', 'the same feed calls without the gateway', opts.connections, await load({ url, connections: opts.connections, duration: opts.duration }, d.child.proc.pid))));
+      await run('overhead', async () => void table(row('direct@1', 'the same, 1 connection', 1, await load({ url, connections: 1, duration: opts.duration }, d.child.proc.pid))));
+      await d.child.stop();
+    }
+    await up.child.stop();
+  } finally {
+    for (const c of [...children]) await c.stop();
+    await redis?.stop();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+
+  // ----------------------------------------------------------------------------------------------
+  const base = rows.find((r) => r.scenario === 'baseline');
+  for (const r of rows) if (base?.reqPerSec) r.ratio = Math.round((r.reqPerSec / base.reqPerSec) * 1000) / 1000;
+  const by = (s: string) => rows.find((r) => r.scenario === s);
+  const derived: Record<string, number | null> = {};
+  const overheadAt = (g?: Row, d?: Row) => (g && d ? Math.round((g.p50Ms - d.p50Ms) * 100) / 100 : null);
+  derived.overheadP50Ms = overheadAt(by('uncached'), by('direct'));
+  derived.overheadP50MsOneConnection = overheadAt(by('uncached@1'), by('direct@1'));
+  derived.uncachedVsDirect = by('uncached') && by('direct') ? Math.round((by('uncached')!.reqPerSec / by('direct')!.reqPerSec) * 1000) / 1000 : null;
+
+  const header = ['scenario', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'bytes', 'cpu µs/req', 'x baseline'];
+  const lines = rows.map((r) => [r.scenario, String(r.connections), String(r.reqPerSec), r.p50Ms.toFixed(2), r.p99Ms.toFixed(2), String(r.errors), String(r.bytesPerResponse), r.cpuUsPerRequest === null ? '-' : String(r.cpuUsPerRequest), r.ratio === undefined ? '-' : r.ratio.toFixed(3)]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
+  const fmt = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  console.log(`\n${fmt(header)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n${lines.map(fmt).join('\n')}`);
+  for (const r of rows) if (r.notes) console.log(`  ${r.scenario}: ${Object.entries(r.notes).map(([k, v]) => `${k}=${v}`).join(', ')}`);
+  if (derived.overheadP50Ms !== null) console.log(`  gateway overhead at p50 (${opts.connections} conns, uncached - direct): ${derived.overheadP50Ms} ms; req/s uncached/direct: ${derived.uncachedVsDirect}`);
+  if (derived.overheadP50MsOneConnection !== null) console.log(`  gateway overhead at p50 (1 connection): ${derived.overheadP50MsOneConnection} ms`);
+  if (startup.ms.length) console.log(`  start-up to /healthz 200 (${opts.runner}): ${startup.ms.join(', ')} ms (max ${Math.max(...startup.ms)})`);
+  for (const [k, m] of Object.entries(memory)) console.log(`  ${k} RSS after its scenarios: ${m.rssMb} MB (peak ${m.peakRssMb} MB)`);
+
+  if (opts.json) {
+    const dir = path.join(ROOT, 'bench', 'results');
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, `${started.toISOString().replace(/[:.]/g, '-')}.json`);
+    const doc = {
+      startedAt: started.toISOString(),
+      machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? null, memoryMb: Math.round(os.totalmem() / 1048576), node: process.version, platform: `${os.platform()} ${os.release()}` },
+      settings: { ...opts, only: [...only], query: QUERY, variables: { zipCode: opts.zip } },
+      scenarios: rows,
+      derived,
+      startup,
+      memory,
+    };
+    fs.writeFileSync(file, `${JSON.stringify(doc, null, 2)}\n`);
+    console.log(`\n  results: ${path.relative(ROOT, file)}`);
+  }
+}
+
+process.on('SIGINT', () => {
+  for (const c of children) c.proc.kill('SIGKILL');
+  process.exit(130);
+});
+
+main().catch(async (err) => {
+  console.error(`bench failed: ${(err as Error).message}`);
+  for (const c of [...children]) c.proc.kill('SIGKILL');
+  process.exit(1);
+});
