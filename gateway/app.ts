@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig, feedUrlsFor, type GatewayConfig } from './config.js';
 import { loadGatewayMesh, type GatewayMesh } from './mesh.js';
 import { createUpstreamFetch } from './upstream/fetch.js';
+import type { Transport } from './upstream/transport.js';
 import { createListener } from './http/server.js';
 import type { EnvironmentName } from './http/plugin.js';
 import { createLogger, type Logger } from './logger.js';
@@ -27,6 +28,8 @@ export interface StartOptions {
   config?: GatewayConfig;
   logger?: Logger;
   now?: () => Date;
+  /** HTTP client for the feeds (tests run it over global fetch, which nock intercepts). */
+  upstreamTransport?: Transport;
   /** Replace the default capabilities (tests). */
   capabilities?: CapabilitySetup[];
 }
@@ -55,7 +58,7 @@ async function assemble(config: GatewayConfig, env: NodeJS.ProcessEnv, logger: L
     logger.info({ url: upstream.url }, 'reference upstream started');
   }
 
-  const fetchFn = createUpstreamFetch({ env, logger });
+  const fetchFn = createUpstreamFetch({ env, logger, transport: opts.upstreamTransport });
   closers.push(() => fetchFn.close());
   const mesh = await loadGatewayMesh({ dir: config.meshDir, fetchFn });
   closers.push(() => mesh.close());
