@@ -10,6 +10,9 @@ export interface UpstreamCall {
   error?: string;
   /** Seconds the upstream's Cache-Control allows (max-age / s-maxage; 0 for no-store). */
   maxAge?: number | null;
+  /** Records of this answer that did not map onto canonical records and were skipped. */
+  rejectedRecords?: number;
+  rejectedExample?: string;
 }
 
 export interface ResolverSettings {

@@ -24,9 +24,11 @@ export async function fetchFeed<K extends FeedKind>(
   } catch (err) {
     throw upstreamUnavailable(binding.source, describe(err));
   }
-  if (payload instanceof Error) { if (process.env.DEBUG_FEEDS) console.error(binding.source, payload, binding.selectionSet); throw upstreamUnavailable(binding.source, describe(payload)); }
+  if (payload instanceof Error) throw upstreamUnavailable(binding.source, describe(payload));
   try {
-    return binding.map(payload).records;
+    const { records, rejected } = binding.map(payload);
+    if (rejected.length) noteRejections(ctx, binding.source, rejected);
+    return records;
   } catch (err) {
     if (err instanceof FeedPayloadError) throw upstreamUnavailable(binding.source, 'answered with a malformed payload');
     throw err;
@@ -76,4 +78,13 @@ function describe(err: unknown): string {
   if (/malformed|too large/i.test(message)) return 'answered with a malformed payload';
   if (/network/i.test(message)) return 'could not be reached';
   return 'answered with an error';
+}
+
+/** Records a feed sent that did not map are skipped; the request's upstream call says how many and why (logs, replay). */
+function noteRejections(ctx: ResolverContext, feed: string, rejected: { index: number; reason: string }[]) {
+  const call = [...ctx.upstreamCalls].reverse().find((c) => c.feed === feed);
+  if (call) {
+    call.rejectedRecords = (call.rejectedRecords ?? 0) + rejected.length;
+    call.rejectedExample ??= rejected[0]!.reason.slice(0, 200);
+  }
 }
