@@ -1,5 +1,5 @@
 // Adding a supplier feed by configuration alone (issue 5, docs/adding-a-feed.md): the repo's
-// .meshrc.yaml with examples/gridwise-feed.yaml pasted at the end of its `sources:` list, written to
+// .meshrc.yaml with examples/gridwise-feed.yaml appended to its `sources:` list, written to
 // a temporary config directory (MESH_DIR) with every `./` path pointing into the repo, so the same
 // gateway code serves a feed in a new shape (XML-like nesting, dollars per MWh, years, fractions)
 // with no code change. Also: mapping mistakes stop the start naming the feed and the key, and
@@ -19,18 +19,13 @@ const GRIDWISE_VENDORS = ['Gridwise Energy Services LLC', 'Pecan Hollow Power LL
 
 // ------------------------------------------------------------------------------------- configuration
 
-/**
- * The repo's .meshrc.yaml with the example block pasted at the end of the `sources:` list (before
- * the next top-level key), exactly as the `node -e` command of docs/adding-a-feed.md does it.
- */
+/** The repo's .meshrc.yaml with the example block appended, as `cat … >> .meshrc.yaml` in docs/adding-a-feed.md. */
 function pastedConfigText(): string {
   const cfg = fs.readFileSync(path.join(ROOT, '.meshrc.yaml'), 'utf8');
   const block = fs.readFileSync(path.join(ROOT, 'examples/gridwise-feed.yaml'), 'utf8');
-  const start = cfg.search(/^sources:/m);
-  expect(start).toBeGreaterThanOrEqual(0);
-  const end = cfg.slice(start).search(/\n(?=[^\s#])/);
-  const at = end < 0 ? cfg.length : start + end + 1;
-  return cfg.slice(0, at) + block + '\n' + cfg.slice(at);
+  // `sources:` must stay the last list of the file for the append to land in it.
+  expect(cfg.slice(cfg.search(/^sources:/m)).search(/\n(?=[^\s#])/)).toBe(-1);
+  return cfg + block;
 }
 
 /** Every `./…` path (values and keys, e.g. the transform's) made absolute into the repo. */
