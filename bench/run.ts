@@ -7,6 +7,8 @@
 //
 // Scenarios (every req/s is also given as a ratio to the baseline of the same run):
 //   baseline     bare node:http, fixed 2 KB JSON body
+//   floor        bare node:http that reads and parses the same POST and answers with the same
+//                headers and body size as a cached gateway answer: the cost of the request's shape
 //   cached       keyed residentialPlans for one ZIP, response cache hits
 //   uncached     the same, CACHE_ENABLED=false (a second gateway process): every request runs the
 //                resolvers and goes to the feeds (identical concurrent feed calls are still shared by
@@ -74,9 +76,9 @@ const opts = {
   /** --rate N: fixed overall request rate instead of as fast as possible (CPU per request at a steady load). */
   rate: f.rate ? num('rate', 1000) : null,
   /** --env K=V,K=V: extra gateway environment for experiments (e.g. REPLAY_ENABLED=false). */
-  env: Object.fromEntries((f.env ? f.env.split(',') : []).map((kv) => kv.split('=', 2) as [string, string])),
+  env: Object.fromEntries((f.env ? f.env.split(',') : []).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
 };
-const ALL = ['baseline', 'cached', 'uncached', 'direct', 'playground', 'overhead'] as const;
+const ALL = ['baseline', 'floor', 'cached', 'uncached', 'direct', 'playground', 'overhead'] as const;
 type ScenarioName = (typeof ALL)[number];
 const only = new Set<ScenarioName>((f.only ? f.only.split(',') : ALL) as ScenarioName[]);
 for (const s of only) if (!ALL.includes(s)) throw new Error(`--only: unknown scenario "${s}" (${ALL.join(', ')})`);
@@ -218,6 +220,17 @@ async function scrape(url: string): Promise<(name: string, match?: Record<string
   return (name, match = {}) => samples.filter((s) => s.name === name && Object.entries(match).every(([k, v]) => s.labels[k] === v)).reduce((a, s) => a + s.value, 0);
 }
 
+/** V8 heap figures from the gateway's own /metrics (prom-client default metrics), MB. */
+async function heapOf(metricsUrl: string): Promise<{ heapUsedMb?: number; heapTotalMb?: number; externalMb?: number }> {
+  try {
+    const m = await scrape(metricsUrl);
+    const mb = (v: number) => Math.round(v / 104857.6) / 10;
+    return { heapUsedMb: mb(m('nodejs_heap_size_used_bytes')), heapTotalMb: mb(m('nodejs_heap_size_total_bytes')), externalMb: mb(m('nodejs_external_memory_bytes')) };
+  } catch {
+    return {};
+  }
+}
+
 // ------------------------------------------------------------------------------------------------
 // Load
 
@@ -306,7 +319,7 @@ async function main() {
   let redis: TestRedis | null = null;
   const rows: Row[] = [];
   const startup: { ms: number[]; runner: string } = { ms: [], runner: opts.runner };
-  const memory: Record<string, { rssMb: number | null; peakRssMb: number | null }> = {};
+  const memory: Record<string, { rssMb: number | null; peakRssMb: number | null; heapUsedMb?: number; heapTotalMb?: number; externalMb?: number }> = {};
   try {
     if (opts.runner === 'dist') {
       const b = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
@@ -359,6 +372,16 @@ async function main() {
       await b.child.stop();
     });
 
+    await run('floor', async () => {
+      // The same request and answer shape as `cached` (body size measured on the gateway when it runs).
+      const size = gw ? (await checkOnce(gw.urls.production, keyedHeaders)).bytes : 3324;
+      const port = await freePort();
+      const b = startChild('floor', process.execPath, ['--import', 'tsx', 'bench/baseline-server.ts'], { PATH: process.env.PATH, PORT: String(port), MODE: 'floor', BODY_BYTES: String(size) }, /READY/);
+      await withTimeout(b.line, 20_000, 'floor server');
+      table(row('floor', `bare node:http: parse the same POST, same headers, ${size} B body`, opts.connections, await load({ url: `http://127.0.0.1:${port}/graphql`, connections: opts.connections, duration: opts.duration, method: 'POST', headers: keyedHeaders, body: BODY }, b.child.proc.pid)));
+      await b.child.stop();
+    });
+
     if (gw) {
       const g = gw;
       await run('cached', async () => {
@@ -390,7 +413,7 @@ async function main() {
         r.notes = { clientIps: Math.min(n, 65536 * 250), countedCalls: (await counted()) - c0 };
         table(r);
       });
-      memory.gateway = memoryOf(g.child.proc.pid);
+      memory.gateway = { ...memoryOf(g.child.proc.pid), ...(await heapOf(g.urls.metrics)) };
       await g.child.stop();
     }
 
@@ -411,7 +434,7 @@ async function main() {
       };
       await run('uncached', () => measure('uncached', `keyed residentialPlans ${opts.zip}, CACHE_ENABLED=false`, opts.connections));
       await run('overhead', () => measure('uncached@1', 'the same, 1 connection', 1));
-      memory.gatewayCacheOff = memoryOf(b.child.proc.pid);
+      memory.gatewayCacheOff = { ...memoryOf(b.child.proc.pid), ...(await heapOf(b.urls.metrics)) };
       await b.child.stop();
     }
 
@@ -450,7 +473,7 @@ async function main() {
   if (derived.overheadP50Ms !== null) console.log(`  gateway overhead at p50 (${opts.connections} conns, uncached - direct): ${derived.overheadP50Ms} ms; req/s uncached/direct: ${derived.uncachedVsDirect}`);
   if (derived.overheadP50MsOneConnection !== null) console.log(`  gateway overhead at p50 (1 connection): ${derived.overheadP50MsOneConnection} ms`);
   if (startup.ms.length) console.log(`  start-up to /healthz 200 (${opts.runner}): ${startup.ms.join(', ')} ms (max ${Math.max(...startup.ms)})`);
-  for (const [k, m] of Object.entries(memory)) console.log(`  ${k} RSS after its scenarios: ${m.rssMb} MB (peak ${m.peakRssMb} MB)`);
+  for (const [k, m] of Object.entries(memory)) console.log(`  ${k} RSS after its scenarios: ${m.rssMb} MB (peak ${m.peakRssMb} MB; V8 heap used ${m.heapUsedMb ?? '?'} of ${m.heapTotalMb ?? '?'} MB, external ${m.externalMb ?? '?'} MB)`);
 
   if (opts.json) {
     const dir = path.join(ROOT, 'bench', 'results');

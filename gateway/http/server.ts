@@ -35,7 +35,7 @@ export interface ListenerOptions {
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
 /** The headers every answer starts from (API_HEADERS, then the JSON content type), merged once. */
-const BASE_HEADERS: Record<string, string> = { ...API_HEADERS, ...JSON_HEADERS };
+const BASE_HEADERS: [string, string][] = Object.entries({ ...API_HEADERS, ...JSON_HEADERS });
 
 /** A hook's result: awaited only when it is a promise (a sync hook costs no microtask hop). */
 function isPromise<T>(v: T | Promise<T>): v is Promise<T> {
@@ -167,18 +167,20 @@ export function createListener(opts: ListenerOptions): http.Server {
 
   function send(res: ServerResponse, req: IncomingMessage, state: RequestState, reply: Reply) {
     if (res.headersSent || res.destroyed) return;
-    // Same keys, order and precedence as spreading API_HEADERS, JSON_HEADERS, CORS, x-request-id,
-    // state.headers and reply.headers, without the intermediate objects.
-    const headers: Record<string, string> = { ...BASE_HEADERS };
+    // Same names, order and precedence as spreading API_HEADERS, JSON_HEADERS, CORS, x-request-id,
+    // state.headers and reply.headers into one object (a later name replaces the value in place),
+    // '' removing a header; handed to writeHead as a flat [name, value, ...] list. Growing a header
+    // object property by property cost ~10 µs a request (V8 object shape changes); a Map does not.
+    const merged = new Map<string, string>(BASE_HEADERS);
     const origin = req.headers.origin;
-    if (origin) Object.assign(headers, corsHeaders(origin, opts.cors));
-    headers['x-request-id'] = state.requestId;
-    let empty = false;
-    for (const k in state.headers) if ((headers[k] = state.headers[k]!) === '') empty = true;
-    for (const k in reply.headers) if ((headers[k] = reply.headers[k]!) === '') empty = true;
-    if (state.operation && !state.operation.introspectionOnly) headers['x-cache'] = state.cache;
-    if (empty) for (const k in headers) if (headers[k] === '') delete headers[k];
-    headers['content-length'] = String(Buffer.byteLength(reply.body));
+    if (origin) for (const [k, v] of Object.entries(corsHeaders(origin, opts.cors))) merged.set(k, v);
+    merged.set('x-request-id', state.requestId);
+    for (const k in state.headers) merged.set(k, state.headers[k]!);
+    for (const k in reply.headers) merged.set(k, reply.headers[k]!);
+    if (state.operation && !state.operation.introspectionOnly) merged.set('x-cache', state.cache);
+    merged.set('content-length', String(Buffer.byteLength(reply.body)));
+    const headers: string[] = [];
+    for (const [k, v] of merged) if (v !== '') headers.push(k, v);
     res.writeHead(reply.status, headers);
     res.end(reply.body);
   }
