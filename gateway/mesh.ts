@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { processConfig } from '@graphql-mesh/config';
 import yaml from 'js-yaml';
+import { InMemoryStoreStorageAdapter, MeshStore } from '@graphql-mesh/store';
 import { getMesh, type MeshInstance } from '@graphql-mesh/runtime';
 import { filterSchema, pruneSchema } from '@graphql-tools/utils';
 import type { GraphQLSchema } from 'graphql';
@@ -70,7 +71,10 @@ export async function loadGatewayMesh(opts: { dir: string; fetchFn: MeshFetch; l
   } catch (err) {
     throw new MeshStartupError(`cannot read ${path.join(dir, '.meshrc.yaml')}: ${(err as Error).message}`);
   }
-  const config = await processConfig(raw as never, { dir, importFn, generateCode: false }).catch((err: Error) => {
+  // Sources are always read from their contracts at start (no `mesh build` artifacts), so the
+  // store is in memory whatever NODE_ENV says (Mesh's production default expects artifacts).
+  const store = new MeshStore(path.join(dir, '.mesh'), new InMemoryStoreStorageAdapter(), { readonly: false, validate: false });
+  const config = await processConfig(raw as never, { dir, importFn, generateCode: false, store }).catch((err: Error) => {
     throw new MeshStartupError(`invalid .meshrc.yaml in ${dir}: ${err.message}`);
   });
   const feeds = bindingsFromConfig(raw);
