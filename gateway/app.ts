@@ -1,12 +1,12 @@
 // Assembles a running gateway: reference upstream (optional), Mesh, shared stores, and one
 // listener per environment. Used by `npm start`, the tests and the benchmark.
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { loadConfig, feedUrlsFor, type GatewayConfig } from './config.js';
 import { loadGatewayMesh, type GatewayMesh } from './mesh.js';
 import { createUpstreamFetch } from './upstream/fetch.js';
 import type { Transport } from './upstream/transport.js';
 import { createListener } from './http/server.js';
+import { listen } from './http/listen.js';
 import type { EnvironmentName } from './http/plugin.js';
 import { createLogger, type Logger } from './logger.js';
 import { startReferenceUpstream } from '../sources/reference-upstream/server.js';
@@ -115,13 +115,8 @@ async function assemble(config: GatewayConfig, env: NodeJS.ProcessEnv, logger: L
       onInternalError: (err, state) => logger.error({ err, requestId: state.requestId, environment }, 'internal error'),
       now: opts.now,
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.ports[environment], config.host, () => resolve());
-    });
     servers.push(server);
-    const { port } = server.address() as AddressInfo;
-    urls[environment] = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}/graphql`;
+    urls[environment] = `${(await listen(server, config.ports[environment], config.host)).url}/graphql`;
     logger.info({ environment, url: urls[environment] }, 'listening');
   }
 

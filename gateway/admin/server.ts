@@ -8,11 +8,11 @@
 //
 // `since`/`until`: a duration back from now (2h, 30m, 7d) or an ISO 8601 time.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ReplayQuery, ReplayStore } from '../../cache/replay-store.js';
 import type { ResponseCache } from '../../cache/response-cache.js';
 import { parseDuration } from '../../cache/cache-config.js';
+import { listen } from '../http/listen.js';
 
 export interface AdminServerOptions {
   host: string;
@@ -141,21 +141,5 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
       else res.destroy();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, opts.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host === '0.0.0.0' ? '127.0.0.1' : opts.host;
-  return {
-    url: `http://${host}:${port}`,
-    port,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections?.();
-    }),
-  };
+  return listen(server, opts.port, opts.host);
 }

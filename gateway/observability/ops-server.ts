@@ -2,7 +2,7 @@
 // GET /healthz (liveness of the process). Separate from the partner-facing listeners, so it can be
 // kept off the public network; it serves no partner data.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listen } from '../http/listen.js';
 
 export interface OpsServer {
   url: string;
@@ -41,21 +41,5 @@ export async function startOpsServer(opts: OpsServerOptions): Promise<OpsServer>
     }
     return json(404, { error: 'not found: GET /metrics or /healthz' });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, opts.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host === '0.0.0.0' ? '127.0.0.1' : opts.host;
-  return {
-    url: `http://${host}:${port}`,
-    port,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
-  };
+  return listen(server, opts.port, opts.host);
 }
