@@ -44,13 +44,11 @@ function row(stdout: string, feed: string): string[] {
   return line!.split(/\s{2,}/);
 }
 
-/** The repo's .meshrc.yaml with examples/gridwise-feed.yaml pasted at the end of `sources:`, `./` paths made absolute. */
+/** The repo's .meshrc.yaml with examples/gridwise-feed.yaml appended (sources: is last), `./` paths made absolute. */
 function writeGridwiseConfig(dir: string, mutate?: (mapping: Record<string, any>) => void): string {
   const base = fs.readFileSync(path.join(ROOT, '.meshrc.yaml'), 'utf8');
   const block = fs.readFileSync(path.join(ROOT, 'examples/gridwise-feed.yaml'), 'utf8');
-  const sources = base.search(/^sources:/m);
-  const at = sources + base.slice(sources).search(/\n(?=[^\s#])/) + 1; // as docs/adding-a-feed.md does
-  const config = yaml.load(base.slice(0, at) + block + '\n' + base.slice(at)) as { sources: any[] };
+  const config = yaml.load(base + block) as { sources: any[] }; // appended, as docs/adding-a-feed.md does
   if (mutate) mutate(config.sources.find((s) => s.name === 'Gridwise').transforms[0]['./transforms/feed-mapping.ts']);
   const fix = (s: string) => (s.startsWith('./') ? path.join(ROOT, s) : s);
   const absolute = (v: unknown): unknown =>
