@@ -22,7 +22,7 @@
 // (VmRSS of /proc/<pid>/status) after its scenarios.
 //
 // Flags: --duration 8 (s per scenario), --connections 50, --warmup 2 (s, discarded), --starts 3,
-//        --zip 75001, --only cached,baseline (subset), --runner tsx|dist (dist: bundle with
+//        --zip 75001, --only cached,baseline (subset), --runner dist|tsx (dist, the default: bundle with
 //        scripts/build.mjs and run dist/gateway.mjs, as `npm start` does), --no-json,
 //        --rate N (fixed req/s: compare CPU per request without saturating), --profile DIR (V8 CPU profiles of the gateway processes), --env K=V,K=V (extra gateway
 //        environment, for experiments).
@@ -67,7 +67,7 @@ const opts = {
   warmup: f.warmup === '0' ? 0 : num('warmup', 2),
   starts: Math.round(num('starts', 3)),
   zip: f.zip ?? '75001',
-  runner: (f.runner ?? 'tsx') as 'tsx' | 'dist',
+  runner: (f.runner ?? 'dist') as 'tsx' | 'dist',
   json: f['no-json'] === undefined,
   /** --profile DIR: the gateway children write V8 CPU profiles (.cpuprofile) there on exit. */
   profile: f.profile ? path.resolve(f.profile) : null,

@@ -290,7 +290,7 @@ return removed
 `;
 
 type ScriptedRedis = RedisClient & {
-  epgReplayPut(...args: (string | number)[]): Promise<number>;
+  epgReplayPut(...args: (string | number | Buffer)[]): Promise<number>;
   epgReplayTrim(...args: (string | number)[]): Promise<number>;
 };
 
@@ -311,13 +311,14 @@ class RedisBackend implements Backend {
   async write(lines: { record: ReplayRecord; json: string }[]): Promise<void> {
     if (!isRedisUp(this.redis)) throw new Error('Redis is down');
     const p = this.redis.pipeline() as unknown as {
-      epgReplayPut(...a: (string | number)[]): void;
+      epgReplayPut(...a: (string | number | Buffer)[]): void;
       epgReplayTrim(...a: (string | number)[]): void;
       exec(): Promise<[Error | null, unknown][] | null>;
     };
     for (const { record, json } of lines) {
       const t = Date.parse(record.time);
-      p.epgReplayPut(REPLAY_KEYS.record(record.id), REPLAY_KEYS.index, REPLAY_KEYS.sizes, REPLAY_KEYS.bytes, record.id, json, Number.isFinite(t) ? t : this.now(), this.settings.retentionMs);
+      // A Buffer goes to the socket as is; a long string would be copied into the command text.
+      p.epgReplayPut(REPLAY_KEYS.record(record.id), REPLAY_KEYS.index, REPLAY_KEYS.sizes, REPLAY_KEYS.bytes, record.id, Buffer.from(json), Number.isFinite(t) ? t : this.now(), this.settings.retentionMs);
     }
     p.epgReplayTrim(REPLAY_KEYS.index, REPLAY_KEYS.sizes, REPLAY_KEYS.bytes, this.now() - this.settings.retentionMs, this.settings.maxBytes, REPLAY_KEYS.recordPrefix, 10_000);
     const res = await p.exec();

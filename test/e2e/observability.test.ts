@@ -101,7 +101,7 @@ describe('observability', () => {
     expect((await post(prod, PLANS, { zip: '75001' }, { ...keyed, 'x-request-id': 'obs-test-miss-0001' })).headers.get('x-cache')).toBe('MISS');
     expect((await post(prod, PLANS, { zip: '75001' }, { ...keyed, 'x-request-id': 'obs-test-hit-00001' })).headers.get('x-cache')).toBe('HIT');
     expect((await post(prod, ACCOUNTS, { address: ADDRESS, zip: '75201' }, { ...keyed, 'x-request-id': 'obs-test-address-1' })).status).toBe(200);
-    expect((await post(prod, PLANS, { zip: '75001' }, { 'x-api-key': `${key.slice(0, -1)}A`, 'x-request-id': 'obs-test-refused-1' })).status).toBe(403);
+    expect((await post(prod, PLANS, { zip: '75001' }, { 'x-api-key': `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`, 'x-request-id': 'obs-test-refused-1' })).status).toBe(403);
     expect((await post(play, PLANS, { zip: '75001' }, { 'x-request-id': 'obs-test-play-0001' })).status).toBe(200);
     expect((await post(play, '{ __schema { queryType { name } } }', {})).status).toBe(200);
     expect((await post(play, PLANS, { zip: '19103' })).status).toBe(200);
