@@ -35,3 +35,19 @@ export function clientIp(req: IncomingMessage, trust: TrustProxy): string {
   for (let i = chain.length - 1; i >= 0; i--) if (!trust.addresses.has(chain[i]!)) return chain[i]!;
   return peer;
 }
+
+/**
+ * Whom a playground allowance belongs to: an IPv4 address, or the /64 network of an IPv6 one (a
+ * single subscriber usually gets a whole /64, so counting per address would let anyone rotate
+ * through fresh allowances).
+ */
+export function allowanceSubject(ip: string): string {
+  if (net.isIPv6(ip)) {
+    const [head = '', tail = ''] = ip.toLowerCase().split('::');
+    const left = head ? head.split(':') : [];
+    const right = tail ? tail.split(':') : [];
+    const groups = ip.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
+    return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  }
+  return ip;
+}

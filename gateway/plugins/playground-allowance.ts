@@ -28,6 +28,7 @@ import { AllowanceUnavailableError } from '../../cache/allowance.js';
 import type { PreparedOperation } from '../graphql/prepare.js';
 import type { HttpPlugin, Reply, RequestState } from '../http/plugin.js';
 import { errorReply } from '../http/plugin.js';
+import { allowanceSubject } from '../http/client-ip.js';
 
 export interface AllowancePluginOptions {
   store: AllowanceStore;
@@ -57,7 +58,7 @@ export function allowancePlugin(opts: AllowancePluginOptions): HttpPlugin {
     async onRequest(state: RequestState): Promise<void> {
       state.headers[LIMIT_HEADER] = String(limit);
       try {
-        const { remaining } = await store.peek(state.clientIp);
+        const { remaining } = await store.peek(allowanceSubject(state.clientIp));
         state.headers[REMAINING_HEADER] = String(remaining);
       } catch (err) {
         state.headers[REMAINING_HEADER] = '0';
@@ -78,7 +79,7 @@ export function allowancePlugin(opts: AllowancePluginOptions): HttpPlugin {
       }
       let result;
       try {
-        result = await store.consume(state.clientIp);
+        result = await store.consume(allowanceSubject(state.clientIp));
       } catch (err) {
         if (!(err instanceof AllowanceUnavailableError)) throw err;
         logOutage(state, err);
