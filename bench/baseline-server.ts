@@ -7,6 +7,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
+import { API_HEADERS } from '../gateway/http/security-headers.js';
 
 const mode = process.env.MODE ?? 'baseline';
 const bytes = Number(process.env.BODY_BYTES ?? 2048);
@@ -20,15 +21,8 @@ function jsonOf(size: number): Buffer {
 }
 
 const body = jsonOf(mode === 'floor' ? bytes : 2048);
-const FLOOR_HEADERS = {
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
-  'referrer-policy': 'no-referrer',
-  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
-  'cross-origin-resource-policy': 'same-site',
-  'cache-control': 'no-store',
-  'content-type': 'application/json; charset=utf-8',
-};
+// The gateway's own answer headers, so the floor pays for exactly what the gateway sends.
+const FLOOR_HEADERS = { ...API_HEADERS, 'content-type': 'application/json; charset=utf-8' };
 
 const server = http.createServer((req, res) => {
   if (mode === 'floor') {

@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import nock from 'nock';
 import { createUpstreamFetch, upstreamStats, type UpstreamFetchOptions } from '../../gateway/upstream/fetch.js';
-import { feedScope, type FeedScope } from '../../gateway/upstream/feed-scope.js';
+import { inScope, scope, settle } from '../support/feed-scope.js';
 
 const BASE = 'http://feed.test';
 const OTHER = 'http://sandbox.feed.test';
@@ -27,16 +27,6 @@ function makeFetch(opts: UpstreamFetchOptions = {}) {
   return Object.assign(f, { sent: () => sent });
 }
 
-const scope = (feed = 'Voltify', timeoutMs = 2000): FeedScope => ({ feed, timeoutMs, calls: [], stale: [] });
-const inScope = <T>(s: FeedScope, fn: () => Promise<T>) => feedScope.run(s, fn);
-
-async function settle<T>(p: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: Error }> {
-  try {
-    return { ok: true, value: await p };
-  } catch (error) {
-    return { ok: false, error: error as Error };
-  }
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

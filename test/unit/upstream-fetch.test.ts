@@ -5,11 +5,11 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import nock from 'nock';
 import { createUpstreamFetch, upstreamStats, UpstreamError, type UpstreamFetchOptions } from '../../gateway/upstream/fetch.js';
-import { feedScope, type FeedScope } from '../../gateway/upstream/feed-scope.js';
 import { backoffDelay, withRetries } from '../../gateway/upstream/retry.js';
 import { validatePayload } from '../../gateway/upstream/validate.js';
 import { loadUpstreamSettings } from '../../gateway/upstream/upstream-config.js';
 import { ConfigError } from '../../gateway/config.js';
+import { inScope, scope, settle } from '../support/feed-scope.js';
 
 const BASE = 'http://feed.test';
 const OFFERS = { offers: [{ offerId: 'VOL-1', price: 0.12 }] };
@@ -37,16 +37,6 @@ function makeFetch(opts: UpstreamFetchOptions = {}) {
   return Object.assign(f, { seen });
 }
 
-const scope = (feed = 'Voltify', timeoutMs = 2000): FeedScope => ({ feed, timeoutMs, calls: [], stale: [] });
-const inScope = <T>(s: FeedScope, fn: () => Promise<T>) => feedScope.run(s, fn);
-
-async function settle<T>(p: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: Error }> {
-  try {
-    return { ok: true, value: await p };
-  } catch (error) {
-    return { ok: false, error: error as Error };
-  }
-}
 
 beforeAll(() => {
   nock.disableNetConnect();

@@ -1,0 +1,14 @@
+// Running fetch-layer calls inside a feed scope, as the resolvers do, for the upstream unit tests.
+import { feedScope, type FeedScope } from '../../gateway/upstream/feed-scope.js';
+
+export const scope = (feed = 'Voltify', timeoutMs = 2000): FeedScope => ({ feed, timeoutMs, calls: [], stale: [] });
+export const inScope = <T>(s: FeedScope, fn: () => Promise<T>) => feedScope.run(s, fn);
+
+/** A promise's outcome as a value, so a test can assert on rejections without try/catch. */
+export async function settle<T>(p: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: Error }> {
+  try {
+    return { ok: true, value: await p };
+  } catch (error) {
+    return { ok: false, error: error as Error };
+  }
+}
