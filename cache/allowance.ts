@@ -18,7 +18,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import type { RedisClient } from './redis-connection.js';
+import { isRedisUp, type RedisClient } from './redis-connection.js';
 
 export interface AllowanceResult {
   /** True when this call was counted and may be served. */
@@ -101,7 +101,7 @@ export class RedisAllowanceStore implements AllowanceStore {
   }
 
   health() {
-    return { ok: this.redis.status === 'ready', mode: 'redis' };
+    return { ok: isRedisUp(this.redis), mode: 'redis' };
   }
 
   close(): void {}

@@ -56,8 +56,15 @@ export async function connectRedis(url: string): Promise<RedisClient> {
   return client;
 }
 
+/**
+ * Ready and, for a single connection, still writable: a Redis that just died has sent FIN before
+ * ioredis sees 'close', and for that moment the status still says 'ready' while every command
+ * fails with "Stream isn't writeable".
+ */
 export function isRedisUp(client: RedisClient): boolean {
-  return client.status === 'ready';
+  if (client.status !== 'ready') return false;
+  const stream = (client as { stream?: { writable?: boolean } }).stream;
+  return !stream || stream.writable !== false;
 }
 
 /** host:port of a Redis URL without credentials, for messages and logs. */

@@ -7,6 +7,7 @@ import { startOpsServer, type OpsServer } from '../observability/ops-server.js';
 import { requestLogPlugin, type RequestLogger } from '../observability/request-log.js';
 import type { HttpPlugin } from '../http/plugin.js';
 import type { CapabilitySetup } from './types.js';
+import { isRedisUp } from '../../cache/redis-connection.js';
 
 export const observabilityCapability: CapabilitySetup = async ({ config, logger, redis }) => {
   const metrics = createGatewayMetrics({ redisStatus: redis ? () => redis.status : null });
@@ -19,7 +20,7 @@ export const observabilityCapability: CapabilitySetup = async ({ config, logger,
       port: config.ports.ops,
       metrics: () => metrics.render(),
       contentType: metrics.registry.contentType,
-      health: () => ({ redis: redis ? (redis.status === 'ready' ? 'up' : 'down') : 'not configured' }),
+      health: () => ({ redis: redis ? (isRedisUp(redis) ? 'up' : 'down') : 'not configured' }),
     });
     logger.info({ url: `${ops.url}/metrics` }, 'ops endpoint listening (metrics, healthz)');
   }
