@@ -7,13 +7,18 @@
 // records and counts them (`dropped`); nothing is retried forever.
 //
 // Stores:
-// - Redis (REDIS_URL): one string per record with a TTL of the retention, a sorted-set index by
-//   time, a hash of record sizes and a byte counter. All keys share the hash tag `{replay}` so the
-//   Lua scripts that keep the index and the byte count consistent also run on Redis Cluster.
+// - Redis (REDIS_URL): one chunk per written batch (up to 500 records) with a TTL of the
+//   retention, in which each distinct response body is stored once (a cached answer sent 500 times
+//   is one body and 500 small records: a tenth of the bytes and of Redis' work per record); a
+//   sorted-set index of chunks by their newest record, a hash from request id to chunk, a hash of
+//   chunk sizes and a byte counter. Retention and the size bound drop whole chunks, oldest first.
+//   All keys share the hash tag `{replay}` so the Lua scripts that keep them consistent also run
+//   on Redis Cluster.
 // - Embedded (no Redis): append-only JSONL segment files under <DATA_DIR>/replay/, rotated by
 //   size; whole segments are deleted when older than the retention or when the total exceeds the
 //   size bound (so the bound holds to within one segment).
 import fs from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { isRedisUp, type RedisClient } from './redis-connection.js';
@@ -115,7 +120,8 @@ function approxSize(r: ReplayRecord): number {
 }
 
 interface Backend {
-  write(lines: { record: ReplayRecord; json: string }[]): Promise<void>;
+  /** Writes a batch; returns how many records could not be serialized (dropped). */
+  write(records: ReplayRecord[]): Promise<number>;
   get(id: string): Promise<ReplayRecord | null>;
   list(q: ReplayQuery): Promise<ReplayRecord[]>;
   close(): Promise<void>;
@@ -183,22 +189,15 @@ class QueuedReplayStore implements ReplayStore {
       while (this.queue.length) {
         const batch = this.queue.splice(0, BATCH);
         for (const r of batch) this.queuedBytes -= approxSize(r);
-        const lines: { record: ReplayRecord; json: string }[] = [];
-        for (const record of batch) {
-          try {
-            lines.push({ record, json: JSON.stringify(record) });
-          } catch {
-            this.noteDropped();
-          }
-        }
         try {
-          await this.backend.write(lines);
-          this.counters.written += lines.length;
-          replayStats.written += lines.length;
+          const unserializable = await this.backend.write(batch);
+          if (unserializable) this.noteDropped(unserializable);
+          this.counters.written += batch.length - unserializable;
+          replayStats.written += batch.length - unserializable;
         } catch (err) {
           this.counters.writeErrors++;
           replayStats.writeErrors++;
-          this.noteDropped(lines.length);
+          this.noteDropped(batch.length);
           this.onError(err, 'replay write');
         }
       }
@@ -240,116 +239,216 @@ class QueuedReplayStore implements ReplayStore {
 // Redis
 
 export const REPLAY_KEYS = {
-  record: (id: string) => `epg:{replay}:rec:${id}`,
-  recordPrefix: 'epg:{replay}:rec:',
-  index: 'epg:{replay}:index',
-  sizes: 'epg:{replay}:sizes',
-  bytes: 'epg:{replay}:bytes',
+  chunk: (chunkId: string) => `epg:{replay}:v2:chunk:${chunkId}`,
+  chunkPrefix: 'epg:{replay}:v2:chunk:',
+  chunkIds: (chunkId: string) => `epg:{replay}:v2:chunk-ids:${chunkId}`,
+  chunkIdsPrefix: 'epg:{replay}:v2:chunk-ids:',
+  /** Sorted set: chunk id scored by the time (ms) of its newest record. */
+  index: 'epg:{replay}:v2:index',
+  /** Hash: request id -> chunk id (the newest record with that id). */
+  ids: 'epg:{replay}:v2:ids',
+  /** Hash: chunk id -> bytes it accounts for. */
+  sizes: 'epg:{replay}:v2:sizes',
+  bytes: 'epg:{replay}:v2:bytes',
 };
 
-// KEYS: record, index, sizes, bytes. ARGV: id, json, score (ms), ttl (ms).
-// A reused request id replaces the earlier record and its size.
+/** What a request id costs in the ids hash beyond its own bytes (Redis' per-field overhead, roughly). */
+const ID_OVERHEAD_BYTES = 64;
+
+// KEYS: chunk, chunk ids, index, sizes, bytes, ids. ARGV: chunk id, chunk, ids text, score (ms),
+// ttl (ms), size, then every request id of the chunk.
 const PUT_LUA = `
-local old = redis.call('HGET', KEYS[3], ARGV[1])
-if old then redis.call('DECRBY', KEYS[4], old) end
-local size = string.len(ARGV[2])
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[4])
-redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
-redis.call('HSET', KEYS[3], ARGV[1], size)
-redis.call('INCRBY', KEYS[4], size)
-return size
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[5])
+redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[5])
+redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1])
+redis.call('HSET', KEYS[4], ARGV[1], ARGV[6])
+redis.call('INCRBY', KEYS[5], ARGV[6])
+local i = 7
+while i <= #ARGV do
+  local t = {}
+  for j = i, math.min(i + 199, #ARGV) do
+    t[#t + 1] = ARGV[j]
+    t[#t + 1] = ARGV[1]
+  end
+  redis.call('HSET', KEYS[6], unpack(t))
+  i = i + 200
+end
+return 1
 `;
 
-// KEYS: index, sizes, bytes. ARGV: cutoff score, max bytes, record key prefix, max removals.
-// Removes records older than the cutoff, then the oldest while the total exceeds the bound.
+// KEYS: index, sizes, bytes, ids. ARGV: cutoff score, max bytes, chunk key prefix, chunk-ids key
+// prefix, max removals. Drops chunks whose newest record is older than the cutoff, then the oldest
+// while the total exceeds the bound.
 const TRIM_LUA = `
 local removed = 0
-local limit = tonumber(ARGV[4])
-local function drop(id)
-  local s = redis.call('HGET', KEYS[2], id)
+local limit = tonumber(ARGV[5])
+local function drop(cid)
+  local s = redis.call('HGET', KEYS[2], cid)
   if s then redis.call('DECRBY', KEYS[3], s) end
-  redis.call('HDEL', KEYS[2], id)
-  redis.call('ZREM', KEYS[1], id)
-  redis.call('DEL', ARGV[3] .. id)
+  redis.call('HDEL', KEYS[2], cid)
+  redis.call('ZREM', KEYS[1], cid)
+  local ids = redis.call('GET', ARGV[4] .. cid)
+  if ids then
+    for id in string.gmatch(ids, '[^\\n]+') do
+      if redis.call('HGET', KEYS[4], id) == cid then redis.call('HDEL', KEYS[4], id) end
+    end
+  end
+  redis.call('DEL', ARGV[3] .. cid, ARGV[4] .. cid)
   removed = removed + 1
 end
 local old = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1], 'LIMIT', 0, limit)
-for _, id in ipairs(old) do drop(id) end
+for _, cid in ipairs(old) do drop(cid) end
 local max = tonumber(ARGV[2])
 while removed < limit do
   local total = tonumber(redis.call('GET', KEYS[3]) or '0')
   if total <= max then break end
-  local ids = redis.call('ZRANGE', KEYS[1], 0, 0)
-  if #ids == 0 then
+  local cids = redis.call('ZRANGE', KEYS[1], 0, 0)
+  if #cids == 0 then
     redis.call('SET', KEYS[3], 0)
     break
   end
-  drop(ids[1])
+  drop(cids[1])
 end
 return removed
 `;
 
 type ScriptedRedis = RedisClient & {
-  epgReplayPut(...args: (string | number | Buffer)[]): Promise<number>;
-  epgReplayTrim(...args: (string | number)[]): Promise<number>;
+  epgReplayPutChunk(...args: (string | number | Buffer)[]): Promise<number>;
+  epgReplayTrimChunks(...args: (string | number)[]): Promise<number>;
 };
 
 function defineScripts(redis: RedisClient): ScriptedRedis {
   const r = redis as ScriptedRedis;
-  if (typeof r.epgReplayPut !== 'function') redis.defineCommand('epgReplayPut', { numberOfKeys: 4, lua: PUT_LUA });
-  if (typeof r.epgReplayTrim !== 'function') redis.defineCommand('epgReplayTrim', { numberOfKeys: 3, lua: TRIM_LUA });
+  if (typeof r.epgReplayPutChunk !== 'function') redis.defineCommand('epgReplayPutChunk', { numberOfKeys: 6, lua: PUT_LUA });
+  if (typeof r.epgReplayTrimChunks !== 'function') redis.defineCommand('epgReplayTrimChunks', { numberOfKeys: 4, lua: TRIM_LUA });
   return r;
+}
+
+/** A chunk as stored: each distinct body once; a record's responseBody is an index into bodies. */
+interface StoredChunk {
+  v: 2;
+  bodies: string[];
+  records: (Omit<ReplayRecord, 'responseBody'> & { responseBody: number })[];
+}
+
+/** Serializes a batch with each distinct body once; records that cannot be serialized are left out. */
+export function encodeChunk(records: ReplayRecord[]): { json: string; ids: string[]; newest: number; skipped: number } {
+  const bodies: string[] = [];
+  const bodyIndex = new Map<string, number>();
+  const parts: string[] = [];
+  const ids: string[] = [];
+  let newest = 0;
+  let skipped = 0;
+  for (const record of records) {
+    let at = bodyIndex.get(record.responseBody);
+    const isNew = at === undefined;
+    if (at === undefined) at = bodies.length;
+    let json: string;
+    try {
+      json = JSON.stringify({ ...record, responseBody: at });
+    } catch {
+      skipped++;
+      continue;
+    }
+    if (isNew) {
+      bodyIndex.set(record.responseBody, at);
+      bodies.push(record.responseBody);
+    }
+    parts.push(json);
+    ids.push(record.id);
+    const t = Date.parse(record.time);
+    if (Number.isFinite(t) && t > newest) newest = t;
+  }
+  return { json: `{"v":2,"bodies":${JSON.stringify(bodies)},"records":[${parts.join(',')}]}`, ids, newest, skipped };
+}
+
+export function decodeChunk(raw: string): ReplayRecord[] {
+  const chunk = JSON.parse(raw) as StoredChunk;
+  if (chunk?.v !== 2 || !Array.isArray(chunk.records)) return [];
+  return chunk.records.map((r) => ({ ...r, responseBody: chunk.bodies[r.responseBody] ?? '' }));
 }
 
 class RedisBackend implements Backend {
   private readonly redis: ScriptedRedis;
+  private readonly chunkPrefix = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}-`;
+  private chunkSeq = 0;
 
   constructor(redis: RedisClient, private readonly settings: ReplaySettings, private readonly now: () => number) {
     this.redis = defineScripts(redis);
   }
 
-  async write(lines: { record: ReplayRecord; json: string }[]): Promise<void> {
+  async write(records: ReplayRecord[]): Promise<number> {
     if (!isRedisUp(this.redis)) throw new Error('Redis is down');
+    const now = this.now();
+    const cutoff = now - this.settings.retentionMs;
+    // Records already past the retention would be trimmed at once: they are not written.
+    const live = records.filter((r) => !(Date.parse(r.time) < cutoff));
+    const { json, ids, newest, skipped } = encodeChunk(live);
     const p = this.redis.pipeline() as unknown as {
-      epgReplayPut(...a: (string | number | Buffer)[]): void;
-      epgReplayTrim(...a: (string | number)[]): void;
+      epgReplayPutChunk(...a: (string | number | Buffer)[]): void;
+      epgReplayTrimChunks(...a: (string | number)[]): void;
       exec(): Promise<[Error | null, unknown][] | null>;
     };
-    for (const { record, json } of lines) {
-      const t = Date.parse(record.time);
+    if (ids.length) {
+      const chunkId = `${this.chunkPrefix}${(this.chunkSeq++).toString(36)}`;
       // A Buffer goes to the socket as is; a long string would be copied into the command text.
-      p.epgReplayPut(REPLAY_KEYS.record(record.id), REPLAY_KEYS.index, REPLAY_KEYS.sizes, REPLAY_KEYS.bytes, record.id, Buffer.from(json), Number.isFinite(t) ? t : this.now(), this.settings.retentionMs);
+      const body = Buffer.from(json);
+      const idsText = ids.join('\n');
+      const size = body.length + idsText.length + ids.length * ID_OVERHEAD_BYTES;
+      p.epgReplayPutChunk(REPLAY_KEYS.chunk(chunkId), REPLAY_KEYS.chunkIds(chunkId), REPLAY_KEYS.index, REPLAY_KEYS.sizes, REPLAY_KEYS.bytes, REPLAY_KEYS.ids,
+        chunkId, body, idsText, newest || now, this.settings.retentionMs, size, ...ids);
     }
-    p.epgReplayTrim(REPLAY_KEYS.index, REPLAY_KEYS.sizes, REPLAY_KEYS.bytes, this.now() - this.settings.retentionMs, this.settings.maxBytes, REPLAY_KEYS.recordPrefix, 10_000);
+    p.epgReplayTrimChunks(REPLAY_KEYS.index, REPLAY_KEYS.sizes, REPLAY_KEYS.bytes, REPLAY_KEYS.ids, cutoff, this.settings.maxBytes, REPLAY_KEYS.chunkPrefix, REPLAY_KEYS.chunkIdsPrefix, 1000);
     const res = await p.exec();
     const failed = (res ?? []).find(([err]) => err);
     if (!res || failed) throw failed?.[0] ?? new Error('Redis pipeline failed');
+    return skipped;
   }
 
   async get(id: string): Promise<ReplayRecord | null> {
-    const raw = await this.redis.get(REPLAY_KEYS.record(id));
-    return raw ? (JSON.parse(raw) as ReplayRecord) : null;
+    const chunkId = await this.redis.hget(REPLAY_KEYS.ids, id);
+    if (!chunkId) return null;
+    const raw = await this.redis.get(REPLAY_KEYS.chunk(chunkId));
+    if (!raw) return null;
+    const cutoff = this.now() - this.settings.retentionMs;
+    // The latest record with this id in its chunk (a reused request id: the newest wins).
+    const found = decodeChunk(raw).filter((r) => r.id === id).pop();
+    return found && Date.parse(found.time) >= cutoff ? found : null;
   }
 
   async list(q: ReplayQuery): Promise<ReplayRecord[]> {
     const limit = q.limit ?? 50;
     const min = Math.max(q.since ?? 0, this.now() - this.settings.retentionMs);
-    const max = q.until === undefined ? '+inf' : String(q.until);
+    const query = { ...q, since: min };
     const out: ReplayRecord[] = [];
     let offset = 0;
-    const PAGE = 200;
-    // Bounded scan: the index holds at most the retention window.
-    while (out.length < limit && offset < 1_000_000) {
-      const ids = await this.redis.zrevrangebyscore(REPLAY_KEYS.index, max, String(min), 'LIMIT', offset, PAGE);
-      if (ids.length === 0) break;
-      offset += ids.length;
-      const values = await this.redis.mget(...ids.map(REPLAY_KEYS.record));
-      for (const raw of values) {
-        if (!raw) continue;
-        const r = JSON.parse(raw) as ReplayRecord;
-        if (recordMatches(r, q)) out.push(r);
-        if (out.length >= limit) break;
+    const PAGE = 20;
+    // Chunks come newest first by their newest record; a chunk may still hold records newer than
+    // those of the chunk before it (instances interleave), so read on until the next chunk's newest
+    // record is older than the oldest record kept.
+    for (;;) {
+      const page = await this.redis.zrevrangebyscore(REPLAY_KEYS.index, '+inf', String(min), 'WITHSCORES', 'LIMIT', offset, PAGE);
+      if (page.length === 0) break;
+      offset += page.length / 2;
+      const chunkIds: string[] = [];
+      let stop = false;
+      for (let i = 0; i < page.length; i += 2) {
+        if (out.length >= limit && Number(page[i + 1]) < Date.parse(out[limit - 1]!.time)) {
+          stop = true;
+          break;
+        }
+        chunkIds.push(page[i]!);
       }
+      if (chunkIds.length) {
+        const values = await this.redis.mget(...chunkIds.map(REPLAY_KEYS.chunk));
+        for (const raw of values) {
+          if (!raw) continue;
+          for (const r of decodeChunk(raw)) if (recordMatches(r, query)) out.push(r);
+        }
+        out.sort((a, b) => Date.parse(b.time) - Date.parse(a.time));
+        if (out.length > limit) out.length = limit;
+      }
+      if (stop || offset > 100_000) break;
     }
     return out;
   }
@@ -400,9 +499,17 @@ class FileBackend implements Backend {
     return out.sort((a, b) => a.startedAt - b.startedAt || a.file.localeCompare(b.file));
   }
 
-  async write(lines: { record: ReplayRecord; json: string }[]): Promise<void> {
-    if (lines.length === 0) return;
-    const text = lines.map((l) => l.json).join('\n') + '\n';
+  async write(records: ReplayRecord[]): Promise<number> {
+    const lines: string[] = [];
+    for (const r of records) {
+      try {
+        lines.push(JSON.stringify(r));
+      } catch {
+        // counted as dropped by the caller
+      }
+    }
+    if (lines.length === 0) return records.length;
+    const text = lines.join('\n') + '\n';
     const bytes = Buffer.byteLength(text);
     // Make room first, so the total stays within the bound after the append.
     await this.trim(bytes);
@@ -414,6 +521,7 @@ class FileBackend implements Backend {
     }
     await fsp.appendFile(this.current.file, text, { mode: 0o600 });
     this.current.size += bytes;
+    return records.length - lines.length;
   }
 
   /**

@@ -141,7 +141,9 @@ describe('Redis store', () => {
     await redis?.stop();
   });
 
-  it('writes records with a TTL, an index and a byte count; finds and lists them', async () => {
+  const sizesTotal = async () => (await client.hvals(REPLAY_KEYS.sizes)).reduce((s, v) => s + Number(v), 0);
+
+  it('writes a batch as one chunk with a TTL, an index, an id map and a byte count; finds and lists', async () => {
     const store = createReplayStore({ redis: client, dataDir: '/nonexistent', settings: settings({ retentionMs: 3_600_000 }) });
     const t0 = Date.now() - 5000;
     const a = record({ partnerCode: 'ACME' }, t0);
@@ -150,48 +152,88 @@ describe('Redis store', () => {
     [a, b, c].forEach((r) => store.enqueue(r));
     await store.flush();
     expect(await store.get(b.id)).toEqual(b);
-    const ttl = await client.pttl(REPLAY_KEYS.record(b.id));
-    expect(ttl).toBeGreaterThan(3_500_000);
+    expect(await store.get('req-unknown-id')).toBeNull();
+    const chunkId = (await client.hget(REPLAY_KEYS.ids, b.id))!;
+    expect(await client.zcard(REPLAY_KEYS.index)).toBe(1);
+    expect(await client.zscore(REPLAY_KEYS.index, chunkId)).toBe(String(t0 + 2000));
+    expect(await client.pttl(REPLAY_KEYS.chunk(chunkId))).toBeGreaterThan(3_500_000);
+    expect(await client.pttl(REPLAY_KEYS.chunkIds(chunkId))).toBeGreaterThan(3_500_000);
     expect((await store.list({ partner: 'ACME' })).map((r) => r.id)).toEqual([b.id, a.id]);
     expect((await store.list({ status: '429' })).map((r) => r.id)).toEqual([b.id]);
-    const bytes = Number(await client.get(REPLAY_KEYS.bytes));
-    expect(bytes).toBe([a, b, c].reduce((s, r) => s + Buffer.byteLength(JSON.stringify(r)), 0));
-    // A reused request id replaces the record and its size.
-    store.enqueue({ ...a, status: 500 });
+    expect((await store.list({ limit: 2 })).map((r) => r.id)).toEqual([c.id, b.id]);
+    expect(Number(await client.get(REPLAY_KEYS.bytes))).toBe(await sizesTotal());
+    // A reused request id: show returns the newest record; both stay listed.
+    store.enqueue({ ...a, status: 500, time: new Date(t0 + 3000).toISOString() });
     await store.flush();
     expect((await store.get(a.id))?.status).toBe(500);
-    expect(Number(await client.get(REPLAY_KEYS.bytes))).toBe(bytes);
+    expect((await store.list({ partner: 'ACME' })).map((r) => [r.id, r.status])).toEqual([[a.id, 500], [b.id, 429], [a.id, 200]]);
+    expect(Number(await client.get(REPLAY_KEYS.bytes))).toBe(await sizesTotal());
     await store.close();
     await client.flushall();
   });
 
-  it('keeps the total under the size bound and drops old records first', async () => {
-    const store = createReplayStore({ redis: client, dataDir: '/nonexistent', settings: settings({ maxBytes: 20_000 }) });
-    const recs = Array.from({ length: 60 }, (_, i) => record({ responseBody: 'q'.repeat(900) }, Date.now() - 60_000 + i * 100));
+  it('stores each distinct body of a chunk once (a cached answer sent 200 times)', async () => {
+    const store = createReplayStore({ redis: client, dataDir: '/nonexistent', settings: settings() });
+    const cached = JSON.stringify({ data: { residentialPlans: Array.from({ length: 20 }, (_, i) => ({ title: `Plan ${i}`, price: 0.1 + i / 1000 })) } });
+    const recs = Array.from({ length: 200 }, (_, i) => record({ responseBody: i % 50 === 0 ? `{"data":{"n":${i}}}` : cached, fromCache: true, cache: 'HIT' }));
     recs.forEach((r) => store.enqueue(r));
     await store.flush();
-    const bytes = Number(await client.get(REPLAY_KEYS.bytes));
-    expect(bytes).toBeLessThanOrEqual(20_000);
-    expect(bytes).toBeGreaterThan(15_000);
-    expect(await store.get(recs[0]!.id)).toBeNull();
-    expect(await store.get(recs[59]!.id)).not.toBeNull();
-    const kept = await client.zcard(REPLAY_KEYS.index);
-    expect(kept).toBe(await client.hlen(REPLAY_KEYS.sizes));
-    expect(kept).toBeLessThan(60);
+    const chunkId = (await client.hget(REPLAY_KEYS.ids, recs[0]!.id))!;
+    const stored = Number(await client.strlen(REPLAY_KEYS.chunk(chunkId)));
+    expect(stored).toBeLessThan(200 * 400 + cached.length * 2);
+    for (const r of [recs[0]!, recs[1]!, recs[50]!, recs[199]!]) expect(await store.get(r.id)).toEqual(r);
+    expect(store.stats()).toMatchObject({ written: 200, dropped: 0 });
     await store.close();
     await client.flushall();
   });
 
-  it('removes index entries past the retention', async () => {
-    const store = createReplayStore({ redis: client, dataDir: '/nonexistent', settings: settings({ retentionMs: 60_000 }) });
-    const old = record({}, Date.now() - 120_000);
-    const fresh = record({});
+  it('keeps the total under the size bound, dropping whole chunks, oldest first', async () => {
+    const store = createReplayStore({ redis: client, dataDir: '/nonexistent', settings: settings({ maxBytes: 20_000 }) });
+    const recs: ReplayRecord[] = [];
+    for (let chunk = 0; chunk < 10; chunk++) {
+      for (let i = 0; i < 6; i++) {
+        const r = record({ responseBody: `${chunk}-${i}-`.padEnd(900, 'q') }, Date.now() - 60_000 + (chunk * 6 + i) * 100);
+        recs.push(r);
+        store.enqueue(r);
+      }
+      await store.flush();
+    }
+    const bytes = Number(await client.get(REPLAY_KEYS.bytes));
+    expect(bytes).toBe(await sizesTotal());
+    expect(bytes).toBeLessThanOrEqual(20_000);
+    expect(bytes).toBeGreaterThan(10_000);
+    expect(await store.get(recs[0]!.id)).toBeNull();
+    expect(await store.get(recs[59]!.id)).toEqual(recs[59]);
+    const kept = await client.zcard(REPLAY_KEYS.index);
+    expect(kept).toBe(await client.hlen(REPLAY_KEYS.sizes));
+    expect(kept).toBeLessThan(10);
+    // The id map holds exactly the ids of the chunks kept.
+    expect(await client.hlen(REPLAY_KEYS.ids)).toBe(kept * 6);
+    expect((await store.list({ limit: 100 })).length).toBe(kept * 6);
+    await store.close();
+    await client.flushall();
+  });
+
+  it('drops chunks past the retention with their ids, and never writes a record already past it', async () => {
+    let now = Date.now();
+    const store = createReplayStore({ redis: client, dataDir: '/nonexistent', now: () => now, settings: settings({ retentionMs: 60_000 }) });
+    const old = record({}, now - 120_000);
+    const fresh = record({}, now);
     store.enqueue(old);
     store.enqueue(fresh);
     await store.flush();
-    expect(await client.zscore(REPLAY_KEYS.index, old.id)).toBeNull();
+    expect(await client.hget(REPLAY_KEYS.ids, old.id)).toBeNull();
     expect(await store.get(old.id)).toBeNull();
     expect(await store.get(fresh.id)).toEqual(fresh);
+    now += 61_000;
+    const later = record({}, now);
+    store.enqueue(later);
+    await store.flush();
+    expect(await store.get(fresh.id)).toBeNull();
+    expect(await client.hget(REPLAY_KEYS.ids, fresh.id)).toBeNull();
+    expect(await client.zcard(REPLAY_KEYS.index)).toBe(1);
+    expect(await store.get(later.id)).toEqual(later);
+    expect(Number(await client.get(REPLAY_KEYS.bytes))).toBe(await sizesTotal());
     await store.close();
     await client.flushall();
   });
