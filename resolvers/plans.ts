@@ -1,4 +1,6 @@
-// Turns canonical offers into the public Plan / BusinessPlan records.
+// Turns canonical offers into the public Plan / BusinessPlan records. Fields that cost work per plan
+// (rate tiers, enrollment URL, fees) are functions, which GraphQL's default field resolver calls
+// only when the query selects them: a partner listing titles and prices pays for neither.
 import type { CanonicalOffer, DeliveryCharges, Territory } from './canonical.js';
 import { annualEstimate, basePriceUsdPerKwh, rateTiers, tierUsages, monthlyBillMicro } from './pricing.js';
 import { enrollmentUrl, planUuid } from './enrollment-url.js';
@@ -35,7 +37,7 @@ function common(o: CanonicalOffer) {
     supplier: { name: o.supplierName },
     utilityId: o.utilityId,
     renewablePercent: o.renewablePercent,
-    fees: fees(o),
+    fees: () => fees(o),
   };
 }
 
@@ -48,17 +50,20 @@ export function residentialPlan(
   partnerCode: string | null,
 ) {
   const base = common(o);
-  const rates = rateTiers(o, delivery, tierUsages(monthlyUsage)).map(publicTier);
-  const url = enrollmentUrl({
-    baseUrl: settings.enrollmentBaseUrl,
-    planId: base.id,
-    zipCode,
-    partnerCode: settings.fillPartnerRef && partnerCode ? partnerCode : undefined,
-    utmSource: settings.utmSource,
-  });
   // Sort key: exact bill at the usage the partner asked about (1000 kWh by default).
   const sortMicro = monthlyBillMicro(o, delivery, monthlyUsage ?? 1000);
-  return { ...base, rates, headlessEnrollmentUrl: url, sortMicro };
+  return {
+    ...base,
+    rates: () => rateTiers(o, delivery, tierUsages(monthlyUsage)).map(publicTier),
+    headlessEnrollmentUrl: () => enrollmentUrl({
+      baseUrl: settings.enrollmentBaseUrl,
+      planId: base.id,
+      zipCode,
+      partnerCode: settings.fillPartnerRef && partnerCode ? partnerCode : undefined,
+      utmSource: settings.utmSource,
+    }),
+    sortMicro,
+  };
 }
 
 export function businessPlan(o: CanonicalOffer, delivery: DeliveryCharges, annualUsage: number) {
