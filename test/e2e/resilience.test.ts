@@ -257,7 +257,7 @@ describe('stale-if-error, circuit breaker and deduplication (default settings)',
       { message: 'Upstream feed Voltify is unavailable: is temporarily disabled after repeated failures.', path: ['residentialPlans'], extensions: { code: 'UPSTREAM_UNAVAILABLE', feed: 'Voltify' } },
     ]);
     expect(ids(r.json).length).toBeGreaterThan(0);
-    expect(took).toBeLessThan(500);
+    expect(took).toBeLessThan(1500);
     console.info(`whole request with Voltify's breaker open: ${took.toFixed(1)} ms (a hanging feed with the breaker closed: ~2500 ms, its budget)`);
 
     // Healthy again: after the reset time the trial call closes the breaker.
