@@ -18,6 +18,10 @@
 //   playground   playground residentialPlans (cache hits) from many client IPs (TRUST_PROXY=1 and
 //                one X-Forwarded-For per request): allowance peek + consume in Redis per request
 //   uncached@1 / direct@1   the same two at 1 connection: the gateway's own cost per request at p50
+//   mesh         the stock GraphQL Mesh v0 server (`mesh build` + `mesh start`, one process) over the
+//                same reference upstream, asked for the same three feed calls as raw source fields
+//                (bench/mesh-start/: config derived from .meshrc.yaml, query, checks); issue #7 wants
+//                uncached >= 2x its req/s
 // plus start-up time (spawn -> first 200 from /healthz) over N starts, and the gateway's RSS
 // (VmRSS of /proc/<pid>/status) after its scenarios.
 //
@@ -37,6 +41,8 @@ type Options = Parameters<typeof autocannon>[0];
 type Result = Awaited<ReturnType<typeof autocannon>>;
 import { freePort, startTestRedis, type TestRedis } from '../test/support/redis-server.js';
 import { issueKey } from '../gateway/keys/key-store.js';
+import { writeStockMeshConfig } from './mesh-start/config.js';
+import { checkMeshAnswer, checkMeshHitsUpstream, MESH_QUERY, meshBody } from './mesh-start/query.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -78,7 +84,7 @@ const opts = {
   /** --env K=V,K=V: extra gateway environment for experiments (e.g. REPLAY_ENABLED=false). */
   env: Object.fromEntries((f.env ? f.env.split(',') : []).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
 };
-const ALL = ['baseline', 'floor', 'cached', 'uncached', 'direct', 'playground', 'overhead'] as const;
+const ALL = ['baseline', 'floor', 'cached', 'uncached', 'direct', 'playground', 'overhead', 'mesh'] as const;
 type ScenarioName = (typeof ALL)[number];
 const only = new Set<ScenarioName>((f.only ? f.only.split(',') : ALL) as ScenarioName[]);
 for (const s of only) if (!ALL.includes(s)) throw new Error(`--only: unknown scenario "${s}" (${ALL.join(', ')})`);
@@ -148,6 +154,25 @@ async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Runs a command to its end (time-boxed: killed after `timeoutMs`); throws with its output unless it exits 0. */
+async function runToExit(name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd: string, timeoutMs: number): Promise<number> {
+  const t0 = performance.now();
+  const { child } = startChild(name, cmd, args, env, undefined, cwd);
+  const code = await new Promise<number | string | null>((resolve) => {
+    const timer = setTimeout(() => {
+      child.proc.kill('SIGKILL');
+      resolve(`killed after ${timeoutMs} ms`);
+    }, timeoutMs);
+    child.proc.once('exit', (c, sig) => {
+      clearTimeout(timer);
+      resolve(c ?? sig);
+    });
+  });
+  children.delete(child);
+  if (code !== 0) throw new Error(`${name} failed (${code}):\n${child.tail()}`);
+  return performance.now() - t0;
 }
 
 async function waitFor200(url: string, timeoutMs: number, child: Child): Promise<void> {
@@ -250,6 +275,8 @@ interface Row {
   cpuUsPerRequest: number | null;
   ratio?: number;
   notes?: Record<string, unknown>;
+  /** The scenario could not run (e.g. mesh build failed); the figures are zeros. */
+  error?: string;
 }
 
 /** CPU time (user + system) a process has used so far, ms (Linux /proc/<pid>/stat). */
@@ -298,6 +325,11 @@ function row(scenario: string, description: string, connections: number, measure
   };
 }
 
+function errorRow(scenario: string, description: string, err: unknown): Row {
+  const message = (err as Error).message ?? String(err);
+  return { scenario, description, connections: opts.connections, reqPerSec: 0, p50Ms: 0, p99Ms: 0, errors: 0, non2xx: 0, timeouts: 0, totalRequests: 0, bytesPerResponse: 0, cpuUsPerRequest: null, error: message };
+}
+
 function ipFor(n: number): string {
   // 10.0.0.0/8 spread over 65536 addresses, so each IP gets a handful of calls.
   const i = n % 65536;
@@ -308,6 +340,66 @@ async function checkOnce(url: string, headers: Record<string, string>): Promise<
   const res = await fetch(url, { method: 'POST', headers, body: BODY });
   const text = await res.text();
   return { status: res.status, cache: res.headers.get('x-cache'), bytes: Buffer.byteLength(text) };
+}
+
+// ------------------------------------------------------------------------------------------------
+// Stock GraphQL Mesh (`mesh` scenario)
+
+/**
+ * `mesh build`, then `mesh start` (the production server on the built artifacts, as a deployment of
+ * stock Mesh runs it; `mesh dev` would rebuild the schema at start-up and watch files, not what one
+ * would benchmark). Both from this checkout's node_modules/.bin/mesh, run with this Node directly so
+ * the pid measured is the server's. The config is generated into a temp dir from .meshrc.yaml
+ * (bench/mesh-start/config.ts: same sources, handlers and contract files; none of our logger,
+ * resolvers, type defs or transforms; endpoints = the bench's reference upstream). The temp dir gets
+ * a node_modules symlink so the built .mesh/index.ts resolves the Mesh packages. Throws on any
+ * failure (the caller turns it into an error row); the server is stopped in every case.
+ */
+async function meshStartScenario(description: string, upstreamUrl: string, upstream: Child, tmp: string): Promise<Row> {
+  const meshBin = fs.realpathSync(path.join(ROOT, 'node_modules', '.bin', 'mesh'));
+  const meshVersion = (JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', '@graphql-mesh', 'cli', 'package.json'), 'utf8')) as { version: string }).version;
+  const dir = path.join(tmp, 'mesh-start');
+  const port = await freePort();
+  writeStockMeshConfig({ projectRoot: opts.gatewayRoot, dir, upstreamUrl, port });
+  const modules = path.join(dir, 'node_modules');
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), modules, 'dir');
+  // Nothing of the bench's environment: FORK or NODE_ENV there would change what `mesh start` does.
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
+  let server: Child | null = null;
+  try {
+    const buildMs = await runToExit('mesh build', process.execPath, [meshBin, 'build'], env, dir, 120_000);
+    const t0 = performance.now();
+    server = startChild('mesh start', process.execPath, [meshBin, 'start'], env, undefined, dir).child;
+    const base = `http://127.0.0.1:${port}`;
+    await waitFor200(`${base}/healthcheck`, 60_000, server);
+    const url = `${base}/graphql`;
+    // The first answer (the schema is loaded lazily on the first request) bounds the start-up too.
+    const check = await withTimeout(checkMeshAnswer(url, opts.zip), 60_000, 'mesh start: first answer');
+    const startMs = performance.now() - t0;
+    const upstreamUrls = await withTimeout(checkMeshHitsUpstream(url, upstreamUrl, opts.zip), 60_000, 'mesh start: upstream check');
+    const s = server;
+    let upCpu0: number | null = null;
+    const r = row('mesh', description, opts.connections, await load({ url, connections: opts.connections, duration: opts.duration, method: 'POST', headers: { 'content-type': 'application/json' }, body: meshBody(opts.zip) }, s.proc.pid, async () => {
+      upCpu0 = cpuMsOf(upstream.proc.pid);
+    }));
+    const upCpu1 = cpuMsOf(upstream.proc.pid);
+    if (s.proc.exitCode !== null) throw new Error(`mesh start exited during the load:\n${s.tail()}`);
+    await checkMeshAnswer(url, opts.zip); // still complete answers after the load
+    r.notes = {
+      meshCli: meshVersion,
+      buildMs: Math.round(buildMs),
+      startToFirstAnswerMs: Math.round(startMs),
+      answerBytes: check.bytes,
+      items: `${check.utilities} utilities, ${check.voltifyOffers} Voltify, ${check.brightgridPlans} Brightgrid`,
+      upstreamVerified: Object.keys(upstreamUrls).join('+'),
+      upstreamCpuUsPerRequest: upCpu0 !== null && upCpu1 !== null && r.totalRequests ? Math.round(((upCpu1 - upCpu0) * 1000) / r.totalRequests) : null,
+      rssMb: memoryOf(s.proc.pid).rssMb,
+    };
+    return r;
+  } finally {
+    await server?.stop();
+    fs.unlinkSync(modules); // the link only, never the project's node_modules (before tmp is removed)
+  }
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -423,13 +515,20 @@ async function main() {
       if (check.status !== 200 || check.cache !== 'BYPASS') throw new Error(`uncached scenario: expected 200 BYPASS, got ${check.status}/${check.cache}`);
       const measure = async (name: string, description: string, connections: number) => {
         let before = await scrape(b.urls.metrics);
+        let upCpu0: number | null = null;
         const r = row(name, description, connections, await load({ url: b.urls.production, connections, duration: opts.duration, method: 'POST', headers: keyedHeaders, body: BODY }, b.child.proc.pid, async () => {
           before = await scrape(b.urls.metrics);
+          upCpu0 = cpuMsOf(up.child.proc.pid);
         }));
+        const upCpu1 = cpuMsOf(up.child.proc.pid);
         const after = await scrape(b.urls.metrics);
         const attempts = after('gateway_upstream_attempts_total') - before('gateway_upstream_attempts_total');
         const calls = after('gateway_upstream_calls_total') - before('gateway_upstream_calls_total');
-        r.notes = { upstreamCallsPerRequest: r.totalRequests ? Math.round((calls / r.totalRequests) * 100) / 100 : null, upstreamRequestsPerRequest: r.totalRequests ? Math.round((attempts / r.totalRequests) * 100) / 100 : null };
+        r.notes = {
+          upstreamCallsPerRequest: r.totalRequests ? Math.round((calls / r.totalRequests) * 100) / 100 : null,
+          upstreamRequestsPerRequest: r.totalRequests ? Math.round((attempts / r.totalRequests) * 100) / 100 : null,
+          upstreamCpuUsPerRequest: upCpu0 !== null && upCpu1 !== null && r.totalRequests ? Math.round(((upCpu1 - upCpu0) * 1000) / r.totalRequests) : null,
+        };
         table(r);
       };
       await run('uncached', () => measure('uncached', `keyed residentialPlans ${opts.zip}, CACHE_ENABLED=false`, opts.connections));
@@ -447,6 +546,16 @@ async function main() {
       await run('overhead', async () => void table(row('direct@1', 'the same, 1 connection', 1, await load({ url, connections: 1, duration: opts.duration }, d.child.proc.pid))));
       await d.child.stop();
     }
+
+    await run('mesh', async () => {
+      const description = `stock mesh start, raw feeds for ${opts.zip} (territories, Voltify, Brightgrid residential)`;
+      try {
+        table(await meshStartScenario(description, upstreamUrl, up.child, tmp));
+      } catch (err) {
+        console.log(`  mesh: FAILED: ${(err as Error).message.split('\n').slice(0, 12).join('\n    ')}`);
+        table(errorRow('mesh', description, err));
+      }
+    });
     await up.child.stop();
   } finally {
     for (const c of [...children]) await c.stop();
@@ -456,22 +565,30 @@ async function main() {
 
   // ----------------------------------------------------------------------------------------------
   const base = rows.find((r) => r.scenario === 'baseline');
-  for (const r of rows) if (base?.reqPerSec) r.ratio = Math.round((r.reqPerSec / base.reqPerSec) * 1000) / 1000;
-  const by = (s: string) => rows.find((r) => r.scenario === s);
+  for (const r of rows) if (base?.reqPerSec && !r.error) r.ratio = Math.round((r.reqPerSec / base.reqPerSec) * 1000) / 1000;
+  const by = (s: string) => rows.find((r) => r.scenario === s && !r.error);
   const derived: Record<string, number | null> = {};
   const overheadAt = (g?: Row, d?: Row) => (g && d ? Math.round((g.p50Ms - d.p50Ms) * 100) / 100 : null);
   derived.overheadP50Ms = overheadAt(by('uncached'), by('direct'));
   derived.overheadP50MsOneConnection = overheadAt(by('uncached@1'), by('direct@1'));
   derived.uncachedVsDirect = by('uncached') && by('direct') ? Math.round((by('uncached')!.reqPerSec / by('direct')!.reqPerSec) * 1000) / 1000 : null;
+  // Issue #7: uncached gateway throughput >= 2x stock `mesh start` over the same feeds.
+  derived.uncachedVsMeshStart = by('uncached') && by('mesh')?.reqPerSec ? Math.round((by('uncached')!.reqPerSec / by('mesh')!.reqPerSec) * 1000) / 1000 : null;
 
   const header = ['scenario', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'bytes', 'cpu µs/req', 'x baseline'];
-  const lines = rows.map((r) => [r.scenario, String(r.connections), String(r.reqPerSec), r.p50Ms.toFixed(2), r.p99Ms.toFixed(2), String(r.errors), String(r.bytesPerResponse), r.cpuUsPerRequest === null ? '-' : String(r.cpuUsPerRequest), r.ratio === undefined ? '-' : r.ratio.toFixed(3)]);
+  const lines = rows.map((r) => r.error ? [r.scenario, String(r.connections), 'FAILED', '-', '-', '-', '-', '-', '-'] : [r.scenario, String(r.connections), String(r.reqPerSec), r.p50Ms.toFixed(2), r.p99Ms.toFixed(2), String(r.errors), String(r.bytesPerResponse), r.cpuUsPerRequest === null ? '-' : String(r.cpuUsPerRequest), r.ratio === undefined ? '-' : r.ratio.toFixed(3)]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const fmt = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   console.log(`\n${fmt(header)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n${lines.map(fmt).join('\n')}`);
-  for (const r of rows) if (r.notes) console.log(`  ${r.scenario}: ${Object.entries(r.notes).map(([k, v]) => `${k}=${v}`).join(', ')}`);
+  for (const r of rows) if (r.notes) console.log(`  ${r.scenario}: ${Object.entries(r.notes).map(([k, v]) => `${k}=${typeof v === 'object' && v !== null ? JSON.stringify(v) : v}`).join(', ')}`);
+  for (const r of rows) {
+    if (!r.error) continue;
+    const l = r.error.split('\n').map((x) => x.trim()).filter(Boolean);
+    console.log(`  ${r.scenario}: FAILED: ${l[0]}${l.length > 1 ? ` … ${l[l.length - 1]}` : ''}`);
+  }
   if (derived.overheadP50Ms !== null) console.log(`  gateway overhead at p50 (${opts.connections} conns, uncached - direct): ${derived.overheadP50Ms} ms; req/s uncached/direct: ${derived.uncachedVsDirect}`);
   if (derived.overheadP50MsOneConnection !== null) console.log(`  gateway overhead at p50 (1 connection): ${derived.overheadP50MsOneConnection} ms`);
+  if (derived.uncachedVsMeshStart !== null) console.log(`  uncached gateway / mesh start req/s: ${derived.uncachedVsMeshStart.toFixed(2)} (target >= 2)`);
   if (startup.ms.length) console.log(`  start-up to /healthz 200 (${opts.runner}): ${startup.ms.join(', ')} ms (max ${Math.max(...startup.ms)})`);
   for (const [k, m] of Object.entries(memory)) console.log(`  ${k} RSS after its scenarios: ${m.rssMb} MB (peak ${m.peakRssMb} MB; V8 heap used ${m.heapUsedMb ?? '?'} of ${m.heapTotalMb ?? '?'} MB, external ${m.externalMb ?? '?'} MB)`);
 
@@ -482,7 +599,7 @@ async function main() {
     const doc = {
       startedAt: started.toISOString(),
       machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? null, memoryMb: Math.round(os.totalmem() / 1048576), node: process.version, platform: `${os.platform()} ${os.release()}` },
-      settings: { ...opts, only: [...only], query: QUERY, variables: { zipCode: opts.zip } },
+      settings: { ...opts, only: [...only], query: QUERY, variables: { zipCode: opts.zip }, ...(only.has('mesh') ? { meshQuery: MESH_QUERY, meshVariables: { zip: opts.zip } } : {}) },
       scenarios: rows,
       derived,
       startup,

@@ -1,0 +1,118 @@
+// Bench-only: the request the `mesh` scenario sends to the stock `mesh start` server, and the checks
+// made before loading it.
+//
+// The same upstream calls as keyed residentialPlans for a ZIP (see bench/direct-proxy.ts):
+// territories for the ZIP, Voltify offers (ZIP, residential) and Brightgrid plans (ZIP, segment RES),
+// as the raw source root fields, selecting every leaf the gateway's feed mapping reads
+// (.meshrc.yaml, `fields:` of each source). Stock Mesh resolves the three root fields in parallel;
+// the gateway reads the territory first, then both offer feeds in parallel.
+
+export const MESH_QUERY = `query MeshPlans($zip: String!) {
+  territoriesByZip(zip: $zip) {
+    zip
+    utilities { utilityId name state timeZone market ownership delivery { fixedMonthlyUsd perKwhUsd } switching { leadBusinessDays meterReadCycleDays sameDayCutoff } holidays }
+  }
+  listOffers(zip: $zip, class: residential) {
+    __typename
+    ... on VoltifyOffersResponse {
+      offers {
+        offerId supplierName productName customerClass utilityCode rateStructure termMonths
+        energyChargeCentsPerKwh { fromKwh toKwh cents }
+        baseChargeUsdPerMonth usageCredits { minKwh creditUsd } minimumUsage { belowKwh feeUsd }
+        renewablePercent cancellationFeeUsd enrollmentFeeUsd
+      }
+    }
+    ... on VoltifyError { error }
+  }
+  brightgridPlans(zip: $zip, segment: "RES") {
+    data {
+      plans {
+        id provider { displayName } name segment territory contract { lengthMonths type }
+        pricing { components { kind amount tierMinKwh tierMaxKwh thresholdKwh } }
+        green { percent } fees { earlyTermination enrollment }
+      }
+    }
+  }
+}`.replace(/\s+/g, ' ');
+
+export const meshBody = (zip: string) => JSON.stringify({ query: MESH_QUERY, variables: { zip }, operationName: 'MeshPlans' });
+
+/** The upstream URLs those three root fields must call (identical to bench/direct-proxy.ts). */
+export function expectedUpstreamCalls(upstreamUrl: string, zip: string): Record<string, { feed: string; url: string }> {
+  const u = upstreamUrl.replace(/\/+$/, '');
+  return {
+    territoriesByZip: { feed: 'territories', url: `${u}/territories/v1/zip/${zip}` },
+    listOffers: { feed: 'voltify', url: `${u}/voltify/api/v2/offers?zip=${zip}&class=residential` },
+    brightgridPlans: { feed: 'brightgrid', url: `${u}/brightgrid/v1/plans/${zip}?segment=RES` },
+  };
+}
+
+interface GraphQLAnswer {
+  data?: {
+    territoriesByZip?: { utilities?: unknown[] } | null;
+    listOffers?: { __typename?: string; offers?: unknown[]; error?: string } | null;
+    brightgridPlans?: { data?: { plans?: unknown[] } } | null;
+  } | null;
+  errors?: { message: string; path?: (string | number)[]; extensions?: { request?: { url?: string } } }[];
+}
+
+async function ask(meshUrl: string, body: string): Promise<{ status: number; bytes: number; json: GraphQLAnswer }> {
+  const res = await fetch(meshUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(10_000) });
+  const text = await res.text();
+  let json: GraphQLAnswer;
+  try {
+    json = JSON.parse(text) as GraphQLAnswer;
+  } catch {
+    throw new Error(`mesh answered ${res.status} with a body that is not JSON: ${text.slice(0, 300)}`);
+  }
+  return { status: res.status, bytes: Buffer.byteLength(text), json };
+}
+
+/** One request: HTTP 200, no errors, utilities and offers from both supplier feeds. */
+export async function checkMeshAnswer(meshUrl: string, zip: string): Promise<{ bytes: number; utilities: number; voltifyOffers: number; brightgridPlans: number }> {
+  const { status, bytes, json } = await ask(meshUrl, meshBody(zip));
+  if (status !== 200 || json.errors?.length) throw new Error(`mesh answer: HTTP ${status}, errors ${JSON.stringify(json.errors ?? []).slice(0, 500)}`);
+  const d = json.data;
+  const counts = {
+    bytes,
+    utilities: d?.territoriesByZip?.utilities?.length ?? 0,
+    voltifyOffers: d?.listOffers?.__typename === 'VoltifyOffersResponse' ? (d.listOffers.offers?.length ?? 0) : 0,
+    brightgridPlans: d?.brightgridPlans?.data?.plans?.length ?? 0,
+  };
+  if (!counts.utilities || !counts.voltifyOffers || !counts.brightgridPlans) throw new Error(`mesh answer lacks data for ${zip}: ${JSON.stringify(counts)} (listOffers: ${d?.listOffers?.__typename})`);
+  return counts;
+}
+
+/**
+ * Proves each root field calls its feed on every request (no HTTP cache in between, although the
+ * feeds answer `Cache-Control: max-age`): right after a good answer, a 503 fault injected on one feed
+ * of the reference upstream (its /__faults control endpoint) must turn that field, and only that
+ * one, into an error, whose extensions name the exact upstream URL Mesh called. Faults are cleared
+ * afterwards whatever happens. Returns the URLs seen.
+ */
+export async function checkMeshHitsUpstream(meshUrl: string, upstreamUrl: string, zip: string): Promise<Record<string, string>> {
+  const expected = expectedUpstreamCalls(upstreamUrl, zip);
+  const control = `${upstreamUrl.replace(/\/+$/, '')}/__faults`;
+  const seen: Record<string, string> = {};
+  try {
+    for (const [field, { feed, url }] of Object.entries(expected)) {
+      await checkMeshAnswer(meshUrl, zip);
+      const set = await fetch(`${control}/${feed}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'status', status: 503 }) });
+      await set.arrayBuffer();
+      if (set.status !== 200) throw new Error(`could not inject a fault on ${feed}: HTTP ${set.status}`);
+      const { json } = await ask(meshUrl, meshBody(zip));
+      const failed = (json.errors ?? []).filter((e) => e.path?.[0] !== undefined);
+      if (failed.length !== 1 || failed[0]!.path![0] !== field) {
+        throw new Error(`with ${feed} failing, expected one error on ${field}, got ${JSON.stringify((json.errors ?? []).map((e) => e.path))}`);
+      }
+      const called = failed[0]!.extensions?.request?.url;
+      if (called !== undefined && called !== url) throw new Error(`${field} called ${called}, expected ${url}`);
+      seen[field] = called ?? '(url not reported)';
+      await (await fetch(control, { method: 'DELETE' })).arrayBuffer();
+    }
+  } finally {
+    await fetch(control, { method: 'DELETE' }).then((r) => r.arrayBuffer()).catch(() => {});
+  }
+  await checkMeshAnswer(meshUrl, zip);
+  return seen;
+}
