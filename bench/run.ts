@@ -214,10 +214,28 @@ interface Gateway {
   startMs: number;
 }
 
+/**
+ * The runtime settings `npm start` gives the bundled gateway (package.json "start": glibc malloc
+ * arenas and V8's young generation, both for RSS), read from there so the bench runs it the same way.
+ */
+function startRuntime(): { env: Record<string, string>; args: string[] } {
+  const script = (JSON.parse(fs.readFileSync(path.join(opts.gatewayRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '';
+  const m = /exec env ((?:\w+=\S+ )*)node ((?:--\S+ )*)dist\/gateway\.mjs/.exec(script);
+  if (!m) throw new Error(`bench: cannot read the node invocation from package.json "start": ${script}`);
+  const env = Object.fromEntries(m[1]!.trim().split(/\s+/).filter(Boolean).map((kv) => {
+    const [k, v] = kv.split('=', 2) as [string, string];
+    // ${NAME:-default} in the script: the default, unless this process has NAME set.
+    const d = /^\$\{(\w+):-(.*)\}$/.exec(v);
+    return [k, d ? process.env[d[1]!] ?? d[2]! : v];
+  }));
+  return { env, args: m[2]!.trim().split(/\s+/).filter(Boolean) };
+}
+
 async function startGatewayChild(name: string, base: NodeJS.ProcessEnv, extra: NodeJS.ProcessEnv = {}): Promise<Gateway> {
   const [production, certification, playground, ops] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-  const env = { ...base, PRODUCTION_PORT: String(production), CERTIFICATION_PORT: String(certification), PLAYGROUND_PORT: String(playground), OPS_PORT: String(ops), ...extra };
-  const args = opts.runner === 'dist' ? ['--enable-source-maps', 'dist/gateway.mjs'] : ['--import', 'tsx', 'gateway/main.ts'];
+  const runtime = opts.runner === 'dist' ? startRuntime() : { env: {}, args: [] };
+  const env = { ...runtime.env, ...base, PRODUCTION_PORT: String(production), CERTIFICATION_PORT: String(certification), PLAYGROUND_PORT: String(playground), OPS_PORT: String(ops), ...extra };
+  const args = opts.runner === 'dist' ? [...runtime.args, 'dist/gateway.mjs'] : ['--import', 'tsx', 'gateway/main.ts'];
   if (opts.profile) args.unshift('--cpu-prof', `--cpu-prof-dir=${opts.profile}`);
   const t0 = performance.now();
   const { child } = startChild(name, process.execPath, args, env, undefined, opts.gatewayRoot);

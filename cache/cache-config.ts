@@ -191,7 +191,7 @@ export function loadCacheReplaySettings(env: NodeJS.ProcessEnv, cwd: string, pro
   const fileEnabled = doc.enabled === undefined ? true : doc.enabled === true;
   if (doc.enabled !== undefined && typeof doc.enabled !== 'boolean') problems.push(`${where}: enabled must be true or false`);
 
-  const lruBytes = bytes('CACHE_LRU_BYTES', 64 * 1024 * 1024, 1024);
+  const lruBytes = bytes('CACHE_LRU_BYTES', 32 * 1024 * 1024, 1024);
   const replayMax = bytes('REPLAY_MAX_BYTES', 256 * 1024 * 1024, 4096);
   return {
     cache: {
@@ -210,7 +210,7 @@ export function loadCacheReplaySettings(env: NodeJS.ProcessEnv, cwd: string, pro
       retentionMs: duration('REPLAY_RETENTION', 7 * 24 * H, 1000),
       maxBytes: replayMax,
       queueMaxRecords: int('REPLAY_QUEUE_MAX', 10_000, 1, 1_000_000),
-      queueMaxBytes: bytes('REPLAY_QUEUE_BYTES', 64 * 1024 * 1024, 1024),
+      queueMaxBytes: bytes('REPLAY_QUEUE_BYTES', 16 * 1024 * 1024, 1024),
       segmentBytes: bytes('REPLAY_SEGMENT_BYTES', Math.max(1024, Math.min(16 * 1024 * 1024, Math.floor(replayMax / 8))), 1024),
     },
   };

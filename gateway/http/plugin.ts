@@ -11,6 +11,8 @@ export interface Reply {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /** A static file streamed instead of body (the playground page); body is then ''. */
+  file?: { path: string; size: number };
 }
 
 export interface RequestState {

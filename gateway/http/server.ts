@@ -3,7 +3,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { GraphQLSchema } from 'graphql';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import fs from 'node:fs';
 import { createPreparer } from '../graphql/prepare.js';
 import { executeOperation } from '../graphql/execute.js';
 import type { QueryLimits } from '../graphql/limits.js';
@@ -12,6 +12,7 @@ import { clientIp, type TrustProxy } from './client-ip.js';
 import { errorReply, type EnvironmentName, type HttpPlugin, type Reply, type RequestState } from './plugin.js';
 import { parseGraphQLBody, readBody } from './request-body.js';
 import { API_HEADERS, corsHeaders } from './security-headers.js';
+import { playgroundPageFile } from './playground-page.js';
 
 export interface ListenerOptions {
   environment: EnvironmentName;
@@ -50,9 +51,7 @@ export function createListener(opts: ListenerOptions): http.Server {
   const onBeforeExecutePlugins = opts.plugins.filter((p) => p.onBeforeExecute);
   const onExecutedPlugins = opts.plugins.filter((p) => p.onExecuted);
   const onResponsePlugins = opts.plugins.filter((p) => p.onResponse);
-  const graphiql = opts.environment === 'playground'
-    ? renderGraphiQL({ endpoint: '/graphql', title: 'Energy plan data playground', defaultQuery: DEFAULT_QUERY, headerEditorEnabled: false } as never)
-    : null;
+  const servesPage = opts.environment === 'playground';
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const incomingId = req.headers['x-request-id'];
@@ -97,13 +96,14 @@ export function createListener(opts: ListenerOptions): http.Server {
     }
     if (pathname !== '/graphql') return errorReply(404, 'Not found. The GraphQL endpoint is POST /graphql.', 'NOT_FOUND');
     if (req.method === 'OPTIONS') return { status: 204, headers: {}, body: '' };
-    if (req.method === 'GET' && graphiql && acceptsHtml(req)) {
+    if (req.method === 'GET' && servesPage && acceptsHtml(req)) {
       // The playground page is free, but still carries the allowance headers (set in onRequest).
       for (const p of onRequestPlugins) {
         const r = p.onRequest!(state);
         if (isPromise(r)) await r;
       }
-      return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': '' }, body: graphiql };
+      const file = await playgroundPageFile();
+      return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': '' }, body: '', file };
     }
     for (const p of onRequestPlugins) {
       const r = p.onRequest!(state);
@@ -178,10 +178,14 @@ export function createListener(opts: ListenerOptions): http.Server {
     for (const k in state.headers) merged.set(k, state.headers[k]!);
     for (const k in reply.headers) merged.set(k, reply.headers[k]!);
     if (state.operation && !state.operation.introspectionOnly) merged.set('x-cache', state.cache);
-    merged.set('content-length', String(Buffer.byteLength(reply.body)));
+    merged.set('content-length', String(reply.file ? reply.file.size : Buffer.byteLength(reply.body)));
     const headers: string[] = [];
     for (const [k, v] of merged) if (v !== '') headers.push(k, v);
     res.writeHead(reply.status, headers);
+    if (reply.file && req.method !== 'HEAD') {
+      fs.createReadStream(reply.file.path).on('error', () => res.destroy()).pipe(res);
+      return;
+    }
     res.end(reply.body);
   }
 
@@ -221,17 +225,3 @@ function upstreamMaxAge(state: RequestState): number | null {
   }
   return min;
 }
-
-const DEFAULT_QUERY = `# 10 free calls per client IP; schema browsing and introspection are free.
-query Plans {
-  residentialPlans(zipCode: "75001", monthlyUsage: 1000) {
-    title
-    price
-    term
-    rateType
-    supplier { name }
-    rates { usageKwh allInRateUsdPerKwh avgMonthlyBillUsd }
-    headlessEnrollmentUrl
-  }
-}
-`;

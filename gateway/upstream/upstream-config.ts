@@ -51,7 +51,7 @@ export const DEFAULT_UPSTREAM_SETTINGS: UpstreamSettings = {
   dedup: true,
   staleIfErrorSeconds: 3600,
   staleMaxEntries: 2000,
-  staleMaxBytes: 64 * 1024 * 1024,
+  staleMaxBytes: 32 * 1024 * 1024,
   maxBodyBytes: 8 * 1024 * 1024,
   connections: 64,
 };
@@ -67,7 +67,7 @@ export const DEFAULT_UPSTREAM_SETTINGS: UpstreamSettings = {
  *   UPSTREAM_BREAKER_WINDOW_MS (10000), UPSTREAM_BREAKER_RESET_MS (5000)
  *   UPSTREAM_DEDUP (true)
  *   STALE_IF_ERROR_SECONDS (3600)         0 disables stale-if-error
- *   STALE_IF_ERROR_MAX_ENTRIES (2000), STALE_IF_ERROR_MAX_BYTES (64 MiB)
+ *   STALE_IF_ERROR_MAX_ENTRIES (2000), STALE_IF_ERROR_MAX_BYTES (32 MiB)
  *   UPSTREAM_MAX_BODY_BYTES (8 MiB), UPSTREAM_CONNECTIONS (64)
  */
 export function loadUpstreamSettings(env: NodeJS.ProcessEnv = process.env): UpstreamSettings {

@@ -1,0 +1,64 @@
+// The playground's GraphiQL page. Its renderer inlines all of GraphiQL (~9 MB of script, ~30 MB of
+// heap once imported), so the bundled gateway never imports it: `node scripts/build.mjs` renders the
+// page once into dist/playground.html and the listener streams that file. Only a run from source
+// (tsx: tests, `npm run start:dev`) renders it in-process, once, into a temporary file.
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+
+export const PLAYGROUND_FILE_NAME = 'playground.html';
+
+const DEFAULT_QUERY = `# 10 free calls per client IP; schema browsing and introspection are free.
+query Plans {
+  residentialPlans(zipCode: "75001", monthlyUsage: 1000) {
+    title
+    price
+    term
+    rateType
+    supplier { name }
+    rates { usageKwh allInRateUsdPerKwh avgMonthlyBillUsd }
+    headlessEnrollmentUrl
+  }
+}
+`;
+
+export async function renderPlaygroundPage(): Promise<string> {
+  const { renderGraphiQL } = await import('@graphql-yoga/render-graphiql');
+  return renderGraphiQL({ endpoint: '/graphql', title: 'Energy plan data playground', defaultQuery: DEFAULT_QUERY, headerEditorEnabled: false } as never);
+}
+
+export interface PageFile {
+  path: string;
+  size: number;
+}
+
+let page: Promise<PageFile> | null = null;
+
+/** The page as a file: the prebuilt one beside the bundle, else rendered now into the temp dir. */
+export function playgroundPageFile(): Promise<PageFile> {
+  page ??= locate().catch((err) => {
+    page = null;
+    throw err;
+  });
+  return page;
+}
+
+async function locate(): Promise<PageFile> {
+  const prebuilt = path.join(path.dirname(fileURLToPath(import.meta.url)), PLAYGROUND_FILE_NAME);
+  try {
+    return { path: prebuilt, size: (await fsp.stat(prebuilt)).size };
+  } catch {
+    // Running from source: no build output beside this module.
+  }
+  const html = await renderPlaygroundPage();
+  const file = path.join(os.tmpdir(), `epg-playground-${createHash('sha256').update(html).digest('hex').slice(0, 16)}.html`);
+  if (!fs.existsSync(file)) {
+    const tmp = `${file}.${process.pid}.tmp`;
+    await fsp.writeFile(tmp, html);
+    await fsp.rename(tmp, file);
+  }
+  return { path: file, size: Buffer.byteLength(html) };
+}
