@@ -107,8 +107,15 @@ interface Child {
 
 const children = new Set<Child>();
 
-function startChild(name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv, ready?: RegExp, cwd = ROOT): { child: Child; line: Promise<RegExpMatchArray | null> } {
-  const proc = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * `stdoutFile`: the child's stdout goes to that file instead of a pipe to this process (the gateway's
+ * request log: read here, 10k+ lines a second would take CPU from the load generator; in production
+ * it goes to a file or a collector, not to a process on the same cores).
+ */
+function startChild(name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv, ready?: RegExp, cwd = ROOT, stdoutFile?: string): { child: Child; line: Promise<RegExpMatchArray | null> } {
+  const out = stdoutFile ? fs.openSync(stdoutFile, 'a') : 'pipe';
+  const proc = spawn(cmd, args, { cwd, env, stdio: ['ignore', out, 'pipe'] });
+  if (typeof out === 'number') fs.closeSync(out);
   const lines: string[] = [];
   let resolveLine: (m: RegExpMatchArray | null) => void = () => {};
   const line = new Promise<RegExpMatchArray | null>((resolve, reject) => {
@@ -126,12 +133,13 @@ function startChild(name: string, cmd: string, args: string[], env: NodeJS.Proce
       if (m) resolveLine(m);
     }
   };
-  proc.stdout!.on('data', onData);
+  proc.stdout?.on('data', onData);
   proc.stderr!.on('data', onData);
+  const fileTail = () => (stdoutFile ? fs.readFileSync(stdoutFile, 'utf8').split('\n').filter(Boolean).slice(-20) : []);
   const child: Child = {
     name,
     proc,
-    tail: () => lines.join('\n'),
+    tail: () => [...fileTail(), ...lines].join('\n'),
     stop: () => new Promise<void>((resolve) => {
       children.delete(child);
       if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
@@ -238,7 +246,8 @@ async function startGatewayChild(name: string, base: NodeJS.ProcessEnv, extra: N
   const args = opts.runner === 'dist' ? [...runtime.args, 'dist/gateway.mjs'] : ['--import', 'tsx', 'gateway/main.ts'];
   if (opts.profile) args.unshift('--cpu-prof', `--cpu-prof-dir=${opts.profile}`);
   const t0 = performance.now();
-  const { child } = startChild(name, process.execPath, args, env, undefined, opts.gatewayRoot);
+  const logFile = process.env.BENCH_LOG ?? path.join(os.tmpdir(), `epg-bench-${process.pid}-${name.replace(/\W+/g, '-')}.log`);
+  const { child } = startChild(name, process.execPath, args, env, undefined, opts.gatewayRoot, logFile);
   const healthz = `http://127.0.0.1:${production}/healthz`;
   await waitFor200(healthz, 30_000, child);
   const startMs = performance.now() - t0;
@@ -450,7 +459,8 @@ async function main() {
       REDIS_URL: redis.url,
       DATA_DIR: path.join(tmp, 'data'),
       KEYS_FILE: keysFile,
-      LOG_LEVEL: 'warn',
+      // As in production: one request line per request (to a file, see startChild).
+      LOG_LEVEL: 'info',
       PLAYGROUND_ALLOWANCE: '1000000',
       TRUST_PROXY: '1',
       ...opts.env,

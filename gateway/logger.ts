@@ -1,4 +1,8 @@
 // Structured logs (pino). Keys, tokens and full street addresses never reach a log line.
+//
+// Asynchronous stdout: a slow reader of stdout (a stalled log collector) must not stall request
+// handling, so lines are queued while a write is in flight and go out together in the next one.
+// pino flushes what is still queued when the process exits, including on a fatal error.
 import pino from 'pino';
 
 export function createLogger(level = process.env.LOG_LEVEL ?? 'info') {
@@ -9,7 +13,7 @@ export function createLogger(level = process.env.LOG_LEVEL ?? 'info') {
       paths: ['req.headers["x-api-key"]', 'headers["x-api-key"]', 'apiKey', 'key', 'token', 'adminToken', 'variables.address', '*.address'],
       censor: '[redacted]',
     },
-  });
+  }, pino.destination({ dest: 1, sync: false }));
 }
 
 export type Logger = ReturnType<typeof createLogger>;
