@@ -8,7 +8,7 @@ import yaml from 'js-yaml';
 import { InMemoryStoreStorageAdapter, MeshStore } from '@graphql-mesh/store';
 import { getMesh, type MeshInstance } from '@graphql-mesh/runtime';
 import { filterSchema, pruneSchema } from '@graphql-tools/utils';
-import type { GraphQLSchema } from 'graphql';
+import { execute, parse, type GraphQLSchema } from 'graphql';
 import { bindingsFromConfig } from '../transforms/mapping/index.js';
 import type { FeedBinding, FeedKind } from '../transforms/mapping/types.js';
 import type { FeedRegistry } from '../resolvers/context.js';
@@ -87,6 +87,10 @@ export async function loadGatewayMesh(opts: { dir: string; fetchFn: MeshFetch; l
     const detail = errors.length ? errors.join('; ') : (err as Error).message;
     throw new MeshStartupError(`could not build the schema from the feeds: ${detail}`);
   }
+  const bound = feeds.map((binding) => {
+    const source = mesh.rawSources.find((s) => s.name === binding.source);
+    return Object.freeze({ ...binding, execute: source ? sourceCall(source.schema, binding) : undefined });
+  });
   const keyed = publicSchema(mesh.schema, (name) => PUBLIC_FIELDS.has(name));
   const playground = publicSchema(mesh.schema, (name) => PUBLIC_FIELDS.has(name) && !KEYED_ONLY.has(name));
   const enveloped = mesh.getEnveloped({});
@@ -95,11 +99,37 @@ export async function loadGatewayMesh(opts: { dir: string; fetchFn: MeshFetch; l
     mesh,
     schemas: { keyed, playground },
     feeds: {
-      all: feeds,
-      byKind: <K extends FeedKind>(kind: K) => feeds.filter((f) => f.kind === kind) as unknown as FeedBinding<K>[],
+      all: bound,
+      byKind: <K extends FeedKind>(kind: K) => bound.filter((f) => f.kind === kind) as unknown as FeedBinding<K>[],
     },
     meshContext,
     close: () => mesh.destroy(),
+  };
+}
+
+/**
+ * Calls one feed operation on its source's own schema (the handler's resolvers: REST transport,
+ * our fetch layer) with a document parsed once. The in-context SDK (`context.<Source>.Query.<op>`)
+ * does the same through schema delegation, which rebuilds and re-walks the request document on
+ * every call; the answer is the same.
+ */
+export function sourceCall(schema: GraphQLSchema, binding: FeedBinding): FeedBinding['execute'] {
+  const field = schema.getQueryType()?.getFields()[binding.operation];
+  if (!field) return undefined;
+  const declared = field.args.map((a) => `$${a.name}: ${String(a.type)}`).join(', ');
+  const passed = field.args.map((a) => `${a.name}: $${a.name}`).join(', ');
+  const document = parse(`query${declared ? `(${declared})` : ''} { ${binding.operation}${passed ? `(${passed})` : ''} ${binding.selectionSet} }`);
+  const names = field.args.map((a) => a.name);
+  return async (args, context) => {
+    const variableValues: Record<string, unknown> = {};
+    for (const n of names) if (args[n] !== undefined) variableValues[n] = args[n];
+    const result = await execute({ schema, document, variableValues, contextValue: context });
+    const payload = (result.data as Record<string, unknown> | null | undefined)?.[binding.operation] ?? null;
+    // An error inside the payload (a record with a value of the wrong type) nulls that value and
+    // the mapping rejects the record; only a failed call (no payload) fails the feed.
+    const error = result.errors?.[0];
+    if (payload === null && error) throw error.originalError ?? error;
+    return payload;
   };
 }
 

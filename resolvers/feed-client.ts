@@ -1,4 +1,5 @@
-// Calls a declared feed through Mesh's in-context SDK and maps its payload to canonical records.
+// Calls a declared feed on its Mesh source (gateway/mesh.ts: sourceCall) and maps its payload to
+// canonical records.
 import { GraphQLError } from 'graphql';
 import type { CanonicalByKind, FeedBinding, FeedInput, FeedKind } from '../transforms/mapping/types.js';
 import { FeedPayloadError } from '../transforms/mapping/types.js';
@@ -6,20 +7,19 @@ import type { ResolverContext } from './context.js';
 import { upstreamUnavailable } from './errors.js';
 import { feedScope } from '../gateway/upstream/feed-scope.js';
 
-type SdkMethod = (opts: Record<string, unknown>) => Promise<unknown>;
-
 export async function fetchFeed<K extends FeedKind>(
   ctx: ResolverContext,
   binding: FeedBinding<K>,
   input: FeedInput,
 ): Promise<CanonicalByKind[K][]> {
-  const sdk = (ctx[binding.source] as { Query?: Record<string, SdkMethod> } | undefined)?.Query?.[binding.operation];
-  if (!sdk) throw upstreamUnavailable(binding.source, 'is not configured');
+  const execute = binding.execute;
+  if (!execute) throw upstreamUnavailable(binding.source, 'is not configured');
   let payload: unknown;
   try {
     const scope = { feed: binding.source, timeoutMs: binding.timeoutMs, calls: ctx.upstreamCalls, stale: ctx.staleFeeds };
+    const args = binding.args(input);
     payload = await feedScope.run(scope, () =>
-      sdk({ root: {}, args: binding.args(input), context: ctx, selectionSet: binding.selectionSet }),
+      execute(args, ctx),
     );
   } catch (err) {
     throw upstreamUnavailable(binding.source, describe(err));

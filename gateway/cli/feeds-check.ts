@@ -7,7 +7,7 @@
 //      missing required canonical fields, unknown units... stop here with the feed and key named.
 //   2. contract samples: a `sample.json` next to a JSON Schema contract must match it.
 //   3. one call per feed with its sample input (`sampleZip` / `sampleState` of its mapping block),
-//      through the same in-context SDK and upstream fetch layer as the resolvers, then the mapping:
+//      through the same source call and upstream fetch layer as the resolvers, then the mapping:
 //      status, latency, records mapped, records rejected (with reasons as warnings).
 //
 // Upstream: each feed's URL comes from <SOURCE>_URL, else UPSTREAM_URL, as in the gateway. When
@@ -187,9 +187,9 @@ async function checkFeed(m: Modules, b: FeedBinding, mesh: GatewayMesh, feedUrls
   }
   result.input = sample.input;
   const ctx: Record<string | symbol, unknown> = { ...mesh.meshContext, feedUrls };
-  const sdk = (ctx[b.source] as { Query?: Record<string, (o: Record<string, unknown>) => Promise<unknown>> } | undefined)?.Query?.[b.operation];
-  if (!sdk) {
-    result.error = `the source has no Query.${b.operation} in the in-context SDK`;
+  const execute = b.execute;
+  if (!execute) {
+    result.error = `the source has no Query.${b.operation}`;
     return result;
   }
   const scope: FeedScope = { feed: b.source, timeoutMs: b.timeoutMs, calls: [], stale: [] };
@@ -203,7 +203,7 @@ async function checkFeed(m: Modules, b: FeedBinding, mesh: GatewayMesh, feedUrls
     });
     try {
       payload = await Promise.race([
-        m.feedScope.run(scope, () => sdk({ root: {}, args: b.args(sample.input), context: ctx, selectionSet: b.selectionSet })),
+        m.feedScope.run(scope, () => execute(b.args(sample.input), ctx)),
         guard,
       ]);
     } finally {

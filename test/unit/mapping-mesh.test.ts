@@ -1,6 +1,6 @@
 // The .meshrc.yaml mappings inside a real Mesh: the transform validates each mapping against the
 // schema the handler generates from the feed's OpenAPI / JSON Schema, and each binding, called
-// through the in-context SDK like resolvers/feed-client.ts does, maps the reference upstream's
+// on its Mesh source like resolvers/feed-client.ts does, maps the reference upstream's
 // answers with no rejection. Sources only: no public schema, resolvers or plugins.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -12,6 +12,7 @@ import { tsImport } from 'tsx/esm/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReferenceUpstream, type ReferenceUpstream } from '../../sources/reference-upstream/server.js';
 import { bindingsFromConfig, FeedPayloadError, type CompiledFeedBinding, type FeedInput } from '../../transforms/mapping/index.js';
+import { sourceCall } from '../../gateway/mesh.js';
 
 const DIR = fileURLToPath(new URL('../..', import.meta.url));
 const MESHRC = path.join(DIR, '.meshrc.yaml');
@@ -61,7 +62,8 @@ describe('the feed mappings in a real Mesh', () => {
   const bindings = bindingsFromConfig(sourcesOnly());
   const feed = (source: string) => bindings.find((b) => b.source === source)!;
   const call = async (b: CompiledFeedBinding, input: FeedInput) => {
-    const payload = await ctx[b.source].Query[b.operation]({ root: {}, args: b.args(input), context: ctx, selectionSet: b.selectionSet });
+    const schema = mesh.rawSources.find((s) => s.name === b.source)!.schema;
+    const payload = await sourceCall(schema, b)!(b.args(input), ctx);
     if (payload instanceof Error) throw payload;
     return payload;
   };

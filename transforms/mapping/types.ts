@@ -52,7 +52,7 @@ export interface FeedBinding<K extends FeedKind = FeedKind> {
   /** Mesh source name, e.g. `Voltify`. */
   source: string;
   kind: K;
-  /** Root Query field of the source to call through the in-context SDK. */
+  /** Root Query field of the source to call. */
   operation: string;
   /** GraphQL selection set (with braces) covering every path the mapping reads. */
   selectionSet: string;
@@ -60,6 +60,8 @@ export interface FeedBinding<K extends FeedKind = FeedKind> {
   args(input: FeedInput): Record<string, unknown>;
   /** Payload (the operation's result) -> canonical records. Never throws on bad records; throws FeedPayloadError when the payload as a whole is unusable (null, wrong type). */
   map(payload: unknown): MappedPayload<CanonicalByKind[K]>;
+  /** Calls the operation on the source's schema (set once Mesh has built the sources). */
+  execute?: (args: Record<string, unknown>, context: object) => Promise<unknown>;
   /** Per-feed settings from the YAML. */
   timeoutMs: number;
   sampleZip?: string;
