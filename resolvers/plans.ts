@@ -88,20 +88,37 @@ export function offersFor(
   customerClass: CanonicalOffer['customerClass'],
 ): { offer: CanonicalOffer; delivery: DeliveryCharges }[] {
   const byUtility = new Map(territories.map((t) => [t.utilityId, t.delivery]));
-  const seen = new Set<string>();
+  const seenIds = new Set<string>();
+  // The same offer twice (a feed repeating itself, or two feeds carrying one supplier's offer) is
+  // identical apart from where it came from. Comparing whole offers is costly, so offers are grouped
+  // by a few fields first and compared whole only within a group.
+  const groups = new Map<string, { offers: CanonicalOffer[]; contents?: Set<string> }>();
   const out: { offer: CanonicalOffer; delivery: DeliveryCharges }[] = [];
   for (const offer of offers) {
     const delivery = byUtility.get(offer.utilityId);
     if (!delivery || offer.customerClass !== customerClass) continue;
-    // The same offer twice (a feed repeating itself, or two feeds carrying one supplier's offer):
-    // identical apart from where it came from.
-    const { feed: _feed, offerId: _id, ...content } = offer;
-    const keys = [`${offer.feed}\u0000${offer.offerId}\u0000${offer.utilityId}`, JSON.stringify(content)];
-    if (keys.some((k) => seen.has(k))) continue;
-    for (const k of keys) seen.add(k);
+    const idKey = `${offer.feed}\u0000${offer.offerId}\u0000${offer.utilityId}`;
+    if (seenIds.has(idKey)) continue;
+    const signature = `${offer.utilityId}\u0000${offer.supplierName}\u0000${offer.title}\u0000${offer.termMonths}\u0000${offer.rateType}`;
+    const group = groups.get(signature);
+    if (group) {
+      group.contents ??= new Set(group.offers.map(contentKey));
+      const content = contentKey(offer);
+      if (group.contents.has(content)) continue;
+      group.contents.add(content);
+      group.offers.push(offer);
+    } else {
+      groups.set(signature, { offers: [offer] });
+    }
+    seenIds.add(idKey);
     out.push({ offer, delivery });
   }
   return out;
+}
+
+function contentKey(offer: CanonicalOffer): string {
+  const { feed: _feed, offerId: _id, ...content } = offer;
+  return JSON.stringify(content);
 }
 
 export function bySortKey<T extends { sortMicro: number; id: string }>(a: T, b: T): number {

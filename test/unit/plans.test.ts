@@ -1,5 +1,6 @@
 // Offer selection for the plan queries: territory and class filters, duplicate dropping, order.
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { bySortKey, offersFor } from '../../resolvers/plans.js';
 import type { CanonicalOffer, Territory } from '../../resolvers/canonical.js';
 
@@ -24,6 +25,33 @@ describe('offersFor', () => {
   it('drops a repeated offer and the same offer carried by a second feed', () => {
     const out = offersFor([offer(), offer(), offer({ feed: 'Brightgrid', offerId: 'x-1' }), offer({ offerId: 'D', title: 'Other' })], [territory('ONCOR')], 'RESIDENTIAL');
     expect(out.map((o) => `${o.offer.feed}/${o.offer.offerId}`)).toEqual(['Voltify/A', 'Voltify/D']);
+  });
+
+  it('keeps offers that look alike but differ in any priced field', () => {
+    const energy = [{ fromKwh: 0, toKwh: null, microUsdPerKwh: 120001 }];
+    const out = offersFor([offer(), offer({ feed: 'Brightgrid', offerId: 'x-1', energyBlocks: energy }), offer({ offerId: 'E', baseMonthlyMicro: 1 })], [territory('ONCOR')], 'RESIDENTIAL');
+    expect(out.map((o) => `${o.offer.feed}/${o.offer.offerId}`)).toEqual(['Voltify/A', 'Brightgrid/x-1', 'Voltify/E']);
+  });
+
+  it('drops exactly what comparing whole offers drops, in feed order', () => {
+    // Reference: an offer is dropped when its (feed, id, utility) or its whole content was seen.
+    const reference = (offers: CanonicalOffer[]) => {
+      const seen = new Set<string>();
+      return offers.filter((o) => {
+        const { feed: _f, offerId: _i, ...content } = o;
+        const keys = [`${o.feed}/${o.offerId}/${o.utilityId}`, JSON.stringify(content)];
+        if (keys.some((k) => seen.has(k))) return false;
+        keys.forEach((k) => seen.add(k));
+        return true;
+      });
+    };
+    const arbOffer = fc.record({
+      feed: fc.constantFrom('Voltify', 'Brightgrid'), offerId: fc.constantFrom('A', 'B', 'C'), title: fc.constantFrom('T', 'U'),
+      termMonths: fc.constantFrom(0, 12), baseMonthlyMicro: fc.constantFrom(0, 9_950_000), renewablePercent: fc.constantFrom(0, 100),
+    }).map((o) => offer(o));
+    fc.assert(fc.property(fc.array(arbOffer, { maxLength: 30 }), (offers) => {
+      expect(offersFor(offers, [territory('ONCOR')], 'RESIDENTIAL').map((o) => o.offer)).toEqual(reference(offers));
+    }), { numRuns: 500 });
   });
 });
 
