@@ -246,7 +246,8 @@ async function startGatewayChild(name: string, base: NodeJS.ProcessEnv, extra: N
   const args = opts.runner === 'dist' ? [...runtime.args, 'dist/gateway.mjs'] : ['--import', 'tsx', 'gateway/main.ts'];
   if (opts.profile) args.unshift('--cpu-prof', `--cpu-prof-dir=${opts.profile}`);
   const t0 = performance.now();
-  const logFile = process.env.BENCH_LOG ?? path.join(os.tmpdir(), `epg-bench-${process.pid}-${name.replace(/\W+/g, '-')}.log`);
+  // In the run's temporary directory (DATA_DIR's parent), removed at the end with it.
+  const logFile = path.join(path.dirname(String(base.DATA_DIR ?? os.tmpdir())), `${name.replace(/\W+/g, '-')}.log`);
   const { child } = startChild(name, process.execPath, args, env, undefined, opts.gatewayRoot, logFile);
   const healthz = `http://127.0.0.1:${production}/healthz`;
   await waitFor200(healthz, 30_000, child);
