@@ -1,9 +1,10 @@
 // `npm run bench`: the gateway against the physical limit of this machine.
 //
 // Starts its own redis-server, reference upstream (child process), a bare node:http baseline
-// (child), a direct-upstream client (child) and the gateway (child: `node --import tsx
-// gateway/main.ts`, i.e. what `npx tsx gateway/main.ts` runs, without the npx/tsx launcher
-// processes, so its pid is the gateway's), and loads them with autocannon from this process.
+// (child), a direct-upstream client (child) and the gateway (child: the bundle run with the node
+// flags and environment of `npm start`, read from package.json, without the npm launcher so its
+// pid is the gateway's; request log at info into a file), and loads them with autocannon from
+// this process.
 //
 // Scenarios (every req/s is also given as a ratio to the baseline of the same run):
 //   baseline     bare node:http, fixed 2 KB JSON body
