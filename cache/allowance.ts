@@ -79,6 +79,7 @@ export class RedisAllowanceStore implements AllowanceStore {
   }
 
   async consume(ip: string): Promise<AllowanceResult> {
+    this.failFastWhenDown();
     let reply: [number, number];
     try {
       reply = await this.run(allowanceKey(ip), this.limit);
@@ -91,6 +92,7 @@ export class RedisAllowanceStore implements AllowanceStore {
   }
 
   async peek(ip: string): Promise<{ remaining: number }> {
+    this.failFastWhenDown();
     let raw: string | null;
     try {
       raw = await this.redis.get(allowanceKey(ip));
@@ -102,6 +104,11 @@ export class RedisAllowanceStore implements AllowanceStore {
 
   health() {
     return { ok: isRedisUp(this.redis), mode: 'redis' };
+  }
+
+  /** A Redis known to be down or hung (see watchRedis) is not asked: no wait for a command timeout. */
+  private failFastWhenDown(): void {
+    if (!isRedisUp(this.redis)) throw new AllowanceUnavailableError('allowance store (Redis) unavailable: not connected or not answering');
   }
 
   close(): void {}

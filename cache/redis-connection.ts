@@ -56,13 +56,40 @@ export async function connectRedis(url: string): Promise<RedisClient> {
   return client;
 }
 
+/** Clients whose last health PING got no answer in time (a hung server keeps its sockets open). */
+const unresponsive = new WeakSet<RedisClient>();
+
 /**
- * Ready and, for a single connection, still writable: a Redis that just died has sent FIN before
+ * PINGs Redis every `intervalMs` while connected. A PING that fails while ioredis still says
+ * 'ready' (no answer within the command timeout: a hung or overloaded server) marks the client
+ * down for isRedisUp until a PING succeeds again, so the cache, the allowance and the replay log
+ * stop waiting on it and readiness reports it. Returns the stop function.
+ */
+export function watchRedis(client: RedisClient, intervalMs = 1000): () => void {
+  let inFlight = false;
+  const timer = setInterval(() => {
+    if (inFlight || client.status !== 'ready') return;
+    inFlight = true;
+    client.ping().then(
+      () => unresponsive.delete(client),
+      () => {
+        if (client.status === 'ready') unresponsive.add(client);
+      },
+    ).finally(() => {
+      inFlight = false;
+    });
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/**
+ * Ready, answering health PINGs (see watchRedis) and, for a single connection, still writable: a Redis that just died has sent FIN before
  * ioredis sees 'close', and for that moment the status still says 'ready' while every command
  * fails with "Stream isn't writeable".
  */
 export function isRedisUp(client: RedisClient): boolean {
-  if (client.status !== 'ready') return false;
+  if (client.status !== 'ready' || unresponsive.has(client)) return false;
   const stream = (client as { stream?: { writable?: boolean } }).stream;
   return !stream || stream.writable !== false;
 }

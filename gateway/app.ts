@@ -10,7 +10,7 @@ import { listen } from './http/listen.js';
 import type { EnvironmentName } from './http/plugin.js';
 import { createLogger, type Logger } from './logger.js';
 import { startReferenceUpstream } from '../sources/reference-upstream/server.js';
-import { connectRedis, isRedisUp, safeTarget, type RedisClient } from '../cache/redis-connection.js';
+import { connectRedis, isRedisUp, safeTarget, watchRedis, type RedisClient } from '../cache/redis-connection.js';
 import type { Capability, CapabilitySetup } from './wiring/types.js';
 import { capabilities } from './wiring/index.js';
 
@@ -68,7 +68,11 @@ async function assemble(config: GatewayConfig, env: NodeJS.ProcessEnv, logger: L
   let redis: RedisClient | null = null;
   if (config.redisUrl) {
     redis = await connectRedis(config.redisUrl);
-    closers.push(() => redis!.quit().then(() => undefined, () => redis!.disconnect()));
+    const unwatch = watchRedis(redis);
+    closers.push(() => {
+      unwatch();
+      return redis!.quit().then(() => undefined, () => redis!.disconnect());
+    });
     logger.info({ redis: safeTarget(config.redisUrl) }, 'store: Redis');
   } else {
     logger.info({ dataDir: config.dataDir }, 'store: embedded (no REDIS_URL): in-process cache, allowance counters in the data directory');

@@ -124,7 +124,7 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
   if (redisStatus) {
     new Gauge({
       name: 'gateway_redis_up',
-      help: 'Redis connection: 1 ready, 0 otherwise.',
+      help: 'Redis connection: 1 ready and answering, 0 otherwise.',
       registers: [registry],
       collect() {
         this.set(redisStatus() === 'ready' ? 1 : 0);

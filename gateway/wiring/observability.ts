@@ -10,7 +10,7 @@ import type { CapabilitySetup } from './types.js';
 import { isRedisUp } from '../../cache/redis-connection.js';
 
 export const observabilityCapability: CapabilitySetup = async ({ config, logger, redis }) => {
-  const metrics = createGatewayMetrics({ redisStatus: redis ? () => redis.status : null });
+  const metrics = createGatewayMetrics({ redisStatus: redis ? () => (isRedisUp(redis) ? 'ready' : redis.status === 'ready' ? 'unresponsive' : redis.status) : null });
   const requestLog = requestLogPlugin(logger as unknown as RequestLogger);
 
   let ops: OpsServer | null = null;

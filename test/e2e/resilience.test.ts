@@ -332,6 +332,46 @@ describe('Redis outage', () => {
     expect((await main.post('production', PLANS('75001', 2000))).json.data).toEqual(cached.json.data);
   });
 
+  it('a hung Redis (SIGSTOP, connections open, no answers): bounded waits, playground fails closed, recovery', async () => {
+    const cached = await main.post('production', PLANS('75001', 2300));
+    expect(cached.json.errors).toBeUndefined();
+    redis.pause();
+    try {
+      const timed = async (c: () => Promise<{ status: number; json: any; text: string }>) => {
+        const t = Date.now();
+        const r = await c();
+        return { r, ms: Date.now() - t };
+      };
+      // Answered from the in-process cache, and a new question answered from the feeds; neither
+      // waits on Redis longer than its command timeouts.
+      const [hit, miss] = await Promise.all([
+        timed(() => main.post('production', PLANS('75001', 2300))),
+        timed(() => main.post('production', PLANS('75201', 2400))),
+      ]);
+      for (const { r, ms } of [hit, miss]) {
+        expect(r.status).toBe(200);
+        expect(r.json.errors).toBeUndefined();
+        expect(ms).toBeLessThan(3000);
+        expectClean(main, r.text);
+      }
+      expect(hit.r.json.data).toEqual(cached.json.data);
+      // The playground cannot count a call: refused within the command timeout, not hung.
+      const pg = await timed(() => main.post('playground', PLANS('75001', 2300)));
+      expect(pg.ms).toBeLessThan(3000);
+      expect(pg.r.status).toBe(503);
+      expect(pg.r.json.errors[0].extensions.code).toBe('SERVICE_UNAVAILABLE');
+      // The health PING notices the hang: readiness degraded, and requests stop waiting on Redis.
+      await eventually(async () => (await readyz()).status === 503 || undefined, 5000);
+      const fast = await timed(() => main.post('playground', PLANS('75001', 2300)));
+      expect(fast.r.status).toBe(503);
+      expect(fast.ms).toBeLessThan(500);
+    } finally {
+      redis.resume();
+    }
+    await eventually(async () => (await readyz()).status === 200 || undefined, 15_000);
+    await eventually(async () => (await main.post('playground', PLANS('75001', 2300))).status === 200 || undefined, 15_000);
+  });
+
   it('no unhandled promise rejection during any of the above', () => {
     expect(unhandled).toEqual([]);
   });

@@ -7,6 +7,10 @@ export interface TestRedis {
   url: string;
   stop(): Promise<void>;
   start(): Promise<void>;
+  /** SIGSTOP: the server hangs with its connections open (no answer, no error). */
+  pause(): void;
+  /** SIGCONT after pause(). */
+  resume(): void;
 }
 
 export async function freePort(): Promise<number> {
@@ -70,5 +74,9 @@ export async function startTestRedis(): Promise<TestRedis> {
     });
   };
   await start();
-  return { port, url: `redis://127.0.0.1:${port}`, stop, start };
+  const signal = (sig: NodeJS.Signals) => () => {
+    const c = child as ChildProcess | null;
+    if (c && c.exitCode === null) c.kill(sig);
+  };
+  return { port, url: `redis://127.0.0.1:${port}`, stop, start, pause: signal('SIGSTOP'), resume: signal('SIGCONT') };
 }
