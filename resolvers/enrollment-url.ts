@@ -1,4 +1,5 @@
 // Enrollment deep links and stable plan ids.
+import { LRUCache } from 'lru-cache';
 import { createHash } from 'node:crypto';
 
 export interface EnrollmentUrlInput {
@@ -59,5 +60,15 @@ export function uuidV5(namespace: string, name: string): string {
 export function planUuid(feed: string, offerId: string): string {
   if (!feed || feed.includes(':')) throw new TypeError(`invalid feed name for planUuid: ${JSON.stringify(feed)}`);
   if (!offerId) throw new TypeError('planUuid needs a non-empty offerId');
-  return uuidV5(PLAN_ID_NAMESPACE, `${feed}:${offerId}`);
+  const name = `${feed}:${offerId}`;
+  // The same offers come back request after request: a SHA-1 per plan per request is avoidable.
+  let id = planIds.get(name);
+  if (id === undefined) {
+    id = uuidV5(PLAN_ID_NAMESPACE, name);
+    planIds.set(name, id);
+  }
+  return id;
 }
+
+/** Offer name -> plan id, bounded (ids are ~36 bytes; 20k of them ~3 MB). */
+const planIds = new LRUCache<string, string>({ max: 20_000 });

@@ -69,7 +69,13 @@ function concat(chunks: Uint8Array[], size: number): Uint8Array {
 
 const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
 
-/** A fresh Response per caller: its own body stream (the bytes are copied) and its own headers. */
+/**
+ * The answer handed to Mesh's REST transport, from the buffered body. It has what a fetch Response
+ * offers for a body already in memory (status, headers, text/json/arrayBuffer/blob, clone) without
+ * a web stream behind it: building and draining a ReadableStream for a few kilobytes cost more
+ * than the JSON parse of them. One per caller (deduplicated calls share the bytes, which nothing
+ * here mutates: arrayBuffer, bytes and blob hand out copies) with its own headers.
+ */
 export function toResponse(b: BufferedResponse, extraHeaders: Record<string, string> = {}): Response {
   const headers = new Headers(b.headers);
   // The body is already decoded: drop framing headers that described the wire form.
@@ -77,8 +83,59 @@ export function toResponse(b: BufferedResponse, extraHeaders: Record<string, str
   headers.delete('transfer-encoding');
   headers.set('content-length', String(b.body.byteLength));
   for (const [k, v] of Object.entries(extraHeaders)) headers.set(k, v);
-  const body = NULL_BODY_STATUS.has(b.status) ? null : b.body.slice();
-  return new Response(body, { status: b.status, statusText: b.statusText, headers });
+  const body = NULL_BODY_STATUS.has(b.status) ? new Uint8Array(0) : b.body;
+  return new BufferedFetchResponse(body, b.status, b.statusText, headers) as unknown as Response;
+}
+
+const utf8 = new TextDecoder('utf-8');
+
+class BufferedFetchResponse {
+  readonly type = 'basic';
+  readonly url = '';
+  readonly redirected = false;
+  private used = false;
+
+  constructor(private readonly data: Uint8Array, readonly status: number, readonly statusText: string, readonly headers: Headers) {}
+
+  get ok(): boolean {
+    return this.status >= 200 && this.status < 300;
+  }
+
+  get bodyUsed(): boolean {
+    return this.used;
+  }
+
+  private consume(): Uint8Array {
+    if (this.used) throw new TypeError('Body is unusable: the body has already been read');
+    this.used = true;
+    return this.data;
+  }
+
+  async text(): Promise<string> {
+    return utf8.decode(this.consume());
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    const b = this.consume();
+    return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+  }
+
+  async bytes(): Promise<Uint8Array> {
+    return this.consume().slice();
+  }
+
+  async blob(): Promise<Blob> {
+    return new Blob([this.consume().slice()], { type: this.headers.get('content-type') ?? '' });
+  }
+
+  clone(): BufferedFetchResponse {
+    if (this.used) throw new TypeError('Response.clone: the body has already been read');
+    return new BufferedFetchResponse(this.data, this.status, this.statusText, new Headers(this.headers));
+  }
 }
 
 export function headerOf(b: BufferedResponse, name: string): string | null {
