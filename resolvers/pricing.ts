@@ -11,28 +11,32 @@ import { microToNumber, roundDiv } from './money.js';
 const MICRO_PER_DECI_USD = 100_000; // 0.1 USD: the precision avgMonthlyBillUsd is published at
 const TIE = MICRO_PER_DECI_USD / 2;
 
-function mul(a: number, b: number, what: string): number {
+/** What a check is about; a function when the text is built from values (built only on failure: these checks run for every plan of every answer). */
+type Label = string | (() => string);
+const text = (what: Label) => (typeof what === 'function' ? what() : what);
+
+function mul(a: number, b: number, what: Label): number {
   const p = a * b;
-  if (!Number.isSafeInteger(p)) throw new RangeError(`${what} overflows safe integer range`);
+  if (!Number.isSafeInteger(p)) throw new RangeError(`${text(what)} overflows safe integer range`);
   return p;
 }
 
-function nonNegInt(n: number, what: string): void {
-  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`${what} must be a non-negative safe integer, got ${n}`);
+function nonNegInt(n: number, what: Label): void {
+  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`${text(what)} must be a non-negative safe integer, got ${n}`);
 }
 
 /** Blocks must start at 0 kWh, be contiguous ([from,to) back to back) and ascending. */
 function checkBlocks(blocks: EnergyBlock[], offerId: string): void {
   let expectFrom = 0;
   blocks.forEach((b, i) => {
-    const where = `offer ${offerId} energyBlocks[${i}]`;
-    nonNegInt(b.microUsdPerKwh, `${where}.microUsdPerKwh`);
-    if (b.fromKwh !== expectFrom) throw new RangeError(`${where} must start at ${expectFrom} kWh`);
+    const where = () => `offer ${offerId} energyBlocks[${i}]`;
+    nonNegInt(b.microUsdPerKwh, () => `${where()}.microUsdPerKwh`);
+    if (b.fromKwh !== expectFrom) throw new RangeError(`${where()} must start at ${expectFrom} kWh`);
     if (b.toKwh === null) {
-      if (i !== blocks.length - 1) throw new RangeError(`${where}: only the last block may be open-ended`);
+      if (i !== blocks.length - 1) throw new RangeError(`${where()}: only the last block may be open-ended`);
     } else {
-      nonNegInt(b.toKwh, `${where}.toKwh`);
-      if (b.toKwh <= b.fromKwh) throw new RangeError(`${where} is empty`);
+      nonNegInt(b.toKwh, () => `${where()}.toKwh`);
+      if (b.toKwh <= b.fromKwh) throw new RangeError(`${where()} is empty`);
       expectFrom = b.toKwh;
     }
   });
@@ -50,7 +54,7 @@ export function monthlyBillMicro(offer: CanonicalOffer, delivery: DeliveryCharge
   nonNegInt(usageKwh, 'usageKwh');
   const id = offer.offerId;
   checkBlocks(offer.energyBlocks, id);
-  nonNegInt(offer.baseMonthlyMicro, `offer ${id} baseMonthlyMicro`);
+  nonNegInt(offer.baseMonthlyMicro, () => `offer ${id} baseMonthlyMicro`);
   nonNegInt(delivery.fixedMonthlyMicro, 'delivery.fixedMonthlyMicro');
   nonNegInt(delivery.perKwhMicro, 'delivery.perKwhMicro');
 
@@ -65,11 +69,11 @@ export function monthlyBillMicro(offer: CanonicalOffer, delivery: DeliveryCharge
 
   const fee = offer.minimumUsageFee;
   if (fee) {
-    nonNegInt(fee.micro, `offer ${id} minimumUsageFee.micro`);
+    nonNegInt(fee.micro, () => `offer ${id} minimumUsageFee.micro`);
     if (usageKwh < fee.belowKwh) total += fee.micro;
   }
   for (const c of offer.credits) {
-    nonNegInt(c.micro, `offer ${id} credit.micro`);
+    nonNegInt(c.micro, () => `offer ${id} credit.micro`);
     if (c.minKwh <= usageKwh) total -= c.micro;
   }
   if (!Number.isSafeInteger(total)) throw new RangeError(`offer ${id}: bill overflows safe integer range`);
