@@ -2,6 +2,7 @@
 // partner receives: every error has a code, unexpected errors are masked, partial-feed errors and
 // stale-data notices are added.
 import { execute, GraphQLError, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { PreparedOperation } from './prepare.js';
 import type { ResolverContext } from '../../resolvers/context.js';
 
@@ -18,19 +19,42 @@ export async function executeOperation(
   context: ResolverContext,
   onInternalError: (err: unknown) => void,
 ): Promise<ExecutionOutcome> {
-  const result = (await execute({
-    schema,
-    document: op.document,
-    variableValues: variables ?? undefined,
-    contextValue: context,
-    operationName: op.operationName ?? undefined,
-  })) as ExecutionResult;
+  const compiled = compiledFor(schema, op);
+  const result = (compiled
+    ? await compiled.query(undefined, context, variables ?? {})
+    : await execute({
+      schema,
+      document: op.document,
+      variableValues: variables ?? undefined,
+      contextValue: context,
+      operationName: op.operationName ?? undefined,
+    })) as ExecutionResult;
   const errors = [...(result.errors ?? []), ...context.extraErrors].map((e) => publicError(e, context.requestId, onInternalError));
   const out: Record<string, unknown> = {};
   if (errors.length) out.errors = errors;
   if ('data' in result) out.data = result.data;
   if (context.staleFeeds.length) out.extensions = { stale: context.staleFeeds };
   return { body: JSON.stringify(out), hasErrors: errors.length > 0, stale: context.staleFeeds.length > 0 };
+}
+
+/**
+ * Each prepared operation (shared by every request sending the same text, see prepare.ts) is
+ * compiled once with graphql-jit for its schema variant. Introspection, and anything jit declines,
+ * runs on graphql-js.
+ */
+const compiledOps = new WeakMap<GraphQLSchema, WeakMap<PreparedOperation, CompiledQuery | null>>();
+
+function compiledFor(schema: GraphQLSchema, op: PreparedOperation): CompiledQuery | null {
+  if (op.rootFields.some((f) => f.startsWith('__'))) return null;
+  let bySchema = compiledOps.get(schema);
+  if (!bySchema) compiledOps.set(schema, (bySchema = new WeakMap()));
+  let compiled = bySchema.get(op);
+  if (compiled === undefined) {
+    const c = compileQuery(schema, op.document, op.operationName ?? undefined);
+    compiled = isCompiledQuery(c) ? c : null;
+    bySchema.set(op, compiled);
+  }
+  return compiled;
 }
 
 const KNOWN_CODES = new Set(['BAD_USER_INPUT', 'UPSTREAM_UNAVAILABLE', 'NOT_FOUND', 'FORBIDDEN', 'QUERY_TOO_COMPLEX']);
