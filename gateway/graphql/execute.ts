@@ -1,7 +1,7 @@
 // Executes a prepared operation against a schema variant and turns the result into the body a
 // partner receives: every error has a code, unexpected errors are masked, partial-feed errors and
 // stale-data notices are added.
-import { execute, GraphQLError, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { execute, getVariableValues, GraphQLError, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { PreparedOperation } from './prepare.js';
 import type { ResolverContext } from '../../resolvers/context.js';
@@ -20,7 +20,13 @@ export async function executeOperation(
   onInternalError: (err: unknown) => void,
 ): Promise<ExecutionOutcome> {
   const compiled = compiledFor(schema, op);
-  const result = (compiled
+  // Variables are checked by graphql-js either way, so a bad variable reads the same on both paths.
+  const coerced = compiled && op.operation.variableDefinitions?.length
+    ? getVariableValues(schema, op.operation.variableDefinitions, variables ?? {}, { maxErrors: 50 })
+    : null;
+  const result = (coerced && 'errors' in coerced && coerced.errors
+    ? { errors: coerced.errors }
+    : compiled
     ? await compiled.query(undefined, context, variables ?? {})
     : await execute({
       schema,
@@ -38,23 +44,25 @@ export async function executeOperation(
 }
 
 /**
- * Each prepared operation (shared by every request sending the same text, see prepare.ts) is
- * compiled once with graphql-jit for its schema variant. Introspection, and anything jit declines,
- * runs on graphql-js.
+ * A prepared operation (shared by every request sending the same text, see prepare.ts) that runs a
+ * second time is compiled with graphql-jit for its schema variant and runs compiled from then on:
+ * one-off queries are not worth compiling (and are no lever to make us compile). Introspection,
+ * and anything jit declines, runs on graphql-js.
  */
-const compiledOps = new WeakMap<GraphQLSchema, WeakMap<PreparedOperation, CompiledQuery | null>>();
+const COMPILE_AFTER_RUNS = 1;
+const compiledOps = new WeakMap<GraphQLSchema, WeakMap<PreparedOperation, { runs: number; compiled?: CompiledQuery | null }>>();
 
 function compiledFor(schema: GraphQLSchema, op: PreparedOperation): CompiledQuery | null {
   if (op.rootFields.some((f) => f.startsWith('__'))) return null;
   let bySchema = compiledOps.get(schema);
   if (!bySchema) compiledOps.set(schema, (bySchema = new WeakMap()));
-  let compiled = bySchema.get(op);
-  if (compiled === undefined) {
+  let entry = bySchema.get(op);
+  if (!entry) bySchema.set(op, (entry = { runs: 0 }));
+  if (entry.compiled === undefined && ++entry.runs > COMPILE_AFTER_RUNS) {
     const c = compileQuery(schema, op.document, op.operationName ?? undefined);
-    compiled = isCompiledQuery(c) ? c : null;
-    bySchema.set(op, compiled);
+    entry.compiled = isCompiledQuery(c) ? c : null;
   }
-  return compiled;
+  return entry.compiled ?? null;
 }
 
 const KNOWN_CODES = new Set(['BAD_USER_INPUT', 'UPSTREAM_UNAVAILABLE', 'NOT_FOUND', 'FORBIDDEN', 'QUERY_TOO_COMPLEX']);
@@ -72,8 +80,9 @@ export function publicError(err: GraphQLError, requestId: string, onInternalErro
     extensions = { code: 'INTERNAL_SERVER_ERROR', requestId };
   } else if (code && (KNOWN_CODES.has(code) || code.startsWith('GRAPHQL_'))) {
     extensions = { ...err.extensions };
-  } else if (!original && err.path === undefined && err.locations) {
-    // Variable coercion and similar request-level errors raised by graphql-js itself.
+  } else if ((!original || original instanceof GraphQLError) && err.path === undefined && err.locations) {
+    // Variable coercion and similar request-level errors raised by graphql-js itself (a bad
+    // variable value carries the scalar's own GraphQLError as originalError).
     extensions = { ...err.extensions, code: code ?? 'BAD_USER_INPUT' };
   } else {
     extensions = { ...err.extensions, code: code ?? 'INTERNAL_SERVER_ERROR' };

@@ -1,0 +1,34 @@
+// Operations run on graphql-js the first time and compiled (graphql-jit) from the second run on
+// (gateway/graphql/execute.ts): the partner must not see any difference, for answers or errors.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+
+let t: TestGateway;
+beforeAll(async () => {
+  t = await startTestGateway({ CACHE_ENABLED: 'false' });
+});
+afterAll(async () => t?.close());
+
+const CASES: [string, string, Record<string, unknown> | undefined][] = [
+  ['plans with every field', `query P($z: String!, $u: Int) { residentialPlans(zipCode: $z, monthlyUsage: $u) {
+      title price term rateType supplier { name } rates { usageKwh allInRateUsdPerKwh avgMonthlyBillUsd } headlessEnrollmentUrl } }`, { z: '19103', u: 1200 }],
+  ['several root fields and aliases', `{ a: utilities(zipCode: "75001") { id name } b: utilities(zipCode: "77002") { id }
+      nextStartDate(zipCode: "75001") { date } energyInfoByState(state: "TX") { state generationMix { source percent } } }`, undefined],
+  ['business plans', '{ businessPlans(zipCode: "60601", annualUsage: 120000) { title estimatedAnnualCostUsd rates { usageKwh avgMonthlyBillUsd } } }', undefined],
+  ['an argument the resolver refuses', '{ residentialPlans(zipCode: "7500", monthlyUsage: 1000) { title } }', undefined],
+  ['a missing variable', 'query P($z: String!) { utilities(zipCode: $z) { id } }', {}],
+  ['a variable of the wrong type', 'query P($u: Int) { residentialPlans(zipCode: "75001", monthlyUsage: $u) { title } }', { u: 'lots' }],
+  ['a ZIP nobody serves, next to one served', '{ x: residentialPlans(zipCode: "99999") { title } y: utilities(zipCode: "75001") { id } }', undefined],
+  ['fragments and __typename inside', 'fragment F on Plan { title __typename } { residentialPlans(zipCode: "75001") { ...F supplier { __typename name } } }', undefined],
+];
+
+describe('compiled execution answers exactly like graphql-js', () => {
+  it.each(CASES)('%s', async (_name, query, variables) => {
+    const first = await t.post('production', query, variables);
+    const second = await t.post('production', query, variables);
+    const third = await t.post('production', query, variables);
+    expect(first.status).toBe(second.status);
+    expect(second.text).toBe(first.text);
+    expect(third.text).toBe(first.text);
+  });
+});
