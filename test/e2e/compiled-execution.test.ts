@@ -19,6 +19,9 @@ const CASES: [string, string, Record<string, unknown> | undefined][] = [
   ['a missing variable', 'query P($z: String!) { utilities(zipCode: $z) { id } }', {}],
   ['a variable of the wrong type', 'query P($u: Int) { residentialPlans(zipCode: "75001", monthlyUsage: $u) { title } }', { u: 'lots' }],
   ['a ZIP nobody serves, next to one served', '{ x: residentialPlans(zipCode: "99999") { title } y: utilities(zipCode: "75001") { id } }', undefined],
+  ['@include / @skip with variables and a default value', `query P($z: String = "75001", $withRates: Boolean!, $noSupplier: Boolean = true) {
+      residentialPlans(zipCode: $z) { title rates @include(if: $withRates) { usageKwh } supplier @skip(if: $noSupplier) { name } } }`, { withRates: true }],
+  ['an inline fragment and a null variable for an optional argument', 'query P($u: Int) { residentialPlans(zipCode: "77002", monthlyUsage: $u) { ... on Plan { title price } } }', { u: null }],
   ['fragments and __typename inside', 'fragment F on Plan { title __typename } { residentialPlans(zipCode: "75001") { ...F supplier { __typename name } } }', undefined],
 ];
 
