@@ -24,6 +24,8 @@ export const ALL_FIELDS = '*';
 
 export interface CachedEntry {
   body: string;
+  /** The body as UTF-8 bytes, made on the first hit served from this process (see bodyBytes). */
+  bytes?: Buffer;
   /** ms since epoch. */
   storedAt: number;
   ttlMs: number;
@@ -240,9 +242,10 @@ export class ResponseCache {
     this.onError = opts.onError ?? (() => {});
     this.lru = new LRUCache<string, CachedEntry>({
       maxSize: opts.settings.lruBytes,
-      maxEntrySize: Math.min(opts.settings.lruBytes, opts.settings.maxEntryBytes),
-      // Body bytes plus a small allowance for the key and bookkeeping.
-      sizeCalculation: (e) => Buffer.byteLength(e.body) + 160,
+      maxEntrySize: Math.min(opts.settings.lruBytes, 2 * opts.settings.maxEntryBytes + 160),
+      // The body twice (the text, and its bytes once it has been served) plus a small allowance
+      // for the key and bookkeeping.
+      sizeCalculation: (e) => 2 * Buffer.byteLength(e.body) + 160,
       dispose: (_v, _k, reason) => {
         if (reason === 'evict') this.bump('evictions');
       },
@@ -463,4 +466,9 @@ export class ResponseCache {
 
 function ageOf(e: CachedEntry, now: number): number {
   return Math.max(0, Math.floor((now - e.storedAt) / 1000));
+}
+
+/** The entry's body as bytes, encoded once per entry: a hit is then written without re-encoding it. */
+export function bodyBytes(entry: CachedEntry): Buffer {
+  return (entry.bytes ??= Buffer.from(entry.body));
 }

@@ -11,6 +11,8 @@ export interface Reply {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /** body as UTF-8 bytes, when already at hand (a cache hit): sent as is. */
+  bytes?: Buffer;
   /** A static file streamed instead of body (the playground page); body is then ''. */
   file?: { path: string; size: number };
 }

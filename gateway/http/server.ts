@@ -178,7 +178,7 @@ export function createListener(opts: ListenerOptions): http.Server {
     for (const k in state.headers) merged.set(k, state.headers[k]!);
     for (const k in reply.headers) merged.set(k, reply.headers[k]!);
     if (state.operation && !state.operation.introspectionOnly) merged.set('x-cache', state.cache);
-    merged.set('content-length', String(reply.file ? reply.file.size : Buffer.byteLength(reply.body)));
+    merged.set('content-length', String(reply.file ? reply.file.size : reply.bytes ? reply.bytes.length : Buffer.byteLength(reply.body)));
     const headers: string[] = [];
     for (const [k, v] of merged) if (v !== '') headers.push(k, v);
     res.writeHead(reply.status, headers);
@@ -186,7 +186,7 @@ export function createListener(opts: ListenerOptions): http.Server {
       fs.createReadStream(reply.file.path).on('error', () => res.destroy()).pipe(res);
       return;
     }
-    res.end(reply.body);
+    res.end(reply.bytes ?? reply.body);
   }
 
   const server = http.createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, (req, res) => {

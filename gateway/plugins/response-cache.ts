@@ -7,7 +7,7 @@
 // `age` (seconds since the answer was stored).
 import type { PreparedOperation } from '../graphql/prepare.js';
 import type { EnvironmentName, ExecutedResult, HttpPlugin, Reply, RequestState } from '../http/plugin.js';
-import { canonicalJson, type CachePolicy, type ResponseCache, type SchemaVariant } from '../../cache/response-cache.js';
+import { bodyBytes, canonicalJson, type CachePolicy, type ResponseCache, type SchemaVariant } from '../../cache/response-cache.js';
 
 export interface ResponseCachePluginOptions {
   cache: ResponseCache;
@@ -80,7 +80,7 @@ export function responseCachePlugin(opts: ResponseCachePluginOptions): HttpPlugi
       if (hit) {
         state.cache = 'HIT';
         state.notes.cache = { level: hit.level, ageSeconds: hit.ageSeconds };
-        return { status: 200, headers: { age: String(hit.ageSeconds) }, body: hit.entry.body };
+        return { status: 200, headers: { age: String(hit.ageSeconds) }, body: hit.entry.body, bytes: bodyBytes(hit.entry) };
       }
       state.cache = 'MISS';
       pending.set(state, { key, fields: policy.fields });

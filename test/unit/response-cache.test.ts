@@ -261,7 +261,7 @@ describe('response cache plugin', () => {
     const { first, s1, second, s2 } = await roundTrip('production', ['utilities']);
     expect(first).toBeUndefined();
     expect(s1.cache).toBe('MISS');
-    expect(second).toEqual({ status: 200, headers: { age: '0' }, body: '{"data":{"x":1}}' });
+    expect(second).toEqual({ status: 200, headers: { age: '0' }, body: '{"data":{"x":1}}', bytes: Buffer.from('{"data":{"x":1}}') });
     expect(s2.cache).toBe('HIT');
   });
 
