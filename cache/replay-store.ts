@@ -19,6 +19,8 @@
 //   size bound (so the bound holds to within one segment).
 import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { isRedisUp, type RedisClient } from './redis-connection.js';
@@ -362,6 +364,17 @@ export function encodeChunk(records: ReplayRecord[]): { json: string; ids: strin
   return { json: `{"v":2,"bodies":${JSON.stringify(bodies)},"records":[${parts.join(',')}]}`, ids, newest, skipped };
 }
 
+const deflate = promisify(zlib.deflateRaw);
+
+/** A chunk as stored in Redis: raw-deflated JSON (records repeat their query, headers and notes). */
+export async function packChunk(json: string): Promise<Buffer> {
+  return deflate(Buffer.from(json), { level: 1 });
+}
+
+export function unpackChunk(stored: Buffer): string {
+  return zlib.inflateRawSync(stored).toString('utf8');
+}
+
 export function decodeChunk(raw: string): ReplayRecord[] {
   const chunk = JSON.parse(raw) as StoredChunk;
   if (chunk?.v !== 2 || !Array.isArray(chunk.records)) return [];
@@ -391,8 +404,8 @@ class RedisBackend implements Backend {
     };
     if (ids.length) {
       const chunkId = `${this.chunkPrefix}${(this.chunkSeq++).toString(36)}`;
-      // A Buffer goes to the socket as is; a long string would be copied into the command text.
-      const body = Buffer.from(json);
+      // Deflated off the event loop (libuv's pool); a Buffer goes to the socket as is.
+      const body = await packChunk(json);
       const idsText = ids.join('\n');
       const size = body.length + idsText.length + ids.length * ID_OVERHEAD_BYTES;
       p.epgReplayPutChunk(REPLAY_KEYS.chunk(chunkId), REPLAY_KEYS.chunkIds(chunkId), REPLAY_KEYS.index, REPLAY_KEYS.sizes, REPLAY_KEYS.bytes, REPLAY_KEYS.ids,
@@ -408,11 +421,11 @@ class RedisBackend implements Backend {
   async get(id: string): Promise<ReplayRecord | null> {
     const chunkId = await this.redis.hget(REPLAY_KEYS.ids, id);
     if (!chunkId) return null;
-    const raw = await this.redis.get(REPLAY_KEYS.chunk(chunkId));
-    if (!raw) return null;
+    const stored = await this.redis.getBuffer(REPLAY_KEYS.chunk(chunkId));
+    if (!stored) return null;
     const cutoff = this.now() - this.settings.retentionMs;
     // The latest record with this id in its chunk (a reused request id: the newest wins).
-    const found = decodeChunk(raw).filter((r) => r.id === id).pop();
+    const found = decodeChunk(unpackChunk(stored)).filter((r) => r.id === id).pop();
     return found && Date.parse(found.time) >= cutoff ? found : null;
   }
 
@@ -440,10 +453,10 @@ class RedisBackend implements Backend {
         chunkIds.push(page[i]!);
       }
       if (chunkIds.length) {
-        const values = await this.redis.mget(...chunkIds.map(REPLAY_KEYS.chunk));
-        for (const raw of values) {
-          if (!raw) continue;
-          for (const r of decodeChunk(raw)) if (recordMatches(r, query)) out.push(r);
+        const values = await this.redis.mgetBuffer(...chunkIds.map(REPLAY_KEYS.chunk));
+        for (const stored of values) {
+          if (!stored) continue;
+          for (const r of decodeChunk(unpackChunk(stored))) if (recordMatches(r, query)) out.push(r);
         }
         out.sort((a, b) => Date.parse(b.time) - Date.parse(a.time));
         if (out.length > limit) out.length = limit;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs/promises';
 import os from 'node:os';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
 import { REPLAY_KEYS, createReplayStore, statusMatches, type ReplayRecord } from '../../cache/replay-store.js';
@@ -192,7 +193,7 @@ describe('Redis store', () => {
     const recs: ReplayRecord[] = [];
     for (let chunk = 0; chunk < 10; chunk++) {
       for (let i = 0; i < 6; i++) {
-        const r = record({ responseBody: `${chunk}-${i}-`.padEnd(900, 'q') }, Date.now() - 60_000 + (chunk * 6 + i) * 100);
+        const r = record({ responseBody: `${chunk}-${i}-${randomBytes(675).toString('base64')}` }, Date.now() - 60_000 + (chunk * 6 + i) * 100);
         recs.push(r);
         store.enqueue(r);
       }
