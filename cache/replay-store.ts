@@ -368,7 +368,7 @@ const deflate = promisify(zlib.deflateRaw);
 
 /** A chunk as stored in Redis: raw-deflated JSON (records repeat their query, headers and notes). */
 export async function packChunk(json: string): Promise<Buffer> {
-  return deflate(Buffer.from(json), { level: 1 });
+  return deflate(Buffer.from(json), { level: 1, windowBits: 13, memLevel: 6 });
 }
 
 export function unpackChunk(stored: Buffer): string {
