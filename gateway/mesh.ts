@@ -110,9 +110,11 @@ export async function loadGatewayMesh(opts: { dir: string; fetchFn: MeshFetch; l
 
 /**
  * Calls one feed operation on its source's own schema (the handler's resolvers: REST transport,
- * our fetch layer) with a document parsed once. The in-context SDK (`context.<Source>.Query.<op>`)
- * does the same through schema delegation, which rebuilds and re-walks the request document on
- * every call; the answer is the same.
+ * our fetch layer) with a document parsed and compiled once. The in-context SDK
+ * (`context.<Source>.Query.<op>`) does the same through schema delegation, which rebuilds and
+ * re-walks the request document on every call; the answer is the same. The selection is checked
+ * against the schema the feed-mapping transform saw; a source transform that reshaped the schema
+ * before it would make the compile below fail at start-up, naming the feed.
  */
 export function sourceCall(schema: GraphQLSchema, binding: FeedBinding): FeedBinding['execute'] {
   const field = schema.getQueryType()?.getFields()[binding.operation];
