@@ -8,10 +8,11 @@ import { requestLogPlugin, type RequestLogger } from '../observability/request-l
 import type { HttpPlugin } from '../http/plugin.js';
 import type { CapabilitySetup } from './types.js';
 import { isRedisUp } from '../../cache/redis-connection.js';
+import { requestLineLogger } from '../logger.js';
 
 export const observabilityCapability: CapabilitySetup = async ({ config, logger, redis }) => {
   const metrics = createGatewayMetrics({ redisStatus: redis ? () => (isRedisUp(redis) ? 'ready' : redis.status === 'ready' ? 'unresponsive' : redis.status) : null });
-  const requestLog = requestLogPlugin(logger as unknown as RequestLogger);
+  const requestLog = requestLogPlugin(requestLineLogger(logger) as unknown as RequestLogger);
 
   let ops: OpsServer | null = null;
   if (config.ports.ops !== null) {
