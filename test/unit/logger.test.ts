@@ -1,0 +1,49 @@
+// The gateway's logger (gateway/logger.ts) in a process of its own, as it writes to stdout:
+// secrets and addresses are redacted; request lines share the stream and the level; what is queued
+// when the process exits is flushed.
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { requestLineLogger } from '../../gateway/logger.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+function run(level: string, script: string): Record<string, unknown>[] {
+  const code = `import { createLogger, requestLineLogger } from './gateway/logger.ts';\n${script}\nprocess.exit(0);`;
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH, LOG_LEVEL: level } });
+  expect(r.status, r.stderr).toBe(0);
+  return r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+}
+
+describe('logger', () => {
+  it('redacts keys, tokens and addresses; request lines go to the same stream; nothing is lost at exit', () => {
+    const lines = run('info', `
+      const logger = createLogger();
+      logger.info({ apiKey: 'k-secret', headers: { 'x-api-key': 'k-secret' }, variables: { address: '1 Main St' }, err: { address: '2 Main St' } }, 'event');
+      for (let i = 0; i < 500; i++) requestLineLogger(logger).info({ requestId: 'r' + i, status: 200 }, 'request');
+      logger.warn({ token: 't-secret' }, 'last');
+    `);
+    expect(lines).toHaveLength(502);
+    const text = JSON.stringify(lines);
+    expect(text).not.toContain('secret');
+    expect(text).not.toContain('Main St');
+    expect(lines[0]).toMatchObject({ msg: 'event', apiKey: '[redacted]', service: 'energy-plan-gateway' });
+    expect(lines[1]).toMatchObject({ msg: 'request', requestId: 'r0', service: 'energy-plan-gateway', level: 30 });
+    expect(lines[501]).toMatchObject({ msg: 'last', token: '[redacted]' });
+  });
+
+  it('request lines follow the level', () => {
+    const lines = run('warn', `
+      const logger = createLogger();
+      requestLineLogger(logger).info({ requestId: 'r' }, 'request');
+      requestLineLogger(logger).warn({ requestId: 'r5' }, 'request');
+    `);
+    expect(lines.map((l) => l.requestId)).toEqual(['r5']);
+  });
+
+  it('a logger made elsewhere (tests) is its own request-line logger', () => {
+    const plain = { info() {} };
+    expect(requestLineLogger(plain)).toBe(plain);
+  });
+});
