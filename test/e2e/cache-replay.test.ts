@@ -14,6 +14,7 @@ import { createReplayStore, type ReplayRecord, type ReplayStore } from '../../ca
 import { loadConfig } from '../../gateway/config.js';
 import { cacheReplayCapability } from '../../gateway/wiring/cache-replay.js';
 import { freePort, startTestRedis, type TestRedis } from '../support/redis-server.js';
+import { eventually } from '../support/eventually.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const ADMIN_TOKEN = 'admin-token-for-tests-0123456789abcdef';
@@ -44,15 +45,6 @@ async function gql(url: string, query: string, opts: { key?: string; variables?:
   return { status: res.status, headers: res.headers, text, json };
 }
 
-async function eventually<T>(check: () => Promise<T | null | undefined | false>, timeoutMs = 5000): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() - start > timeoutMs) throw new Error(`not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 function run(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

@@ -12,6 +12,7 @@ import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { freePort, startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { issueKey } from '../../gateway/keys/key-store.js';
 import { upstreamStats } from '../../gateway/upstream/stats.js';
+import { eventually } from '../support/eventually.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const PLANS = (zip: string, usage: number) => `{ residentialPlans(zipCode: "${zip}", monthlyUsage: ${usage}) { id title price } }`;
@@ -30,15 +31,6 @@ async function clearFaults(gw: TestGateway): Promise<void> {
   await fetch(`${gw.g.upstreamUrl}/__faults`, { method: 'DELETE' });
 }
 
-async function eventually<T>(check: () => Promise<T | null | undefined | false>, timeoutMs = 10_000): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() - start > timeoutMs) throw new Error(`not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** Nothing a partner must never see: stack frames, file paths, the upstream's address. */
 function expectClean(gw: TestGateway, text: string): void {
