@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from '../config.js';
 import { connectRedis, safeTarget } from '../../cache/redis-connection.js';
 import { purgeInRedis } from '../../cache/response-cache.js';
+import { UsageError, isUsageError, type Io } from './usage.js';
 
 const USAGE = `Usage: npm run cache -- purge (--field <rootField> [--field ...] | --all) [--admin-url URL]
 
@@ -22,18 +23,13 @@ Purges the response cache on every gateway instance sharing REDIS_URL. Without R
 admin endpoint of a running gateway (needs ADMIN_TOKEN; URL from --admin-url or ADMIN_PORT).
 Root fields: utilities, residentialPlans, businessPlans, nextStartDate, energyInfoByState.`;
 
-class UsageError extends Error {}
 
-export interface Io {
-  out(line: string): void;
-  err(line: string): void;
-}
 
 export async function runCacheCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   try {
     return await cacheCommand(argv, env, io);
   } catch (err) {
-    if (err instanceof UsageError || (err as { code?: string })?.code?.startsWith?.('ERR_PARSE_ARGS')) {
+    if (isUsageError(err)) {
       io.err(`cache: ${(err as Error).message}`);
       io.err(USAGE);
       return 2;

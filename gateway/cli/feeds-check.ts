@@ -25,6 +25,7 @@ import type { UpstreamFetch } from '../upstream/fetch.js';
 import type { FeedScope } from '../upstream/feed-scope.js';
 import type { FeedBinding, FeedInput } from '../../transforms/mapping/types.js';
 import type { ReferenceUpstream } from '../../sources/reference-upstream/server.js';
+import { UsageError } from './usage.js';
 
 /** The gateway's modules, loaded only once the arguments are good (--help and usage errors stay fast). */
 async function gatewayModules() {
@@ -100,7 +101,6 @@ export interface CheckReport {
   summary: { feeds: number; ok: number; failed: number; warnings: number };
 }
 
-class UsageError extends Error {}
 
 interface Options {
   dir: string;

@@ -21,6 +21,7 @@ import {
   type KeyEnvironment,
   type KeyRecord,
 } from '../keys/key-store.js';
+import { UsageError, type Io } from './usage.js';
 
 const USAGE = `Usage: npm run keys -- <command> [options]
 
@@ -41,12 +42,7 @@ Options:
 Partner codes: 2-32 characters A-Z, 0-9, "_" or "-" (lower case is upper-cased).
 A running gateway picks up issued and revoked keys within a few seconds.`;
 
-class UsageError extends Error {}
 
-interface Io {
-  out(line: string): void;
-  err(line: string): void;
-}
 
 const OPTIONS = {
   env: { type: 'string' },

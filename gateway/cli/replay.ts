@@ -25,6 +25,7 @@ import { createReplayStore, type ReplayRecord, type ReplayStore } from '../../ca
 import { diffResponses, formatDiff } from '../../cache/replay-diff.js';
 import { parseTimeBound } from '../admin/server.js';
 import type { CapabilitySetup } from '../wiring/types.js';
+import { UsageError, isUsageError, type Io as UsageIo } from './usage.js';
 
 const USAGE = `Usage: npm run replay -- <command> [options]
 
@@ -40,14 +41,9 @@ Commands:
 
 The store is the gateway's: REDIS_URL when set, else DATA_DIR/replay (default ./data/replay).`;
 
-class UsageError extends Error {}
 class NotFound extends Error {}
 
-export interface Io {
-  /** A line of output. */
-  out(line: string): void;
-  /** A line of diagnostics. */
-  err(line: string): void;
+export interface Io extends UsageIo {
   /** Output exactly as given (response bodies). */
   raw(text: string): void;
 }
@@ -162,7 +158,7 @@ export async function runReplayCli(argv: string[], env: NodeJS.ProcessEnv, io: I
   try {
     return await replayCommand(argv, env, io);
   } catch (err) {
-    if (err instanceof UsageError || (err as { code?: string })?.code?.startsWith?.('ERR_PARSE_ARGS')) {
+    if (isUsageError(err)) {
       io.err(`replay: ${(err as Error).message}`);
       io.err(USAGE);
       return 2;
