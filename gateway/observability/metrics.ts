@@ -28,7 +28,8 @@ import { FastCounter, FastHistogram } from './fast-metrics.js';
 
 export interface MetricsOptions {
   /** `status` of an ioredis client; null when the gateway runs without Redis. */
-  redisStatus: (() => string) | null;
+  /** Redis connected and answering (cache/redis-connection.ts isRedisUp); null without Redis. */
+  redisUp: (() => boolean) | null;
   defaultMetrics?: boolean;
 }
 
@@ -120,14 +121,14 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
       this.inc({ outcome: 'write_errors' }, r.writeErrors);
     },
   });
-  const redisStatus = opts.redisStatus;
-  if (redisStatus) {
+  const redisUp = opts.redisUp;
+  if (redisUp) {
     new Gauge({
       name: 'gateway_redis_up',
       help: 'Redis connection: 1 ready and answering, 0 otherwise.',
       registers: [registry],
       collect() {
-        this.set(redisStatus() === 'ready' ? 1 : 0);
+        this.set(redisUp() ? 1 : 0);
       },
     });
   }

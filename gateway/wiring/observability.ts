@@ -11,7 +11,7 @@ import { isRedisUp } from '../../cache/redis-connection.js';
 import { requestLineLogger } from '../logger.js';
 
 export const observabilityCapability: CapabilitySetup = async ({ config, logger, redis }) => {
-  const metrics = createGatewayMetrics({ redisStatus: redis ? () => (isRedisUp(redis) ? 'ready' : redis.status === 'ready' ? 'unresponsive' : redis.status) : null });
+  const metrics = createGatewayMetrics({ redisUp: redis ? () => isRedisUp(redis) : null });
   const requestLog = requestLogPlugin(requestLineLogger(logger) as unknown as RequestLogger);
 
   let ops: OpsServer | null = null;
