@@ -46,6 +46,21 @@ const OWN_MODULES = new Map<string, unknown>([
   ['gateway/mesh-logger.ts', meshLoggerModule],
 ]);
 
+/**
+ * Mesh packages the config names (handlers, merger, cache, transforms), imported through literal
+ * specifiers so the bundle (scripts/build.mjs) carries them: no module resolution at start, and the
+ * same copies of the Mesh and GraphQL Tools libraries the rest of the gateway uses. A package not
+ * listed here is imported from node_modules as usual.
+ */
+const MESH_PACKAGES = new Map<string, () => Promise<unknown>>([
+  ['@graphql-mesh/json-schema', () => import('@graphql-mesh/json-schema')],
+  ['@graphql-mesh/openapi', () => import('@graphql-mesh/openapi')],
+  ['@graphql-mesh/merger-stitching', () => import('@graphql-mesh/merger-stitching')],
+  ['@graphql-mesh/merger-bare', () => import('@graphql-mesh/merger-bare')],
+  ['@graphql-mesh/cache-localforage', () => import('@graphql-mesh/cache-localforage')],
+  ['@graphql-mesh/transform-filter-schema', () => import('@graphql-mesh/transform-filter-schema')],
+]);
+
 export class MeshStartupError extends Error {
   constructor(message: string) {
     super(message);
@@ -62,6 +77,8 @@ export async function loadGatewayMesh(opts: { dir: string; fetchFn: MeshFetch; l
     const target = id.startsWith('.') ? path.resolve(dir, id) : id;
     const own = path.isAbsolute(target) ? OWN_MODULES.get(path.relative(PROJECT_ROOT, target).split(path.sep).join('/')) : undefined;
     if (own) return Promise.resolve(own);
+    const bundled = MESH_PACKAGES.get(target);
+    if (bundled) return bundled();
     return import(path.isAbsolute(target) ? pathToFileURL(target).href : target);
   };
   // The CLI's config finder pulls in code generation (seconds of start-up); we only need the YAML.
