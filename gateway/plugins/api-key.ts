@@ -34,14 +34,17 @@ export function apiKeyPlugin(opts: ApiKeyPluginOptions): HttpPlugin {
 
 /**
  * The header as sent. Node joins repeated unknown headers with ", " in `req.headers`, which would
- * hide a second x-api-key; `headersDistinct` keeps one entry per header line, so more than one
- * header reaches verify() as an array (malformed).
+ * hide a second x-api-key; the raw header lines keep one entry per line, so more than one header
+ * reaches verify() as an array (malformed). Scanning them is cheaper than `headersDistinct`, which
+ * builds a second header object for every request.
  */
 function presentedKey(state: RequestState): string | string[] | undefined {
-  const distinct = state.req.headersDistinct?.['x-api-key'];
-  if (distinct) return distinct.length === 1 ? distinct[0] : distinct;
-  const raw: string[] = [];
+  let found: string | string[] | undefined;
   const rh = state.req.rawHeaders;
-  for (let i = 0; i + 1 < rh.length; i += 2) if (rh[i]!.toLowerCase() === 'x-api-key') raw.push(rh[i + 1]!);
-  return raw.length === 0 ? undefined : raw.length === 1 ? raw[0] : raw;
+  for (let i = 0; i + 1 < rh.length; i += 2) {
+    const name = rh[i]!;
+    if (name.length !== 9 || name.toLowerCase() !== 'x-api-key') continue;
+    found = found === undefined ? rh[i + 1]! : [...(typeof found === 'string' ? [found] : found), rh[i + 1]!];
+  }
+  return found;
 }

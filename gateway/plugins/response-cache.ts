@@ -39,6 +39,17 @@ export function responseCachePlugin(opts: ResponseCachePluginOptions): HttpPlugi
   const { cache, environment, variant, keyByPartner } = opts;
   const pending = new WeakMap<RequestState, Pending>();
   const memos = new WeakMap<PreparedOperation, OperationMemo>();
+  // Repeated request texts share one frozen variables object (http/request-body.ts).
+  const variablesTexts = new WeakMap<object, string>();
+  const canonicalVariables = (variables: Record<string, unknown> | null | undefined): string => {
+    if (!variables) return '{}';
+    let text = variablesTexts.get(variables);
+    if (text === undefined) {
+      text = canonicalJson(variables);
+      if (Object.isFrozen(variables)) variablesTexts.set(variables, text);
+    }
+    return text;
+  };
 
   function memoFor(op: PreparedOperation): OperationMemo {
     let memo = memos.get(op);
@@ -66,7 +77,7 @@ export function responseCachePlugin(opts: ResponseCachePluginOptions): HttpPlugi
       // keyFor hashes the whole operation text with the variables; for a repeated request the
       // inputs that vary (variables, partner, purge epochs) find the same key in the memo.
       const partnerCode = keyByPartner ? state.partnerCode : null;
-      const variablesText = canonicalJson(state.variables ?? {});
+      const variablesText = canonicalVariables(state.variables);
       const memoKey = variablesText.length <= KEY_MEMO_MAX_CHARS ? `${cache.epochVector(policy.fields)}\u0000${partnerCode ?? ''}\u0000${variablesText}` : null;
       let key = memoKey === null ? undefined : memo.keys.get(memoKey);
       if (key === undefined) {
