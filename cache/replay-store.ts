@@ -346,11 +346,16 @@ export function encodeChunk(records: ReplayRecord[]): { json: string; ids: strin
     const isNew = at === undefined;
     if (at === undefined) at = bodies.length;
     let json: string;
+    // The body is swapped for its index in place (the queue owns its records) instead of copied.
+    const body = record.responseBody;
     try {
-      json = JSON.stringify({ ...record, responseBody: at });
+      (record as { responseBody: unknown }).responseBody = at;
+      json = JSON.stringify(record);
     } catch {
       skipped++;
       continue;
+    } finally {
+      record.responseBody = body;
     }
     if (isNew) {
       bodyIndex.set(record.responseBody, at);

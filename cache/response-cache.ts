@@ -230,6 +230,9 @@ export class ResponseCache {
   private readonly schemaIds: Partial<Record<SchemaVariant, string>>;
   private readonly onError: (err: unknown, what: string) => void;
   private epochs = new Map<string, number>();
+  /** Bumped whenever an epoch changes: epochVector answers from its memo until then. */
+  private epochSeq = 0;
+  private readonly vectors = new WeakMap<string[], { seq: number; text: string }>();
   private subscriber: RedisClient | null = null;
   private refreshTimer: NodeJS.Timeout | null = null;
   private closed = false;
@@ -298,9 +301,14 @@ export class ResponseCache {
   }
 
   epochVector(fields: string[]): string {
+    // Asked on every cacheable request with the same fields array (the operation's policy).
+    const known = this.vectors.get(fields);
+    if (known && known.seq === this.epochSeq) return known.text;
     const parts = [`${ALL_FIELDS}=${this.epochs.get(ALL_FIELDS) ?? 0}`];
     for (const f of [...fields].sort()) parts.push(`${f}=${this.epochs.get(f) ?? 0}`);
-    return parts.join(';');
+    const text = parts.join(';');
+    this.vectors.set(fields, { seq: this.epochSeq, text });
+    return text;
   }
 
   keyFor(input: KeyInput, fields: string[]): string {
@@ -412,6 +420,7 @@ export class ResponseCache {
         if ((next.get(f) ?? 0) !== (this.epochs.get(f) ?? 0)) changed.push(f);
       }
       this.epochs = next;
+      this.epochSeq++;
       if (changed.length) this.dropLocal(changed);
     } catch (err) {
       this.onError(err, 'cache epoch refresh');
@@ -434,7 +443,10 @@ export class ResponseCache {
   private applyEpochs(epochs: Record<string, number>, fields: string[]): void {
     for (const [f, v] of Object.entries(epochs)) {
       const n = Number(v);
-      if (Number.isFinite(n) && n > (this.epochs.get(f) ?? 0)) this.epochs.set(f, n);
+      if (Number.isFinite(n) && n > (this.epochs.get(f) ?? 0)) {
+        this.epochs.set(f, n);
+        this.epochSeq++;
+      }
     }
     this.dropLocal(fields);
   }

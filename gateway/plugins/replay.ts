@@ -9,16 +9,19 @@ const SECRET_NOTE = /^(x-?api-?key|api_?key|key|token|secret|password|authorizat
 
 /** Builds the record of one request (exported for tests). */
 export function replayRecord(state: RequestState, reply: Reply, now = Date.now()): ReplayRecord {
+  // Built field by field (no spread copies): it runs for every answer, cache hits included.
   const responseHeaders: Record<string, string> = { 'x-request-id': state.requestId };
-  for (const [k, v] of Object.entries({ ...state.headers, ...reply.headers })) {
-    if (KEPT_HEADERS.test(k) && v !== '') responseHeaders[k] = String(v);
-  }
+  keepHeaders(responseHeaders, state.headers);
+  keepHeaders(responseHeaders, reply.headers);
   // The listener derives x-cache from state.cache when it sends (see http/server.ts).
   const cacheHeader = state.operation && !state.operation.introspectionOnly ? state.cache : null;
   if (cacheHeader) responseHeaders['x-cache'] = cacheHeader;
-  const notes: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(state.notes)) if (!SECRET_NOTE.test(k)) notes[k] = v;
-  return {
+  let notes: Record<string, unknown> | undefined;
+  for (const k in state.notes) {
+    if (SECRET_NOTE.test(k)) continue;
+    (notes ??= {})[k] = state.notes[k];
+  }
+  const record: ReplayRecord = {
     id: state.requestId,
     time: new Date(state.receivedAt).toISOString(),
     environment: state.environment,
@@ -32,10 +35,21 @@ export function replayRecord(state: RequestState, reply: Reply, now = Date.now()
     responseHeaders,
     fromCache: state.cache === 'HIT',
     cache: cacheHeader,
-    upstreamCalls: state.upstreamCalls.map((c) => ({ feed: c.feed, url: c.url, status: c.status, durationMs: c.durationMs, ...(c.error ? { error: c.error } : {}) })),
+    upstreamCalls: state.upstreamCalls.length ? state.upstreamCalls.map((c) => ({ feed: c.feed, url: c.url, status: c.status, durationMs: c.durationMs, ...(c.error ? { error: c.error } : {}) })) : [],
     durationMs: Math.max(0, now - state.receivedAt),
-    ...(Object.keys(notes).length ? { notes } : {}),
   };
+  if (notes) record.notes = notes;
+  return record;
+}
+
+/** Copies the headers worth keeping; a later source replaces an earlier one, '' removes it. */
+function keepHeaders(into: Record<string, string>, from: Record<string, string | number | undefined>): void {
+  for (const k in from) {
+    if (!KEPT_HEADERS.test(k)) continue;
+    const v = from[k];
+    if (v === '' || v === undefined) delete into[k];
+    else into[k] = String(v);
+  }
 }
 
 function worthRecording(state: RequestState, reply: Reply): boolean {
