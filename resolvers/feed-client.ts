@@ -5,7 +5,7 @@ import type { CanonicalByKind, FeedBinding, FeedInput, FeedKind } from '../trans
 import { FeedPayloadError } from '../transforms/mapping/types.js';
 import type { ResolverContext } from './context.js';
 import { upstreamUnavailable } from './errors.js';
-import { feedScope } from '../gateway/upstream/feed-scope.js';
+import { withFeedScope } from '../gateway/upstream/feed-scope.js';
 
 export async function fetchFeed<K extends FeedKind>(
   ctx: ResolverContext,
@@ -18,9 +18,7 @@ export async function fetchFeed<K extends FeedKind>(
   try {
     const scope = { feed: binding.source, timeoutMs: binding.timeoutMs, calls: ctx.upstreamCalls, stale: ctx.staleFeeds };
     const args = binding.args(input);
-    payload = await feedScope.run(scope, () =>
-      execute(args, ctx),
-    );
+    payload = await execute(args, withFeedScope(ctx, scope));
   } catch (err) {
     throw upstreamUnavailable(binding.source, describe(err));
   }

@@ -46,7 +46,7 @@ async function gatewayModules() {
     loadGatewayMesh: mesh.loadGatewayMesh,
     MeshStartupError: mesh.MeshStartupError,
     createUpstreamFetch: fetch.createUpstreamFetch,
-    feedScope: scope.feedScope,
+    withFeedScope: scope.withFeedScope,
     FeedConfigError: types.FeedConfigError,
     FeedPayloadError: types.FeedPayloadError,
     startReferenceUpstream: reference.startReferenceUpstream,
@@ -203,7 +203,7 @@ async function checkFeed(m: Modules, b: FeedBinding, mesh: GatewayMesh, feedUrls
     });
     try {
       payload = await Promise.race([
-        m.feedScope.run(scope, () => execute(b.args(sample.input), ctx)),
+        execute(b.args(sample.input), m.withFeedScope(ctx, scope)),
         guard,
       ]);
     } finally {

@@ -1,6 +1,7 @@
-// Carries "which feed is this upstream call for" from the resolver into the fetch layer, through
-// Mesh's delegation, without putting gateway-only headers into the YAML.
-import { AsyncLocalStorage } from 'node:async_hooks';
+// Carries "which feed is this upstream call for" from the resolver into the fetch layer, without
+// putting gateway-only headers into the YAML: on the GraphQL context of the feed call, which Mesh's
+// REST transport hands to fetch as its third argument. Not AsyncLocalStorage: once it runs, its
+// promise hooks tax every promise of the process, cache hits included.
 import type { UpstreamCall } from '../../resolvers/context.js';
 
 export interface FeedScope {
@@ -12,4 +13,14 @@ export interface FeedScope {
   stale?: { feed: string; ageSeconds: number }[];
 }
 
-export const feedScope = new AsyncLocalStorage<FeedScope>();
+const FEED_SCOPE = Symbol('feed scope');
+
+/** A copy of a feed call's context that carries its scope (a copy: one context per request is shared by parallel feed calls). */
+export function withFeedScope<C extends object>(context: C, scope: FeedScope): C {
+  return { ...context, [FEED_SCOPE]: scope };
+}
+
+/** The scope of the feed call a fetch belongs to, if any. */
+export function feedScopeOf(context: unknown): FeedScope | undefined {
+  return context !== null && typeof context === 'object' ? (context as { [FEED_SCOPE]?: FeedScope })[FEED_SCOPE] : undefined;
+}

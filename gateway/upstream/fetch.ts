@@ -17,7 +17,7 @@
 // Each call is recorded in the scope's `calls` (replay record, logs) and counted in
 // `upstreamStats` (stats.ts). Errors thrown to Mesh are UpstreamErrors with short messages: no
 // URL, header or body of the feed ever reaches a partner or a log line through them.
-import { feedScope, type FeedScope } from './feed-scope.js';
+import { feedScopeOf, type FeedScope } from './feed-scope.js';
 import { createFeedBreakers, type BreakerLogger } from './breaker.js';
 import { createInFlight, requestKey } from './dedup.js';
 import { RETRYABLE_STATUS, UpstreamError, classifyError, parseRetryAfter } from './errors.js';
@@ -120,8 +120,8 @@ export function createUpstreamFetch(opts: UpstreamFetchOptions = {}): UpstreamFe
     return result;
   }
 
-  const fetchFn = async (url: string, init: RequestInit = {}): Promise<Response> => {
-    const scope = feedScope.getStore();
+  const fetchFn = async (url: string, init: RequestInit = {}, context?: unknown): Promise<Response> => {
+    const scope = feedScopeOf(context);
     const feed = scope?.feed ?? 'unknown';
     const timeoutMs = scope?.timeoutMs ?? settings.defaultTimeoutMs;
     const method = (init.method ?? 'GET').toUpperCase();

@@ -1,8 +1,8 @@
-// Running fetch-layer calls inside a feed scope, as the resolvers do, for the upstream unit tests.
-import { feedScope, type FeedScope } from '../../gateway/upstream/feed-scope.js';
+// Fetch-layer calls with a feed scope on their context, as the resolvers make them, for the upstream unit tests.
+import { withFeedScope, type FeedScope } from '../../gateway/upstream/feed-scope.js';
 
 export const scope = (feed = 'Voltify', timeoutMs = 2000): FeedScope => ({ feed, timeoutMs, calls: [], stale: [] });
-export const inScope = <T>(s: FeedScope, fn: () => Promise<T>) => feedScope.run(s, fn);
+export const inScope = <T>(s: FeedScope, fn: (context: object) => Promise<T>) => fn(withFeedScope({}, s));
 
 /** A promise's outcome as a value, so a test can assert on rejections without try/catch. */
 export async function settle<T>(p: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: Error }> {

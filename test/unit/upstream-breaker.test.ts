@@ -42,7 +42,7 @@ describe('circuit breaker', () => {
     const budget = 150;
     const t0 = performance.now();
     for (let i = 0; i < 4; i++) {
-      const r = await settle(inScope(scope('Voltify', budget), () => f(`${BASE}/offers`)));
+      const r = await settle(inScope(scope('Voltify', budget), (c) => f(`${BASE}/offers`, undefined, c)));
       expect((r as { error: Error }).error.message).toMatch(/timed out/);
     }
     expect(performance.now() - t0).toBeGreaterThanOrEqual(4 * budget - 10);
@@ -54,7 +54,7 @@ describe('circuit breaker', () => {
     const s = scope('Voltify', budget);
     const t1 = performance.now();
     for (let i = 0; i < N; i++) {
-      const r = await settle(inScope(s, () => f(`${BASE}/offers`)));
+      const r = await settle(inScope(s, (c) => f(`${BASE}/offers`, undefined, c)));
       if (i === 0) {
         expect((r as { error: Error }).error.message).toMatch(/circuit/);
       }
@@ -72,7 +72,7 @@ describe('circuit breaker', () => {
   it('below the minimum volume it stays closed; at or under 50% failures it stays closed', async () => {
     nock(BASE).get('/a').times(3).reply(503, 'busy');
     const f = makeFetch();
-    for (let i = 0; i < 3; i++) await settle(inScope(scope(), () => f(`${BASE}/a`)));
+    for (let i = 0; i < 3; i++) await settle(inScope(scope(), (c) => f(`${BASE}/a`, undefined, c)));
     expect(upstreamStats.snapshot().Voltify!.breaker).toBe('closed');
     await f.close();
 
@@ -83,7 +83,7 @@ describe('circuit breaker', () => {
       // ok, fail, ok, fail...: never more than 50% failed.
       if (i % 2) nock(BASE).get('/b').reply(500, 'boom');
       else nock(BASE).get('/b').reply(200, OFFERS);
-      await settle(inScope(scope(), () => g(`${BASE}/b`)));
+      await settle(inScope(scope(), (c) => g(`${BASE}/b`, undefined, c)));
     }
     expect(upstreamStats.snapshot().Voltify!.breaker).toBe('closed');
     await g.close();
@@ -92,40 +92,40 @@ describe('circuit breaker', () => {
   it('half-open after the reset time: one trial call; success closes, failure reopens', async () => {
     nock(BASE).get('/c').times(4).reply(502, 'bad gateway');
     const f = makeFetch();
-    for (let i = 0; i < 4; i++) await settle(inScope(scope(), () => f(`${BASE}/c`)));
+    for (let i = 0; i < 4; i++) await settle(inScope(scope(), (c) => f(`${BASE}/c`, undefined, c)));
     expect(upstreamStats.snapshot().Voltify!.breaker).toBe('open');
 
     await sleep(200);
     expect(upstreamStats.snapshot().Voltify!.breaker).toBe('halfOpen');
     // The trial fails: open again at once.
     nock(BASE).get('/c').reply(500, 'still broken');
-    expect((await settle(inScope(scope(), () => f(`${BASE}/c`)))).ok).toBe(false);
+    expect((await settle(inScope(scope(), (c) => f(`${BASE}/c`, undefined, c)))).ok).toBe(false);
     expect(upstreamStats.snapshot().Voltify!.breaker).toBe('open');
-    expect((await settle(inScope(scope(), () => f(`${BASE}/c`)))).ok).toBe(false);
+    expect((await settle(inScope(scope(), (c) => f(`${BASE}/c`, undefined, c)))).ok).toBe(false);
     expect(f.sent()).toBe(5);
 
     await sleep(200);
     // Trial succeeds; a concurrent call during the trial is still refused.
     nock(BASE).get('/c').delay(30).reply(200, OFFERS);
-    const trial = inScope(scope(), () => f(`${BASE}/c`));
-    const during = await settle(inScope(scope(), () => f(`${BASE}/c?other=1`)));
+    const trial = inScope(scope(), (c) => f(`${BASE}/c`, undefined, c));
+    const during = await settle(inScope(scope(), (c) => f(`${BASE}/c?other=1`, undefined, c)));
     expect((during as { error: Error }).error.message).toMatch(/circuit/);
     expect((await trial).status).toBe(200);
     expect(upstreamStats.snapshot().Voltify).toMatchObject({ breaker: 'closed', breakerOpens: 2 });
     nock(BASE).get('/c').reply(200, OFFERS);
-    expect((await inScope(scope(), () => f(`${BASE}/c`))).status).toBe(200);
+    expect((await inScope(scope(), (c) => f(`${BASE}/c`, undefined, c))).status).toBe(200);
     await f.close();
   });
 
   it('per feed and origin: one feed open does not refuse another feed or another origin', async () => {
     nock(BASE).get('/v').times(4).reply(503, 'busy');
     const f = makeFetch();
-    for (let i = 0; i < 4; i++) await settle(inScope(scope('Voltify'), () => f(`${BASE}/v`)));
-    expect((await settle(inScope(scope('Voltify'), () => f(`${BASE}/v`)))).ok).toBe(false);
+    for (let i = 0; i < 4; i++) await settle(inScope(scope('Voltify'), (c) => f(`${BASE}/v`, undefined, c)));
+    expect((await settle(inScope(scope('Voltify'), (c) => f(`${BASE}/v`, undefined, c)))).ok).toBe(false);
     nock(BASE).get('/b').reply(200, OFFERS);
-    expect((await inScope(scope('Brightgrid'), () => f(`${BASE}/b`))).status).toBe(200);
+    expect((await inScope(scope('Brightgrid'), (c) => f(`${BASE}/b`, undefined, c))).status).toBe(200);
     nock(OTHER).get('/v').reply(200, OFFERS);
-    expect((await inScope(scope('Voltify'), () => f(`${OTHER}/v`))).status).toBe(200);
+    expect((await inScope(scope('Voltify'), (c) => f(`${OTHER}/v`, undefined, c))).status).toBe(200);
     await f.close();
   });
 
@@ -133,13 +133,13 @@ describe('circuit breaker', () => {
     nock(BASE).get('/plans').reply(200, OFFERS);
     nock(BASE).get('/plans').times(3).replyWithError({ code: 'ECONNRESET', message: 'reset' });
     const f = makeFetch({ staleIfErrorSeconds: 3600 });
-    await inScope(scope('Brightgrid'), () => f(`${BASE}/plans`));
+    await inScope(scope('Brightgrid'), (c) => f(`${BASE}/plans`, undefined, c));
     // 1 success + 3 failures: 75% of 4 calls -> open. Each failure was already answered stale.
-    for (let i = 0; i < 3; i++) await inScope(scope('Brightgrid'), () => f(`${BASE}/plans`));
+    for (let i = 0; i < 3; i++) await inScope(scope('Brightgrid'), (c) => f(`${BASE}/plans`, undefined, c));
     expect(upstreamStats.snapshot().Brightgrid!.breaker).toBe('open');
     const s = scope('Brightgrid');
     const t = performance.now();
-    const res = await inScope(s, () => f(`${BASE}/plans`));
+    const res = await inScope(s, (c) => f(`${BASE}/plans`, undefined, c));
     expect(performance.now() - t).toBeLessThan(20);
     expect(await res.json()).toEqual(OFFERS);
     expect(s.stale).toEqual([{ feed: 'Brightgrid', ageSeconds: 0 }]);
@@ -151,7 +151,7 @@ describe('circuit breaker', () => {
   it('4xx answers are successes for the breaker', async () => {
     nock(BASE).get('/nf').times(10).reply(404, { error: 'no such zip' });
     const f = makeFetch();
-    for (let i = 0; i < 10; i++) expect((await inScope(scope(), () => f(`${BASE}/nf`))).status).toBe(404);
+    for (let i = 0; i < 10; i++) expect((await inScope(scope(), (c) => f(`${BASE}/nf`, undefined, c))).status).toBe(404);
     expect(upstreamStats.snapshot().Voltify!.breaker).toBe('closed');
     await f.close();
   });
@@ -160,7 +160,7 @@ describe('circuit breaker', () => {
     nock(BASE).get('/x').times(8).reply(503, 'busy');
     const f = makeFetch({ env: { UPSTREAM_BREAKER: 'false' }, breaker: {} });
     expect(f.settings.breaker.enabled).toBe(false);
-    for (let i = 0; i < 8; i++) await settle(inScope(scope(), () => f(`${BASE}/x`)));
+    for (let i = 0; i < 8; i++) await settle(inScope(scope(), (c) => f(`${BASE}/x`, undefined, c)));
     expect(f.sent()).toBe(8);
     await f.close();
   });

@@ -57,7 +57,7 @@ describe('retries', () => {
     nock(BASE).get('/offers').reply(200, OFFERS);
     const f = makeFetch();
     const s = scope();
-    const res = await inScope(s, () => f(`${BASE}/offers`));
+    const res = await inScope(s, (c) => f(`${BASE}/offers`, undefined, c));
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual(OFFERS);
     expect(f.seen.signals).toHaveLength(3);
@@ -73,7 +73,7 @@ describe('retries', () => {
     nock(BASE).get('/slow').reply(200, OFFERS);
     const f = makeFetch({ attemptTimeoutMs: 100 });
     const started = Date.now();
-    const res = await inScope(scope('Voltify', 1000), () => f(`${BASE}/slow`));
+    const res = await inScope(scope('Voltify', 1000), (c) => f(`${BASE}/slow`, undefined, c));
     expect(await res.json()).toEqual(OFFERS);
     expect(Date.now() - started).toBeLessThan(400);
     const [first, second] = f.seen.signals;
@@ -88,7 +88,7 @@ describe('retries', () => {
     nock(BASE).get('/down').times(3).reply(502, 'bad gateway');
     const extra = nock(BASE).get('/down').reply(200, OFFERS);
     const f = makeFetch();
-    const r = await settle(inScope(scope(), () => f(`${BASE}/down`)));
+    const r = await settle(inScope(scope(), (c) => f(`${BASE}/down`, undefined, c)));
     expect(r.ok).toBe(false);
     expect((r as unknown as { error: UpstreamError }).error).toBeInstanceOf(UpstreamError);
     expect((r as { error: Error }).error.message).toBe('upstream answered with an error status (502)');
@@ -101,7 +101,7 @@ describe('retries', () => {
     nock(BASE).get('/hang').times(5).delay(1000).reply(200, OFFERS);
     const g = makeFetch();
     const started = Date.now();
-    const slow = await settle(inScope(scope('Voltify', 300), () => g(`${BASE}/hang`)));
+    const slow = await settle(inScope(scope('Voltify', 300), (c) => g(`${BASE}/hang`, undefined, c)));
     const took = Date.now() - started;
     expect(slow.ok).toBe(false);
     expect((slow as { error: Error }).error.message).toMatch(/timed out/);
@@ -116,7 +116,7 @@ describe('retries', () => {
     nock(BASE).get('/busy').reply(503, { error: 'maintenance' }, { 'Retry-After': '30' });
     const f = makeFetch();
     const started = Date.now();
-    const r = await settle(inScope(scope('Voltify', 2000), () => f(`${BASE}/busy`)));
+    const r = await settle(inScope(scope('Voltify', 2000), (c) => f(`${BASE}/busy`, undefined, c)));
     expect(r.ok).toBe(false);
     expect(Date.now() - started).toBeLessThan(200);
     expect(f.seen.urls).toHaveLength(1);
@@ -128,7 +128,7 @@ describe('retries', () => {
       nock(BASE).intercept('/orders', method).reply(503, { error: 'busy' });
       const spare = nock(BASE).intercept('/orders', method).reply(200, { ok: true });
       const f = makeFetch();
-      const r = await settle(inScope(scope(), () => f(`${BASE}/orders`, { method, body: method === 'DELETE' ? undefined : '{"a":1}', headers: { 'content-type': 'application/json' } })));
+      const r = await settle(inScope(scope(), (c) => f(`${BASE}/orders`, { method, body: method === 'DELETE' ? undefined : '{"a":1}', headers: { 'content-type': 'application/json' } }, c)));
       expect(r.ok, method).toBe(false);
       expect(f.seen.urls, method).toHaveLength(1);
       expect(spare.isDone(), method).toBe(false);
@@ -139,7 +139,7 @@ describe('retries', () => {
     nock(BASE).head('/offers').reply(503);
     nock(BASE).head('/offers').reply(200);
     const h = makeFetch();
-    expect((await inScope(scope(), () => h(`${BASE}/offers`, { method: 'HEAD' }))).status).toBe(200);
+    expect((await inScope(scope(), (c) => h(`${BASE}/offers`, { method: 'HEAD' }, c))).status).toBe(200);
     expect(h.seen.urls).toHaveLength(2);
     await h.close();
   });
@@ -150,9 +150,9 @@ describe('retries', () => {
     nock(BASE).get('/e404').reply(404, { error: 'no such zip' });
     const f = makeFetch();
     const s = scope();
-    expect((await settle(inScope(s, () => f(`${BASE}/e500`)))).ok).toBe(false);
-    expect((await settle(inScope(s, () => f(`${BASE}/e429`)))).ok).toBe(false);
-    const notFound = await inScope(s, () => f(`${BASE}/e404`));
+    expect((await settle(inScope(s, (c) => f(`${BASE}/e500`, undefined, c)))).ok).toBe(false);
+    expect((await settle(inScope(s, (c) => f(`${BASE}/e429`, undefined, c)))).ok).toBe(false);
+    const notFound = await inScope(s, (c) => f(`${BASE}/e404`, undefined, c));
     expect(notFound.status).toBe(404);
     expect(await notFound.json()).toEqual({ error: 'no such zip' });
     expect(f.seen.urls).toHaveLength(3);
@@ -190,7 +190,7 @@ describe('deduplication', () => {
     const upstream = nock(BASE).get('/offers').query({ zip: '75001' }).delay(50).reply(200, OFFERS, { 'Cache-Control': 'public, max-age=900' });
     const f = makeFetch();
     const scopes = Array.from({ length: 10 }, () => scope());
-    const responses = await Promise.all(scopes.map((s, i) => inScope(s, () => f(`${BASE}/offers?zip=75001`, { headers: { accept: 'application/json', 'x-request-id': `req-${i}` } }))));
+    const responses = await Promise.all(scopes.map((s, i) => inScope(s, (c) => f(`${BASE}/offers?zip=75001`, { headers: { accept: 'application/json', 'x-request-id': `req-${i}` } }, c))));
     expect(upstream.isDone()).toBe(true);
     expect(f.seen.urls).toHaveLength(1);
     expect(new Set(responses).size).toBe(10);
@@ -211,12 +211,12 @@ describe('deduplication', () => {
     const f = makeFetch();
     const s = scope();
     await Promise.all([
-      inScope(s, () => f(`${BASE}/offers`, { headers: { accept: 'application/json' } })),
-      inScope(s, () => f(`${BASE}/offers`, { headers: { accept: 'application/json', authorization: 'Bearer other' } })),
-      inScope(s, () => f(`${BASE}/offers`, { method: 'HEAD' })),
+      inScope(s, (c) => f(`${BASE}/offers`, { headers: { accept: 'application/json' } }, c)),
+      inScope(s, (c) => f(`${BASE}/offers`, { headers: { accept: 'application/json', authorization: 'Bearer other' } }, c)),
+      inScope(s, (c) => f(`${BASE}/offers`, { method: 'HEAD' }, c)),
     ]);
     expect(f.seen.urls).toHaveLength(3);
-    await inScope(s, () => f(`${BASE}/offers`, { headers: { accept: 'application/json' } }));
+    await inScope(s, (c) => f(`${BASE}/offers`, { headers: { accept: 'application/json' } }, c));
     expect(f.seen.urls).toHaveLength(4);
     await f.close();
   });
@@ -224,7 +224,7 @@ describe('deduplication', () => {
   it('POSTs are never shared', async () => {
     nock(BASE).post('/search').times(2).delay(20).reply(200, { ok: true });
     const f = makeFetch();
-    await Promise.all([1, 2].map(() => inScope(scope(), () => f(`${BASE}/search`, { method: 'POST', body: '{}' }))));
+    await Promise.all([1, 2].map(() => inScope(scope(), (c) => f(`${BASE}/search`, { method: 'POST', body: '{}' }, c))));
     expect(f.seen.urls).toHaveLength(2);
     await f.close();
   });
@@ -233,9 +233,9 @@ describe('deduplication', () => {
     nock(BASE).get('/offers').reply(200, OFFERS);
     nock(BASE).get('/offers').times(3).delay(30).reply(503, 'busy');
     const f = makeFetch();
-    await inScope(scope(), () => f(`${BASE}/offers`));
+    await inScope(scope(), (c) => f(`${BASE}/offers`, undefined, c));
     const scopes = [scope(), scope(), scope()];
-    const rs = await Promise.all(scopes.map((s) => inScope(s, () => f(`${BASE}/offers`))));
+    const rs = await Promise.all(scopes.map((s) => inScope(s, (c) => f(`${BASE}/offers`, undefined, c))));
     for (const r of rs) expect(await r.json()).toEqual(OFFERS);
     for (const s of scopes) expect(s.stale).toEqual([{ feed: 'Voltify', ageSeconds: 0 }]);
     expect(f.seen.urls).toHaveLength(4); // 1 fill + 3 attempts of one shared call
@@ -248,11 +248,11 @@ describe('stale-if-error', () => {
     nock(BASE).get('/plans/75001').reply(200, OFFERS, { 'Cache-Control': 'public, max-age=900' });
     nock(BASE).get('/plans/75001').times(3).reply(503, 'down');
     const f = makeFetch({ staleIfErrorSeconds: 3600 });
-    await inScope(scope('Brightgrid'), () => f(`${BASE}/plans/75001`));
+    await inScope(scope('Brightgrid'), (c) => f(`${BASE}/plans/75001`, undefined, c));
     const realNow = Date.now;
     vi.spyOn(Date, 'now').mockImplementation(() => realNow() + 125_000);
     const s = scope('Brightgrid');
-    const res = await inScope(s, () => f(`${BASE}/plans/75001`));
+    const res = await inScope(s, (c) => f(`${BASE}/plans/75001`, undefined, c));
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual(OFFERS);
     expect(res.headers.get('age')).toBe('125');
@@ -266,11 +266,11 @@ describe('stale-if-error', () => {
     nock(BASE).get('/plans/75002').reply(200, OFFERS);
     nock(BASE).get('/plans/75002').times(3).replyWithError({ code: 'ECONNREFUSED', message: 'refused' });
     const f = makeFetch({ staleIfErrorSeconds: 60 });
-    await inScope(scope('Brightgrid'), () => f(`${BASE}/plans/75002`));
+    await inScope(scope('Brightgrid'), (c) => f(`${BASE}/plans/75002`, undefined, c));
     const realNow = Date.now;
     vi.spyOn(Date, 'now').mockImplementation(() => realNow() + 61_000);
     const s = scope('Brightgrid');
-    const r = await settle(inScope(s, () => f(`${BASE}/plans/75002`)));
+    const r = await settle(inScope(s, (c) => f(`${BASE}/plans/75002`, undefined, c)));
     expect(r.ok).toBe(false);
     expect((r as { error: Error }).error.message).toMatch(/network/);
     expect(s.stale).toEqual([]);
@@ -282,15 +282,15 @@ describe('stale-if-error', () => {
     nock(BASE).get('/a').reply(500, 'x');
     const off = makeFetch({ env: { STALE_IF_ERROR_SECONDS: '0' } });
     expect(off.settings.staleIfErrorSeconds).toBe(0);
-    await inScope(scope(), () => off(`${BASE}/a`));
-    expect((await settle(inScope(scope(), () => off(`${BASE}/a`)))).ok).toBe(false);
+    await inScope(scope(), (c) => off(`${BASE}/a`, undefined, c));
+    expect((await settle(inScope(scope(), (c) => off(`${BASE}/a`, undefined, c)))).ok).toBe(false);
 
     nock(BASE).get('/premises').reply(200, { accounts: [{ id: 1 }] }, { 'Cache-Control': 'no-store' });
     nock(BASE).get('/premises').reply(500, 'x');
     const on = makeFetch();
-    await inScope(scope('Premises'), () => on(`${BASE}/premises`));
+    await inScope(scope('Premises'), (c) => on(`${BASE}/premises`, undefined, c));
     const s = scope('Premises');
-    expect((await settle(inScope(s, () => on(`${BASE}/premises`)))).ok).toBe(false);
+    expect((await settle(inScope(s, (c) => on(`${BASE}/premises`, undefined, c)))).ok).toBe(false);
     expect(s.stale).toEqual([]);
     await off.close();
     await on.close();
@@ -300,9 +300,9 @@ describe('stale-if-error', () => {
     nock(BASE).get('/b').reply(200, OFFERS);
     nock(BASE).get('/b').reply(404, { error: 'gone' });
     const f = makeFetch();
-    await inScope(scope(), () => f(`${BASE}/b`));
+    await inScope(scope(), (c) => f(`${BASE}/b`, undefined, c));
     const s = scope();
-    expect((await inScope(s, () => f(`${BASE}/b`))).status).toBe(404);
+    expect((await inScope(s, (c) => f(`${BASE}/b`, undefined, c))).status).toBe(404);
     expect(s.stale).toEqual([]);
     await f.close();
   });
@@ -323,7 +323,7 @@ describe('edge validation', () => {
       const spare = nock(BASE).get('/x').reply(200, OFFERS);
       const f = makeFetch();
       const s = scope();
-      const r = await settle(inScope(s, () => f(`${BASE}/x`)));
+      const r = await settle(inScope(s, (c) => f(`${BASE}/x`, undefined, c)));
       expect(r.ok).toBe(false);
       expect((r as { error: Error }).error.message).toMatch(/^upstream answered with a malformed payload/);
       expect((r as { error: Error }).error.message).not.toContain('feed.test');
@@ -344,7 +344,7 @@ describe('edge validation', () => {
   it('a body above the size bound is refused', async () => {
     nock(BASE).get('/huge').reply(200, JSON.stringify({ blob: 'x'.repeat(5000) }));
     const f = makeFetch({ maxBodyBytes: 2048 });
-    const r = await settle(inScope(scope(), () => f(`${BASE}/huge`)));
+    const r = await settle(inScope(scope(), (c) => f(`${BASE}/huge`, undefined, c)));
     expect((r as { error: Error }).error.message).toMatch(/too large/);
     await f.close();
   });
@@ -378,7 +378,7 @@ describe('settings', () => {
     nock(BASE).get('/q').query(true).reply(200, OFFERS);
     const f = makeFetch();
     const s = scope();
-    await inScope(s, () => f(`${BASE}/q?zip=75001&api_key=secret123`));
+    await inScope(s, (c) => f(`${BASE}/q?zip=75001&api_key=secret123`, undefined, c));
     expect(s.calls[0]!.url).toBe(`${BASE}/q?zip=75001&api_key=REDACTED`);
     await f.close();
   });
