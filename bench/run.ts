@@ -30,7 +30,7 @@
 //        --zip 75001, --only cached,baseline (subset), --runner dist|tsx (dist, the default: bundle with
 //        scripts/build.mjs and run dist/gateway.mjs, as `npm start` does), --no-json,
 //        --rate N (fixed req/s: compare CPU per request without saturating), --profile DIR (V8 CPU profiles of the gateway processes), --env K=V,K=V (extra gateway
-//        environment, for experiments).
+//        environment, for experiments), --settle 10 (s of idle before the RSS is read again; 0: not).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -82,6 +82,8 @@ const opts = {
   gatewayRoot: f['gateway-root'] ? path.resolve(f['gateway-root']) : ROOT,
   /** --rate N: fixed overall request rate instead of as fast as possible (CPU per request at a steady load). */
   rate: f.rate ? num('rate', 1000) : null,
+  /** --settle S: seconds of idle after a gateway's scenarios before its RSS is read again (0: not). */
+  settle: f.settle === '0' ? 0 : num('settle', 10),
   /** --env K=V,K=V: extra gateway environment for experiments (e.g. REPLAY_ENABLED=false). */
   env: Object.fromEntries((f.env ? f.env.split(',') : []).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
 };
@@ -198,6 +200,30 @@ async function waitFor200(url: string, timeoutMs: number, child: Child): Promise
     if (Date.now() > until) throw new Error(`${url} not 200 within ${timeoutMs} ms:\n${child.tail()}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/**
+ * A gateway's memory right after its load (RSS, peak, V8 heap), and its RSS again after --settle
+ * seconds of idle: V8 returns memory once its memory reducer runs on an idle process.
+ */
+async function memoryAfterRun(g: Gateway): Promise<MemoryReading> {
+  const reading: MemoryReading = { ...memoryOf(g.child.proc.pid), ...(await heapOf(g.urls.metrics)) };
+  if (opts.settle > 0) {
+    await new Promise((r) => setTimeout(r, opts.settle * 1000));
+    reading.settledRssMb = memoryOf(g.child.proc.pid).rssMb;
+    reading.settleSeconds = opts.settle;
+  }
+  return reading;
+}
+
+interface MemoryReading {
+  rssMb: number | null;
+  peakRssMb: number | null;
+  heapUsedMb?: number;
+  heapTotalMb?: number;
+  externalMb?: number;
+  settledRssMb?: number | null;
+  settleSeconds?: number;
 }
 
 /** Resident set size and its peak, MB, from /proc (Linux). */
@@ -440,7 +466,7 @@ async function main() {
   let redis: TestRedis | null = null;
   const rows: Row[] = [];
   const startup: { ms: number[]; runner: string } = { ms: [], runner: opts.runner };
-  const memory: Record<string, { rssMb: number | null; peakRssMb: number | null; heapUsedMb?: number; heapTotalMb?: number; externalMb?: number }> = {};
+  const memory: Record<string, MemoryReading> = {};
   try {
     if (opts.runner === 'dist') {
       const b = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
@@ -535,7 +561,7 @@ async function main() {
         r.notes = { clientIps: Math.min(n, 65536 * 250), countedCalls: (await counted()) - c0 };
         table(r);
       });
-      memory.gateway = { ...memoryOf(g.child.proc.pid), ...(await heapOf(g.urls.metrics)) };
+      memory.gateway = await memoryAfterRun(g);
       await g.child.stop();
     }
 
@@ -563,7 +589,7 @@ async function main() {
       };
       await run('uncached', () => measure('uncached', `keyed residentialPlans ${opts.zip}, CACHE_ENABLED=false`, opts.connections));
       await run('overhead', () => measure('uncached@1', 'the same, 1 connection', 1));
-      memory.gatewayCacheOff = { ...memoryOf(b.child.proc.pid), ...(await heapOf(b.urls.metrics)) };
+      memory.gatewayCacheOff = await memoryAfterRun(b);
       await b.child.stop();
     }
 
@@ -620,7 +646,10 @@ async function main() {
   if (derived.overheadP50MsOneConnection !== null) console.log(`  gateway overhead at p50 (1 connection): ${derived.overheadP50MsOneConnection} ms`);
   if (derived.uncachedVsMeshStart !== null) console.log(`  uncached gateway / mesh start req/s: ${derived.uncachedVsMeshStart.toFixed(2)} (target >= 2)`);
   if (startup.ms.length) console.log(`  start-up to /healthz 200 (${opts.runner}): ${startup.ms.join(', ')} ms (max ${Math.max(...startup.ms)})`);
-  for (const [k, m] of Object.entries(memory)) console.log(`  ${k} RSS after its scenarios: ${m.rssMb} MB (peak ${m.peakRssMb} MB; V8 heap used ${m.heapUsedMb ?? '?'} of ${m.heapTotalMb ?? '?'} MB, external ${m.externalMb ?? '?'} MB)`);
+  for (const [k, m] of Object.entries(memory)) {
+    const settled = m.settleSeconds ? `; ${m.settledRssMb} MB after ${m.settleSeconds} s idle` : '';
+    console.log(`  ${k} RSS after its scenarios: ${m.rssMb} MB (peak ${m.peakRssMb} MB; V8 heap used ${m.heapUsedMb ?? '?'} of ${m.heapTotalMb ?? '?'} MB, external ${m.externalMb ?? '?'} MB${settled})`);
+  }
 
   if (opts.json) {
     const dir = path.join(ROOT, 'bench', 'results');
