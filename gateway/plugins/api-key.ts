@@ -11,18 +11,32 @@ export interface ApiKeyPluginOptions {
   environment: KeyEnvironment;
   keys: Pick<KeyStore, 'verify'>;
   logger?: Pick<KeyStoreLogger, 'warn'>;
+  /** At most one refusal warning per this many ms (default 1000); the rest are counted into the next one. */
+  warnEveryMs?: number;
+  now?: () => number;
 }
 
 export function apiKeyPlugin(opts: ApiKeyPluginOptions): HttpPlugin {
   const { environment, keys, logger } = opts;
   const message = `A valid x-api-key header for the ${environment} environment is required.`;
+  // A client hammering with bad keys must not flood the warn level: every refusal is still in its
+  // request line (auth: reason), and the warning says how many it stood for.
+  const warnEveryMs = opts.warnEveryMs ?? 1000;
+  const now = opts.now ?? Date.now;
+  let lastWarnAt = -Infinity;
+  let unreported = 0;
   return {
     name: 'api-key',
     onRequest(state: RequestState): Reply | void {
       const result = keys.verify(environment, presentedKey(state));
       if (!result.ok) {
         state.notes.auth = { ok: false, reason: result.reason };
-        logger?.warn({ requestId: state.requestId, environment, clientIp: state.clientIp, reason: result.reason }, 'request refused: api key');
+        const t = now();
+        if (t - lastWarnAt >= warnEveryMs) {
+          logger?.warn({ requestId: state.requestId, environment, clientIp: state.clientIp, reason: result.reason, refusedSinceLastWarning: unreported }, 'request refused: api key');
+          lastWarnAt = t;
+          unreported = 0;
+        } else unreported++;
         return errorReply(403, message, 'FORBIDDEN');
       }
       state.partnerCode = result.partnerCode;
