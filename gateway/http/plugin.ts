@@ -59,6 +59,13 @@ export interface ExecutedResult {
   stale: boolean;
 }
 
+/** The path of a request URL, without its query string. */
+export function pathOf(url: string | undefined): string {
+  const u = url ?? '/';
+  const q = u.indexOf('?');
+  return q < 0 ? u : u.slice(0, q);
+}
+
 export function graphqlErrorBody(message: string, code: string, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({ errors: [{ message, extensions: { code, ...extra } }] });
 }

@@ -9,7 +9,7 @@ import { executeOperation } from '../graphql/execute.js';
 import type { QueryLimits } from '../graphql/limits.js';
 import type { FeedRegistry, ResolverContext, ResolverSettings } from '../../resolvers/context.js';
 import { clientIp, type TrustProxy } from './client-ip.js';
-import { errorReply, type EnvironmentName, type HttpPlugin, type Reply, type RequestState } from './plugin.js';
+import { errorReply, pathOf, type EnvironmentName, type HttpPlugin, type Reply, type RequestState } from './plugin.js';
 import { parseGraphQLBody, readBody } from './request-body.js';
 import { API_HEADERS, corsHeaders } from './security-headers.js';
 import { playgroundPageFile } from './playground-page.js';
@@ -85,8 +85,7 @@ export function createListener(opts: ListenerOptions): http.Server {
   }
 
   async function route(req: IncomingMessage, state: RequestState): Promise<Reply> {
-    const url = req.url ?? '/';
-    const pathname = url.split('?', 1)[0];
+    const pathname = pathOf(req.url);
     if (pathname === '/healthz' || pathname === '/readyz') {
       const h = opts.health();
       const status = pathname === '/healthz' ? 200 : h.ok ? 200 : 503;

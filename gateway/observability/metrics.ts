@@ -23,7 +23,7 @@ import type { EnvironmentName, HttpPlugin, Reply, RequestState } from '../http/p
 import { upstreamStats, type FeedStats } from '../upstream/stats.js';
 import { responseCacheStats } from '../../cache/response-cache.js';
 import { replayStats } from '../../cache/replay-store.js';
-import { pathOf } from './request-log.js';
+import { pathOf } from '../http/plugin.js';
 import { FastCounter, FastHistogram } from './fast-metrics.js';
 
 export interface MetricsOptions {

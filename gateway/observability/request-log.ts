@@ -13,7 +13,7 @@
 //
 // Health probes (/healthz, /readyz) are logged at debug level so load balancers do not flood the
 // log; everything else at info (warn for 5xx).
-import type { HttpPlugin, Reply, RequestState } from '../http/plugin.js';
+import { pathOf, type HttpPlugin, type Reply, type RequestState } from '../http/plugin.js';
 
 export interface RequestLogger {
   isLevelEnabled(level: string): boolean;
@@ -56,11 +56,6 @@ export function urlWithoutQuery(raw: string): string {
   return base.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1');
 }
 
-export function pathOf(url: string | undefined): string {
-  const u = url ?? '/';
-  const q = u.indexOf('?');
-  return q < 0 ? u : u.slice(0, q);
-}
 
 /** True when the request carried an address anywhere in its variables (one level deep, as in the schema). */
 function hasAddress(variables: Record<string, unknown> | null | undefined, rootFields: string[] | undefined): boolean {

@@ -1,7 +1,7 @@
 // Replay plugin: after the answer is sent, queue a record of the request and of exactly what was
 // sent, for support (`npm run replay`, admin endpoint). Never the API key: the record holds the
 // partner code only, and no request headers.
-import type { HttpPlugin, Reply, RequestState } from '../http/plugin.js';
+import { pathOf, type HttpPlugin, type Reply, type RequestState } from '../http/plugin.js';
 import type { ReplayRecord, ReplayStore } from '../../cache/replay-store.js';
 
 const KEPT_HEADERS = /^(x-request-id|x-cache|age|retry-after|x-ratelimit-.*)$/i;
@@ -53,11 +53,12 @@ function keepHeaders(into: Record<string, string>, from: Record<string, string |
 }
 
 function worthRecording(state: RequestState, reply: Reply): boolean {
-  const pathname = (state.req.url ?? '/').split('?', 1)[0];
+  const pathname = pathOf(state.req.url);
   if (pathname === '/healthz' || pathname === '/readyz') return false;
   if (state.req.method === 'OPTIONS') return false;
   // The GraphiQL page (HTML) is not an API answer.
-  if (/text\/html/i.test(reply.headers['content-type'] ?? '')) return false;
+  const type = reply.headers['content-type'];
+  if (type !== undefined && /text\/html/i.test(type)) return false;
   return true;
 }
 
