@@ -24,7 +24,7 @@ import { RETRYABLE_STATUS, UpstreamError, classifyError, parseRetryAfter } from 
 import { withRetries } from './retry.js';
 import { createStaleCache } from './stale-cache.js';
 import { upstreamStats } from './stats.js';
-import { bufferResponse, headerOf, toResponse, undiciTransport, type BufferedResponse, type Transport } from './transport.js';
+import { headerOf, toResponse, undiciTransport, type BufferedResponse, type Transport } from './transport.js';
 import { loadUpstreamSettings, type UpstreamSettings } from './upstream-config.js';
 import { validatePayload } from './validate.js';
 import type { UpstreamCall } from '../../resolvers/context.js';
@@ -37,7 +37,7 @@ export interface UpstreamFetchOptions extends Partial<Omit<UpstreamSettings, 'br
   breaker?: Partial<UpstreamSettings['breaker']>;
   /** Where settings not given here come from (default process.env). */
   env?: NodeJS.ProcessEnv;
-  /** HTTP client; default undici with a keep-alive pool. Tests pass global fetch (nock). */
+  /** HTTP client; default undici with a keep-alive pool. Tests pass fetchTransport(global fetch) (nock). */
   transport?: Transport;
   logger?: BreakerLogger;
   random?: () => number;
@@ -99,10 +99,9 @@ export function createUpstreamFetch(opts: UpstreamFetchOptions = {}): UpstreamFe
           onRetry: () => void stats.retries++,
         },
         async (signal) => {
-          const res = await transport(url, { ...init, method, signal });
           let b: BufferedResponse;
           try {
-            b = await bufferResponse(res, settings.maxBodyBytes);
+            b = await transport(url, { ...init, method, signal }, settings.maxBodyBytes);
           } catch (err) {
             throw classifyError(err, signal);
           }

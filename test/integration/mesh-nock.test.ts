@@ -7,6 +7,7 @@ import path from 'node:path';
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type GatewayHandle } from '../../gateway/app.js';
+import { fetchTransport } from '../../gateway/upstream/transport.js';
 
 const FEEDS = 'http://feeds.test';
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -29,7 +30,7 @@ beforeAll(async () => {
       UPSTREAM_RETRIES: '0', UPSTREAM_BREAKER: 'false', STALE_IF_ERROR_SECONDS: '0', UPSTREAM_DEDUP: 'false',
     },
     // nock intercepts Node's global fetch, not undici's own client.
-    upstreamTransport: (url, init) => fetch(url, init),
+    upstreamTransport: fetchTransport((url, init) => fetch(url, init)),
   });
 });
 

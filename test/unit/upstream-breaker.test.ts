@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import nock from 'nock';
 import { createUpstreamFetch, upstreamStats, type UpstreamFetchOptions } from '../../gateway/upstream/fetch.js';
 import { inScope, scope, settle } from '../support/feed-scope.js';
+import { fetchTransport } from '../../gateway/upstream/transport.js';
 
 const BASE = 'http://feed.test';
 const OTHER = 'http://sandbox.feed.test';
@@ -19,10 +20,10 @@ function makeFetch(opts: UpstreamFetchOptions = {}) {
     random: () => 0.5,
     ...opts,
     breaker: { volumeThreshold: 4, errorThresholdPercentage: 50, resetTimeoutMs: 150, rollingWindowMs: 10_000, ...opts.breaker },
-    transport: (url, init) => {
+    transport: fetchTransport((url, init) => {
       sent++;
       return globalThis.fetch(url, init);
-    },
+    }),
   });
   return Object.assign(f, { sent: () => sent });
 }

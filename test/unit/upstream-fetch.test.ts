@@ -10,6 +10,7 @@ import { validatePayload } from '../../gateway/upstream/validate.js';
 import { loadUpstreamSettings } from '../../gateway/upstream/upstream-config.js';
 import { ConfigError } from '../../gateway/config.js';
 import { inScope, scope, settle } from '../support/feed-scope.js';
+import { fetchTransport } from '../../gateway/upstream/transport.js';
 
 const BASE = 'http://feed.test';
 const OFFERS = { offers: [{ offerId: 'VOL-1', price: 0.12 }] };
@@ -28,11 +29,11 @@ function makeFetch(opts: UpstreamFetchOptions = {}) {
     breaker: { enabled: false },
     random: () => 0.5,
     ...opts,
-    transport: (url, init) => {
+    transport: fetchTransport((url, init) => {
       seen.signals.push(init.signal);
       seen.urls.push(url);
       return globalThis.fetch(url, init);
-    },
+    }),
   });
   return Object.assign(f, { seen });
 }
