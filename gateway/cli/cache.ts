@@ -23,8 +23,6 @@ Purges the response cache on every gateway instance sharing REDIS_URL. Without R
 admin endpoint of a running gateway (needs ADMIN_TOKEN; URL from --admin-url or ADMIN_PORT).
 Root fields: utilities, residentialPlans, businessPlans, nextStartDate, energyInfoByState.`;
 
-
-
 export async function runCacheCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   try {
     return await cacheCommand(argv, env, io);

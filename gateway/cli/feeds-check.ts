@@ -101,7 +101,6 @@ export interface CheckReport {
   summary: { feeds: number; ok: number; failed: number; warnings: number };
 }
 
-
 interface Options {
   dir: string;
   json: boolean;

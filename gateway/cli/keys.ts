@@ -42,8 +42,6 @@ Options:
 Partner codes: 2-32 characters A-Z, 0-9, "_" or "-" (lower case is upper-cased).
 A running gateway picks up issued and revoked keys within a few seconds.`;
 
-
-
 const OPTIONS = {
   env: { type: 'string' },
   partner: { type: 'string' },

@@ -56,7 +56,6 @@ export function urlWithoutQuery(raw: string): string {
   return base.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1');
 }
 
-
 /** True when the request carried an address anywhere in its variables (one level deep, as in the schema). */
 function hasAddress(variables: Record<string, unknown> | null | undefined, rootFields: string[] | undefined): boolean {
   if (rootFields?.includes('utilityAccounts')) return true;
