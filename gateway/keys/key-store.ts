@@ -351,14 +351,12 @@ export class KeyStore {
       presented = presented[0]!;
     }
     if (typeof presented !== 'string') return { ok: false, reason: 'malformed' };
-    let hash = this.verifiedHashes.get(presented);
-    if (hash === undefined) {
-      if (!isWellFormedKey(presented)) return { ok: false, reason: 'malformed' };
-      hash = hashKey(presented);
-    }
+    const remembered = this.verifiedHashes.get(presented);
+    if (remembered === undefined && !isWellFormedKey(presented)) return { ok: false, reason: 'malformed' };
+    const hash = remembered ?? hashKey(presented);
     const record = this.byHash.get(hash);
     if (!record) return { ok: false, reason: 'unknown' };
-    if (!this.verifiedHashes.has(presented)) {
+    if (remembered === undefined) {
       if (this.verifiedHashes.size >= VERIFIED_MEMO) this.verifiedHashes.clear();
       this.verifiedHashes.set(presented, hash);
     }

@@ -46,22 +46,8 @@ export function undiciTransport(connections: number): Transport & { close(): Pro
       if (Array.isArray(value)) for (const v of value) headers.push([name, v]);
       else if (value !== undefined) headers.push([name, value]);
     }
-    const declared = Number(res.headers['content-length']);
-    if (Number.isFinite(declared) && declared > maxBytes) {
-      res.body.destroy();
-      throw new UpstreamError('too_large');
-    }
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
-      size += chunk.byteLength;
-      if (size > maxBytes) {
-        res.body.destroy();
-        throw new UpstreamError('too_large');
-      }
-      chunks.push(chunk);
-    }
-    const body = await decoded(concat(chunks, size), res.headers['content-encoding'], maxBytes);
+    const raw = await readBounded(res.body, res.headers['content-length'] as string | undefined, maxBytes, () => res.body.destroy());
+    const body = await decoded(raw, res.headers['content-encoding'], maxBytes);
     return { status: res.statusCode, statusText: STATUS_CODES[res.statusCode] ?? '', headers, body, receivedAt: Date.now() };
   };
   return Object.assign(transport, {
@@ -109,32 +95,35 @@ async function decoded(body: Uint8Array, encoding: string | string[] | undefined
   }
 }
 
-/** Reads the body (aborted by `signal`, bounded by `maxBytes`) into a BufferedResponse. */
+/** Reads a fetch Response's body (aborted by its `signal`, bounded by `maxBytes`) into a BufferedResponse. */
 export async function bufferResponse(res: Response, maxBytes: number): Promise<BufferedResponse> {
-  const declared = Number(res.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    await res.body?.cancel().catch(() => {});
+  const body = await readBounded(res.body as AsyncIterable<Uint8Array> | null, res.headers.get('content-length'), maxBytes, () => res.body?.cancel().catch(() => {}));
+  const headers: [string, string][] = [];
+  res.headers.forEach((value, name) => headers.push([name, value]));
+  return { status: res.status, statusText: res.statusText, headers, body, receivedAt: Date.now() };
+}
+
+/**
+ * A whole body under `maxBytes` (an UpstreamError 'too_large' beyond: at once when the declared
+ * length says so, else as soon as the bytes read pass it). Leaving the loop early releases the
+ * stream (a Node stream is destroyed, a web stream cancelled); `release` does it when nothing is read.
+ */
+async function readBounded(body: AsyncIterable<Uint8Array> | null, declaredLength: string | null | undefined, maxBytes: number, release: () => unknown): Promise<Uint8Array> {
+  const declared = Number(declaredLength);
+  if (declaredLength && Number.isFinite(declared) && declared > maxBytes) {
+    await release();
     throw new UpstreamError('too_large');
   }
   const chunks: Uint8Array[] = [];
   let size = 0;
-  if (res.body) {
-    const reader = res.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) {
-        await reader.cancel().catch(() => {});
-        throw new UpstreamError('too_large');
-      }
-      chunks.push(value);
+  if (body) {
+    for await (const chunk of body) {
+      size += chunk.byteLength;
+      if (size > maxBytes) throw new UpstreamError('too_large');
+      chunks.push(chunk);
     }
   }
-  const body = chunks.length === 1 ? chunks[0]! : concat(chunks, size);
-  const headers: [string, string][] = [];
-  res.headers.forEach((value, name) => headers.push([name, value]));
-  return { status: res.status, statusText: res.statusText, headers, body, receivedAt: Date.now() };
+  return chunks.length === 1 ? chunks[0]! : concat(chunks, size);
 }
 
 function concat(chunks: Uint8Array[], size: number): Uint8Array {
