@@ -7,7 +7,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { API_HEADERS } from '../gateway/http/security-headers.js';
+import { API_HEADERS } from '../server/http/security-headers.js';
 
 const mode = process.env.MODE ?? 'baseline';
 const bytes = Number(process.env.BODY_BYTES ?? 2048);

@@ -41,7 +41,7 @@ import autocannon from 'autocannon';
 type Options = Parameters<typeof autocannon>[0];
 type Result = Awaited<ReturnType<typeof autocannon>>;
 import { freePort, startTestRedis, type TestRedis } from '../test/support/redis-server.js';
-import { issueKey } from '../gateway/keys/key-store.js';
+import { issueKey } from '../server/keys/key-store.js';
 import { writeStockMeshConfig } from './mesh-start/config.js';
 import { checkMeshAnswer, checkMeshHitsUpstream, MESH_QUERY, meshBody } from './mesh-start/query.js';
 
@@ -270,7 +270,7 @@ async function startGatewayChild(name: string, base: NodeJS.ProcessEnv, extra: N
   const [production, certification, playground, ops] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const runtime = opts.runner === 'dist' ? startRuntime() : { env: {}, args: [] };
   const env = { ...runtime.env, ...base, PRODUCTION_PORT: String(production), CERTIFICATION_PORT: String(certification), PLAYGROUND_PORT: String(playground), OPS_PORT: String(ops), ...extra };
-  const args = opts.runner === 'dist' ? [...runtime.args, 'dist/gateway.mjs'] : ['--import', 'tsx', 'gateway/main.ts'];
+  const args = opts.runner === 'dist' ? [...runtime.args, 'dist/gateway.mjs'] : ['--import', 'tsx', 'server/main.ts'];
   if (opts.profile) args.unshift('--cpu-prof', `--cpu-prof-dir=${opts.profile}`);
   const t0 = performance.now();
   // In the run's temporary directory (DATA_DIR's parent), removed at the end with it.

@@ -4,7 +4,7 @@
 // graphql stays external so that a Mesh package the bundle does not carry (a new handler named in
 // .meshrc.yaml, imported from node_modules) shares the one copy of graphql-js with it. It also renders the
 // playground's GraphiQL page into dist/playground.html, so the running gateway never loads the
-// renderer (see gateway/http/playground-page.ts).
+// renderer (see server/http/playground-page.ts).
 import { build } from 'esbuild';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -14,7 +14,7 @@ const common = { bundle: true, platform: 'node', target: 'node20', format: 'esm'
 
 await build({
   ...common,
-  entryPoints: { gateway: 'gateway/main.ts' },
+  entryPoints: { gateway: 'server/main.ts' },
   // typescript: an optional loader of graphql-tag-pluck the gateway never calls; render-graphiql: only
   // the build below uses it.
   external: ['graphql', 'typescript', '@graphql-yoga/render-graphiql'],
@@ -28,7 +28,7 @@ await build({
 });
 
 const renderer = path.resolve('dist/.render-playground.mjs');
-await build({ ...common, packages: 'external', entryPoints: ['gateway/http/playground-page.ts'], outfile: renderer });
+await build({ ...common, packages: 'external', entryPoints: ['server/http/playground-page.ts'], outfile: renderer });
 try {
   const { renderPlaygroundPage, PLAYGROUND_FILE_NAME } = await import(pathToFileURL(renderer).href);
   const target = path.resolve('dist', PLAYGROUND_FILE_NAME);

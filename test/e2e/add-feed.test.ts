@@ -12,7 +12,8 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import yaml from 'js-yaml';
-import { startGateway, type GatewayHandle } from '../../gateway/app.js';
+import { launchGateway as startGateway } from '../../server/launch.js';
+import type { GatewayHandle } from '../../server/app.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const GRIDWISE_VENDORS = ['Gridwise Energy Services LLC', 'Pecan Hollow Power LLC', 'Ironbridge Electric Supply Inc.'];
@@ -44,7 +45,7 @@ function writeConfigDir(parent: string, name: string, mutate?: (mapping: Mapping
   const config = yaml.load(pastedConfigText()) as { sources: any[] };
   if (mutate) {
     const gridwise = config.sources.find((s) => s.name === 'Gridwise');
-    mutate(gridwise.transforms[0]['./transforms/feed-mapping.ts']);
+    mutate(gridwise.transforms[0]['./feeds/feed-mapping.ts']);
   }
   const dir = path.join(parent, name);
   fs.mkdirSync(dir, { recursive: true });
@@ -56,7 +57,7 @@ function writeConfigDir(parent: string, name: string, mutate?: (mapping: Mapping
 
 function issueKeyWithCli(keysFile: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn('npx', ['tsx', 'gateway/cli/keys.ts', 'issue', '--env', 'production', '--partner', 'ACME'], {
+    const child = spawn('npx', ['tsx', 'cli/keys.ts', 'issue', '--env', 'production', '--partner', 'ACME'], {
       cwd: ROOT,
       env: { ...process.env, KEYS_FILE: keysFile },
       stdio: ['ignore', 'pipe', 'pipe'],

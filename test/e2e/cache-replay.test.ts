@@ -5,14 +5,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { startGateway, type GatewayHandle } from '../../gateway/app.js';
-import { issueKey } from '../../gateway/keys/key-store.js';
-import { runReplayCli } from '../../gateway/cli/replay.js';
-import { runCacheCli } from '../../gateway/cli/cache.js';
-import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
-import { createReplayStore, type ReplayRecord, type ReplayStore } from '../../cache/replay-store.js';
-import { loadConfig } from '../../gateway/config.js';
-import { cacheReplayCapability } from '../../gateway/wiring/cache-replay.js';
+import { launchGateway as startGateway } from '../../server/launch.js';
+import type { GatewayHandle } from '../../server/app.js';
+import { issueKey } from '../../server/keys/key-store.js';
+import { runReplayCli } from '../../cli/replay.js';
+import { runCacheCli } from '../../cli/cache.js';
+import { connectRedis, type RedisClient } from '../../server/stores/redis-connection.js';
+import { createReplayStore, type ReplayRecord, type ReplayStore } from '../../server/stores/replay-store.js';
+import { loadConfig } from '../../server/config.js';
+import { cacheReplayCapability } from '../../server/wiring/cache-replay.js';
 import { freePort, startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { eventually } from '../support/eventually.js';
 
@@ -204,7 +205,7 @@ describe('response cache', () => {
       })).status).toBe(200);
       expect((await gql(gwA.urls.production!, q[0], { key: prodKey, variables: q[1] })).headers.get('x-cache')).toBe('HIT');
     }
-    const purge = await run('gateway/cli/cache.ts', ['purge', '--field', 'residentialPlans'], { REDIS_URL: redis.url });
+    const purge = await run('cli/cache.ts', ['purge', '--field', 'residentialPlans'], { REDIS_URL: redis.url });
     expect(purge.code, purge.stderr).toBe(0);
     expect(purge.stdout).toMatch(/2 instance\(s\) notified/);
     await new Promise((r) => setTimeout(r, 200));
@@ -255,7 +256,7 @@ describe('replay', () => {
     expect((await replayCli(['show', 'no-such-request'], { REDIS_URL: redis.url })).code).toBe(1);
 
     // The script itself, as support runs it.
-    const script = await run('gateway/cli/replay.ts', ['show', planId, '--body'], { REDIS_URL: redis.url });
+    const script = await run('cli/replay.ts', ['show', planId, '--body'], { REDIS_URL: redis.url });
     expect(script.code, script.stderr).toBe(0);
     expect(script.stdout).toBe(r.text);
   });

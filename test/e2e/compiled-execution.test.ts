@@ -1,5 +1,5 @@
 // Operations run on graphql-js the first time and compiled (graphql-jit) from the second run on
-// (gateway/graphql/execute.ts): the partner must not see any difference, for answers or errors.
+// (server/graphql/execute.ts): the partner must not see any difference, for answers or errors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 

@@ -9,8 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { startGateway, type GatewayHandle } from '../../gateway/app.js';
-import { generateKey, issueKey, revokeKeys } from '../../gateway/keys/key-store.js';
+import { launchGateway as startGateway } from '../../server/launch.js';
+import type { GatewayHandle } from '../../server/app.js';
+import { generateKey, issueKey, revokeKeys } from '../../server/keys/key-store.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -85,7 +86,7 @@ async function eventually(check: () => Promise<boolean>, timeoutMs: number): Pro
 
 function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn('npx', ['tsx', 'gateway/cli/keys.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npx', ['tsx', 'cli/keys.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -1,4 +1,4 @@
-// `npm run feeds:check` (gateway/cli/feeds-check.ts) as a deploy pipeline runs it: a child process,
+// `npm run feeds:check` (cli/feeds-check.ts) as a deploy pipeline runs it: a child process,
 // judged by its exit status and output. Exit 0 on the repo's config (and with the Gridwise example
 // added), 1 for a broken configuration or a feed that is down, 2 for a usage error; never a stack
 // trace.
@@ -22,8 +22,8 @@ interface Run {
 function feedsCheck(args: string[], env: Record<string, string> = {}): Promise<Run> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.endsWith('_URL') && k !== 'MESH_DIR'));
   return new Promise((resolve, reject) => {
-    // What `npm run feeds:check` runs (tsx gateway/cli/feeds-check.ts), minus npm's start-up.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'gateway/cli/feeds-check.ts', ...args], { cwd: ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // What `npm run feeds:check` runs (tsx cli/feeds-check.ts), minus npm's start-up.
+    const child = spawn(process.execPath, ['--import', 'tsx', 'cli/feeds-check.ts', ...args], { cwd: ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -49,7 +49,7 @@ function writeGridwiseConfig(dir: string, mutate?: (mapping: Record<string, any>
   const base = fs.readFileSync(path.join(ROOT, '.meshrc.yaml'), 'utf8');
   const block = fs.readFileSync(path.join(ROOT, 'examples/gridwise-feed.yaml'), 'utf8');
   const config = yaml.load(base + block) as { sources: any[] }; // appended, as docs/adding-a-feed.md does
-  if (mutate) mutate(config.sources.find((s) => s.name === 'Gridwise').transforms[0]['./transforms/feed-mapping.ts']);
+  if (mutate) mutate(config.sources.find((s) => s.name === 'Gridwise').transforms[0]['./feeds/feed-mapping.ts']);
   const fix = (s: string) => (s.startsWith('./') ? path.join(ROOT, s) : s);
   const absolute = (v: unknown): unknown =>
     typeof v === 'string' ? fix(v)

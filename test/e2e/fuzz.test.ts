@@ -16,8 +16,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { startGateway, type GatewayHandle } from '../../gateway/app.js';
-import { issueKey } from '../../gateway/keys/key-store.js';
+import { launchGateway as startGateway } from '../../server/launch.js';
+import type { GatewayHandle } from '../../server/app.js';
+import { issueKey } from '../../server/keys/key-store.js';
 
 type Env = 'production' | 'certification' | 'playground';
 const ENVS: Env[] = ['production', 'certification', 'playground'];

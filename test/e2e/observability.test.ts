@@ -8,8 +8,9 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { register as globalRegistry } from 'prom-client';
-import { startGateway, type GatewayHandle } from '../../gateway/app.js';
-import { issueKey } from '../../gateway/keys/key-store.js';
+import { launchGateway as startGateway } from '../../server/launch.js';
+import type { GatewayHandle } from '../../server/app.js';
+import { issueKey } from '../../server/keys/key-store.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 
 const PLANS = 'query Plans($zip: String!) { residentialPlans(zipCode: $zip) { title price supplier { name } } }';

@@ -1,6 +1,6 @@
 // Failure behaviour end to end, with real processes: the reference upstream with fault injection
 // (down, slow, garbage, 5xx, JSON null) behind real gateways, a real redis-server stopped and
-// restarted mid-run, and `tsx gateway/main.ts` stopped with SIGTERM during an in-flight request.
+// restarted mid-run, and `tsx server/main.ts` stopped with SIGTERM during an in-flight request.
 // Each scenario asserts what the partner receives.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
@@ -10,8 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { freePort, startTestRedis, type TestRedis } from '../support/redis-server.js';
-import { issueKey } from '../../gateway/keys/key-store.js';
-import { upstreamStats } from '../../gateway/upstream/stats.js';
+import { issueKey } from '../../server/keys/key-store.js';
+import { upstreamStats } from '../../feeds/upstream/stats.js';
 import { eventually } from '../support/eventually.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');

@@ -6,8 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type GatewayHandle } from '../../gateway/app.js';
-import { fetchTransport } from '../../gateway/upstream/transport.js';
+import { launchGateway as startGateway } from '../../server/launch.js';
+import type { GatewayHandle } from '../../server/app.js';
+import { fetchTransport } from '../../feeds/upstream/transport.js';
 
 const FEEDS = 'http://feeds.test';
 const ROOT = path.resolve(import.meta.dirname, '../..');

@@ -2,8 +2,8 @@
 // expects `mesh build` artifacts, which this gateway never needs.
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadGatewayMesh } from '../../gateway/mesh.js';
-import { createUpstreamFetch } from '../../gateway/upstream/fetch.js';
+import { loadGatewayMesh } from '../../server/mesh.js';
+import { createUpstreamFetch } from '../../feeds/upstream/fetch.js';
 
 const saved = process.env.NODE_ENV;
 afterAll(() => {

@@ -2,8 +2,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startGateway, type GatewayHandle } from '../../gateway/app.js';
-import { issueKey } from '../../gateway/keys/key-store.js';
+import { launchGateway as startGateway } from '../../server/launch.js';
+import type { GatewayHandle } from '../../server/app.js';
+import { issueKey } from '../../server/keys/key-store.js';
 
 export interface TestGateway {
   g: GatewayHandle;

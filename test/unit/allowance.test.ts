@@ -2,8 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { AllowanceUnavailableError, EmbeddedAllowanceStore, RedisAllowanceStore, allowanceKey, type AllowanceStore } from '../../cache/allowance.js';
-import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
+import { AllowanceUnavailableError, EmbeddedAllowanceStore, RedisAllowanceStore, allowanceKey, type AllowanceStore } from '../../server/stores/allowance.js';
+import { connectRedis, type RedisClient } from '../../server/stores/redis-connection.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 
 function tally(results: { allowed: boolean }[]) {

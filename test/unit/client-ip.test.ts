@@ -2,7 +2,7 @@
 // IPv6 clients by /64.
 import { describe, expect, it } from 'vitest';
 import type { IncomingMessage } from 'node:http';
-import { allowanceSubject, clientIp, parseTrustProxy } from '../../gateway/http/client-ip.js';
+import { allowanceSubject, clientIp, parseTrustProxy } from '../../server/http/client-ip.js';
 
 const req = (remoteAddress: string, xff?: string) => ({ socket: { remoteAddress }, headers: xff ? { 'x-forwarded-for': xff } : {} }) as unknown as IncomingMessage;
 

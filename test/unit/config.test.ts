@@ -1,6 +1,6 @@
 // Settings: defaults, every bad value named at once, per-environment feed URLs.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, feedUrlsFor, loadConfig } from '../../gateway/config.js';
+import { ConfigError, feedUrlsFor, loadConfig } from '../../server/config.js';
 
 describe('loadConfig', () => {
   it('has working defaults', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { EnergyMixError, SOURCE_BY_FEED_KEY, generationMix } from '../../resolvers/energy-mix.js';
+import { EnergyMixError, SOURCE_BY_FEED_KEY, generationMix } from '../../domain/energy-mix.js';
 
 const KEYS = Object.keys(SOURCE_BY_FEED_KEY);
 const tenths = (p: number) => Math.round(p * 10);

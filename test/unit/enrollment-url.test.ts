@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { PLAN_ID_NAMESPACE, enrollmentUrl, planUuid, uuidV5 } from '../../resolvers/enrollment-url.js';
+import { PLAN_ID_NAMESPACE, enrollmentUrl, planUuid, uuidV5 } from '../../domain/enrollment-url.js';
 
 const V5 = /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

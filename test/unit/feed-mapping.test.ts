@@ -4,7 +4,7 @@ import { buildSchema } from 'graphql';
 import { loadYaml } from '@graphql-mesh/utils';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { CanonicalOffer } from '../../resolvers/canonical.js';
+import type { CanonicalOffer } from '../../domain/canonical.js';
 import {
   bindingsFromConfig,
   compileFeedMapping,
@@ -12,7 +12,7 @@ import {
   validateAgainstSchema,
   type CompiledFeedBinding,
   type FeedBinding,
-} from '../../transforms/mapping/index.js';
+} from '../../feeds/mapping/index.js';
 
 const MESHRC = fileURLToPath(new URL('../../.meshrc.yaml', import.meta.url));
 const quiet = { log() {}, warn() {}, info() {}, error() {}, debug() {}, child: () => quiet } as never;

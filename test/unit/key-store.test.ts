@@ -14,8 +14,8 @@ import {
   normalizePartnerCode,
   readKeysFile,
   revokeKeys,
-} from '../../gateway/keys/key-store.js';
-import { runKeysCli } from '../../gateway/cli/keys.js';
+} from '../../server/keys/key-store.js';
+import { runKeysCli } from '../../cli/keys.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -263,7 +263,7 @@ describe('keys CLI', () => {
   it('as separate processes: parallel issues keep every key, and the key is the last stdout line', async () => {
     const spawnIssue = (partner: string) =>
       new Promise<{ code: number | null; stdout: string }>((resolve) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', 'gateway/cli/keys.ts', 'issue', '--env', 'production', '--partner', partner], {
+        const child = spawn(process.execPath, ['--import', 'tsx', 'cli/keys.ts', 'issue', '--env', 'production', '--partner', partner], {
           cwd: ROOT,
           env: { ...process.env, KEYS_FILE: file },
           stdio: ['ignore', 'pipe', 'ignore'],

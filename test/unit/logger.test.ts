@@ -1,16 +1,16 @@
-// The gateway's logger (gateway/logger.ts) in a process of its own, as it writes to stdout:
+// The gateway's logger (lib/logger.ts) in a process of its own, as it writes to stdout:
 // secrets and addresses are redacted; request lines share the stream and the level; what is queued
 // when the process exits is flushed.
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { requestLineLogger } from '../../gateway/logger.js';
+import { requestLineLogger } from '../../lib/logger.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 function run(level: string, script: string): Record<string, unknown>[] {
-  const code = `import { createLogger, requestLineLogger } from './gateway/logger.ts';\n${script}\nprocess.exit(0);`;
+  const code = `import { createLogger, requestLineLogger } from './lib/logger.ts';\n${script}\nprocess.exit(0);`;
   const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH, LOG_LEVEL: level } });
   expect(r.status, r.stderr).toBe(0);
   return r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));

@@ -9,7 +9,7 @@ import {
   parseMicro,
   roundDiv,
   toExactDecimal,
-} from '../../resolvers/money.js';
+} from '../../domain/money.js';
 
 function reason(fn: () => unknown): MoneyFormatError {
   try {

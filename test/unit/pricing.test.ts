@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type { CanonicalOffer, DeliveryCharges } from '../../resolvers/canonical.js';
-import { parseMicro } from '../../resolvers/money.js';
+import type { CanonicalOffer, DeliveryCharges } from '../../domain/canonical.js';
+import { parseMicro } from '../../domain/money.js';
 import {
   annualEstimate,
   basePriceMicro,
@@ -12,7 +12,7 @@ import {
   rateTiers,
   tierUsages,
   type RateTier,
-} from '../../resolvers/pricing.js';
+} from '../../domain/pricing.js';
 
 function offer(over: Partial<CanonicalOffer> = {}): CanonicalOffer {
   return {

@@ -3,8 +3,8 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildSchema } from 'graphql';
-import { createPreparer } from '../../gateway/graphql/prepare.js';
-import { DEFAULT_LIMITS } from '../../gateway/graphql/limits.js';
+import { createPreparer } from '../../server/graphql/prepare.js';
+import { DEFAULT_LIMITS } from '../../server/graphql/limits.js';
 
 const schema = buildSchema(fs.readFileSync(new URL('../../schema/public.graphql', import.meta.url), 'utf8'));
 const playground = createPreparer(schema, DEFAULT_LIMITS.playground, 2);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseGraphQLBody } from '../../gateway/http/request-body.js';
+import { parseGraphQLBody } from '../../server/http/request-body.js';
 
 const JSON_TYPE = 'application/json';
 const body = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v));

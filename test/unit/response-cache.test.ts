@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IncomingMessage } from 'node:http';
-import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
-import { loadCacheReplaySettings, type CacheSettings } from '../../cache/cache-config.js';
+import { connectRedis, type RedisClient } from '../../server/stores/redis-connection.js';
+import { loadCacheReplaySettings, type CacheSettings } from '../../server/stores/cache-config.js';
 import {
   ResponseCache,
   canonicalJson,
@@ -9,10 +9,10 @@ import {
   msUntilLocalTime,
   shortenByUpstream,
   type KeyInput,
-} from '../../cache/response-cache.js';
-import { responseCachePlugin } from '../../gateway/plugins/response-cache.js';
-import type { PreparedOperation } from '../../gateway/graphql/prepare.js';
-import type { EnvironmentName, ExecutedResult, RequestState } from '../../gateway/http/plugin.js';
+} from '../../server/stores/response-cache.js';
+import { responseCachePlugin } from '../../server/plugins/response-cache.js';
+import type { PreparedOperation } from '../../server/graphql/prepare.js';
+import type { EnvironmentName, ExecutedResult, RequestState } from '../../server/http/plugin.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 
 const H = 3_600_000;

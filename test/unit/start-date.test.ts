@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { localDateTime, nextStartDate, type StartDateInput } from '../../resolvers/start-date.js';
+import { localDateTime, nextStartDate, type StartDateInput } from '../../domain/start-date.js';
 
 const HOLIDAYS_2026 = ['2026-11-26', '2026-12-25'];
 const base = (over: Partial<StartDateInput>): StartDateInput => ({

@@ -4,13 +4,13 @@
 // not intercepted); production uses undici with a keep-alive pool, covered end to end.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import nock from 'nock';
-import { createUpstreamFetch, upstreamStats, UpstreamError, type UpstreamFetchOptions } from '../../gateway/upstream/fetch.js';
-import { backoffDelay, withRetries } from '../../gateway/upstream/retry.js';
-import { validatePayload } from '../../gateway/upstream/validate.js';
-import { loadUpstreamSettings } from '../../gateway/upstream/upstream-config.js';
-import { ConfigError } from '../../gateway/config.js';
+import { createUpstreamFetch, upstreamStats, UpstreamError, type UpstreamFetchOptions } from '../../feeds/upstream/fetch.js';
+import { backoffDelay, withRetries } from '../../feeds/upstream/retry.js';
+import { validatePayload } from '../../feeds/upstream/validate.js';
+import { loadUpstreamSettings } from '../../feeds/upstream/upstream-config.js';
+import { ConfigError } from '../../server/config.js';
 import { inScope, scope, settle } from '../support/feed-scope.js';
-import { fetchTransport } from '../../gateway/upstream/transport.js';
+import { fetchTransport } from '../../feeds/upstream/transport.js';
 
 const BASE = 'http://feed.test';
 const OFFERS = { offers: [{ offerId: 'VOL-1', price: 0.12 }] };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { InputError, US_STATES, address, annualUsage, monthlyUsage, state, utilityId, zipCode } from '../../resolvers/validation.js';
+import { InputError, US_STATES, address, annualUsage, monthlyUsage, state, utilityId, zipCode } from '../../domain/validation.js';
 
 function inputError(fn: () => unknown, argument: string): InputError {
   try {

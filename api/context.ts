@@ -1,0 +1,35 @@
+// What our resolvers expect in the GraphQL context; the gateway builds it per request.
+import type { GraphQLError } from 'graphql';
+import type { FeedBinding, FeedKind } from '../feeds/mapping/types.js';
+import type { UpstreamCall } from '../feeds/upstream/feed-scope.js';
+
+export type { UpstreamCall };
+
+
+export interface ResolverSettings {
+  enrollmentBaseUrl: string;
+  utmSource: string;
+  /** Put the caller's partner code into the enrollment URL's `ref` (off by default). */
+  fillPartnerRef: boolean;
+}
+
+export interface FeedRegistry {
+  byKind<K extends FeedKind>(kind: K): FeedBinding<K>[];
+}
+
+export interface ResolverContext {
+  environment: string;
+  partnerCode: string | null;
+  requestId: string;
+  feeds: FeedRegistry;
+  settings: ResolverSettings;
+  /** Upstream calls made for this request (replay records, logs). */
+  upstreamCalls: UpstreamCall[];
+  /** Errors to report next to partial data (a failing feed among several). */
+  extraErrors: GraphQLError[];
+  /** Feeds answered from a stale copy for this request (reported in `extensions`). */
+  staleFeeds: { feed: string; ageSeconds: number }[];
+  now(): Date;
+  /** In-context SDK of each Mesh source, by source name. */
+  [source: string]: unknown;
+}

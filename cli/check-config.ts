@@ -1,0 +1,60 @@
+// `npm run config:check`: validates every setting (environment variables, cache.config.yaml,
+// .meshrc.yaml and its feed mappings) without starting anything, and prints the effective
+// configuration with secrets left out. Exit 0 when the gateway would start, 1 otherwise.
+import { ConfigError, loadConfig } from '../server/config.js';
+import { loadGatewayMesh, MeshStartupError } from '../server/mesh.js';
+import { createUpstreamFetch } from '../feeds/upstream/fetch.js';
+
+async function main(): Promise<number> {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      return 1;
+    }
+    throw err;
+  }
+  const fetchFn = createUpstreamFetch();
+  try {
+    const mesh = await loadGatewayMesh({ dir: config.meshDir, fetchFn });
+    const effective = {
+      environments: config.environments,
+      host: config.host,
+      ports: config.ports,
+      upstream: config.upstream,
+      meshDir: config.meshDir,
+      redis: config.redisUrl ? new URL(config.redisUrl).host : 'embedded store',
+      dataDir: config.dataDir,
+      keysFile: config.keysFile,
+      trustProxy: config.trustProxy && ('hops' in config.trustProxy ? config.trustProxy : { addresses: [...config.trustProxy.addresses] }),
+      enrollmentBaseUrl: config.enrollmentBaseUrl,
+      fillPartnerRef: config.fillPartnerRef,
+      playgroundAllowance: config.playgroundAllowance,
+      limits: config.limits,
+      adminToken: config.adminToken ? 'set' : 'not set (admin port off)',
+      feeds: mesh.feeds.all.map((f) => `${f.source} (${f.kind}, ${f.operation}, timeout ${f.timeoutMs} ms)`),
+    };
+    console.log(JSON.stringify(effective, null, 2));
+    console.error('configuration ok');
+    mesh.close();
+    return 0;
+  } catch (err) {
+    if (err instanceof MeshStartupError) {
+      console.error(err.message);
+      return 1;
+    }
+    throw err;
+  } finally {
+    await fetchFn.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(`config:check failed: ${(err as Error)?.message ?? err}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,405 @@
+// `npm run feeds:check`: checks the feeds of a Mesh configuration the way the gateway will use them,
+// for a deploy pipeline or after editing .meshrc.yaml.
+//
+//   1. configuration: builds the Mesh from <dir>/.meshrc.yaml exactly as the gateway does at start-up
+//      (server/mesh.ts), which compiles every feed-mapping block and validates it against the schema
+//      the handler generated from the feed's contract (JSON Schema / OpenAPI): unknown paths,
+//      missing required canonical fields, unknown units... stop here with the feed and key named.
+//   2. contract samples: a `sample.json` next to a JSON Schema contract must match it.
+//   3. one call per feed with its sample input (`sampleZip` / `sampleState` of its mapping block),
+//      through the same source call and upstream fetch layer as the resolvers, then the mapping:
+//      status, latency, records mapped, records rejected (with reasons as warnings).
+//
+// Upstream: each feed's URL comes from <SOURCE>_URL, else UPSTREAM_URL, as in the gateway. When
+// neither is set for some feed, the reference upstream is started on a free port for the check
+// (--no-reference-upstream: use http://127.0.0.1:$UPSTREAM_PORT (4010) instead).
+//
+// Exit status: 0 all feeds ok (warnings allowed; --strict makes warnings fail), 1 a problem
+// (configuration error, a feed failing or answering a payload that does not map), 2 usage error.
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { performance } from 'node:perf_hooks';
+import type { GatewayMesh } from '../server/mesh.js';
+import type { UpstreamFetch } from '../feeds/upstream/fetch.js';
+import type { FeedScope } from '../feeds/upstream/feed-scope.js';
+import type { FeedBinding, FeedInput } from '../feeds/mapping/types.js';
+import type { ReferenceUpstream } from '../sources/reference-upstream/server.js';
+import { UsageError } from './usage.js';
+
+/** The gateway's modules, loaded only once the arguments are good (--help and usage errors stay fast). */
+async function gatewayModules() {
+  const [yaml, ajv, config, mesh, fetch, scope, types, reference] = await Promise.all([
+    import('js-yaml'),
+    import('ajv'),
+    import('../server/config.js'),
+    import('../server/mesh.js'),
+    import('../feeds/upstream/fetch.js'),
+    import('../feeds/upstream/feed-scope.js'),
+    import('../feeds/mapping/types.js'),
+    import('../sources/reference-upstream/server.js'),
+  ]);
+  return {
+    yaml: yaml.default,
+    Ajv: ajv.Ajv,
+    feedUrlsFor: config.feedUrlsFor,
+    loadGatewayMesh: mesh.loadGatewayMesh,
+    MeshStartupError: mesh.MeshStartupError,
+    createUpstreamFetch: fetch.createUpstreamFetch,
+    withFeedScope: scope.withFeedScope,
+    FeedConfigError: types.FeedConfigError,
+    FeedPayloadError: types.FeedPayloadError,
+    startReferenceUpstream: reference.startReferenceUpstream,
+  };
+}
+type Modules = Awaited<ReturnType<typeof gatewayModules>>;
+
+const USAGE = `Usage: npm run feeds:check -- [options]
+
+Builds the Mesh from <dir>/.meshrc.yaml (validating every feed mapping against its contract), then
+calls each feed once with the sample input of its mapping block (sampleZip / sampleState) and maps
+the answer. Prints: feed, kind, status, latency, records mapped, records rejected, warnings.
+
+Options:
+  --dir <path>              config directory holding .meshrc.yaml (default: MESH_DIR, else .)
+  --json                    print one JSON object instead of the table
+  --no-reference-upstream   never start the reference upstream; feeds without <SOURCE>_URL or
+                            UPSTREAM_URL go to http://127.0.0.1:$UPSTREAM_PORT (default 4010)
+  --sample-address <text>   street address for premises feeds (default "1500 Marilla St")
+  --strict                  warnings (rejected records, no records for a sample) fail too
+  -h, --help                show this help
+
+Upstream URLs: <SOURCE>_URL per feed (e.g. GRIDWISE_URL), else UPSTREAM_URL; without either the
+reference upstream is started for the check.
+Exit status: 0 ok, 1 a problem (config error, feed failure, unusable payload), 2 usage error.`;
+
+const DEFAULT_SAMPLE_ADDRESS = '1500 Marilla St';
+/** Rejection reasons listed per feed; the rest are counted. */
+const MAX_LISTED_REJECTIONS = 3;
+
+export interface FeedCheck {
+  feed: string;
+  kind: string;
+  operation: string;
+  status: 'ok' | 'FAIL';
+  /** The feed's own arguments of the sample call (null when it was not called). */
+  input: FeedInput | null;
+  latencyMs: number | null;
+  records: number | null;
+  rejected: number | null;
+  warnings: string[];
+  error: string | null;
+}
+
+export interface CheckReport {
+  ok: boolean;
+  dir: string;
+  /** Set when the configuration could not be loaded; feeds is then empty. */
+  configError: string | null;
+  upstream: { referenceStarted: boolean; fallbackUrl: string | null };
+  feeds: FeedCheck[];
+  summary: { feeds: number; ok: number; failed: number; warnings: number };
+}
+
+interface Options {
+  dir: string;
+  json: boolean;
+  referenceUpstream: boolean;
+  sampleAddress: string;
+  strict: boolean;
+}
+
+function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | 'help' {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        dir: { type: 'string' },
+        json: { type: 'boolean' },
+        'no-reference-upstream': { type: 'boolean' },
+        'sample-address': { type: 'string' },
+        strict: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const v = parsed.values;
+  if (v.help) return 'help';
+  const address = v['sample-address'] ?? DEFAULT_SAMPLE_ADDRESS;
+  if (address.trim() === '') throw new UsageError('--sample-address must not be empty');
+  return {
+    dir: path.resolve(v.dir ?? env.MESH_DIR ?? '.'),
+    json: v.json === true,
+    referenceUpstream: v['no-reference-upstream'] !== true,
+    sampleAddress: address,
+    strict: v.strict === true,
+  };
+}
+
+/** `<SOURCE>_URL` as server/config.ts names it. */
+function urlVariable(source: string): string {
+  return `${source.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}_URL`;
+}
+
+function sampleInput(b: FeedBinding, opts: Options): { input: FeedInput } | { missing: string } {
+  switch (b.kind) {
+    case 'offers':
+      return b.sampleZip ? { input: { zipCode: b.sampleZip, customerClass: 'RESIDENTIAL' } } : { missing: 'sampleZip' };
+    case 'territories':
+      return b.sampleZip ? { input: { zipCode: b.sampleZip } } : { missing: 'sampleZip' };
+    case 'premises':
+      return b.sampleZip ? { input: { zipCode: b.sampleZip, address: opts.sampleAddress } } : { missing: 'sampleZip' };
+    case 'stateStats':
+      return b.sampleState ? { input: { state: b.sampleState } } : { missing: 'sampleState' };
+    default:
+      return { missing: 'sampleZip' };
+  }
+}
+
+function oneLine(s: string, max = 300): string {
+  const t = s.replace(/\s+/g, ' ').trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
+/** What went wrong with the HTTP exchange(s) of one call, from the fetch layer's record. */
+function httpDetail(scope: FeedScope): string {
+  const last = scope.calls[scope.calls.length - 1];
+  if (!last) return '';
+  const what = last.error ? last.error : last.status !== null ? `HTTP ${last.status}` : 'no answer';
+  return ` (GET ${last.url}: ${what})`;
+}
+
+async function checkFeed(m: Modules, b: FeedBinding, mesh: GatewayMesh, feedUrls: Record<string, string>, opts: Options): Promise<FeedCheck> {
+  const result: FeedCheck = {
+    feed: b.source, kind: b.kind, operation: b.operation, status: 'FAIL', input: null,
+    latencyMs: null, records: null, rejected: null, warnings: [], error: null,
+  };
+  const sample = sampleInput(b, opts);
+  if ('missing' in sample) {
+    result.error = `no ${sample.missing} in its feed-mapping block: set one so the feed can be called`;
+    return result;
+  }
+  result.input = sample.input;
+  const ctx: Record<string | symbol, unknown> = { ...mesh.meshContext, feedUrls };
+  const execute = b.execute;
+  if (!execute) {
+    result.error = `the source has no Query.${b.operation}`;
+    return result;
+  }
+  const scope: FeedScope = { feed: b.source, timeoutMs: b.timeoutMs, calls: [], stale: [] };
+  const started = performance.now();
+  let payload: unknown;
+  try {
+    // The fetch layer enforces the feed's timeout; the race only guards against a hang elsewhere.
+    let timer: NodeJS.Timeout | undefined;
+    const guard = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${b.timeoutMs + 2000} ms`)), b.timeoutMs + 2000);
+    });
+    try {
+      payload = await Promise.race([
+        execute(b.args(sample.input), m.withFeedScope(ctx, scope)),
+        guard,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  } catch (err) {
+    payload = err instanceof Error ? err : new Error(String(err));
+  }
+  result.latencyMs = Math.round(performance.now() - started);
+  if (payload instanceof Error) {
+    result.error = `the call failed: ${oneLine(payload.message)}${httpDetail(scope)}`;
+    return result;
+  }
+  try {
+    const mapped = b.map(payload);
+    result.records = mapped.records.length;
+    result.rejected = mapped.rejected.length;
+    for (const r of mapped.rejected.slice(0, MAX_LISTED_REJECTIONS)) result.warnings.push(`record ${r.index} rejected: ${oneLine(r.reason)}`);
+    if (mapped.rejected.length > MAX_LISTED_REJECTIONS) result.warnings.push(`${mapped.rejected.length - MAX_LISTED_REJECTIONS} more records rejected`);
+    if (mapped.records.length === 0) {
+      const what = sample.input.state ? `state ${sample.input.state}` : `ZIP ${sample.input.zipCode}`;
+      result.warnings.push(`no records for the sample ${what}; pick a sample the feed has data for`);
+    }
+  } catch (err) {
+    if (!(err instanceof m.FeedPayloadError)) throw err;
+    result.error = `unusable payload: ${oneLine(err.message)}`;
+    return result;
+  }
+  if (scope.stale?.length) result.warnings.push('answered from a stale copy (the feed failed)');
+  result.status = 'ok';
+  return result;
+}
+
+/** Every `sample.json` next to a JSON Schema contract of the config must match that contract. */
+function checkContractSamples(m: Modules, dir: string): Map<string, string[]> {
+  const problems = new Map<string, string[]>();
+  let raw: { sources?: unknown };
+  try {
+    raw = m.yaml.load(fs.readFileSync(path.join(dir, '.meshrc.yaml'), 'utf8')) as { sources?: unknown };
+  } catch {
+    return problems; // loadGatewayMesh already reported it
+  }
+  if (!Array.isArray(raw?.sources)) return problems;
+  const ajv = new m.Ajv({ allErrors: true, strict: false });
+  for (const src of raw.sources as { name?: unknown; handler?: { jsonSchema?: { operations?: { responseSchema?: unknown }[] } } }[]) {
+    const name = typeof src?.name === 'string' ? src.name : null;
+    const operations = src?.handler?.jsonSchema?.operations;
+    if (!name || !Array.isArray(operations)) continue;
+    for (const op of operations) {
+      if (typeof op?.responseSchema !== 'string' || /^https?:/.test(op.responseSchema)) continue;
+      const schemaFile = path.resolve(dir, op.responseSchema.split('#')[0]!);
+      const sampleFile = path.join(path.dirname(schemaFile), 'sample.json');
+      if (!fs.existsSync(sampleFile)) continue;
+      const list = problems.get(name) ?? [];
+      try {
+        const validate = ajv.compile(JSON.parse(fs.readFileSync(schemaFile, 'utf8')));
+        const sample = JSON.parse(fs.readFileSync(sampleFile, 'utf8'));
+        if (!validate(sample)) {
+          const first = validate.errors!.slice(0, 2).map((e) => `${e.instancePath || '(root)'} ${e.message}`).join('; ');
+          list.push(`${path.relative(process.cwd(), sampleFile) || sampleFile} does not match ${path.basename(schemaFile)}: ${first}`);
+        }
+      } catch (err) {
+        list.push(`cannot check ${path.relative(process.cwd(), sampleFile) || sampleFile}: ${oneLine((err as Error).message)}`);
+      }
+      if (list.length) problems.set(name, list);
+    }
+  }
+  return problems;
+}
+
+export async function runFeedsCheck(opts: Options, env: NodeJS.ProcessEnv): Promise<CheckReport> {
+  const report: CheckReport = {
+    ok: false,
+    dir: opts.dir,
+    configError: null,
+    upstream: { referenceStarted: false, fallbackUrl: null },
+    feeds: [],
+    summary: { feeds: 0, ok: 0, failed: 0, warnings: 0 },
+  };
+  const m = await gatewayModules();
+  let fetchFn: UpstreamFetch | undefined;
+  let mesh: GatewayMesh | undefined;
+  let upstream: ReferenceUpstream | undefined;
+  try {
+    try {
+      fetchFn = m.createUpstreamFetch({ env });
+      if (!fs.existsSync(path.join(opts.dir, '.meshrc.yaml'))) throw new m.MeshStartupError(`no .meshrc.yaml in ${opts.dir}`);
+      mesh = await m.loadGatewayMesh({ dir: opts.dir, fetchFn, logLevel: 'silent' });
+    } catch (err) {
+      if (err instanceof m.MeshStartupError || err instanceof m.FeedConfigError || (err as Error)?.name === 'ConfigError') {
+        report.configError = oneLine((err as Error).message, 2000);
+        return report;
+      }
+      throw err;
+    }
+    const bindings = mesh.feeds.all;
+    const sources = bindings.map((b) => b.source);
+    const needsFallback = sources.some((s) => !env[urlVariable(s)]);
+    let fallback = env.UPSTREAM_URL?.trim() || '';
+    if (!fallback && needsFallback) {
+      if (opts.referenceUpstream) {
+        upstream = await m.startReferenceUpstream({ port: 0, host: '127.0.0.1' });
+        fallback = upstream.url;
+        report.upstream.referenceStarted = true;
+      } else {
+        fallback = `http://127.0.0.1:${env.UPSTREAM_PORT?.trim() || '4010'}`;
+      }
+    }
+    report.upstream.fallbackUrl = fallback || null;
+    const feedUrls = m.feedUrlsFor('production', sources, env, fallback);
+    const samples = checkContractSamples(m, opts.dir);
+    for (const b of bindings) {
+      const check = await checkFeed(m, b, mesh, feedUrls, opts);
+      const contract = samples.get(b.source);
+      if (contract?.length) {
+        check.status = 'FAIL';
+        check.error = [check.error, ...contract].filter(Boolean).join('; ');
+      }
+      report.feeds.push(check);
+    }
+    const warnings = report.feeds.reduce((n, f) => n + f.warnings.length, 0);
+    const failed = report.feeds.filter((f) => f.status === 'FAIL').length;
+    report.summary = { feeds: report.feeds.length, ok: report.feeds.length - failed, failed, warnings };
+    report.ok = failed === 0 && !(opts.strict && warnings > 0);
+    return report;
+  } finally {
+    try {
+      mesh?.close();
+    } catch {
+      // closing is best effort
+    }
+    await fetchFn?.close().catch(() => {});
+    await upstream?.close().catch(() => {});
+  }
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const right = new Set([3, 4, 5, 6]);
+  return rows
+    .map((r) => r.map((c, i) => (right.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd())
+    .join('\n');
+}
+
+function render(report: CheckReport, strict: boolean): { out: string; err: string } {
+  if (report.configError) {
+    return { out: '', err: `feeds:check: configuration error in ${path.join(report.dir, '.meshrc.yaml')}:\n  ${report.configError}\n` };
+  }
+  const dash = (n: number | null, unit = '') => (n === null ? '-' : `${n}${unit}`);
+  const rows = [['FEED', 'KIND', 'STATUS', 'LATENCY', 'RECORDS', 'REJECTED', 'WARNINGS']];
+  for (const f of report.feeds) {
+    rows.push([f.feed, f.kind, f.status, dash(f.latencyMs, ' ms'), dash(f.records), dash(f.rejected), String(f.warnings.length)]);
+  }
+  const details: string[] = [];
+  for (const f of report.feeds) {
+    if (f.error) details.push(`${f.feed}: FAIL: ${f.error}`);
+    for (const w of f.warnings) details.push(`${f.feed}: warning: ${w}`);
+  }
+  const lines = [table(rows), '', ...details, ...(details.length ? [''] : [])];
+  const { feeds, ok, failed, warnings } = report.summary;
+  const upstream = report.upstream.referenceStarted ? `reference upstream started at ${report.upstream.fallbackUrl}` : report.upstream.fallbackUrl ? `upstream ${report.upstream.fallbackUrl}` : 'per-feed URLs';
+  lines.push(
+    `${feeds} feed${feeds === 1 ? '' : 's'}: ${ok} ok, ${failed} failed, ${warnings} warning${warnings === 1 ? '' : 's'}${strict && warnings ? ' (--strict: warnings fail)' : ''}; ${upstream}`,
+  );
+  return { out: `${lines.join('\n')}\n`, err: '' };
+}
+
+async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  let opts: Options | 'help';
+  try {
+    opts = parseOptions(argv, env);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`feeds:check: ${err.message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  if (opts === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const report = await runFeedsCheck(opts, env);
+  if (opts.json) {
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  } else {
+    const { out, err } = render(report, opts.strict);
+    if (out) process.stdout.write(out);
+    if (err) process.stderr.write(err);
+  }
+  return report.ok ? 0 : 1;
+}
+
+main(process.argv.slice(2), process.env).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`feeds:check failed: ${oneLine(err instanceof Error ? err.message : String(err), 2000)}\n`);
+    process.exit(1);
+  },
+);

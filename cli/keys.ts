@@ -1,0 +1,184 @@
+// `npm run keys -- <command>`: issue, list and revoke API keys for production and certification.
+//
+//   issue  --env production|certification --partner CODE   prints the new key alone on the last line of stdout
+//   list   [--env E] [--partner CODE] [--active] [--json]   never shows keys or hashes
+//   revoke <key-id>                                         or: revoke --partner CODE --env E
+//
+// The keys file is KEYS_FILE (default <DATA_DIR>/keys.json), resolved exactly as the gateway does
+// (server/config.ts); `--file PATH` overrides it. A running gateway picks changes up within a few
+// seconds. Exit status: 0 done, 1 failed, 2 usage error.
+import { parseArgs } from 'node:util';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, loadConfig } from '../server/config.js';
+import {
+  KeyStoreError,
+  isKeyEnvironment,
+  issueKey,
+  normalizePartnerCode,
+  readKeysFile,
+  revokeKeys,
+  type KeyEnvironment,
+  type KeyRecord,
+} from '../server/keys/key-store.js';
+import { UsageError, type Io } from './usage.js';
+
+const USAGE = `Usage: npm run keys -- <command> [options]
+
+Commands:
+  issue --env <production|certification> --partner <CODE>
+        Issue a key. Only its hash is stored; the key is printed once, alone on the last line of
+        stdout (capture it with: npm run --silent keys -- issue ... | tail -n 1).
+  list [--env <production|certification>] [--partner <CODE>] [--active] [--json]
+        List keys (id, partner, environment, created, revoked). Keys and hashes are never shown.
+  revoke <key-id>
+  revoke --partner <CODE> --env <production|certification>
+        Revoke one key, or every key of a partner in one environment.
+
+Options:
+  --file <path>   keys file (default: KEYS_FILE, else <DATA_DIR>/keys.json, as the gateway)
+  -h, --help      show this help
+
+Partner codes: 2-32 characters A-Z, 0-9, "_" or "-" (lower case is upper-cased).
+A running gateway picks up issued and revoked keys within a few seconds.`;
+
+const OPTIONS = {
+  env: { type: 'string' },
+  partner: { type: 'string' },
+  file: { type: 'string' },
+  json: { type: 'boolean' },
+  active: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export async function runKeysCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (err) {
+    io.err(`keys: ${(err as Error).message}`);
+    io.err('Run "npm run keys -- --help" for usage.');
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const [command, ...rest] = positionals;
+  if (values.help || command === 'help') {
+    io.out(USAGE);
+    return 0;
+  }
+  try {
+    if (!command) throw new UsageError('missing command (issue, list or revoke)');
+    const file = keysFile(values.file, env);
+    switch (command) {
+      case 'issue': {
+        noPositionals(rest, 'issue');
+        onlyFlags(values, ['env', 'partner', 'file'], 'issue');
+        const environment = requireEnv(values.env);
+        if (!values.partner) throw new UsageError('issue needs --partner CODE');
+        const partnerCode = partner(values.partner);
+        const { key, record } = await issueKey(file, { environment, partnerCode });
+        io.err(`Issued key ${record.id} for partner ${record.partnerCode} in ${record.environment} (${file}).`);
+        io.err('Give it to the partner now: it is not stored and cannot be shown again. The key is the last line of stdout.');
+        io.out(key);
+        return 0;
+      }
+      case 'list': {
+        noPositionals(rest, 'list');
+        onlyFlags(values, ['env', 'partner', 'file', 'json', 'active'], 'list');
+        const environment = values.env === undefined ? null : requireEnv(values.env);
+        const partnerCode = values.partner === undefined ? null : partner(values.partner);
+        const { keys } = await readKeysFile(file);
+        const shown = keys
+          .filter((k) => (!environment || k.environment === environment) && (!partnerCode || k.partnerCode === partnerCode) && (!values.active || !k.revokedAt))
+          .map(publicView);
+        if (values.json) io.out(JSON.stringify(shown, null, 2));
+        else io.out(table(shown));
+        return 0;
+      }
+      case 'revoke': {
+        onlyFlags(values, ['env', 'partner', 'file'], 'revoke');
+        let outcome;
+        if (rest.length > 0) {
+          if (rest.length > 1) throw new UsageError('revoke takes one key id');
+          if (values.partner || values.env) throw new UsageError('revoke takes either a key id or --partner with --env, not both');
+          outcome = await revokeKeys(file, { id: rest[0]! });
+        } else {
+          if (!values.partner || !values.env) throw new UsageError('revoke needs a key id, or --partner CODE and --env E');
+          outcome = await revokeKeys(file, { partnerCode: partner(values.partner), environment: requireEnv(values.env) });
+        }
+        for (const k of outcome.revoked) io.out(`revoked ${k.id} (${k.partnerCode}, ${k.environment})`);
+        for (const k of outcome.alreadyRevoked) io.out(`already revoked ${k.id} (${k.partnerCode}, ${k.environment}) at ${k.revokedAt}`);
+        if (outcome.revoked.length) io.err('A running gateway refuses the revoked key within a few seconds.');
+        return 0;
+      }
+      default:
+        throw new UsageError(`unknown command "${command}" (use issue, list or revoke)`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.err(`keys: ${err.message}`);
+      io.err('Run "npm run keys -- --help" for usage.');
+      return 2;
+    }
+    if (err instanceof KeyStoreError || err instanceof ConfigError) {
+      io.err(`keys: ${err.message}`);
+      return 1;
+    }
+    io.err(`keys: failed: ${(err as Error)?.message ?? String(err)}`);
+    return 1;
+  }
+}
+
+function keysFile(flag: string | undefined, env: NodeJS.ProcessEnv): string {
+  if (flag !== undefined) {
+    if (!flag.trim()) throw new UsageError('--file needs a path');
+    return path.resolve(flag);
+  }
+  return loadConfig(env).keysFile;
+}
+
+function requireEnv(value: string | undefined): KeyEnvironment {
+  if (value === undefined) throw new UsageError('--env is required (production or certification)');
+  const v = value.trim().toLowerCase();
+  if (!isKeyEnvironment(v)) throw new UsageError(`--env must be production or certification, got "${value}"`);
+  return v;
+}
+
+function partner(value: string): string {
+  try {
+    return normalizePartnerCode(value);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+function noPositionals(rest: string[], command: string): void {
+  if (rest.length) throw new UsageError(`${command}: unexpected argument "${rest[0]}"`);
+}
+
+function onlyFlags(values: Record<string, unknown>, allowed: string[], command: string): void {
+  for (const [k, v] of Object.entries(values)) {
+    if (v !== undefined && !allowed.includes(k)) throw new UsageError(`${command} does not take --${k}`);
+  }
+}
+
+function publicView(k: KeyRecord) {
+  return { id: k.id, partnerCode: k.partnerCode, environment: k.environment, createdAt: k.createdAt, revokedAt: k.revokedAt };
+}
+
+function table(rows: ReturnType<typeof publicView>[]): string {
+  if (rows.length === 0) return 'no keys';
+  const head = ['ID', 'PARTNER', 'ENVIRONMENT', 'CREATED', 'REVOKED'];
+  const cells = rows.map((r) => [r.id, r.partnerCode, r.environment, r.createdAt, r.revokedAt ?? '-']);
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  return [head, ...cells].map((c) => c.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+}
+
+const isMain = process.argv[1] && path.resolve(process.argv[1]).replace(/\.[cm]?[jt]s$/, '') === fileURLToPath(import.meta.url).replace(/\.[cm]?[jt]s$/, '');
+if (isMain) {
+  const code = await runKeysCli(process.argv.slice(2), process.env, {
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+  });
+  process.exitCode = code;
+}

@@ -1,0 +1,295 @@
+// `npm run replay -- <command>`: support tooling over the replay log (the same store the gateway
+// writes: REDIS_URL when set, else DATA_DIR/replay).
+//
+//   show <id> [--body]       the record as JSON; --body prints only the response body, byte for byte
+//                            as the partner received it
+//   list [--partner CODE] [--since 2h] [--until T] [--status 4xx|429|200] [--env E] [--limit N] [--json]
+//                            newest first, as a table (or JSON lines)
+//   rerun <id> [--json]      executes the same operation now against the current feeds and prints a
+//                            structured diff with the recorded answer
+//
+// rerun runs the operation in this process: it builds the schema from .meshrc.yaml and serves the
+// record's environment on a private port with no admission plugins, so no partner key is needed.
+// Feeds are those the gateway uses (same environment variables); with the built-in reference
+// upstream it reuses the running one on UPSTREAM_PORT when it answers, else starts its own.
+// `--url URL [--key KEY | REPLAY_API_KEY]` posts to a running gateway instead.
+//
+// Exit status: show/list 0 found, 1 not found; rerun 0 identical, 1 different; 2 usage or error.
+import { parseArgs } from 'node:util';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, loadConfig, type GatewayConfig } from '../server/config.js';
+import { connectRedis, type RedisClient } from '../server/stores/redis-connection.js';
+import { createReplayStore, type ReplayRecord, type ReplayStore } from '../server/stores/replay-store.js';
+import { diffResponses, formatDiff } from '../server/stores/replay-diff.js';
+import { parseTimeBound } from '../server/admin/server.js';
+import type { CapabilitySetup } from '../server/wiring/types.js';
+import { UsageError, isUsageError, type Io as UsageIo } from './usage.js';
+
+const USAGE = `Usage: npm run replay -- <command> [options]
+
+Commands:
+  show <request-id> [--body]
+        Print the record (JSON). --body prints only the response body exactly as sent.
+  list [--partner CODE] [--since 2h|ISO] [--until 2h|ISO] [--status 200|429|4xx|5xx]
+       [--env production|certification|playground] [--limit N] [--json]
+        Records, newest first.
+  rerun <request-id> [--json] [--url URL [--key KEY]]
+        Execute the recorded operation again now and diff the answers.
+        Exit 0 when identical, 1 when different, 2 on errors.
+
+The store is the gateway's: REDIS_URL when set, else DATA_DIR/replay (default ./data/replay).`;
+
+class NotFound extends Error {}
+
+export interface Io extends UsageIo {
+  /** Output exactly as given (response bodies). */
+  raw(text: string): void;
+}
+
+async function openStore(config: GatewayConfig): Promise<{ store: ReplayStore; redis: RedisClient | null }> {
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : null;
+  const store = createReplayStore({ redis, dataDir: config.dataDir, settings: config.cacheReplay.replay });
+  return { store, redis };
+}
+
+function opLabel(r: ReplayRecord): string {
+  if (r.operationName) return r.operationName;
+  if (!r.query) return '-';
+  const text = r.query.replace(/#[^\n]*/g, ' ').replace(/\s+/g, ' ').trim();
+  return text.length > 48 ? `${text.slice(0, 45)}...` : text;
+}
+
+function table(records: ReplayRecord[]): string {
+  const rows = [['TIME', 'ID', 'ENV', 'PARTNER', 'STATUS', 'CACHE', 'MS', 'OPERATION']];
+  for (const r of records) {
+    rows.push([r.time, r.id, r.environment, r.partnerCode ?? '-', String(r.status), r.cache ?? '-', String(r.durationMs), opLabel(r)]);
+  }
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  return rows.map((row) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n');
+}
+
+async function isUp(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) });
+    await res.arrayBuffer();
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+interface RerunAnswer {
+  status: number;
+  body: string;
+  requestId: string;
+  via: string;
+}
+
+/** Executes the record's operation in this process, on a private listener of its environment. */
+async function rerunInProcess(record: ReplayRecord, config: GatewayConfig, baseEnv: NodeJS.ProcessEnv): Promise<RerunAnswer> {
+  const env: NodeJS.ProcessEnv = {
+    ...baseEnv,
+    ENVIRONMENTS: record.environment,
+    PRODUCTION_PORT: '0',
+    CERTIFICATION_PORT: '0',
+    PLAYGROUND_PORT: '0',
+    OPS_PORT: '0',
+    HOST: '127.0.0.1',
+    REDIS_URL: '',
+    ADMIN_TOKEN: '',
+    LOG_LEVEL: 'silent',
+    CACHE_ENABLED: 'false',
+    REPLAY_ENABLED: 'false',
+  };
+  let upstream = 'configured feeds';
+  if (config.upstream.start) {
+    const running = `http://127.0.0.1:${config.upstream.port}`;
+    if (config.upstream.port !== 0 && (await isUp(running))) {
+      env.UPSTREAM_URL = running;
+      delete env.START_REFERENCE_UPSTREAM;
+      upstream = `the running reference upstream ${running}`;
+    } else {
+      env.UPSTREAM_PORT = '0';
+      upstream = 'a fresh reference upstream';
+    }
+  }
+  // The record's partner code, for answers that depend on it (FILL_PARTNER_REF); no key check.
+  const asPartner: CapabilitySetup = async () => ({
+    name: 'replay-rerun',
+    plugins: () => [{ name: 'replay-rerun', onRequest: (state) => void (state.partnerCode = record.partnerCode) }],
+  });
+  const { launchGateway: startGateway } = await import('../server/launch.js');
+  // Mesh handlers print progress on stdout while the schema is built: keep stdout for our output.
+  const log = console.log;
+  const info = console.info;
+  console.log = (...a: unknown[]) => console.error(...a);
+  console.info = (...a: unknown[]) => console.error(...a);
+  let gateway;
+  try {
+    gateway = await startGateway({ env, capabilities: [asPartner] });
+  } finally {
+    console.log = log;
+    console.info = info;
+  }
+  try {
+    const url = gateway.urls[record.environment as keyof typeof gateway.urls];
+    if (!url) throw new Error(`environment ${record.environment} is not served by this configuration`);
+    const answer = await post(url, record, {});
+    return { ...answer, via: `in-process ${record.environment} listener over ${upstream}` };
+  } finally {
+    await gateway.close();
+  }
+}
+
+async function post(url: string, record: ReplayRecord, headers: Record<string, string>): Promise<Omit<RerunAnswer, 'via'>> {
+  const requestId = `rerun.${randomUUID()}`;
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-request-id': requestId, ...headers },
+    body: JSON.stringify({ query: record.query, variables: record.variables ?? undefined, operationName: record.operationName ?? undefined }),
+    signal: AbortSignal.timeout(60_000),
+  });
+  return { status: res.status, body: await res.text(), requestId: res.headers.get('x-request-id') ?? requestId };
+}
+
+export async function runReplayCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
+  try {
+    return await replayCommand(argv, env, io);
+  } catch (err) {
+    if (isUsageError(err)) {
+      io.err(`replay: ${(err as Error).message}`);
+      io.err(USAGE);
+      return 2;
+    }
+    if (err instanceof NotFound) {
+      io.err(`replay: ${err.message}`);
+      return argv.find((a) => !a.startsWith('-')) === 'rerun' ? 2 : 1;
+    }
+    io.err(`replay: ${err instanceof ConfigError ? err.message : (err as Error)?.message ?? err}`);
+    return 2;
+  }
+}
+
+async function replayCommand(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      body: { type: 'boolean' },
+      json: { type: 'boolean' },
+      partner: { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
+      status: { type: 'string' },
+      env: { type: 'string' },
+      limit: { type: 'string' },
+      url: { type: 'string' },
+      key: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    io.out(USAGE);
+    return 0;
+  }
+  const [command, id, ...rest] = positionals;
+  if (!command) throw new UsageError('no command');
+  if (rest.length) throw new UsageError(`unexpected argument "${rest[0]}"`);
+  const config = loadConfig(env);
+
+  if (command === 'list') {
+    if (id) throw new UsageError(`list takes no positional argument (got "${id}")`);
+    const q: Parameters<ReplayStore['list']>[0] = { limit: 50 };
+    if (values.partner) q.partner = values.partner.toUpperCase();
+    if (values.env) {
+      if (!['production', 'certification', 'playground'].includes(values.env)) throw new UsageError('--env must be production, certification or playground');
+      q.environment = values.env;
+    }
+    if (values.status) {
+      if (!/^([1-5]xx|[1-5]\d\d)$/i.test(values.status)) throw new UsageError('--status must be like 200, 429 or 4xx');
+      q.status = values.status;
+    }
+    for (const name of ['since', 'until'] as const) {
+      const raw = values[name];
+      if (!raw) continue;
+      const t = parseTimeBound(raw, Date.now());
+      if (t === null) throw new UsageError(`--${name} must be a duration back from now (30m, 2h, 7d) or an ISO time`);
+      q[name] = t;
+    }
+    if (values.limit) {
+      const n = Number(values.limit);
+      if (!Number.isInteger(n) || n < 1 || n > 100_000) throw new UsageError('--limit must be a positive integer');
+      q.limit = n;
+    }
+    const { store, redis } = await openStore(config);
+    try {
+      const records = await store.list(q);
+      if (values.json) for (const r of records) io.out(JSON.stringify(r));
+      else if (records.length) io.out(table(records));
+      else io.err('no records match');
+      return records.length ? 0 : 1;
+    } finally {
+      await store.close();
+      redis?.disconnect();
+    }
+  }
+
+  if (command !== 'show' && command !== 'rerun') throw new UsageError(`unknown command "${command}"`);
+  if (!id) throw new UsageError(`${command} needs a request id`);
+  const { store, redis } = await openStore(config);
+  let record: ReplayRecord | null;
+  try {
+    record = await store.get(id);
+  } finally {
+    await store.close();
+    redis?.disconnect();
+  }
+  if (!record) throw new NotFound(`no replay record for request id ${id} (records are kept ${Math.round(config.cacheReplay.replay.retentionMs / 3_600_000)} h at most)`);
+
+  if (command === 'show') {
+    if (values.body) io.raw(record.responseBody);
+    else io.out(JSON.stringify(record, null, 2));
+    return 0;
+  }
+
+  // rerun
+  if (!record.query) {
+    io.err(`replay: request ${id} carried no operation (answered ${record.status} before parsing); nothing to re-run`);
+    return 2;
+  }
+  let answer: RerunAnswer;
+  if (values.url) {
+    const key = values.key ?? env.REPLAY_API_KEY;
+    const answerRaw = await post(values.url, record, key ? { 'x-api-key': key } : {});
+    answer = { ...answerRaw, via: values.url };
+  } else {
+    answer = await rerunInProcess(record, config, env);
+  }
+  const diff = diffResponses(record.responseBody, answer.body, {
+    oldStatus: record.status,
+    newStatus: answer.status,
+    oldRequestId: record.id,
+    newRequestId: answer.requestId,
+  });
+  if (values.json) {
+    io.out(JSON.stringify({ id: record.id, recorded: { time: record.time, status: record.status }, rerun: { status: answer.status, requestId: answer.requestId, via: answer.via, body: answer.body }, diff }, null, 2));
+  } else {
+    io.out(`rerun of ${record.id}: ${record.environment}, partner ${record.partnerCode ?? '-'}, recorded ${record.time}${record.fromCache ? ' (served from cache)' : ''}`);
+    io.out(`executed via ${answer.via}`);
+    io.out(formatDiff(diff));
+  }
+  return diff.identical ? 0 : 1;
+}
+
+const isMain = process.argv[1] && path.resolve(process.argv[1]).replace(/\.[cm]?[jt]s$/, '') === fileURLToPath(import.meta.url).replace(/\.[cm]?[jt]s$/, '');
+if (isMain) {
+  const code = await runReplayCli(process.argv.slice(2), process.env, {
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+    raw: (text) => process.stdout.write(text),
+  });
+  // Exit now: the in-process gateway of `rerun` may leave sockets in keep-alive.
+  process.stdout.write('', () => process.exit(code));
+}

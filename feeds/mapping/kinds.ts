@@ -1,0 +1,275 @@
+// What each feed kind maps to: the canonical keys a YAML `fields:` block may (or must) name, what
+// each holds, and how the mapped values become the canonical record of types.ts / canonical.ts.
+//
+// Field values reach `build` already read, defaulted, mapped, unit-converted and type-checked by
+// compile.ts; `build` renames them into the canonical shape and checks what spans several fields
+// (energy blocks contiguous from 0 kWh, ...). It throws RecordError for a record that can't be used.
+import type { CanonicalOffer, CustomerClass, EnergyBlock, RateType, Territory } from '../../domain/canonical.js';
+import type { CanonicalQuantity, UnitName } from './units.js';
+import type { CanonicalByKind, FeedKind, GenerationSource, ServiceAccount, StateStats } from './types.js';
+
+/** A record that does not map; the message is its rejection reason. */
+export class RecordError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RecordError';
+  }
+}
+
+export type ValueType =
+  /** Text; non-empty unless nullable (then null is allowed too and '' is kept). */
+  | { type: 'string'; nullable?: boolean; pattern?: RegExp; patternText?: string }
+  | { type: 'enum'; values: readonly string[] }
+  | { type: 'int'; min: number; max: number }
+  /** A number in a unit (see units.ts); `defaultUnit` when the YAML gives none, else a unit is required. */
+  | { type: 'quantity'; target: CanonicalQuantity; defaultUnit?: UnitName; integer?: boolean; nullable?: boolean; allowNegative?: boolean }
+  | { type: 'stringList'; pattern?: RegExp; patternText?: string }
+  | { type: 'object'; fields: FieldTable; nullable: boolean }
+  | { type: 'list'; fields: FieldTable; minLength?: number };
+
+export interface FieldDef {
+  value: ValueType;
+  /** Must the YAML name it? */
+  required: boolean;
+  /** Canonical value when the YAML does not name an optional field (undefined: key left out). */
+  absent?: unknown;
+}
+
+export type FieldTable = Readonly<Record<string, FieldDef>>;
+
+export type Values = Record<string, unknown>;
+
+export interface KindDef<K extends FeedKind> {
+  kind: K;
+  fields: FieldTable;
+  /** Field whose value identifies a record; later duplicates in one payload are rejected. */
+  key?: string;
+  build(values: Values, source: string): CanonicalByKind[K];
+}
+
+/** Upper bound on any list inside one record (energy blocks, credits, holidays...). */
+export const MAX_NESTED_ITEMS = 1000;
+
+export const RATE_TYPES: readonly RateType[] = ['FIXED', 'VARIABLE', 'INDEXED', 'TIME_OF_USE', 'PREPAID'];
+export const CUSTOMER_CLASSES: readonly CustomerClass[] = ['RESIDENTIAL', 'COMMERCIAL'];
+export const GENERATION_SOURCES: readonly GenerationSource[] = [
+  'COAL', 'NATURAL_GAS', 'NUCLEAR', 'HYDRO', 'WIND', 'SOLAR', 'OTHER_RENEWABLES', 'PETROLEUM', 'OTHER',
+];
+
+const req = (value: ValueType): FieldDef => ({ value, required: true });
+const opt = (value: ValueType, absent?: unknown): FieldDef => ({ value, required: false, absent });
+
+const text: ValueType = { type: 'string' };
+const stateCode: ValueType = { type: 'string', pattern: /^[A-Z]{2}$/, patternText: 'a two-letter upper-case state code' };
+const money: ValueType = { type: 'quantity', target: 'micro' };
+const rate: ValueType = { type: 'quantity', target: 'microPerKwh' };
+const kwhBound: ValueType = { type: 'quantity', target: 'kwh', defaultUnit: 'kwh', integer: true };
+
+// ---------------------------------------------------------------------------------------------- offers
+
+const offerFields: FieldTable = {
+  offerId: req(text),
+  supplierName: req(text),
+  title: req(text),
+  customerClass: req({ type: 'enum', values: CUSTOMER_CLASSES }),
+  utilityId: req(text),
+  rateType: req({ type: 'enum', values: RATE_TYPES }),
+  termMonths: req({ type: 'quantity', target: 'months', defaultUnit: 'months' }),
+  energyBlocks: req({
+    type: 'list',
+    minLength: 1,
+    fields: {
+      fromKwh: opt(kwhBound, 0),
+      toKwh: opt({ ...kwhBound, nullable: true }, null),
+      price: req(rate),
+    },
+  }),
+  baseMonthly: req(money),
+  credits: opt({ type: 'list', fields: { minKwh: req(kwhBound), amount: req(money) } }, []),
+  minimumUsageFee: opt({ type: 'object', nullable: true, fields: { belowKwh: req(kwhBound), amount: req(money) } }, null),
+  renewablePercent: opt({ type: 'quantity', target: 'percent', defaultUnit: 'percent' }, 0),
+  cancellationFee: opt(money, 0),
+  enrollmentFee: opt(money, 0),
+};
+
+interface BlockValues {
+  fromKwh: number;
+  toKwh: number | null;
+  price: number;
+}
+
+/** Sorted by fromKwh; must start at 0 kWh, be back to back, and only the last may be open-ended. */
+export function energyBlocksFrom(blocks: BlockValues[]): EnergyBlock[] {
+  const sorted = [...blocks].sort((a, b) => a.fromKwh - b.fromKwh);
+  let expect = 0;
+  return sorted.map((b, i) => {
+    if (b.fromKwh !== expect) {
+      throw new RecordError(
+        i === 0 ? `energyBlocks: the first block starts at ${b.fromKwh} kWh, not 0` : `energyBlocks: gap or overlap at ${expect} kWh (next block starts at ${b.fromKwh} kWh)`,
+      );
+    }
+    if (b.toKwh === null) {
+      if (i !== sorted.length - 1) throw new RecordError(`energyBlocks: the block from ${b.fromKwh} kWh is open-ended but is not the last`);
+    } else {
+      if (b.toKwh <= b.fromKwh) throw new RecordError(`energyBlocks: the block from ${b.fromKwh} kWh ends at ${b.toKwh} kWh`);
+      expect = b.toKwh;
+    }
+    return { fromKwh: b.fromKwh, toKwh: b.toKwh, microUsdPerKwh: b.price };
+  });
+}
+
+const offers: KindDef<'offers'> = {
+  kind: 'offers',
+  fields: offerFields,
+  key: 'offerId',
+  build(v, source): CanonicalOffer {
+    const credits = v.credits as { minKwh: number; amount: number }[];
+    const fee = v.minimumUsageFee as { belowKwh: number; amount: number } | null;
+    return {
+      feed: source,
+      offerId: v.offerId as string,
+      supplierName: v.supplierName as string,
+      title: v.title as string,
+      customerClass: v.customerClass as CustomerClass,
+      utilityId: v.utilityId as string,
+      rateType: v.rateType as RateType,
+      termMonths: v.termMonths as number,
+      energyBlocks: energyBlocksFrom(v.energyBlocks as BlockValues[]),
+      baseMonthlyMicro: v.baseMonthly as number,
+      credits: credits.map((c) => ({ minKwh: c.minKwh, micro: c.amount })),
+      minimumUsageFee: fee ? { belowKwh: fee.belowKwh, micro: fee.amount } : null,
+      renewablePercent: v.renewablePercent as number,
+      cancellationFeeMicro: v.cancellationFee as number,
+      enrollmentFeeMicro: v.enrollmentFee as number,
+    };
+  },
+};
+
+// ----------------------------------------------------------------------------------------- territories
+
+const territories: KindDef<'territories'> = {
+  kind: 'territories',
+  key: 'utilityId',
+  fields: {
+    utilityId: req(text),
+    name: req(text),
+    state: req(stateCode),
+    timeZone: req(text),
+    market: req({ type: 'enum', values: ['DEREGULATED', 'REGULATED'] }),
+    ownership: req({ type: 'enum', values: ['IOU', 'MUNICIPAL', 'COOP'] }),
+    delivery: req({ type: 'object', nullable: false, fields: { fixedMonthly: req(money), perKwh: req(rate) } }),
+    switching: req({
+      type: 'object',
+      nullable: false,
+      fields: {
+        leadBusinessDays: req({ type: 'int', min: 0, max: 365 }),
+        meterReadCycleDays: req({ type: 'int', min: 1, max: 366 }),
+        sameDayCutoff: req({ type: 'string', pattern: /^([01][0-9]|2[0-3]):[0-5][0-9]$/, patternText: 'a time HH:MM' }),
+      },
+    }),
+    holidays: opt({ type: 'stringList', pattern: /^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$/, patternText: 'an ISO date YYYY-MM-DD' }, []),
+  },
+  build(v): Territory {
+    const delivery = v.delivery as Values;
+    const switching = v.switching as Values;
+    return {
+      utilityId: v.utilityId as string,
+      name: v.name as string,
+      state: v.state as string,
+      timeZone: v.timeZone as string,
+      market: v.market as Territory['market'],
+      ownership: v.ownership as Territory['ownership'],
+      delivery: { fixedMonthlyMicro: delivery.fixedMonthly as number, perKwhMicro: delivery.perKwh as number },
+      switching: {
+        leadBusinessDays: switching.leadBusinessDays as number,
+        meterReadCycleDays: switching.meterReadCycleDays as number,
+        sameDayCutoff: switching.sameDayCutoff as string,
+      },
+      holidays: v.holidays as string[],
+    };
+  },
+};
+
+// ------------------------------------------------------------------------------------------ stateStats
+
+const generationMwh: ValueType = { type: 'quantity', target: 'mwh', defaultUnit: 'mwh' };
+
+const stateStats: KindDef<'stateStats'> = {
+  kind: 'stateStats',
+  fields: {
+    state: req(stateCode),
+    name: req(text),
+    year: req({ type: 'int', min: 1900, max: 2200 }),
+    residentialPerKwh: req(rate),
+    commercialPerKwh: req(rate),
+    generation: req({
+      type: 'object',
+      nullable: false,
+      fields: Object.fromEntries(GENERATION_SOURCES.map((s) => [s, opt(generationMwh)])),
+    }),
+  },
+  build(v): StateStats {
+    const generation: Partial<Record<GenerationSource, number>> = {};
+    for (const [k, mwh] of Object.entries(v.generation as Values)) {
+      if (mwh !== undefined) generation[k as GenerationSource] = mwh as number;
+    }
+    return {
+      state: v.state as string,
+      name: v.name as string,
+      year: v.year as number,
+      residentialMicroPerKwh: v.residentialPerKwh as number,
+      commercialMicroPerKwh: v.commercialPerKwh as number,
+      generationMwh: generation,
+    };
+  },
+};
+
+// -------------------------------------------------------------------------------------------- premises
+
+const premises: KindDef<'premises'> = {
+  kind: 'premises',
+  key: 'accountId',
+  fields: {
+    accountId: req(text),
+    idType: req(text),
+    line1: req(text),
+    line2: opt({ type: 'string', nullable: true }, null),
+    city: req(text),
+    state: req(stateCode),
+    zip: req({ type: 'string', pattern: /^[0-9]{5}(-[0-9]{4})?$/, patternText: 'a ZIP code (12345 or 12345-6789)' }),
+    utilityId: req(text),
+    meterType: req(text),
+    status: req(text),
+    premiseType: opt({ type: 'string', nullable: true }, null),
+  },
+  build(v): ServiceAccount {
+    return {
+      accountId: v.accountId as string,
+      idType: v.idType as string,
+      address: {
+        line1: v.line1 as string,
+        line2: v.line2 as string | null,
+        city: v.city as string,
+        state: v.state as string,
+        zip: v.zip as string,
+      },
+      utilityId: v.utilityId as string,
+      meterType: v.meterType as string,
+      status: v.status as string,
+      premiseType: v.premiseType as string | null,
+    };
+  },
+};
+
+export const KINDS: { readonly [K in FeedKind]: KindDef<K> } = Object.freeze({ offers, territories, stateStats, premises });
+
+export const KIND_NAMES = Object.keys(KINDS) as FeedKind[];
+
+export function kindDef(kind: unknown): KindDef<FeedKind> | undefined {
+  return typeof kind === 'string' && Object.prototype.hasOwnProperty.call(KINDS, kind) ? (KINDS[kind as FeedKind] as KindDef<FeedKind>) : undefined;
+}
+
+/** Keys the mapping sets by itself and a YAML may not name. */
+export const AUTOMATIC_KEYS: Readonly<Partial<Record<FeedKind, Record<string, string>>>> = {
+  offers: { feed: 'set to the source name automatically' },
+};

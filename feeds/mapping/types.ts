@@ -1,0 +1,85 @@
+// Contract between the feed-mapping transform (configuration) and the resolvers (use).
+import type { CanonicalOffer, Territory, Micro } from '../../domain/canonical.js';
+
+export type FeedKind = 'offers' | 'territories' | 'stateStats' | 'premises';
+
+/** What a resolver knows when it asks a feed; `args` in the YAML maps these onto the feed's own arguments. */
+export interface FeedInput {
+  zipCode?: string;
+  utilityId?: string;
+  customerClass?: 'RESIDENTIAL' | 'COMMERCIAL';
+  state?: string;
+  address?: string;
+}
+
+export type GenerationSource =
+  | 'COAL' | 'NATURAL_GAS' | 'NUCLEAR' | 'HYDRO' | 'WIND' | 'SOLAR'
+  | 'OTHER_RENEWABLES' | 'PETROLEUM' | 'OTHER';
+
+export interface StateStats {
+  state: string;
+  name: string;
+  year: number;
+  residentialMicroPerKwh: Micro;
+  commercialMicroPerKwh: Micro;
+  generationMwh: Partial<Record<GenerationSource, number>>;
+}
+
+export interface ServiceAccount {
+  accountId: string;
+  idType: string;
+  address: { line1: string; line2: string | null; city: string; state: string; zip: string };
+  utilityId: string;
+  meterType: string;
+  status: string;
+  premiseType: string | null;
+}
+
+export interface CanonicalByKind {
+  offers: CanonicalOffer;
+  territories: Territory;
+  stateStats: StateStats;
+  premises: ServiceAccount;
+}
+
+export interface MappedPayload<T> {
+  records: T[];
+  /** Records dropped because they did not map (wrong type, missing required field...). */
+  rejected: { index: number; reason: string }[];
+}
+
+export interface FeedBinding<K extends FeedKind = FeedKind> {
+  /** Mesh source name, e.g. `Voltify`. */
+  source: string;
+  kind: K;
+  /** Root Query field of the source to call. */
+  operation: string;
+  /** GraphQL selection set (with braces) covering every path the mapping reads. */
+  selectionSet: string;
+  /** The feed's own arguments for this request. */
+  args(input: FeedInput): Record<string, unknown>;
+  /** Payload (the operation's result) -> canonical records. Never throws on bad records; throws FeedPayloadError when the payload as a whole is unusable (null, wrong type). */
+  map(payload: unknown): MappedPayload<CanonicalByKind[K]>;
+  /** Calls the operation on the source's schema (set once Mesh has built the sources). */
+  execute?: (args: Record<string, unknown>, context: object) => Promise<unknown>;
+  /** Per-feed settings from the YAML. */
+  timeoutMs: number;
+  sampleZip?: string;
+  sampleState?: string;
+}
+
+/** A mapping that cannot work: thrown at start-up, names the feed (source) and the key. */
+export class FeedConfigError extends Error {
+  constructor(public source: string, public key: string, detail: string) {
+    super(`feed ${source}: ${key}: ${detail}`);
+    this.name = 'FeedConfigError';
+  }
+}
+
+/** An upstream payload that is unusable as a whole. */
+export class FeedPayloadError extends Error {
+  constructor(public source: string, detail: string) {
+    super(`feed ${source}: ${detail}`);
+    this.name = 'FeedPayloadError';
+  }
+}

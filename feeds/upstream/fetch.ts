@@ -1,0 +1,226 @@
+// The one HTTP client every Mesh source uses. Per call, in this order:
+//
+//   1. feed scope: which feed this is and its time budget (feed-scope.ts, set by the resolver).
+//   2. dedup (GET/HEAD): identical concurrent requests share one upstream call (dedup.ts).
+//   3. circuit breaker per feed and origin: an open breaker refuses in microseconds (breaker.ts).
+//   4. retries (GET/HEAD only) with full jitter, a NEW AbortSignal per attempt, all attempts and
+//      waits inside one deadline = the feed's timeout (retry.ts). Retried: network errors,
+//      timeouts, 502/503/504 (honouring Retry-After when it fits the budget). Never retried:
+//      POST & co, other statuses, malformed payloads.
+//   5. transport + edge validation: the body is read under a size bound; a 2xx that is not a JSON
+//      object/array (garbage, empty, JSON null) becomes a failure before Mesh sees it
+//      (validate.ts); 5xx and 429 are failures too. Other 4xx are answers and go to Mesh.
+//   6. stale-if-error (GET): a good answer is kept (stale-cache.ts); when the call fails (after
+//      retries, or breaker open) and a copy younger than STALE_IF_ERROR_SECONDS exists, that copy
+//      answers and `{ feed, ageSeconds }` goes to the scope's `stale` list -> `extensions.stale`.
+//
+// Each call is recorded in the scope's `calls` (replay record, logs) and counted in
+// `upstreamStats` (stats.ts). Errors thrown to Mesh are UpstreamErrors with short messages: no
+// URL, header or body of the feed ever reaches a partner or a log line through them.
+import { feedScopeOf, type FeedScope } from './feed-scope.js';
+import { createFeedBreakers, type BreakerLogger } from './breaker.js';
+import { createInFlight, requestKey } from './dedup.js';
+import { RETRYABLE_STATUS, UpstreamError, classifyError, parseRetryAfter } from './errors.js';
+import { withRetries } from './retry.js';
+import { createStaleCache } from './stale-cache.js';
+import { upstreamStats } from './stats.js';
+import { headerOf, toResponse, undiciTransport, type BufferedResponse, type Transport } from './transport.js';
+import { loadUpstreamSettings, type UpstreamSettings } from './upstream-config.js';
+import { validatePayload } from './validate.js';
+import type { UpstreamCall } from './feed-scope.js';
+
+export { upstreamStats } from './stats.js';
+export type { FeedStats } from './stats.js';
+export { UpstreamError } from './errors.js';
+
+export interface UpstreamFetchOptions extends Partial<Omit<UpstreamSettings, 'breaker'>> {
+  breaker?: Partial<UpstreamSettings['breaker']>;
+  /** Where settings not given here come from (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** HTTP client; default undici with a keep-alive pool. Tests pass fetchTransport(global fetch) (nock). */
+  transport?: Transport;
+  logger?: BreakerLogger;
+  random?: () => number;
+}
+
+export type MeshFetch = (url: string, init?: RequestInit, context?: unknown, info?: unknown) => Promise<Response>;
+
+export interface UpstreamFetch extends MeshFetch {
+  close(): Promise<void>;
+  readonly settings: UpstreamSettings;
+}
+
+export function redactUrl(raw: string): string {
+  try {
+    const u = new URL(raw);
+    u.username = '';
+    u.password = '';
+    for (const key of [...u.searchParams.keys()]) {
+      if (/key|token|secret|password|auth|sig/i.test(key)) u.searchParams.set(key, 'REDACTED');
+    }
+    return u.toString();
+  } catch {
+    return 'invalid-url';
+  }
+}
+
+const IDEMPOTENT = new Set(['GET', 'HEAD']);
+
+export function createUpstreamFetch(opts: UpstreamFetchOptions = {}): UpstreamFetch {
+  const fromEnv = loadUpstreamSettings(opts.env ?? process.env);
+  const { env: _env, transport: customTransport, logger, random, breaker: breakerOverrides, ...overrides } = opts;
+  const settings: UpstreamSettings = {
+    ...fromEnv,
+    ...(Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) as Partial<UpstreamSettings>),
+    breaker: { ...fromEnv.breaker, ...breakerOverrides },
+  };
+  const owned = customTransport ? null : undiciTransport(settings.connections);
+  const transport: Transport = customTransport ?? owned!;
+  const breakers = createFeedBreakers(settings.breaker, logger);
+  const inFlight = createInFlight();
+  const stale = createStaleCache({ maxAgeSeconds: settings.staleIfErrorSeconds, maxEntries: settings.staleMaxEntries, maxBytes: settings.staleMaxBytes });
+
+  /** One logical exchange with the feed (breaker + retries); shared by deduplicated callers. */
+  async function exchange(feed: string, url: string, method: string, init: RequestInit, timeoutMs: number, callerSignal: AbortSignal | undefined, key: string | null): Promise<BufferedResponse> {
+    const origin = originOf(url);
+    const stats = upstreamStats.feed(feed);
+    const deadline = Date.now() + timeoutMs;
+    const result = await breakers.run(feed, origin, () =>
+      withRetries(
+        {
+          retries: IDEMPOTENT.has(method) ? settings.retries : 0,
+          baseDelayMs: settings.retryBaseDelayMs,
+          maxDelayMs: settings.retryMaxDelayMs,
+          attemptTimeoutMs: settings.attemptTimeoutMs,
+          deadline,
+          signal: callerSignal,
+          random,
+          onAttempt: () => void stats.attempts++,
+          onRetry: () => void stats.retries++,
+        },
+        async (signal) => {
+          let b: BufferedResponse;
+          try {
+            b = await transport(url, { ...init, method, signal }, settings.maxBodyBytes);
+          } catch (err) {
+            throw classifyError(err, signal);
+          }
+          if (b.status >= 500 || b.status === 429) {
+            throw new UpstreamError('status', { status: b.status, retryable: RETRYABLE_STATUS.has(b.status), retryAfterMs: parseRetryAfter(headerOf(b, 'retry-after')) });
+          }
+          if (method !== 'HEAD') validatePayload(b);
+          return b;
+        },
+      ),
+    );
+    // Once per upstream answer, however many callers share it. A non-storable answer (no-store,
+    // 4xx) also forgets an older copy.
+    if (key && method === 'GET') stale.remember(key, result);
+    return result;
+  }
+
+  const fetchFn = async (url: string, init: RequestInit = {}, context?: unknown): Promise<Response> => {
+    const scope = feedScopeOf(context);
+    const feed = scope?.feed ?? 'unknown';
+    const timeoutMs = scope?.timeoutMs ?? settings.defaultTimeoutMs;
+    const method = (init.method ?? 'GET').toUpperCase();
+    const idempotent = IDEMPOTENT.has(method) && init.body == null;
+    const headers = new Headers(init.headers as HeadersInit | undefined);
+    const callerSignal = init.signal ?? undefined;
+    const started = performance.now();
+    const stats = upstreamStats.feed(feed);
+    stats.calls++;
+    const call: UpstreamCall = { feed, url: redactUrl(url), status: null, durationMs: 0, maxAge: null };
+    const key = idempotent ? requestKey(method, url, headers) : null;
+    const plainInit: RequestInit = { ...init, headers };
+    delete plainInit.signal;
+    try {
+      let result: BufferedResponse;
+      try {
+        if (key && settings.dedup) {
+          // The shared call is not tied to any one caller's signal; each caller may stop waiting.
+          const { promise, joined } = inFlight.run(key, () => exchange(feed, url, method, plainInit, timeoutMs, undefined, key));
+          if (joined) stats.dedupHits++;
+          result = await raceAbort(promise, callerSignal);
+        } else {
+          result = await exchange(feed, url, method, plainInit, timeoutMs, callerSignal, key);
+        }
+      } catch (err) {
+        const error = classifyError(err, callerSignal);
+        upstreamStats.recordError(feed, error.kind);
+        call.error = error.kind === 'status' ? `status ${error.status}` : error.kind;
+        call.status = error.status;
+        const copy = key && error.kind !== 'aborted' ? stale.lookup(key) : null;
+        if (!copy) throw error;
+        stats.staleServed++;
+        reportStale(scope, feed, copy.ageSeconds);
+        call.error += ` (served a ${copy.ageSeconds} s old copy)`;
+        call.status = copy.response.status;
+        // Never a reason to store the answer longer: stale data is already past its freshness.
+        call.maxAge = 0;
+        return toResponse(copy.response, { age: String(copy.ageSeconds) });
+      }
+      call.status = result.status;
+      call.maxAge = cacheControlMaxAge(headerOf(result, 'cache-control'));
+      return toResponse(result);
+    } finally {
+      const ms = performance.now() - started;
+      call.durationMs = Math.round(ms * 100) / 100;
+      upstreamStats.recordLatency(feed, ms);
+      scope?.calls.push(call);
+    }
+  };
+
+  return Object.assign(fetchFn as MeshFetch, {
+    settings,
+    async close() {
+      breakers.shutdown();
+      stale.clear();
+      await owned?.close();
+    },
+  });
+}
+
+/** One entry per feed per request; the oldest copy used wins. */
+function reportStale(scope: FeedScope | undefined, feed: string, ageSeconds: number): void {
+  if (!scope) return;
+  scope.stale ??= [];
+  const existing = scope.stale.find((s) => s.feed === feed);
+  if (existing) existing.ageSeconds = Math.max(existing.ageSeconds, ageSeconds);
+  else scope.stale.push({ feed, ageSeconds });
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'invalid-url';
+  }
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(new UpstreamError('aborted'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new UpstreamError('aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+/** max-age (or s-maxage) of a Cache-Control header; 0 for no-store/no-cache/private; null when absent. */
+export function cacheControlMaxAge(header: string | null): number | null {
+  if (!header) return null;
+  if (/(?:^|,)\s*(?:no-store|no-cache|private)\s*(?:,|$)/i.test(header)) return 0;
+  const m = /(?:^|,)\s*s-maxage\s*=\s*(\d+)/i.exec(header) ?? /(?:^|,)\s*max-age\s*=\s*(\d+)/i.exec(header);
+  return m ? Number(m[1]) : null;
+}

@@ -1,0 +1,95 @@
+// Executes a prepared operation against a schema variant and turns the result into the body a
+// partner receives: every error has a code, unexpected errors are masked, partial-feed errors and
+// stale-data notices are added.
+import { execute, getVariableValues, GraphQLError, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import type { PreparedOperation } from './prepare.js';
+import type { ResolverContext } from '../../api/context.js';
+
+export interface ExecutionOutcome {
+  body: string;
+  hasErrors: boolean;
+  stale: boolean;
+}
+
+export async function executeOperation(
+  schema: GraphQLSchema,
+  op: PreparedOperation,
+  variables: Record<string, unknown> | null | undefined,
+  context: ResolverContext,
+  onInternalError: (err: unknown) => void,
+): Promise<ExecutionOutcome> {
+  const compiled = compiledFor(schema, op);
+  // Variables are checked by graphql-js either way, so a bad variable reads the same on both paths.
+  const coerced = compiled && op.operation.variableDefinitions?.length
+    ? getVariableValues(schema, op.operation.variableDefinitions, variables ?? {}, { maxErrors: 50 })
+    : null;
+  const result = (coerced && 'errors' in coerced && coerced.errors
+    ? { errors: coerced.errors }
+    : compiled
+    ? await compiled.query(undefined, context, variables ?? {})
+    : await execute({
+      schema,
+      document: op.document,
+      variableValues: variables ?? undefined,
+      contextValue: context,
+      operationName: op.operationName ?? undefined,
+    })) as ExecutionResult;
+  const errors = [...(result.errors ?? []), ...context.extraErrors].map((e) => publicError(e, context.requestId, onInternalError));
+  const out: Record<string, unknown> = {};
+  if (errors.length) out.errors = errors;
+  if ('data' in result) out.data = result.data;
+  if (context.staleFeeds.length) out.extensions = { stale: context.staleFeeds };
+  return { body: JSON.stringify(out), hasErrors: errors.length > 0, stale: context.staleFeeds.length > 0 };
+}
+
+/**
+ * A prepared operation (shared by every request sending the same text, see prepare.ts) that runs a
+ * second time is compiled with graphql-jit for its schema variant and runs compiled from then on:
+ * one-off queries are not worth compiling (and are no lever to make us compile). Introspection,
+ * and anything jit declines, runs on graphql-js.
+ */
+const COMPILE_AFTER_RUNS = 1;
+const compiledOps = new WeakMap<GraphQLSchema, WeakMap<PreparedOperation, { runs: number; compiled?: CompiledQuery | null }>>();
+
+function compiledFor(schema: GraphQLSchema, op: PreparedOperation): CompiledQuery | null {
+  if (op.rootFields.some((f) => f.startsWith('__'))) return null;
+  let bySchema = compiledOps.get(schema);
+  if (!bySchema) compiledOps.set(schema, (bySchema = new WeakMap()));
+  let entry = bySchema.get(op);
+  if (!entry) bySchema.set(op, (entry = { runs: 0 }));
+  if (entry.compiled === undefined && ++entry.runs > COMPILE_AFTER_RUNS) {
+    const c = compileQuery(schema, op.document, op.operationName ?? undefined);
+    entry.compiled = isCompiledQuery(c) ? c : null;
+  }
+  return entry.compiled ?? null;
+}
+
+const KNOWN_CODES = new Set(['BAD_USER_INPUT', 'UPSTREAM_UNAVAILABLE', 'NOT_FOUND', 'FORBIDDEN', 'QUERY_TOO_COMPLEX']);
+
+/** A GraphQL error as JSON: message, locations, path, extensions.code; never a stack or upstream detail. */
+export function publicError(err: GraphQLError, requestId: string, onInternalError: (err: unknown) => void) {
+  const original = err.originalError;
+  const code = err.extensions?.code as string | undefined;
+  const fromResolver = original && !(original instanceof GraphQLError);
+  let message = err.message;
+  let extensions: Record<string, unknown>;
+  if (fromResolver) {
+    onInternalError(original);
+    message = `Internal error. Quote request id ${requestId} to support.`;
+    extensions = { code: 'INTERNAL_SERVER_ERROR', requestId };
+  } else if (code && (KNOWN_CODES.has(code) || code.startsWith('GRAPHQL_'))) {
+    extensions = { ...err.extensions };
+  } else if ((!original || original instanceof GraphQLError) && err.path === undefined && err.locations) {
+    // Variable coercion and similar request-level errors raised by graphql-js itself (a bad
+    // variable value carries the scalar's own GraphQLError as originalError).
+    extensions = { ...err.extensions, code: code ?? 'BAD_USER_INPUT' };
+  } else {
+    extensions = { ...err.extensions, code: code ?? 'INTERNAL_SERVER_ERROR' };
+  }
+  const json: Record<string, unknown> = { message };
+  if (err.locations) json.locations = err.locations;
+  if (err.path) json.path = err.path;
+  json.extensions = extensions;
+  return json;
+}

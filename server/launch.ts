@@ -1,0 +1,25 @@
+// `npm start`'s composition: the reference upstream (a fixture serving each feed's own shape) beside
+// the gateway, when the configuration asks for it (START_REFERENCE_UPSTREAM, on unless UPSTREAM_URL
+// is set). Kept apart from the gateway's assembly (app.ts), which never imports the fixture.
+import { loadConfig } from './config.js';
+import { startGateway, type GatewayHandle, type StartOptions } from './app.js';
+import { startReferenceUpstream } from '../sources/reference-upstream/server.js';
+
+export async function launchGateway(opts: StartOptions = {}): Promise<GatewayHandle> {
+  const config = opts.config ?? loadConfig(opts.env ?? process.env);
+  if (!config.upstream.start || opts.upstreamUrl) return startGateway({ ...opts, config });
+  const upstream = await startReferenceUpstream({ port: config.upstream.port, host: '127.0.0.1' });
+  try {
+    const gateway = await startGateway({ ...opts, config, upstreamUrl: upstream.url });
+    gateway.logger.info({ url: upstream.url }, 'reference upstream started');
+    const close = gateway.close.bind(gateway);
+    gateway.close = async () => {
+      await close();
+      await upstream.close();
+    };
+    return gateway;
+  } catch (err) {
+    await upstream.close();
+    throw err;
+  }
+}

@@ -1,0 +1,58 @@
+// `npm start`: the reference upstream and all three environments on local ports.
+//
+// Shutdown (SIGTERM from the orchestrator, SIGINT from a terminal): stop accepting, let in-flight
+// requests finish within SHUTDOWN_GRACE_MS (then cut what is left), flush the replay log, close
+// Redis and the upstream pool (GatewayHandle.close), exit 0. If closing itself hangs, a watchdog
+// exits 1 a few seconds after the grace period; a second signal exits 1 at once.
+import { launchGateway as startGateway } from './launch.js';
+import { ConfigError } from './config.js';
+import { MeshStartupError } from './mesh.js';
+
+/** Time on top of the grace period for flushing replay and closing Redis before giving up. */
+const CLOSE_MARGIN_MS = 5_000;
+
+try {
+  const gateway = await startGateway();
+  const { logger } = gateway;
+  let stopping = false;
+  const stop = async (reason: string, code: number) => {
+    if (stopping) {
+      logger.warn({ reason }, 'second shutdown request: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ reason, graceMs: gateway.config.shutdownGraceMs }, 'shutting down: no new connections, finishing in-flight requests');
+    const watchdog = setTimeout(() => {
+      logger.error({ reason }, 'shutdown did not finish in time: exiting');
+      process.exit(1);
+    }, gateway.config.shutdownGraceMs + CLOSE_MARGIN_MS);
+    watchdog.unref();
+    try {
+      await gateway.close();
+      logger.info({ reason }, 'shut down cleanly');
+    } catch (err) {
+      logger.error({ err }, 'error while shutting down');
+      code = 1;
+    }
+    process.exit(code);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM', 0));
+  process.on('SIGINT', () => void stop('SIGINT', 0));
+  // A forgotten promise somewhere must not take every partner's traffic down with it: log it and
+  // keep serving. An exception thrown out of an event handler leaves unknown state: drain and exit
+  // non-zero so the orchestrator restarts us.
+  process.on('unhandledRejection', (reason) => {
+    logger.error({ err: reason }, 'unhandled promise rejection (kept serving)');
+  });
+  process.on('uncaughtException', (err) => {
+    logger.fatal({ err }, 'uncaught exception: shutting down');
+    void stop('uncaughtException', 1);
+  });
+} catch (err) {
+  if (err instanceof ConfigError || err instanceof MeshStartupError) {
+    console.error(`gateway: ${err.message}`);
+  } else {
+    console.error(`gateway: could not start: ${(err as Error)?.message ?? err}`);
+  }
+  process.exit(1);
+}

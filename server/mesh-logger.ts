@@ -1,0 +1,21 @@
+// Mesh's own logger (named by `logger:` in .meshrc.yaml): its info chatter is dropped, warnings
+// and errors go to our structured log.
+import { createLogger } from '../lib/logger.js';
+
+const pino = createLogger(process.env.MESH_LOG_LEVEL ?? 'warn').child({ component: 'mesh' });
+const text = (args: unknown[]) => args.map((a) => (a instanceof Error ? a.message : typeof a === 'string' ? a : JSON.stringify(a))).join(' ');
+
+function make(name: string): Record<string, unknown> {
+  const logger: Record<string, unknown> = {
+    name,
+    log: () => {},
+    debug: () => {},
+    info: () => {},
+    warn: (...args: unknown[]) => pino.warn({ meshComponent: name }, text(args)),
+    error: (...args: unknown[]) => pino.error({ meshComponent: name }, text(args)),
+    child: (sub: unknown) => make(`${name}/${typeof sub === 'string' ? sub : Object.values(sub as object).join('/')}`),
+  };
+  return logger;
+}
+
+export default make('mesh');

@@ -1,0 +1,201 @@
+// Prometheus metrics of one gateway, in a Registry of its own (never prom-client's global one, so
+// several gateways in one process, as in the tests, do not clash).
+//
+// Per request (an onResponse plugin, so a gateway's own traffic only):
+//   gateway_requests_total{environment,status}
+//   gateway_request_duration_seconds{environment}            histogram (ms resolution)
+//   gateway_cache_hits_total{environment} / gateway_cache_misses_total{environment}
+//   gateway_cache_hit_ratio{environment}                     hits / (hits + misses) since start
+//   gateway_upstream_request_duration_seconds{feed}          histogram, one sample per upstream call
+//   gateway_upstream_errors_total{feed,kind}                 kind: timeout, network, status, ...
+//   gateway_playground_calls_total{result}                   counted | refused | free
+// Read when scraped:
+//   gateway_upstream_circuit_breaker_state{feed}             0 closed, 1 half-open, 2 open
+//   gateway_upstream_{calls,attempts,dedup_hits,retries,stale_served}_total{feed}
+//   gateway_response_cache_events_total{event}               lru_hits, redis_hits, stores, evictions, read_errors, ...
+//   gateway_redis_up                                         1 ready, 0 otherwise (absent without REDIS_URL)
+//   gateway_replay_records_total{outcome}                    enqueued, written, dropped, write_errors
+//   + prom-client's default process metrics (process_*, nodejs_*)
+// The scrape-time upstream, cache-store and replay figures are process-wide counters kept by those
+// layers (upstreamStats, responseCacheStats, replayStats): one gateway per process in production.
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { EnvironmentName, HttpPlugin, Reply, RequestState } from '../http/plugin.js';
+import { upstreamStats, type FeedStats } from '../../feeds/upstream/stats.js';
+import { responseCacheStats } from '../stores/response-cache.js';
+import { replayStats } from '../stores/replay-store.js';
+import { pathOf } from '../http/plugin.js';
+import { FastCounter, FastHistogram } from './fast-metrics.js';
+
+export interface MetricsOptions {
+  /** `status` of an ioredis client; null when the gateway runs without Redis. */
+  /** Redis connected and answering (server/stores/redis-connection.ts isRedisUp); null without Redis. */
+  redisUp: (() => boolean) | null;
+  defaultMetrics?: boolean;
+}
+
+const BREAKER_VALUE: Record<string, number> = { closed: 0, halfOpen: 1, open: 2 };
+const REQUEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const UPSTREAM_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+const REFUSED = new Set(['exhausted', 'store_unavailable']);
+
+export interface GatewayMetrics {
+  registry: Registry;
+  plugin(environment: EnvironmentName): HttpPlugin;
+  /** The Prometheus text exposition. */
+  render(): Promise<string>;
+}
+
+export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
+  const registry = new Registry();
+  if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
+
+  const requests = new FastCounter('gateway_requests_total', 'Requests answered, by environment and HTTP status.', ['environment', 'status'], registry);
+  const duration = new FastHistogram('gateway_request_duration_seconds', 'Time from request received to answer sent (ms resolution), by environment.', ['environment'], REQUEST_BUCKETS, registry);
+  const hits = new FastCounter('gateway_cache_hits_total', 'Executable operations answered from the response cache.', ['environment'], registry);
+  const misses = new FastCounter('gateway_cache_misses_total', 'Cacheable operations not found in the response cache (answered from the feeds, STALE included).', ['environment'], registry);
+  const hitCounts = new Map<string, { hits: number; misses: number }>();
+  new Gauge({
+    name: 'gateway_cache_hit_ratio',
+    help: 'Response cache hits / (hits + misses) since start, by environment.',
+    labelNames: ['environment'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [environment, c] of hitCounts) if (c.hits + c.misses > 0) this.set({ environment }, c.hits / (c.hits + c.misses));
+    },
+  });
+  const upstreamDuration = new FastHistogram('gateway_upstream_request_duration_seconds', 'Upstream feed calls as the resolver saw them (retries included), by feed.', ['feed'], UPSTREAM_BUCKETS, registry);
+  const upstreamErrors = new FastCounter('gateway_upstream_errors_total', 'Failed upstream feed calls (after retries), by feed and kind (timeout, network, status, malformed, too_large, circuit_open, aborted).', ['feed', 'kind'], registry);
+  const playground = new FastCounter('gateway_playground_calls_total', 'Playground /graphql requests: counted against the allowance, refused (used up or store down), free (introspection, page loads, errors before validation).', ['result'], registry);
+  const playgroundResult = { counted: playground.child({ result: 'counted' }), refused: playground.child({ result: 'refused' }), free: playground.child({ result: 'free' }) };
+
+  new Gauge({
+    name: 'gateway_upstream_circuit_breaker_state',
+    help: 'Circuit breaker per feed: 0 closed, 1 half-open, 2 open (the worst over the feed\'s origins; process-wide).',
+    labelNames: ['feed'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [feed, s] of Object.entries(upstreamStats.snapshot())) this.set({ feed }, BREAKER_VALUE[s.breaker] ?? 0);
+    },
+  });
+  const fromUpstreamStats = (name: string, help: string, pick: (s: FeedStats) => number) =>
+    new Counter({
+      name,
+      help,
+      labelNames: ['feed'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [feed, s] of Object.entries(upstreamStats.snapshot())) this.inc({ feed }, pick(s));
+      },
+    });
+  fromUpstreamStats('gateway_upstream_calls_total', 'Logical upstream calls made by resolvers (process-wide), by feed.', (s) => s.calls);
+  fromUpstreamStats('gateway_upstream_attempts_total', 'HTTP requests actually sent upstream, retries included (process-wide), by feed.', (s) => s.attempts);
+  fromUpstreamStats('gateway_upstream_dedup_hits_total', 'Calls answered by joining an identical in-flight request (process-wide), by feed.', (s) => s.dedupHits);
+  fromUpstreamStats('gateway_upstream_retries_total', 'Upstream attempts after the first (process-wide), by feed.', (s) => s.retries);
+  fromUpstreamStats('gateway_upstream_stale_served_total', 'Failed upstream calls answered from a stale copy (process-wide), by feed.', (s) => s.staleServed);
+  new Counter({
+    name: 'gateway_response_cache_events_total',
+    help: 'Response cache store events (process-wide): lru_hits, redis_hits, stores, not_stored, bypasses, evictions, read_errors, write_errors, purges.',
+    labelNames: ['event'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const s = responseCacheStats;
+      const events: Record<string, number> = { lru_hits: s.lruHits, redis_hits: s.redisHits, stores: s.stores, not_stored: s.notStored, bypasses: s.bypasses, evictions: s.evictions, read_errors: s.cacheReadErrors, write_errors: s.cacheWriteErrors, purges: s.purges };
+      for (const [event, v] of Object.entries(events)) this.inc({ event }, v);
+    },
+  });
+  new Counter({
+    name: 'gateway_replay_records_total',
+    help: 'Replay log records (process-wide), by outcome: enqueued, written, dropped (queue full or store down), write_errors (batches).',
+    labelNames: ['outcome'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const r = replayStats;
+      this.inc({ outcome: 'enqueued' }, r.enqueued);
+      this.inc({ outcome: 'written' }, r.written);
+      this.inc({ outcome: 'dropped' }, r.dropped);
+      this.inc({ outcome: 'write_errors' }, r.writeErrors);
+    },
+  });
+  const redisUp = opts.redisUp;
+  if (redisUp) {
+    new Gauge({
+      name: 'gateway_redis_up',
+      help: 'Redis connection: 1 ready and answering, 0 otherwise.',
+      registers: [registry],
+      collect() {
+        this.set(redisUp() ? 1 : 0);
+      },
+    });
+  }
+
+  // Label children found once: the per-request work is a few additions.
+  const statusChildren = new Map<string, { inc(n?: number): void }>();
+  const requestChild = (environment: string, status: number) => {
+    const k = `${environment} ${status}`;
+    let c = statusChildren.get(k);
+    if (!c) statusChildren.set(k, (c = requests.child({ environment, status: String(status) })));
+    return c;
+  };
+  const feedChildren = new Map<string, { observe(v: number): void }>();
+  const feedChild = (feed: string) => {
+    let c = feedChildren.get(feed);
+    if (!c) feedChildren.set(feed, (c = upstreamDuration.child({ feed })));
+    return c;
+  };
+  const errorChildren = new Map<string, { inc(n?: number): void }>();
+  const errorChild = (feed: string, kind: string) => {
+    const k = `${feed} ${kind}`;
+    let c = errorChildren.get(k);
+    if (!c) errorChildren.set(k, (c = upstreamErrors.child({ feed, kind })));
+    return c;
+  };
+
+  return {
+    registry,
+    render: () => registry.metrics(),
+    plugin(environment) {
+      const durationChild = duration.child({ environment });
+      const hitChild = hits.child({ environment });
+      const missChild = misses.child({ environment });
+      let counts = hitCounts.get(environment);
+      if (!counts) hitCounts.set(environment, (counts = { hits: 0, misses: 0 }));
+      const hc = counts;
+      return {
+        name: 'metrics',
+        onResponse(state: RequestState, reply: Reply): void {
+          requestChild(environment, reply.status).inc();
+          durationChild.observe(Math.max(0, Date.now() - state.receivedAt) / 1000);
+          const op = state.operation;
+          if (op && !op.introspectionOnly) {
+            if (state.cache === 'HIT') {
+              hitChild.inc();
+              hc.hits++;
+            } else if (state.cache === 'MISS' || state.cache === 'STALE') {
+              missChild.inc();
+              hc.misses++;
+            }
+          }
+          for (const c of state.upstreamCalls) {
+            feedChild(c.feed).observe(c.durationMs / 1000);
+            if (c.error) errorChild(c.feed, errorKind(c.error)).inc();
+          }
+          if (environment === 'playground' && state.req.method !== 'OPTIONS' && pathOf(state.req.url) === '/graphql') {
+            const a = state.notes.allowance as { counted?: boolean; reason?: string } | undefined;
+            (a?.counted ? playgroundResult.counted : a?.reason && REFUSED.has(a.reason) ? playgroundResult.refused : playgroundResult.free).inc();
+          }
+        },
+      };
+    },
+  };
+}
+
+/** "status 503", "timeout (served a 3 s old copy)" -> "status", "timeout". */
+export function errorKind(error: string): string {
+  const m = /^[a-z_]+/i.exec(error);
+  return m ? m[0] : 'other';
+}

@@ -1,0 +1,111 @@
+// The playground allowance: `limit` counted calls per client IP, once, never refilled.
+//
+// What counts, exactly:
+// - Counted: a request whose body parsed, whose operation validated against the playground schema
+//   and passed the query limits, and which selects at least one root field that is not
+//   introspection (`__schema`, `__type`, `__typename`). It is counted before execution, so it
+//   counts whether the answer comes from the response cache, from the feeds, or carries
+//   resolver errors (bad ZIP code, a failing feed): the call was served.
+// - Free: introspection-only operations (schema browsing, GraphiQL's own schema fetch), also after
+//   the allowance is spent; loading the GraphiQL page (GET /graphql from a browser, answered before
+//   any plugin runs); mutations and subscriptions (refused here with a GraphQL error, never
+//   executed: the playground is read-only); and every request refused before onOperation:
+//   malformed HTTP, wrong content type, invalid JSON, a missing query, parse errors, validation
+//   errors (unknown field, missing argument, `utilityAccounts`) and query-limit violations. None of
+//   these reaches the upstream feeds, so they cost us nothing worth metering, and a partner
+//   learning the schema should not spend its ten calls on typos.
+//
+// Every playground response that passes through the plugins carries X-RateLimit-Limit and
+// X-RateLimit-Remaining (onRequest peeks the current count; a counted call updates it). When the
+// count is spent, a counted call gets HTTP 429 (RATE_LIMITED) and remaining 0.
+//
+// When the store cannot count (Redis down), a counted call is refused with HTTP 503
+// (SERVICE_UNAVAILABLE) and Retry-After: fail closed, see server/stores/allowance.ts. Free requests are
+// still served; their X-RateLimit-Remaining is then 0, the conservative answer while we cannot
+// tell (a counted call would be refused at that moment).
+import type { AllowanceStore } from '../stores/allowance.js';
+import { AllowanceUnavailableError } from '../stores/allowance.js';
+import type { PreparedOperation } from '../graphql/prepare.js';
+import type { HttpPlugin, Reply, RequestState } from '../http/plugin.js';
+import { errorReply } from '../http/plugin.js';
+import { allowanceSubject } from '../http/client-ip.js';
+
+export interface AllowancePluginOptions {
+  store: AllowanceStore;
+  limit: number;
+  /** Seconds in Retry-After when the store is unavailable. */
+  retryAfterSeconds?: number;
+  logger?: { warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
+}
+
+export const LIMIT_HEADER = 'X-RateLimit-Limit';
+export const REMAINING_HEADER = 'X-RateLimit-Remaining';
+
+export function allowancePlugin(opts: AllowancePluginOptions): HttpPlugin {
+  const { store, limit, logger } = opts;
+  const retryAfter = String(opts.retryAfterSeconds ?? 10);
+  const exhausted = `The playground allowance of ${limit} calls for your IP address is used up; it does not refill. Ask for a key to use the API.`;
+  let lastOutageLog = 0;
+  const logOutage = (state: RequestState, err: unknown) => {
+    // One line per 10 s at most while the store is down, not one per request.
+    if (Date.now() - lastOutageLog < 10_000) return;
+    lastOutageLog = Date.now();
+    logger?.error({ requestId: state.requestId, error: (err as Error).message }, 'playground allowance store unavailable: refusing counted calls (503)');
+  };
+
+  return {
+    name: 'playground-allowance',
+    async onRequest(state: RequestState): Promise<void> {
+      state.headers[LIMIT_HEADER] = String(limit);
+      try {
+        const { remaining } = await store.peek(allowanceSubject(state.clientIp));
+        state.headers[REMAINING_HEADER] = String(remaining);
+      } catch (err) {
+        state.headers[REMAINING_HEADER] = '0';
+        state.notes.allowance = { limit, unavailable: true };
+        logOutage(state, err);
+      }
+    },
+    async onOperation(state: RequestState, op: PreparedOperation): Promise<Reply | void> {
+      if (op.operation.operation !== 'query') {
+        // The playground schema has no mutation or subscription root, but graphql-js only notices
+        // that at execution; refuse here so the call is neither executed nor counted.
+        state.notes.allowance = { limit, counted: false, reason: 'read_only' };
+        return readOnlyReply(op);
+      }
+      if (op.introspectionOnly) {
+        state.notes.allowance = { ...(state.notes.allowance as object | undefined), limit, counted: false, reason: 'introspection', remaining: Number(state.headers[REMAINING_HEADER] ?? 0) };
+        return undefined;
+      }
+      let result;
+      try {
+        result = await store.consume(allowanceSubject(state.clientIp));
+      } catch (err) {
+        if (!(err instanceof AllowanceUnavailableError)) throw err;
+        logOutage(state, err);
+        state.headers[REMAINING_HEADER] = '0';
+        state.notes.allowance = { limit, counted: false, reason: 'store_unavailable' };
+        const reply = errorReply(503, 'The playground is temporarily unavailable; try again shortly.', 'SERVICE_UNAVAILABLE');
+        reply.headers['Retry-After'] = retryAfter;
+        return reply;
+      }
+      state.headers[REMAINING_HEADER] = String(result.remaining);
+      if (!result.allowed) {
+        state.notes.allowance = { limit, counted: false, reason: 'exhausted', used: result.used, remaining: 0 };
+        logger?.warn({ requestId: state.requestId, clientIp: state.clientIp, used: result.used }, 'playground allowance used up');
+        return errorReply(429, exhausted, 'RATE_LIMITED', { limit });
+      }
+      state.notes.allowance = { limit, counted: true, used: result.used, remaining: result.remaining };
+      return undefined;
+    },
+  };
+}
+
+function readOnlyReply(op: PreparedOperation): Reply {
+  const kind = op.operation.operation;
+  const loc = op.operation.loc;
+  const error: Record<string, unknown> = { message: `The playground is read-only: ${kind} operations are not supported; send a query.` };
+  if (loc) error.locations = [{ line: loc.startToken.line, column: loc.startToken.column }];
+  error.extensions = { code: 'GRAPHQL_VALIDATION_FAILED' };
+  return { status: 200, headers: {}, body: JSON.stringify({ errors: [error] }) };
+}

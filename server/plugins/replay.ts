@@ -1,0 +1,77 @@
+// Replay plugin: after the answer is sent, queue a record of the request and of exactly what was
+// sent, for support (`npm run replay`, admin endpoint). Never the API key: the record holds the
+// partner code only, and no request headers.
+import { pathOf, type HttpPlugin, type Reply, type RequestState } from '../http/plugin.js';
+import type { ReplayRecord, ReplayStore } from '../stores/replay-store.js';
+
+const KEPT_HEADERS = /^(x-request-id|x-cache|age|retry-after|x-ratelimit-.*)$/i;
+const SECRET_NOTE = /^(x-?api-?key|api_?key|key|token|secret|password|authorization)$/i;
+
+/** Builds the record of one request (exported for tests). */
+export function replayRecord(state: RequestState, reply: Reply, now = Date.now()): ReplayRecord {
+  // Built field by field (no spread copies): it runs for every answer, cache hits included.
+  const responseHeaders: Record<string, string> = { 'x-request-id': state.requestId };
+  keepHeaders(responseHeaders, state.headers);
+  keepHeaders(responseHeaders, reply.headers);
+  // The listener derives x-cache from state.cache when it sends (see http/server.ts).
+  const cacheHeader = state.operation && !state.operation.introspectionOnly ? state.cache : null;
+  if (cacheHeader) responseHeaders['x-cache'] = cacheHeader;
+  let notes: Record<string, unknown> | undefined;
+  for (const k in state.notes) {
+    if (SECRET_NOTE.test(k)) continue;
+    (notes ??= {})[k] = state.notes[k];
+  }
+  const record: ReplayRecord = {
+    id: state.requestId,
+    time: new Date(state.receivedAt).toISOString(),
+    environment: state.environment,
+    partnerCode: state.partnerCode,
+    clientIp: state.clientIp,
+    operationName: state.operation?.operationName ?? state.operationName ?? null,
+    query: state.query ?? null,
+    variables: state.variables ?? null,
+    status: reply.status,
+    responseBody: reply.body,
+    responseHeaders,
+    fromCache: state.cache === 'HIT',
+    cache: cacheHeader,
+    upstreamCalls: state.upstreamCalls.map((c) => ({ feed: c.feed, url: c.url, status: c.status, durationMs: c.durationMs, ...(c.error ? { error: c.error } : {}) })),
+    durationMs: Math.max(0, now - state.receivedAt),
+  };
+  if (notes) record.notes = notes;
+  return record;
+}
+
+/** Copies the headers worth keeping; a later source replaces an earlier one, '' removes it. */
+function keepHeaders(into: Record<string, string>, from: Record<string, string | number | undefined>): void {
+  for (const k in from) {
+    if (!KEPT_HEADERS.test(k)) continue;
+    const v = from[k];
+    if (v === '' || v === undefined) delete into[k];
+    else into[k] = String(v);
+  }
+}
+
+function worthRecording(state: RequestState, reply: Reply): boolean {
+  const pathname = pathOf(state.req.url);
+  if (pathname === '/healthz' || pathname === '/readyz') return false;
+  if (state.req.method === 'OPTIONS') return false;
+  // The GraphiQL page (HTML) is not an API answer.
+  const type = reply.headers['content-type'];
+  if (type !== undefined && /text\/html/i.test(type)) return false;
+  return true;
+}
+
+export function replayPlugin(store: ReplayStore): HttpPlugin {
+  return {
+    name: 'replay',
+    onResponse(state: RequestState, reply: Reply): void {
+      try {
+        if (!worthRecording(state, reply)) return;
+        store.enqueue(replayRecord(state, reply));
+      } catch {
+        store.noteDropped();
+      }
+    },
+  };
+}

@@ -1,0 +1,217 @@
+// Settings of the response cache and the replay log: TTLs per root field from one config file
+// (`cache.config.yaml`, or `.json`, at the repo root; another file with CACHE_CONFIG), sizes and
+// retention from environment variables. Parsed once by server/config.ts; a bad value stops the
+// process with a message naming the variable or the file.
+import fs from 'node:fs';
+import path from 'node:path';
+import yaml from 'js-yaml';
+import { envReader } from '../../lib/env-reader.js';
+
+/** How long an answer containing a root field may be served from cache. */
+export type TtlRule =
+  | { kind: 'fixed'; ms: number }
+  /**
+   * Until the next of some local wall-clock times (e.g. midnight and same-day cut-offs) in any of
+   * the listed time zones, capped by maxMs. Used for nextStartDate, whose answer changes at local
+   * midnight and at the territory's cut-off time.
+   */
+  | { kind: 'untilLocalTime'; times: string[]; timeZones: string[]; maxMs: number };
+
+export interface CacheSettings {
+  enabled: boolean;
+  /** Where the TTLs came from (a file path, or "defaults"). */
+  source: string;
+  /** Bump in the config file to invalidate every cached answer at the next deploy. */
+  generation: string;
+  /** TTL of root fields not listed in `ttl` (0 = not cached). */
+  defaultTtl: TtlRule;
+  ttl: Record<string, TtlRule>;
+  /** Byte bound of the in-process LRU (sum of cached body sizes). */
+  lruBytes: number;
+  /** Larger answers are not cached at all. */
+  maxEntryBytes: number;
+  /** Give up on a Redis read after this long and answer from upstream (ms). */
+  redisReadTimeoutMs: number;
+  /** Re-read purge epochs from Redis this often, in case a purge message was missed (ms). */
+  epochRefreshMs: number;
+}
+
+export interface ReplaySettings {
+  enabled: boolean;
+  retentionMs: number;
+  maxBytes: number;
+  queueMaxRecords: number;
+  queueMaxBytes: number;
+  /** Embedded store: a segment file is closed once it reaches this size. */
+  segmentBytes: number;
+}
+
+export interface CacheReplaySettings {
+  cache: CacheSettings;
+  replay: ReplaySettings;
+}
+
+/** Every US time zone with a distinct UTC offset (Hawaii to Eastern; Arizona has no DST). */
+export const US_TIME_ZONES = [
+  'Pacific/Honolulu',
+  'America/Anchorage',
+  'America/Los_Angeles',
+  'America/Phoenix',
+  'America/Denver',
+  'America/Chicago',
+  'America/New_York',
+];
+
+const H = 3_600_000;
+export const DEFAULT_TTLS: Record<string, TtlRule> = {
+  utilities: { kind: 'fixed', ms: 24 * H },
+  energyInfoByState: { kind: 'fixed', ms: 24 * H },
+  residentialPlans: { kind: 'fixed', ms: 15 * 60_000 },
+  businessPlans: { kind: 'fixed', ms: 15 * 60_000 },
+  // The earliest start date moves at local midnight and at the territory's same-day cut-off
+  // (16:00 or 17:00 in the reference territories); the answer does not say which territory's
+  // rules applied, so expire at the next such moment in any US time zone (at most an hour).
+  nextStartDate: { kind: 'untilLocalTime', times: ['00:00', '16:00', '17:00'], timeZones: US_TIME_ZONES, maxMs: H },
+  // Personal data: never in the shared cache.
+  utilityAccounts: { kind: 'fixed', ms: 0 },
+};
+
+/** Fields whose answers are personal data: never cached, whatever the config file says. */
+export const NEVER_CACHED = new Set(['utilityAccounts']);
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: H, d: 24 * H };
+
+/** "15m", "24h", "7d", "500ms", "90s"; a bare number means seconds. */
+export function parseDuration(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? Math.round(value * 1000) : null;
+  if (typeof value !== 'string') return null;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/i.exec(value);
+  if (!m) return null;
+  return Math.round(Number(m[1]) * UNITS[(m[2] ?? 's').toLowerCase()]!);
+}
+
+/** "256MiB", "64mb", "1gib", "1000"; bare numbers are bytes. */
+export function parseBytes(value: string): number | null {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(b|k|kb|kib|m|mb|mib|g|gb|gib)?\s*$/i.exec(value);
+  if (!m) return null;
+  const unit = (m[2] ?? 'b').toLowerCase();
+  const mult = unit === 'b' ? 1 : unit.startsWith('k') ? 1024 : unit.startsWith('m') ? 1024 ** 2 : 1024 ** 3;
+  return Math.floor(Number(m[1]) * mult);
+}
+
+const HHMM = /^([01]\d|2[0-3]):([0-5]\d)$/;
+
+function parseRule(field: string, raw: unknown, problems: string[], where: string): TtlRule | null {
+  if (raw === 'never' || raw === false) return { kind: 'fixed', ms: 0 };
+  const fixed = parseDuration(raw);
+  if (fixed !== null) return { kind: 'fixed', ms: fixed };
+  if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
+    const r = raw as Record<string, unknown>;
+    const times = r.untilLocalTime ?? r.untilLocalTimes;
+    if (times !== undefined) {
+      const list = (Array.isArray(times) ? times : [times]).map(String);
+      const bad = list.filter((t) => !HHMM.test(t));
+      if (bad.length || list.length === 0) {
+        problems.push(`${where}: ttl.${field}.untilLocalTime must be HH:MM times, got ${JSON.stringify(times)}`);
+        return null;
+      }
+      const zones = r.timeZones === undefined ? US_TIME_ZONES : (Array.isArray(r.timeZones) ? r.timeZones : [r.timeZones]).map(String);
+      for (const z of zones) {
+        try {
+          new Intl.DateTimeFormat('en-US', { timeZone: z });
+        } catch {
+          problems.push(`${where}: ttl.${field}.timeZones: unknown time zone "${z}"`);
+          return null;
+        }
+      }
+      const maxMs = r.max === undefined ? 24 * H : parseDuration(r.max);
+      if (maxMs === null) {
+        problems.push(`${where}: ttl.${field}.max must be a duration like 1h, got ${JSON.stringify(r.max)}`);
+        return null;
+      }
+      return { kind: 'untilLocalTime', times: list, timeZones: zones, maxMs };
+    }
+  }
+  problems.push(`${where}: ttl.${field} must be a duration (e.g. 15m, 24h, 0) or { untilLocalTime: [HH:MM], timeZones: [...], max: 1h }, got ${JSON.stringify(raw)}`);
+  return null;
+}
+
+function readConfigFile(file: string, problems: string[]): Record<string, unknown> | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    problems.push(`CACHE_CONFIG: cannot read ${file}: ${(err as Error).message}`);
+    return null;
+  }
+  try {
+    const parsed = file.endsWith('.json') ? JSON.parse(text) : yaml.load(text);
+    if (parsed === null || parsed === undefined) return {};
+    if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('expected a mapping at the top level');
+    return parsed as Record<string, unknown>;
+  } catch (err) {
+    problems.push(`${file}: ${(err as Error).message.split('\n')[0]}`);
+    return null;
+  }
+}
+
+export function loadCacheReplaySettings(env: NodeJS.ProcessEnv, cwd: string, problems: string[]): CacheReplaySettings {
+  const read = envReader(env, problems);
+  const bytes = (name: string, fallback: number, min: number) =>
+    read.parsed(name, fallback, min, parseBytes, `a size of at least ${min} bytes (e.g. 64MiB)`);
+  const duration = (name: string, fallback: number, min: number) =>
+    read.parsed(name, fallback, min, parseDuration, `a duration of at least ${min} ms (e.g. 7d, 12h, 30m)`);
+  const { int, bool } = read;
+
+  // The TTL file: CACHE_CONFIG, else cache.config.yaml / .yml / .json in the working directory.
+  let file: string | null = null;
+  if (env.CACHE_CONFIG?.trim()) file = path.resolve(cwd, env.CACHE_CONFIG.trim());
+  else for (const name of ['cache.config.yaml', 'cache.config.yml', 'cache.config.json']) {
+    const candidate = path.resolve(cwd, name);
+    if (fs.existsSync(candidate)) {
+      file = candidate;
+      break;
+    }
+  }
+  const doc = file ? readConfigFile(file, problems) ?? {} : {};
+  const where = file ?? 'cache config';
+  const ttl: Record<string, TtlRule> = { ...DEFAULT_TTLS };
+  const rawTtl = doc.ttl;
+  if (rawTtl !== undefined) {
+    if (!rawTtl || typeof rawTtl !== 'object' || Array.isArray(rawTtl)) problems.push(`${where}: ttl must be a mapping of root field to duration`);
+    else for (const [field, raw] of Object.entries(rawTtl)) {
+      const rule = parseRule(field, raw, problems, where);
+      if (rule) ttl[field] = rule;
+    }
+  }
+  for (const field of NEVER_CACHED) ttl[field] = { kind: 'fixed', ms: 0 };
+  const defaultTtl = doc.defaultTtl === undefined ? { kind: 'fixed' as const, ms: 0 } : parseRule('defaultTtl', doc.defaultTtl, problems, where) ?? { kind: 'fixed' as const, ms: 0 };
+  const known = new Set(['enabled', 'generation', 'ttl', 'defaultTtl']);
+  for (const k of Object.keys(doc)) if (!known.has(k)) problems.push(`${where}: unknown setting "${k}" (use ${[...known].join(', ')})`);
+  const fileEnabled = doc.enabled === undefined ? true : doc.enabled === true;
+  if (doc.enabled !== undefined && typeof doc.enabled !== 'boolean') problems.push(`${where}: enabled must be true or false`);
+
+  const lruBytes = bytes('CACHE_LRU_BYTES', 32 * 1024 * 1024, 1024);
+  const replayMax = bytes('REPLAY_MAX_BYTES', 256 * 1024 * 1024, 4096);
+  return {
+    cache: {
+      enabled: bool('CACHE_ENABLED', fileEnabled),
+      source: file ?? 'defaults',
+      generation: doc.generation === undefined ? '1' : String(doc.generation),
+      defaultTtl,
+      ttl,
+      lruBytes,
+      maxEntryBytes: bytes('CACHE_MAX_ENTRY_BYTES', Math.min(lruBytes, 4 * 1024 * 1024), 256),
+      redisReadTimeoutMs: int('CACHE_REDIS_TIMEOUT_MS', 300, 10, 10_000),
+      epochRefreshMs: int('CACHE_EPOCH_REFRESH_MS', 5000, 100, 3_600_000),
+    },
+    replay: {
+      enabled: bool('REPLAY_ENABLED', true),
+      retentionMs: duration('REPLAY_RETENTION', 7 * 24 * H, 1000),
+      maxBytes: replayMax,
+      queueMaxRecords: int('REPLAY_QUEUE_MAX', 10_000, 1, 1_000_000),
+      queueMaxBytes: bytes('REPLAY_QUEUE_BYTES', 16 * 1024 * 1024, 1024),
+      segmentBytes: bytes('REPLAY_SEGMENT_BYTES', Math.max(1024, Math.min(16 * 1024 * 1024, Math.floor(replayMax / 8))), 1024),
+    },
+  };
+}

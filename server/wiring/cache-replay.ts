@@ -1,0 +1,97 @@
+// Response cache + replay log (issue 4): one cache and one replay store per process, on Redis when
+// REDIS_URL is set (shared by every instance) and embedded otherwise (in-process LRU; JSONL files
+// under DATA_DIR/replay). Plugins for every environment: the cache (each environment and schema
+// variant its own key space), then replay. Also starts the admin endpoint when ADMIN_TOKEN is set.
+import { createHash } from 'node:crypto';
+import { printSchema } from 'graphql';
+import { ResponseCache } from '../stores/response-cache.js';
+import { createReplayStore } from '../stores/replay-store.js';
+import { startAdminServer, type AdminServer } from '../admin/server.js';
+import { responseCachePlugin } from '../plugins/response-cache.js';
+import { replayPlugin } from '../plugins/replay.js';
+import type { HttpPlugin } from '../http/plugin.js';
+import type { CapabilitySetup } from './types.js';
+
+export const cacheReplayCapability: CapabilitySetup = async ({ config, logger, redis, mesh }) => {
+  const { cache: cacheSettings, replay: replaySettings } = config.cacheReplay;
+
+  // At most one log line per kind of failure per 10 s while a store is down.
+  const lastLog = new Map<string, number>();
+  const onError = (err: unknown, what: string) => {
+    const t = Date.now();
+    if (t - (lastLog.get(what) ?? 0) < 10_000) return;
+    lastLog.set(what, t);
+    logger.warn({ error: (err as Error)?.message ?? String(err) }, `${what} failed (answers are not affected)`);
+  };
+
+  const schemaId = (sdl: string) => createHash('sha256').update(sdl).digest('hex').slice(0, 16);
+  const cache = cacheSettings.enabled
+    ? new ResponseCache({
+        settings: cacheSettings,
+        redis,
+        schemaIds: { keyed: schemaId(printSchema(mesh.schemas.keyed)), playground: schemaId(printSchema(mesh.schemas.playground)) },
+        onError,
+      })
+    : null;
+  await cache?.start();
+  const replay = replaySettings.enabled ? createReplayStore({ redis, dataDir: config.dataDir, settings: replaySettings, onError }) : null;
+  logger.info(
+    {
+      cache: cache ? { store: redis ? 'lru+redis' : 'lru', lruBytes: cacheSettings.lruBytes, ttlConfig: cacheSettings.source } : 'disabled',
+      replay: replay ? { store: replay.kind, retentionMs: replaySettings.retentionMs, maxBytes: replaySettings.maxBytes } : 'disabled',
+    },
+    'response cache and replay log',
+  );
+
+  let admin: AdminServer | null = null;
+  if (config.adminToken && config.ports.admin !== null) {
+    try {
+      admin = await startAdminServer({ host: config.host, port: config.ports.admin, token: config.adminToken, replay, cache, logger });
+      logger.info({ url: admin.url }, 'admin endpoint listening');
+    } catch (err) {
+      await cache?.close();
+      await replay?.close();
+      throw err;
+    }
+  }
+
+  return {
+    name: 'cache-replay',
+    plugins(environment) {
+      const plugins: HttpPlugin[] = [];
+      if (cache) {
+        plugins.push(responseCachePlugin({
+          cache,
+          environment,
+          variant: environment === 'playground' ? 'playground' : 'keyed',
+          keyByPartner: config.fillPartnerRef,
+        }));
+      }
+      if (replay) plugins.push(replayPlugin(replay));
+      return plugins;
+    },
+    health() {
+      // Health is public: states and counters only. A cache or replay outage degrades nothing the
+      // partner sees, so it never marks the process unready (Redis itself is reported by app.ts).
+      const details: Record<string, unknown> = {};
+      if (cache) {
+        details.cache = {
+          store: cache.redisState === 'off' ? 'lru' : `lru+redis (${cache.redisState})`,
+          lruEntries: cache.lruEntries,
+          readErrors: cache.stats.cacheReadErrors,
+          writeErrors: cache.stats.cacheWriteErrors,
+        };
+      }
+      if (replay) {
+        const s = replay.stats();
+        details.replay = { store: s.store, queued: s.queued, dropped: s.dropped };
+      }
+      return { ok: true, details };
+    },
+    async close() {
+      await admin?.close();
+      await replay?.close();
+      await cache?.close();
+    },
+  };
+};

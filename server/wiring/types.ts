@@ -1,0 +1,26 @@
+// How app.ts composes the capabilities: each capability sets itself up once per process and hands
+// out the plugins for each environment's listener.
+import type { GatewayConfig } from '../config.js';
+import type { EnvironmentName, HttpPlugin } from '../http/plugin.js';
+import type { Logger } from '../../lib/logger.js';
+import type { RedisClient } from '../stores/redis-connection.js';
+import type { GatewayMesh } from '../mesh.js';
+
+export interface WiringContext {
+  config: GatewayConfig;
+  logger: Logger;
+  /** Null when REDIS_URL is not set: each capability then uses its embedded store. */
+  redis: RedisClient | null;
+  mesh: GatewayMesh;
+}
+
+export interface Capability {
+  name: string;
+  /** Plugins for one listener, in the order they should run. */
+  plugins(environment: EnvironmentName): HttpPlugin[];
+  /** Merged into /readyz details; ok=false marks the gateway degraded. */
+  health?(): { ok: boolean; details: Record<string, unknown> };
+  close?(): Promise<void> | void;
+}
+
+export type CapabilitySetup = (ctx: WiringContext) => Promise<Capability>;
