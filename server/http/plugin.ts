@@ -29,8 +29,11 @@ export interface RequestState {
   variables?: Record<string, unknown> | null;
   operationName?: string | null;
   operation?: PreparedOperation;
-  cache: 'HIT' | 'MISS' | 'BYPASS' | 'STALE';
+  /** COALESCED: answered with the bytes of an identical request's execution it waited for. */
+  cache: 'HIT' | 'MISS' | 'BYPASS' | 'STALE' | 'COALESCED';
   upstreamCalls: UpstreamCall[];
+  /** The response cache key of a cacheable operation (set by the response cache on a miss). */
+  cacheKey?: string;
   /** Headers every response to this request carries (added by plugins). */
   headers: Record<string, string>;
   /** Free-form notes for logs and replay (e.g. allowance remaining). */

@@ -6,6 +6,7 @@
 //   gateway_request_duration_seconds{environment}            histogram (ms resolution)
 //   gateway_cache_hits_total{environment} / gateway_cache_misses_total{environment}
 //   gateway_cache_hit_ratio{environment}                     hits / (hits + misses) since start
+//   gateway_cache_coalesced_total{environment}               misses answered by an identical request's execution
 //   gateway_upstream_request_duration_seconds{feed}          histogram, one sample per upstream call
 //   gateway_upstream_errors_total{feed,kind}                 kind: timeout, network, status, ...
 //   gateway_playground_calls_total{result}                   counted | refused | free
@@ -53,6 +54,7 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
   const duration = new FastHistogram('gateway_request_duration_seconds', 'Time from request received to answer sent (ms resolution), by environment.', ['environment'], REQUEST_BUCKETS, registry);
   const hits = new FastCounter('gateway_cache_hits_total', 'Executable operations answered from the response cache.', ['environment'], registry);
   const misses = new FastCounter('gateway_cache_misses_total', 'Cacheable operations not found in the response cache (answered from the feeds, STALE included).', ['environment'], registry);
+  const coalesced = new FastCounter('gateway_cache_coalesced_total', 'Cache misses answered with the execution of an identical concurrent request (request coalescing), by environment.', ['environment'], registry);
   const hitCounts = new Map<string, { hits: number; misses: number }>();
   new Gauge({
     name: 'gateway_cache_hit_ratio',
@@ -162,6 +164,7 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
       const durationChild = duration.child({ environment });
       const hitChild = hits.child({ environment });
       const missChild = misses.child({ environment });
+      const coalescedChild = coalesced.child({ environment });
       let counts = hitCounts.get(environment);
       if (!counts) hitCounts.set(environment, (counts = { hits: 0, misses: 0 }));
       const hc = counts;
@@ -178,7 +181,7 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
             } else if (state.cache === 'MISS' || state.cache === 'STALE') {
               missChild.inc();
               hc.misses++;
-            }
+            } else if (state.cache === 'COALESCED') coalescedChild.inc();
           }
           for (const c of state.upstreamCalls) {
             feedChild(c.feed).observe(c.durationMs / 1000);

@@ -2,7 +2,7 @@
 // executing anything) and stores successful answers after. Runs after the environments plugins, so
 // a request refused for its key never reaches the cache and a playground hit still counts as a call.
 //
-// `x-cache` is HIT, MISS (not served from cache), BYPASS (not cacheable: personal data, TTL 0,
+// `x-cache` is HIT, MISS (not served from cache), COALESCED (plugins/request-coalescing.ts), BYPASS (not cacheable: personal data, TTL 0,
 // introspection) or STALE (answered from a stale upstream copy; never stored). A hit also carries
 // `age` (seconds since the answer was stored).
 import type { PreparedOperation } from '../graphql/prepare.js';
@@ -94,6 +94,7 @@ export function responseCachePlugin(opts: ResponseCachePluginOptions): HttpPlugi
         return { status: 200, headers: { age: String(hit.ageSeconds) }, body: hit.entry.body, bytes: bodyBytes(hit.entry) };
       }
       state.cache = 'MISS';
+      state.cacheKey = key;
       pending.set(state, { key, fields: policy.fields });
       return undefined;
     },

@@ -34,6 +34,8 @@ export interface CacheSettings {
   redisReadTimeoutMs: number;
   /** Re-read purge epochs from Redis this often, in case a purge message was missed (ms). */
   epochRefreshMs: number;
+  /** Concurrent identical misses wait for one execution (request coalescing). */
+  coalesce: boolean;
 }
 
 export interface ReplaySettings {
@@ -204,6 +206,7 @@ export function loadCacheReplaySettings(env: NodeJS.ProcessEnv, cwd: string, pro
       maxEntryBytes: bytes('CACHE_MAX_ENTRY_BYTES', Math.min(lruBytes, 4 * 1024 * 1024), 256),
       redisReadTimeoutMs: int('CACHE_REDIS_TIMEOUT_MS', 300, 10, 10_000),
       epochRefreshMs: int('CACHE_EPOCH_REFRESH_MS', 5000, 100, 3_600_000),
+      coalesce: bool('CACHE_COALESCE', true),
     },
     replay: {
       enabled: bool('REPLAY_ENABLED', true),

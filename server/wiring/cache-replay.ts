@@ -8,6 +8,7 @@ import { ResponseCache } from '../stores/response-cache.js';
 import { createReplayStore } from '../stores/replay-store.js';
 import { startAdminServer, type AdminServer } from '../admin/server.js';
 import { responseCachePlugin } from '../plugins/response-cache.js';
+import { requestCoalescingPlugin } from '../plugins/request-coalescing.js';
 import { replayPlugin } from '../plugins/replay.js';
 import type { HttpPlugin } from '../http/plugin.js';
 import type { CapabilitySetup } from './types.js';
@@ -55,6 +56,11 @@ export const cacheReplayCapability: CapabilitySetup = async ({ config, logger, r
     }
   }
 
+  // A waiter waits no longer than the execution it joined may take: the territories call, then the
+  // supplier feeds in parallel, each within its own timeout.
+  const timeouts = mesh.feeds.all.map((f) => f.timeoutMs);
+  const coalesceWaitMs = timeouts.length ? 2 * Math.max(...timeouts) : 10_000;
+
   return {
     name: 'cache-replay',
     plugins(environment) {
@@ -66,6 +72,7 @@ export const cacheReplayCapability: CapabilitySetup = async ({ config, logger, r
           variant: environment === 'playground' ? 'playground' : 'keyed',
           keyByPartner: config.fillPartnerRef,
         }));
+        if (cacheSettings.coalesce) plugins.push(requestCoalescingPlugin({ maxWaitMs: coalesceWaitMs }));
       }
       if (replay) plugins.push(replayPlugin(replay));
       return plugins;
