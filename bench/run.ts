@@ -19,6 +19,12 @@
 //   playground   playground residentialPlans (cache hits) from many client IPs (TRUST_PROXY=1 and
 //                one X-Forwarded-For per request): allowance peek + consume in Redis per request
 //   uncached@1 / direct@1   the same two at 1 connection: the gateway's own cost per request at p50
+//   miss-storm   identical keyed residentialPlans on an entry that expires every second (TTL 1s):
+//                concurrent misses coalesce into one execution; also run with CACHE_COALESCE=false
+//                (`miss-storm/off`) to show what coalescing buys
+//   records      the cached scenario again on gateways with LOG_LEVEL=warn (`cached/no-log`) and
+//                REPLAY_ENABLED=false (`cached/no-replay`): the CPU per request that the request log
+//                line and the replay record add to a hit
 //   mesh         the stock GraphQL Mesh v0 server (`mesh build` + `mesh start`, one process) over the
 //                same reference upstream, asked for the same three feed calls as raw source fields
 //                (bench/mesh-start/: config derived from .meshrc.yaml, query, checks); issue #7 wants
@@ -87,7 +93,7 @@ const opts = {
   /** --env K=V,K=V: extra gateway environment for experiments (e.g. REPLAY_ENABLED=false). */
   env: Object.fromEntries((f.env ? f.env.split(',') : []).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
 };
-const ALL = ['baseline', 'floor', 'cached', 'uncached', 'direct', 'playground', 'overhead', 'mesh'] as const;
+const ALL = ['baseline', 'floor', 'cached', 'records', 'uncached', 'miss-storm', 'direct', 'playground', 'overhead', 'mesh'] as const;
 type ScenarioName = (typeof ALL)[number];
 const only = new Set<ScenarioName>((f.only ? f.only.split(',') : ALL) as ScenarioName[]);
 for (const s of only) if (!ALL.includes(s)) throw new Error(`--only: unknown scenario "${s}" (${ALL.join(', ')})`);
@@ -565,6 +571,41 @@ async function main() {
       await g.child.stop();
     }
 
+    await run('records', async () => {
+      // A hit's own cost of the request log line and of the replay record: the cached scenario on
+      // a gateway without each, read against the `cached` row.
+      for (const [name, extra] of [['cached/no-log', { LOG_LEVEL: 'warn' }], ['cached/no-replay', { REPLAY_ENABLED: 'false' }]] as const) {
+        const g = await startGatewayChild(`gateway (${name})`, gatewayEnv, extra);
+        await checkOnce(g.urls.production, keyedHeaders);
+        table(row(name, `the cached scenario with ${Object.entries(extra).map(([k, v]) => `${k}=${v}`).join(' ')}`, opts.connections, await load({ url: g.urls.production, connections: opts.connections, duration: opts.duration, method: 'POST', headers: keyedHeaders, body: BODY }, g.child.proc.pid)));
+        await g.child.stop();
+      }
+    });
+
+    await run('miss-storm', async () => {
+      // The plans entry lives one second: every second the 50 connections miss together.
+      const cacheConfig = path.join(tmp, 'cache-1s.yaml');
+      fs.writeFileSync(cacheConfig, 'generation: miss-storm\nttl:\n  residentialPlans: 1s\n');
+      for (const [name, coalesce] of [['miss-storm', 'true'], ['miss-storm/off', 'false']] as const) {
+        const g = await startGatewayChild(`gateway (${name})`, gatewayEnv, { CACHE_CONFIG: cacheConfig, CACHE_COALESCE: coalesce });
+        await checkOnce(g.urls.production, keyedHeaders);
+        let before = await scrape(g.urls.metrics);
+        const r = row(name, `keyed residentialPlans ${opts.zip}, entry expiring every second, CACHE_COALESCE=${coalesce}`, opts.connections, await load({ url: g.urls.production, connections: opts.connections, duration: opts.duration, method: 'POST', headers: keyedHeaders, body: BODY }, g.child.proc.pid, async () => {
+          before = await scrape(g.urls.metrics);
+        }));
+        const after = await scrape(g.urls.metrics);
+        const delta = (metric: string, labels?: Record<string, string>) => after(metric, labels) - before(metric, labels);
+        const per = (n: number) => (r.totalRequests ? Math.round((n / r.totalRequests) * 10000) / 10000 : null);
+        r.notes = {
+          feedCallsPerRequest: per(delta('gateway_upstream_calls_total')),
+          executionsPerRequest: per(delta('gateway_cache_misses_total', { environment: 'production' })),
+          coalescedShare: per(delta('gateway_cache_coalesced_total', { environment: 'production' })),
+        };
+        table(r);
+        await g.child.stop();
+      }
+    });
+
     if (only.has('uncached') || only.has('overhead')) {
       const b = await startGatewayChild('gateway (cache off)', gatewayEnv, { CACHE_ENABLED: 'false' });
       const check = await checkOnce(b.urls.production, keyedHeaders);
@@ -627,6 +668,12 @@ async function main() {
   const overheadAt = (g?: Row, d?: Row) => (g && d ? Math.round((g.p50Ms - d.p50Ms) * 100) / 100 : null);
   derived.overheadP50Ms = overheadAt(by('uncached'), by('direct'));
   derived.overheadP50MsOneConnection = overheadAt(by('uncached@1'), by('direct@1'));
+  derived.missStormVsUncached = by('miss-storm') && by('uncached') ? Math.round((by('miss-storm')!.reqPerSec / by('uncached')!.reqPerSec) * 100) / 100 : null;
+  derived.cachedVsFloor = by('cached') && by('floor') ? Math.round((by('cached')!.reqPerSec / by('floor')!.reqPerSec) * 1000) / 1000 : null;
+  const cpuOf = (s: string) => by(s)?.cpuUsPerRequest ?? null;
+  const added = (without: string) => (cpuOf('cached') !== null && cpuOf(without) !== null ? cpuOf('cached')! - cpuOf(without)! : null);
+  derived.logCpuUsPerHit = added('cached/no-log');
+  derived.replayCpuUsPerHit = added('cached/no-replay');
   derived.uncachedVsDirect = by('uncached') && by('direct') ? Math.round((by('uncached')!.reqPerSec / by('direct')!.reqPerSec) * 1000) / 1000 : null;
   // Issue #7: uncached gateway throughput >= 2x stock `mesh start` over the same feeds.
   derived.uncachedVsMeshStart = by('uncached') && by('mesh')?.reqPerSec ? Math.round((by('uncached')!.reqPerSec / by('mesh')!.reqPerSec) * 1000) / 1000 : null;
@@ -645,6 +692,9 @@ async function main() {
   if (derived.overheadP50Ms !== null) console.log(`  gateway overhead at p50 (${opts.connections} conns, uncached - direct): ${derived.overheadP50Ms} ms; req/s uncached/direct: ${derived.uncachedVsDirect}`);
   if (derived.overheadP50MsOneConnection !== null) console.log(`  gateway overhead at p50 (1 connection): ${derived.overheadP50MsOneConnection} ms`);
   if (derived.uncachedVsMeshStart !== null) console.log(`  uncached gateway / mesh start req/s: ${derived.uncachedVsMeshStart.toFixed(2)} (target >= 2)`);
+  if (derived.cachedVsFloor !== null) console.log(`  cached / floor req/s: ${derived.cachedVsFloor}`);
+  if (derived.logCpuUsPerHit !== null || derived.replayCpuUsPerHit !== null) console.log(`  CPU a hit spends on its request log line: ${derived.logCpuUsPerHit ?? '-'} µs; on its replay record: ${derived.replayCpuUsPerHit ?? '-'} µs`);
+  if (derived.missStormVsUncached !== null) console.log(`  miss-storm / uncached req/s: ${derived.missStormVsUncached} (target >= 3)`);
   if (startup.ms.length) console.log(`  start-up to /healthz 200 (${opts.runner}): ${startup.ms.join(', ')} ms (max ${Math.max(...startup.ms)})`);
   for (const [k, m] of Object.entries(memory)) {
     const settled = m.settleSeconds ? `; ${m.settledRssMb} MB after ${m.settleSeconds} s idle` : '';
