@@ -10,6 +10,7 @@
 //   baseline     bare node:http, fixed 2 KB JSON body
 //   floor        bare node:http that reads and parses the same POST and answers with the same
 //                headers and body size as a cached gateway answer: the cost of the request's shape
+//   floor/uws    the floor's work on uWebSockets.js (bench/floor-uws-server.ts): a listener's ceiling
 //   cached       keyed residentialPlans for one ZIP, response cache hits
 //   uncached     the same, CACHE_ENABLED=false (a second gateway process): every request runs the
 //                resolvers and goes to the feeds (identical concurrent feed calls are still shared by
@@ -93,7 +94,7 @@ const opts = {
   /** --env K=V,K=V: extra gateway environment for experiments (e.g. REPLAY_ENABLED=false). */
   env: Object.fromEntries((f.env ? f.env.split(',') : []).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
 };
-const ALL = ['baseline', 'floor', 'cached', 'records', 'uncached', 'miss-storm', 'direct', 'playground', 'overhead', 'mesh'] as const;
+const ALL = ['baseline', 'floor', 'floor-uws', 'cached', 'records', 'uncached', 'miss-storm', 'direct', 'playground', 'overhead', 'mesh'] as const;
 type ScenarioName = (typeof ALL)[number];
 const only = new Set<ScenarioName>((f.only ? f.only.split(',') : ALL) as ScenarioName[]);
 for (const s of only) if (!ALL.includes(s)) throw new Error(`--only: unknown scenario "${s}" (${ALL.join(', ')})`);
@@ -533,6 +534,15 @@ async function main() {
       const b = startChild('floor', process.execPath, ['--import', 'tsx', 'bench/baseline-server.ts'], { PATH: process.env.PATH, PORT: String(port), MODE: 'floor', BODY_BYTES: String(size) }, /READY/);
       await withTimeout(b.line, 20_000, 'floor server');
       table(row('floor', `bare node:http: parse the same POST, same headers, ${size} B body`, opts.connections, await load({ url: `http://127.0.0.1:${port}/graphql`, connections: opts.connections, duration: opts.duration, method: 'POST', headers: keyedHeaders, body: BODY }, b.child.proc.pid)));
+      await b.child.stop();
+    });
+
+    await run('floor-uws', async () => {
+      const size = gw ? (await checkOnce(gw.urls.production, keyedHeaders)).bytes : 3324;
+      const port = await freePort();
+      const b = startChild('floor/uws', process.execPath, ['--import', 'tsx', 'bench/floor-uws-server.ts'], { PATH: process.env.PATH, PORT: String(port), BODY_BYTES: String(size) }, /READY/);
+      await withTimeout(b.line, 20_000, 'floor/uws server');
+      table(row('floor/uws', `the floor's work on uWebSockets.js, ${size} B body`, opts.connections, await load({ url: `http://127.0.0.1:${port}/graphql`, connections: opts.connections, duration: opts.duration, method: 'POST', headers: keyedHeaders, body: BODY }, b.child.proc.pid)));
       await b.child.stop();
     });
 
