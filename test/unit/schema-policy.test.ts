@@ -10,6 +10,8 @@ import { getIntrospectionQuery, graphqlSync, printSchema } from 'graphql';
 import { policyFromSdl, schemaPolicy, SCHEMA_FILE, SchemaPolicyError } from '../../api/schema-policy.js';
 import { loadCacheReplaySettings, schemaTtls } from '../../server/stores/cache-config.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { requestLogLine } from '../../server/observability/request-log.js';
+import type { RequestState } from '../../server/http/plugin.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const SDL = fs.readFileSync(SCHEMA_FILE, 'utf8');
@@ -151,5 +153,29 @@ describe('partners never see the gateway directives', () => {
     expect(graphqlSync({ schema: served, source: '{ __schema { directives { name } } }' }).errors).toBeUndefined();
     const roots = Object.keys(served.getQueryType()!.getFields());
     expect(roots).toEqual(environment === 'production' ? ROOT_FIELDS : ROOT_FIELDS.slice(0, 5));
+  });
+});
+
+describe('the request log redacts what the schema marks personal', () => {
+  const state = (variables: Record<string, unknown> | null, rootFields?: string[]) =>
+    ({
+      environment: 'production', requestId: 'r1', clientIp: '127.0.0.1', receivedAt: 0, partnerCode: 'ACME',
+      req: { method: 'POST', url: '/graphql' }, variables, cache: 'BYPASS', upstreamCalls: [], headers: {}, notes: {},
+      operation: rootFields ? { rootFields, introspectionOnly: false, operationName: null } : undefined,
+    }) as unknown as RequestState;
+  const line = (s: RequestState) => requestLogLine(s, { status: 200, headers: {}, body: '' }, 1);
+
+  it.each([
+    ['a root field with a personal argument', state(null, ['utilityAccounts']), true],
+    ['a variable named like one, any case', state({ streetADDRESS: 'x' }), true],
+    ['one level deep', state({ input: { billingAddress: 'x' } }), true],
+    ['a plan query', state({ zip: '75001' }, ['residentialPlans']), false],
+    ['hostile variables: deep, huge, lists', state({ a: { b: { address: 'x' } }, l: [{ address: 'x' }], s: 'x'.repeat(100_000) }), false],
+    ['no variables at all', state(null), false],
+  ])('%s', (_name, s, given) => {
+    const l = line(s);
+    expect(l.addressGiven === true).toBe(given);
+    // Values never reach the line, whatever it says about them.
+    expect(JSON.stringify(l)).not.toMatch(/"x"|xxxx/);
   });
 });
