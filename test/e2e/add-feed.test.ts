@@ -1,4 +1,4 @@
-// Adding a supplier feed by configuration alone (issue 5, docs/adding-a-feed.md): the repo's
+// Adding a supplier feed by configuration alone (docs/adding-a-feed.md): the repo's
 // .meshrc.yaml with examples/gridwise-feed.yaml appended to its `sources:` list, written to
 // a temporary config directory (MESH_DIR) with every `./` path pointing into the repo, so the same
 // gateway code serves a feed in a new shape (XML-like nesting, dollars per MWh, years, fractions)
@@ -83,8 +83,10 @@ function gatewayEnv(tmp: string, meshDir: string, extra: Record<string, string> 
     DATA_DIR: path.join(tmp, 'data'),
     KEYS_FILE: path.join(tmp, 'keys.json'),
     MESH_DIR: meshDir,
-    // Each malformed-payload case must reach the feed, not a cached answer.
+    // Each case must reach the feed, not a cached answer or a stale copy a test before it left:
+    // a failing feed is then an error whatever ran first.
     CACHE_ENABLED: 'false',
+    STALE_IF_ERROR_SECONDS: '0',
     ...extra,
   };
 }
@@ -254,8 +256,8 @@ describe('a third supplier feed added by configuration (examples/gridwise-feed.y
     ['garbage', 'a body that is not JSON'],
     ['null', 'a JSON null body'],
   ])('a Gridwise answer of %s (%s) is an error naming the feed; the other feeds still answer', async (kind) => {
-    // A ZIP not asked before, so no stale copy of a good answer can stand in.
-    const zip = kind === 'garbage' ? '77002' : '19103';
+    // With stale copies off (gatewayEnv) any ZIP will do: 75001 is the one every test asks.
+    const zip = '75001';
     const fault = await fetch(`${g.upstreamUrl}/__faults/gridwise`, { method: 'POST', body: JSON.stringify({ kind }) });
     expect(fault.status).toBe(200);
     try {
