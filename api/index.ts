@@ -66,14 +66,12 @@ function currentPriceToCompare(ctx: ResolverContext, t: Territory) {
   return t.priceToCompare && inEffect(t.priceToCompare, localToday(ctx, t)) ? t.priceToCompare : null;
 }
 
-const FEED_KEY_BY_SOURCE = new Map(Object.entries(SOURCE_BY_FEED_KEY).map(([k, v]) => [v as string, k]));
-
-/** Canonical records key generation by source enum; the mix function takes the EIA feed keys. */
+/** Canonical records key generation by category name (NATURAL_GAS); the mix function takes feed keys (naturalGas). */
 function byFeedKey(mwh: Partial<Record<string, number>>): Record<string, number> {
   const out: Record<string, number> = {};
   for (const [source, value] of Object.entries(mwh)) {
-    const key = FEED_KEY_BY_SOURCE.get(source);
-    if (key && typeof value === 'number') out[key] = value;
+    const key = source.toLowerCase().replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
+    if (Object.hasOwn(SOURCE_BY_FEED_KEY, key) && typeof value === 'number') out[key] = value;
   }
   return out;
 }

@@ -55,7 +55,7 @@ export const MAX_NESTED_ITEMS = 1000;
 export const RATE_TYPES: readonly RateType[] = ['FIXED', 'VARIABLE', 'INDEXED', 'TIME_OF_USE', 'PREPAID'];
 export const CUSTOMER_CLASSES: readonly CustomerClass[] = ['RESIDENTIAL', 'COMMERCIAL'];
 export const GENERATION_SOURCES: readonly GenerationSource[] = [
-  'COAL', 'NATURAL_GAS', 'NUCLEAR', 'HYDRO', 'WIND', 'SOLAR', 'OTHER_RENEWABLES', 'PETROLEUM', 'OTHER',
+  'COAL', 'PETROLEUM', 'NATURAL_GAS', 'OTHER_GASES', 'NUCLEAR', 'HYDRO', 'OTHER_RENEWABLES', 'PUMPED_STORAGE', 'OTHER', 'WIND', 'SOLAR',
 ];
 
 const req = (value: ValueType): FieldDef => ({ value, required: true });
@@ -256,7 +256,8 @@ const stateStats: KindDef<'stateStats'> = {
     generation: req({
       type: 'object',
       nullable: false,
-      fields: Object.fromEntries(GENERATION_SOURCES.map((s) => [s, opt(generationMwh)])),
+      // Pumped storage is net generation: negative when the plants use more than they return.
+      fields: Object.fromEntries(GENERATION_SOURCES.map((s) => [s, opt(s === 'PUMPED_STORAGE' ? { ...generationMwh, allowNegative: true } as ValueType : generationMwh)])),
     }),
   },
   build(v): StateStats {
