@@ -392,7 +392,7 @@ describe('territories, state statistics and premises', () => {
     expect(reasons.NO_DELIVERY).toMatch(/DEREGULATED utility needs delivery charges/);
     expect(reasons.BAD_RULE).toMatch(/calendar: .*does not exist/);
     expect(reasons.EVIL_RULE).toMatch(/calendar: .*not an accepted rule form/);
-    expect(reasons.EVIL_RULE.length).toBeLessThan(300);
+    expect(reasons.EVIL_RULE!.length).toBeLessThan(300);
     expect(reasons.NO_SCHEDULE).toMatch(/METER_READ needs/);
     expect(reasons.PTC_BACKWARDS).toMatch(/expires before it takes effect/);
     expect(reasons.PTC_NEGATIVE).toMatch(/negative/);
