@@ -1,12 +1,14 @@
 // Resolvers of the public schema (schema/public.graphql). Feeds are reached through the bindings
 // declared in .meshrc.yaml; everything the spec defines on top is computed here.
 import type { GraphQLResolveInfo } from 'graphql';
-import type { Territory } from '../domain/canonical.js';
+import type { DeliveryCharges, Territory } from '../domain/canonical.js';
 import type { ResolverContext } from './context.js';
 import { badUserInput } from './errors.js';
 import { fetchAllFeeds, fetchFeed, soleFeed } from './feed-client.js';
 import { bySortKey, businessPlan, offersFor, residentialPlan } from './plans.js';
-import { nextStartDate } from '../domain/start-date.js';
+import { localDateTime, switchDate } from '../domain/start-date.js';
+import { businessCalendar } from '../domain/calendar.js';
+import { inEffect } from '../domain/price-to-compare.js';
 import { generationMix, SOURCE_BY_FEED_KEY } from '../domain/energy-mix.js';
 import { microToNumber } from '../domain/money.js';
 import * as v from '../domain/validation.js';
@@ -46,17 +48,37 @@ async function choiceTerritories(ctx: ResolverContext, zipCode: string, utilityI
   return all.filter((t) => t.market === 'DEREGULATED');
 }
 
-const FEED_KEY_BY_SOURCE = new Map(Object.entries(SOURCE_BY_FEED_KEY).map(([k, v]) => [v as string, k]));
+function charges(c: DeliveryCharges | null) {
+  return c && {
+    fixedMonthlyUsd: microToNumber(c.fixedMonthlyMicro, 2),
+    perKwhUsd: microToNumber(c.perKwhMicro, 6),
+    effectiveDate: c.effective ?? null,
+  };
+}
 
-/** Canonical records key generation by source enum; the mix function takes the EIA feed keys. */
+/** Local date (YYYY-MM-DD) in the territory now. */
+function localToday(ctx: ResolverContext, t: Territory): string {
+  return localDateTime(ctx.now(), t.timeZone).date.toISOString().slice(0, 10);
+}
+
+/** The territory's Price to Compare when it applies today (savings against an expired one would mislead). */
+function currentPriceToCompare(ctx: ResolverContext, t: Territory) {
+  return t.priceToCompare && inEffect(t.priceToCompare, localToday(ctx, t)) ? t.priceToCompare : null;
+}
+
+/** Canonical records key generation by category name (NATURAL_GAS); the mix function takes feed keys (naturalGas). */
 function byFeedKey(mwh: Partial<Record<string, number>>): Record<string, number> {
   const out: Record<string, number> = {};
   for (const [source, value] of Object.entries(mwh)) {
-    const key = FEED_KEY_BY_SOURCE.get(source);
-    if (key && typeof value === 'number') out[key] = value;
+    const key = source.toLowerCase().replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
+    if (Object.hasOwn(SOURCE_BY_FEED_KEY, key) && typeof value === 'number') out[key] = value;
   }
   return out;
 }
+
+/** How far ahead a customer may ask for an off-cycle start. */
+const MAX_REQUEST_AHEAD_DAYS = 365;
+const addDays = (isoDate: string, days: number) => new Date(Date.parse(`${isoDate}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
 export const resolvers = {
   Query: {
@@ -69,9 +91,16 @@ export const resolvers = {
         market: t.market,
         ownership: t.ownership,
         timeZone: t.timeZone,
-        deliveryCharges: {
-          fixedMonthlyUsd: microToNumber(t.delivery.fixedMonthlyMicro, 2),
-          perKwhUsd: microToNumber(t.delivery.perKwhMicro, 6),
+        deliveryCharges: (fieldArgs: Args) => {
+          const customerClass = fieldArgs.customerClass === 'COMMERCIAL' ? 'COMMERCIAL' : 'RESIDENTIAL';
+          const c = charges(customerClass === 'COMMERCIAL' ? t.commercialDelivery : t.delivery);
+          return c && { customerClass, ...c };
+        },
+        bundledRate: charges(t.bundledRate),
+        priceToCompare: t.priceToCompare && {
+          usdPerKwh: microToNumber(t.priceToCompare.microPerKwh, 6),
+          effectiveDate: t.priceToCompare.effective,
+          expiryDate: t.priceToCompare.expires,
         },
       }));
     },
@@ -84,7 +113,8 @@ export const resolvers = {
       if (served.length === 0) return [];
       const offers = await fetchAllFeeds(ctx, 'offers', { zipCode, utilityId, customerClass: 'RESIDENTIAL' }, pathOf(info));
       return offersFor(offers, served, 'RESIDENTIAL')
-        .map(({ offer, delivery }) => residentialPlan(offer, delivery, zipCode, monthlyUsage, ctx.settings, ctx.partnerCode))
+        .map(({ offer, delivery, territory }) =>
+          residentialPlan(offer, delivery, zipCode, monthlyUsage, ctx.settings, ctx.partnerCode, currentPriceToCompare(ctx, territory)))
         .sort(bySortKey);
     },
 
@@ -103,19 +133,31 @@ export const resolvers = {
     nextStartDate: async (_: unknown, args: Args, ctx: ResolverContext) => {
       const zipCode = arg('zipCode', () => v.zipCode(args.zipCode));
       const utilityId = arg('utilityId', () => (args.utilityId == null ? undefined : v.utilityId(args.utilityId)));
+      const requestedDate = arg('requestedDate', () => (args.requestedDate == null ? undefined : v.isoDate(args.requestedDate, 'requestedDate')));
       const [territory] = await choiceTerritories(ctx, zipCode, utilityId);
       if (!territory) return null;
+      const { switching } = territory;
+      if (requestedDate !== undefined && requestedDate > addDays(localToday(ctx, territory), MAX_REQUEST_AHEAD_DAYS)) {
+        throw badUserInput(`requestedDate may be at most ${MAX_REQUEST_AHEAD_DAYS} days ahead.`, 'requestedDate');
+      }
+      const start = switchDate({
+        now: ctx.now(),
+        timeZone: territory.timeZone,
+        calendar: businessCalendar(territory.calendar?.holidays ?? [], territory.holidays),
+        kind: switching.kind,
+        leadBusinessDays: switching.leadBusinessDays,
+        sameDayCutoff: switching.sameDayCutoff,
+        meterRead: { cycleDays: switching.meterReadCycleDays, anchorDate: switching.meterReadAnchorDate, readDates: switching.meterReadDates },
+        requestedDate,
+      });
       return {
-        date: nextStartDate({
-          now: ctx.now(),
-          timeZone: territory.timeZone,
-          leadBusinessDays: territory.switching.leadBusinessDays,
-          holidays: territory.holidays,
-          sameDayCutoff: territory.switching.sameDayCutoff,
-        }),
+        date: start.date,
+        rule: start.rule,
+        meterReadDate: start.meterReadDate,
+        requestedDate: requestedDate ?? null,
         utilityId: territory.utilityId,
         timeZone: territory.timeZone,
-        leadBusinessDays: territory.switching.leadBusinessDays,
+        leadBusinessDays: switching.leadBusinessDays,
       };
     },
 

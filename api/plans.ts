@@ -1,10 +1,11 @@
 // Turns canonical offers into the public Plan / BusinessPlan records. Fields that cost work per plan
 // (rate tiers, enrollment URL, fees) are functions, which GraphQL's default field resolver calls
 // only when the query selects them: a partner listing titles and prices pays for neither.
-import type { CanonicalOffer, DeliveryCharges, Territory } from '../domain/canonical.js';
+import type { CanonicalOffer, DeliveryCharges, PriceToCompare, Territory } from '../domain/canonical.js';
 import { annualEstimate, basePriceUsdPerKwh, rateTiers, tierUsages, monthlyBillMicro } from '../domain/pricing.js';
 import { enrollmentUrl, planUuid } from '../domain/enrollment-url.js';
 import { microToNumber } from '../domain/money.js';
+import { monthlySavingsCents } from '../domain/price-to-compare.js';
 import type { ResolverSettings } from './context.js';
 
 export interface PlanFees {
@@ -48,13 +49,20 @@ export function residentialPlan(
   monthlyUsage: number | undefined,
   settings: ResolverSettings,
   partnerCode: string | null,
+  /** The utility's Price to Compare when it is in effect; tiers then carry savings against it. */
+  priceToCompare: PriceToCompare | null = null,
 ) {
   const base = common(o);
   // Sort key: exact bill at the usage the partner asked about (1000 kWh by default).
   const sortMicro = monthlyBillMicro(o, delivery, monthlyUsage ?? 1000);
   return {
     ...base,
-    rates: () => rateTiers(o, delivery, tierUsages(monthlyUsage)).map(publicTier),
+    rates: () => rateTiers(o, delivery, tierUsages(monthlyUsage)).map((t) => ({
+      ...publicTier(t),
+      estimatedMonthlySavingsUsd: priceToCompare
+        ? microToNumber(monthlySavingsCents(priceToCompare, delivery, t.usageKwh, t.exactBillMicro) * 10_000, 2)
+        : null,
+    })),
     headlessEnrollmentUrl: () => enrollmentUrl({
       baseUrl: settings.enrollmentBaseUrl,
       planId: base.id,
@@ -81,22 +89,30 @@ function publicTier(t: { usageKwh: number; allInRateUsdPerKwh: number; avgMonthl
   return { usageKwh: t.usageKwh, allInRateUsdPerKwh: t.allInRateUsdPerKwh, avgMonthlyBillUsd: t.avgMonthlyBillUsd };
 }
 
-/** Offers of the deregulated territories asked for, exact duplicates dropped, in feed order. */
+/**
+ * Offers of the deregulated territories asked for, each with the delivery charges of its customer
+ * class, exact duplicates dropped, in feed order. A territory without delivery charges for the
+ * class offers nothing for it (pricing it with another class's charges would be wrong).
+ */
 export function offersFor(
   offers: CanonicalOffer[],
   territories: Territory[],
   customerClass: CanonicalOffer['customerClass'],
-): { offer: CanonicalOffer; delivery: DeliveryCharges }[] {
-  const byUtility = new Map(territories.map((t) => [t.utilityId, t.delivery]));
+): { offer: CanonicalOffer; delivery: DeliveryCharges; territory: Territory }[] {
+  const byUtility = new Map<string, { delivery: DeliveryCharges; territory: Territory }>();
+  for (const territory of territories) {
+    const delivery = customerClass === 'COMMERCIAL' ? territory.commercialDelivery : territory.delivery;
+    if (delivery) byUtility.set(territory.utilityId, { delivery, territory });
+  }
   const seenIds = new Set<string>();
   // The same offer twice (a feed repeating itself, or two feeds carrying one supplier's offer) is
   // identical apart from where it came from. Comparing whole offers is costly, so offers are grouped
   // by a few fields first and compared whole only within a group.
   const groups = new Map<string, { offers: CanonicalOffer[]; contents?: Set<string> }>();
-  const out: { offer: CanonicalOffer; delivery: DeliveryCharges }[] = [];
+  const out: { offer: CanonicalOffer; delivery: DeliveryCharges; territory: Territory }[] = [];
   for (const offer of offers) {
-    const delivery = byUtility.get(offer.utilityId);
-    if (!delivery || offer.customerClass !== customerClass) continue;
+    const served = byUtility.get(offer.utilityId);
+    if (!served || offer.customerClass !== customerClass) continue;
     const idKey = `${offer.feed}\u0000${offer.offerId}\u0000${offer.utilityId}`;
     if (seenIds.has(idKey)) continue;
     const signature = `${offer.utilityId}\u0000${offer.supplierName}\u0000${offer.title}\u0000${offer.termMonths}\u0000${offer.rateType}`;
@@ -111,7 +127,7 @@ export function offersFor(
       groups.set(signature, { offers: [offer] });
     }
     seenIds.add(idKey);
-    out.push({ offer, delivery });
+    out.push({ offer, ...served });
   }
   return out;
 }

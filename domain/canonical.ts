@@ -44,17 +44,42 @@ export interface CanonicalOffer {
   enrollmentFeeMicro: Micro;
 }
 
-/** The utility's delivery (TDU) charges passed through on every bill. */
+/** The utility's delivery (TDU) charges passed through on every bill (or a regulated utility's bundled rate). */
 export interface DeliveryCharges {
   fixedMonthlyMicro: Micro;
   perKwhMicro: Micro;
+  /** YYYY-MM-DD the charges took effect, when the feed says. */
+  effective?: string | null;
 }
 
+export type SwitchingKind = 'OFF_CYCLE' | 'ACCELERATED' | 'METER_READ';
+
 export interface SwitchingRules {
+  /** OFF_CYCLE (Texas), ACCELERATED (Pennsylvania) or METER_READ (next scheduled meter read). */
+  kind: SwitchingKind;
+  /** Business days after the request day; for METER_READ the enrollment lead time before the read. */
   leadBusinessDays: number;
   meterReadCycleDays: number;
+  /** METER_READ: a scheduled read date; reads repeat every meterReadCycleDays. */
+  meterReadAnchorDate: string | null;
+  /** METER_READ: published read dates, when the feed lists them. */
+  meterReadDates: string[];
   /** Local HH:MM after which today no longer counts as a business day for the request. */
   sameDayCutoff: string;
+}
+
+/** The default service supply price of a choice-market utility outside Texas. */
+export interface PriceToCompare {
+  microPerKwh: Micro;
+  /** First and last day (YYYY-MM-DD) it applies. */
+  effective: string;
+  expires: string;
+}
+
+export interface HolidayRule {
+  name: string;
+  /** date-holidays rule text (domain/calendar.ts lists the accepted forms). */
+  rule: string;
 }
 
 export interface Territory {
@@ -64,8 +89,16 @@ export interface Territory {
   timeZone: string;
   market: 'DEREGULATED' | 'REGULATED';
   ownership: 'IOU' | 'MUNICIPAL' | 'COOP';
-  delivery: DeliveryCharges;
+  /** Residential delivery charges; null for a regulated utility (see bundledRate). */
+  delivery: DeliveryCharges | null;
+  /** Commercial (small business) delivery charges; null when the feed has none. */
+  commercialDelivery: DeliveryCharges | null;
+  /** Regulated utilities: the bundled residential rate. */
+  bundledRate: DeliveryCharges | null;
+  priceToCompare: PriceToCompare | null;
   switching: SwitchingRules;
-  /** ISO dates (YYYY-MM-DD) on which no switch can happen. */
+  /** Business-day calendar switches are processed on; null: weekends and `holidays` only. */
+  calendar: { name: string; holidays: HolidayRule[] } | null;
+  /** ISO dates (YYYY-MM-DD) on which no switch can happen, on top of the calendar's rules. */
   holidays: string[];
 }

@@ -1,17 +1,48 @@
-// Earliest service start date for a switch, in the territory's local calendar.
+// Earliest service start date for a switch, in the territory's local calendar, by the market's
+// switching rule:
+//   OFF_CYCLE    (Texas)  the requested date, at the earliest N business days after the request day
+//   ACCELERATED  (Pennsylvania) N business days after the request day (3 under PA's accelerated switching)
+//   METER_READ   (OH IL NY NJ MD MA CT ...) the first scheduled meter read at least N business days
+//                (the enrollment lead time) after the request day
+// The request day is local today when it is a business day and the local time is before the
+// same-day cut-off, else the next business day.
 // Wall-clock date/time comes from Intl (IANA zone, so DST is handled by the platform); all
 // calendar stepping is done on UTC-midnight dates, which have no DST.
+import { businessCalendar, type BusinessCalendar } from './calendar.js';
 
-export interface StartDateInput {
+export type SwitchingKind = 'OFF_CYCLE' | 'ACCELERATED' | 'METER_READ';
+export const SWITCHING_KINDS: readonly SwitchingKind[] = ['OFF_CYCLE', 'ACCELERATED', 'METER_READ'];
+
+export interface MeterReadSchedule {
+  /** Days between scheduled reads. */
+  cycleDays: number;
+  /** A scheduled read date (YYYY-MM-DD); reads fall every cycleDays before and after it. */
+  anchorDate: string | null;
+  /** Published read dates (YYYY-MM-DD); after the last one the cycle continues from it. */
+  readDates: readonly string[];
+}
+
+export interface SwitchInput {
   now: Date;
   /** IANA zone of the territory, e.g. "America/Chicago". */
   timeZone: string;
-  /** Business days of lead time after the request day (0 = today if it still counts). */
+  calendar: BusinessCalendar;
+  kind: SwitchingKind;
+  /** Business days after the request day (for METER_READ: the enrollment lead time before the read). */
   leadBusinessDays: number;
-  /** YYYY-MM-DD local dates that are not business days. */
-  holidays: readonly string[];
   /** Local "HH:MM" (24 h). At or after it, today no longer counts as the request day. */
   sameDayCutoff: string;
+  meterRead?: MeterReadSchedule | null;
+  /** OFF_CYCLE only: the customer's requested date (YYYY-MM-DD); never earlier than the earliest possible. */
+  requestedDate?: string | null;
+}
+
+export interface SwitchDate {
+  /** YYYY-MM-DD the new service starts. */
+  date: string;
+  rule: SwitchingKind;
+  /** METER_READ: the scheduled read the switch takes effect on (same as `date`); otherwise null. */
+  meterReadDate: string | null;
 }
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
@@ -45,35 +76,94 @@ export function localDateTime(now: Date, timeZone: string): { date: Date; minute
 
 const ISO_DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 const HHMM = /^([01]\d|2[0-3]):([0-5]\d)$/;
+const DAY_MS = 86_400_000;
+/** No calendar closes this many days in a row; a longer search means a broken calendar. */
+const MAX_SEARCH_DAYS = 3660;
 
 const iso = (d: Date): string => d.toISOString().slice(0, 10);
-const nextDay = (d: Date): Date => new Date(d.getTime() + 86_400_000);
+const nextDay = (d: Date): Date => new Date(d.getTime() + DAY_MS);
 
-/** YYYY-MM-DD of the earliest start date. Pure: depends only on its input. */
-export function nextStartDate({ now, timeZone, leadBusinessDays, holidays, sameDayCutoff }: StartDateInput): string {
+/** A real YYYY-MM-DD date as a UTC-midnight Date; RangeError otherwise. */
+export function parseIsoDate(value: string, what: string): Date {
+  const d = ISO_DATE.test(value) ? new Date(`${value}T00:00:00Z`) : new Date(NaN);
+  if (Number.isNaN(d.getTime()) || iso(d) !== value) throw new RangeError(`${what} must be a date YYYY-MM-DD, got ${JSON.stringify(value)}`);
+  return d;
+}
+
+function onOrAfterBusinessDay(d: Date, cal: BusinessCalendar): Date {
+  let n = d;
+  for (let i = 0; !cal.isBusinessDay(n); i++) {
+    if (i > MAX_SEARCH_DAYS) throw new RangeError('the calendar has no business day within ten years');
+    n = nextDay(n);
+  }
+  return n;
+}
+
+const nextBusinessDay = (d: Date, cal: BusinessCalendar): Date => onOrAfterBusinessDay(nextDay(d), cal);
+
+/** First scheduled read on or after `earliest`; a read on a closed day happens on the next business day. */
+function nextMeterRead(earliest: Date, schedule: MeterReadSchedule, cal: BusinessCalendar): Date {
+  const { cycleDays } = schedule;
+  if (!Number.isSafeInteger(cycleDays) || cycleDays < 1 || cycleDays > 366) throw new RangeError(`meter-read cycle must be 1..366 days, got ${cycleDays}`);
+  const reads = schedule.readDates.map((d) => parseIsoDate(d, 'meter read date')).sort((a, b) => a.getTime() - b.getTime());
+  for (const read of reads) {
+    const actual = onOrAfterBusinessDay(read, cal);
+    if (actual >= earliest) return actual;
+  }
+  const anchor = reads.at(-1) ?? (schedule.anchorDate ? parseIsoDate(schedule.anchorDate, 'meter read anchor date') : null);
+  if (!anchor) throw new RangeError('a meter-read schedule needs an anchor date or read dates');
+  // Nominal reads are anchor + k * cycle; moving a closed one forward keeps it before the next
+  // nominal read (a cycle is longer than any run of closed days), so the first nominal read whose
+  // business day is >= earliest is found by starting one cycle early.
+  const cycleMs = cycleDays * DAY_MS;
+  let k = Math.ceil((earliest.getTime() - anchor.getTime()) / cycleMs) - 1;
+  for (;;) {
+    const actual = onOrAfterBusinessDay(new Date(anchor.getTime() + k * cycleMs), cal);
+    if (actual >= earliest) return actual;
+    k++;
+  }
+}
+
+/** The start date and the rule that gave it. Pure: depends only on its input. */
+export function switchDate(input: SwitchInput): SwitchDate {
+  const { now, timeZone, calendar, kind, leadBusinessDays, sameDayCutoff } = input;
   if (!(now instanceof Date) || Number.isNaN(now.getTime())) throw new RangeError('now must be a valid Date');
+  if (!SWITCHING_KINDS.includes(kind)) throw new RangeError(`unknown switching rule ${JSON.stringify(kind)}`);
   if (!Number.isSafeInteger(leadBusinessDays) || leadBusinessDays < 0 || leadBusinessDays > 366) {
     throw new RangeError(`leadBusinessDays must be an integer 0..366, got ${leadBusinessDays}`);
   }
   const cut = HHMM.exec(sameDayCutoff);
   if (!cut) throw new RangeError(`sameDayCutoff must be HH:MM, got ${JSON.stringify(sameDayCutoff)}`);
-  for (const h of holidays) {
-    if (!ISO_DATE.test(h)) throw new RangeError(`holiday must be YYYY-MM-DD, got ${JSON.stringify(h)}`);
-  }
-  const closed = new Set(holidays);
-  const isBusinessDay = (d: Date): boolean => {
-    const wd = d.getUTCDay();
-    return wd !== 0 && wd !== 6 && !closed.has(iso(d));
-  };
-  const nextBusinessDay = (d: Date): Date => {
-    let n = nextDay(d);
-    while (!isBusinessDay(n)) n = nextDay(n); // terminates: holidays are finite
-    return n;
-  };
 
   const { date: today, minutes } = localDateTime(now, timeZone);
   const cutoffMinutes = Number(cut[1]) * 60 + Number(cut[2]);
-  let day = minutes >= cutoffMinutes || !isBusinessDay(today) ? nextBusinessDay(today) : today;
-  for (let i = 0; i < leadBusinessDays; i++) day = nextBusinessDay(day);
-  return iso(day);
+  let day = minutes >= cutoffMinutes || !calendar.isBusinessDay(today) ? nextBusinessDay(today, calendar) : today;
+  for (let i = 0; i < leadBusinessDays; i++) day = nextBusinessDay(day, calendar);
+
+  if (kind === 'METER_READ') {
+    if (!input.meterRead) throw new RangeError('METER_READ needs a meter-read schedule');
+    const read = iso(nextMeterRead(day, input.meterRead, calendar));
+    return { date: read, rule: kind, meterReadDate: read };
+  }
+  if (kind === 'OFF_CYCLE' && input.requestedDate) {
+    const requested = onOrAfterBusinessDay(parseIsoDate(input.requestedDate, 'requestedDate'), calendar);
+    if (requested > day) day = requested;
+  }
+  return { date: iso(day), rule: kind, meterReadDate: null };
+}
+
+export interface StartDateInput {
+  now: Date;
+  timeZone: string;
+  /** Business days of lead time after the request day (0 = today if it still counts). */
+  leadBusinessDays: number;
+  /** YYYY-MM-DD local dates that are not business days. */
+  holidays: readonly string[];
+  sameDayCutoff: string;
+}
+
+/** YYYY-MM-DD of the earliest start N business days after the request day, with an explicit holiday list. */
+export function nextStartDate({ now, timeZone, leadBusinessDays, holidays, sameDayCutoff }: StartDateInput): string {
+  for (const h of holidays) parseIsoDate(h, 'holiday');
+  return switchDate({ now, timeZone, leadBusinessDays, sameDayCutoff, kind: 'OFF_CYCLE', calendar: businessCalendar([], holidays) }).date;
 }

@@ -85,3 +85,11 @@ export function address(value: unknown, argument = 'address'): string {
   }
   return text;
 }
+
+/** A real calendar date written YYYY-MM-DD (years 2000..2199). No trimming. */
+export function isoDate(value: unknown, argument = 'date'): string {
+  const ok = typeof value === 'string' && /^(20|21)[0-9]{2}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$/.test(value)
+    && new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) === value;
+  if (!ok) throw new InputError(argument, 'must be a date written YYYY-MM-DD, such as "2027-03-15"');
+  return value as string;
+}

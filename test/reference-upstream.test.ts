@@ -133,8 +133,9 @@ describe('reference upstream: territories', () => {
     '78701': ['AUSTIN_ENERGY'], '78205': ['CPS_ENERGY'], '78620': ['PEDERNALES_EC'],
     '19103': ['PECO'], '15222': ['DUQUESNE'], '18101': ['PPL'], '19601': ['MET_ED'], '16601': ['PENELEC'], '17042': ['PPL', 'MET_ED'],
     '43215': ['AEP_OHIO'], '45202': ['DUKE_ENERGY_OHIO'], '44308': ['FIRSTENERGY_OHIO_EDISON'], '43604': ['TOLEDO_EDISON'],
-    '44113': ['CEI'], '44114': ['CEI', 'CLEVELAND_PUBLIC_POWER'], '45402': ['AES_OHIO'],
-    '60601': ['COMED'], '60602': ['COMED'], '61602': ['AMEREN_ILLINOIS'], '62701': ['AMEREN_ILLINOIS'],
+    '44113': ['CEI', 'CLEVELAND_PUBLIC_POWER'], '44114': ['CEI', 'CLEVELAND_PUBLIC_POWER'], '45402': ['AES_OHIO'],
+    '60601': ['COMED'], '60602': ['COMED'], '61602': ['AMEREN_ILLINOIS'], '62701': ['CWLP'], '62707': ['AMEREN_ILLINOIS'],
+    '75901': ['ONCOR'], '03101': ['EVERSOURCE_NH'], '85001': ['APS'],
     '10001': ['CONED'], '13202': ['NATIONAL_GRID_NY'], '14604': ['RG_E'], '13901': ['NYSEG'], '12601': ['CENTRAL_HUDSON'],
     '10956': ['ORANGE_ROCKLAND'], '10940': ['ORANGE_ROCKLAND', 'CENTRAL_HUDSON'],
     '07102': ['PSEG'], '07728': ['JCPL'], '08401': ['ACE'], '07430': ['ROCKLAND_ELECTRIC'],
@@ -154,28 +155,38 @@ describe('reference upstream: territories', () => {
       for (const u of res.body.utilities) {
         expect(u.utilityId).toMatch(/^[A-Z][A-Z0-9_]*$/);
         expect(u.state).toMatch(/^[A-Z]{2}$/);
-        expect(u.delivery.effective).toMatch(ISO_DATE);
+        // Deregulated: delivery per class; regulated: a bundled rate instead.
+        const tariff = u.market === 'DEREGULATED' ? u.delivery : u.bundledRate;
+        expect(tariff.effective, u.utilityId).toMatch(ISO_DATE);
+        expect(u.market === 'DEREGULATED' ? u.bundledRate : u.delivery, u.utilityId).toBeUndefined();
         expect(u.switching.sameDayCutoff).toMatch(/^([01]\d|2[0-3]):[0-5]\d$/);
+        expect(u.calendar.holidays.length).toBeGreaterThan(5);
         expect(u.holidays.every((d: string) => ISO_DATE.test(d))).toBe(true);
         expect(() => new Intl.DateTimeFormat('en-US', { timeZone: u.timeZone })).not.toThrow();
       }
     }
   });
 
-  it('carries published TDU charges, ERCOT switching rules and a 2025-2027 holiday calendar', async () => {
+  it('carries published TDU charges with their effective date, the off-cycle switching rule and ERCOT\'s calendar rules', async () => {
     const { body } = await get('/territories/v1/zip/75001');
     const oncor = body.utilities[0];
     expect(oncor).toMatchObject({
       name: 'Oncor Electric Delivery', state: 'TX', timeZone: 'America/Chicago', market: 'DEREGULATED', ownership: 'IOU',
-      delivery: { fixedMonthlyUsd: 4.23, perKwhUsd: 0.051893 },
-      switching: { leadBusinessDays: 2, meterReadCycleDays: 30, sameDayCutoff: '17:00' },
+      delivery: { effective: '2025-09-01', residential: { fixedMonthlyUsd: 4.23, perKwhUsd: 0.055833 } },
+      switching: { kind: 'OFF_CYCLE', leadBusinessDays: 2, meterReadCycleDays: 30, sameDayCutoff: '17:00' },
+      calendar: { name: 'ERCOT' },
     });
-    expect(oncor.holidays).toEqual([...oncor.holidays].sort());
-    expect(oncor.holidays).toEqual(expect.arrayContaining(['2025-12-25', '2026-11-26', '2026-12-25', '2027-07-05']));
-    expect(oncor.holidays.every((d: string) => d >= '2025-01-01' && d <= '2027-12-31')).toBe(true);
+    expect(oncor.priceToCompare).toBeUndefined();
+    // Rules, not a list of dates: good for any year. ERCOT works MLK Day, Presidents' Day and Juneteenth.
+    const rules = oncor.calendar.holidays.map((h: Json) => h.rule);
+    expect(rules).toEqual(expect.arrayContaining(['4th thursday in November', 'friday after 4th thursday in November', '12-24']));
+    expect(rules).not.toEqual(expect.arrayContaining(['3rd monday in January']));
+    expect(oncor.holidays).toEqual([]);
+    // Commercial delivery differs from residential.
+    expect(oncor.delivery.commercial).not.toEqual(oncor.delivery.residential);
 
     const cnp = (await get('/territories/v1/zip/77002')).body.utilities[0];
-    expect(cnp.delivery).toMatchObject({ fixedMonthlyUsd: 4.39, perKwhUsd: 0.054697 });
+    expect(cnp.delivery.residential).toMatchObject({ fixedMonthlyUsd: 4.39, perKwhUsd: 0.054697 });
   });
 
   it('marks municipal, co-op and regulated-state utilities REGULATED', async () => {
@@ -186,11 +197,16 @@ describe('reference upstream: territories', () => {
     expect(await market('33101')).toEqual([['FPL', 'IOU', 'REGULATED']]);
   });
 
-  it('uses non-Texas lead times of 5-15 business days', async () => {
-    for (const zip of ['19103', '43215', '60601', '10001', '07102', '21202', '02108']) {
+  it('switches by each market\'s rule: Pennsylvania accelerated, meter-read states with a read schedule and lead time', async () => {
+    const [peco] = (await get('/territories/v1/zip/19103')).body.utilities;
+    expect(peco.switching).toMatchObject({ kind: 'ACCELERATED', leadBusinessDays: 3 });
+    for (const zip of ['43215', '60601', '10001', '07102', '21202', '02108', '06103', '03101']) {
       const [u] = (await get(`/territories/v1/zip/${zip}`)).body.utilities;
-      expect(u.switching.leadBusinessDays, zip).toBeGreaterThanOrEqual(5);
+      expect(u.switching.kind, zip).toBe('METER_READ');
+      expect(u.switching.meterReadAnchorDate, zip).toMatch(ISO_DATE);
+      expect(u.switching.leadBusinessDays, zip).toBeGreaterThanOrEqual(3);
       expect(u.switching.leadBusinessDays, zip).toBeLessThanOrEqual(15);
+      expect(u.priceToCompare, zip).toMatchObject({ usdPerKwh: expect.any(Number), effective: expect.stringMatching(ISO_DATE), expires: expect.stringMatching(ISO_DATE) });
     }
   });
 
@@ -237,9 +253,11 @@ describe('reference upstream: voltify', () => {
         expect(o.customerClass).toBe(label);
         expect(o.utilityCode).toBe('ONCOR');
         expect([0, 1, 3, 6, 12, 18, 24, 36]).toContain(o.termMonths);
+        // A bill credit is funded by the energy charge: at least 4 cents plus the credit per kWh it needs.
+        const creditFloor = Math.max(0, ...o.usageCredits.map((c: Json) => 4 + (c.creditUsd * 100) / c.minKwh));
         for (const t of o.energyChargeCentsPerKwh) {
-          expect(t.cents).toBeGreaterThanOrEqual(cls === 'residential' ? 7 : 6);
-          expect(t.cents).toBeLessThanOrEqual(16);
+          expect(t.cents).toBeGreaterThanOrEqual(Math.max(cls === 'residential' ? 7 : 6, creditFloor));
+          expect(t.cents).toBeLessThanOrEqual(Math.max(16, creditFloor + 0.1));
           expect(decimals(t.cents)).toBeLessThanOrEqual(4);
         }
         for (const usd of [o.baseChargeUsdPerMonth, o.cancellationFeeUsd, o.enrollmentFeeUsd]) expect(decimals(usd)).toBeLessThanOrEqual(2);
@@ -444,7 +462,7 @@ describe('reference upstream: eia', () => {
     const tx = await stats('TX');
     expect(tx.averageRetailPrice.residentialCentsPerKwh).toBe(15.27);
     expect((await stats('HI')).averageRetailPrice.residentialCentsPerKwh).toBeGreaterThan(35);
-    expect(largest(await stats('WA'))).toBe('hydro');
+    expect(largest(await stats('WA'))).toBe('hydroelectricConventional');
     expect(largest(await stats('WV'))).toBe('coal');
     expect(largest(tx)).toBe('naturalGas');
     const vt = (await stats('VT')).generationMwh;
@@ -452,6 +470,19 @@ describe('reference upstream: eia', () => {
     expect((vt.coal + vt.naturalGas + vt.petroleum) / vtTotal).toBeLessThan(0.01);
     const dcTotal = Object.values((await stats('DC')).generationMwh as Record<string, number>).reduce((a, b) => a + b, 0);
     expect(dcTotal).toBeLessThan(1_000_000);
+  });
+
+  it("reports EIA's nine categories, net pumped storage zero or negative, shares of exactly 100.0", async () => {
+    for (const code of CODES) {
+      const { generationMwh } = (await get(`/eia/v1/states/${code}`)).body;
+      expect(Object.keys(generationMwh).sort(), code).toEqual(['coal', 'hydroelectricConventional', 'naturalGas', 'nuclear', 'other', 'otherGases', 'otherRenewables', 'petroleum', 'pumpedStorage']);
+      expect(generationMwh.pumpedStorage, code).toBeLessThanOrEqual(0);
+      const total = Object.values(generationMwh as Record<string, number>).reduce((a, b) => a + b, 0);
+      // Every category is a whole tenth of a percent of the total: the table's own shares, unscaled.
+      for (const [k, mwh] of Object.entries(generationMwh as Record<string, number>)) expect(((mwh * 1000) % total + total) % total, `${code} ${k}`).toBe(0);
+    }
+    const tx = (await get('/eia/v1/states/TX')).body.generationMwh;
+    expect(tx.naturalGas / Object.values(tx as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(0.499);
   });
 
   it('answers an unknown state with 404 { error: "unknown state" }', async () => {

@@ -10,7 +10,13 @@
 export const MESH_QUERY = `query MeshPlans($zip: String!) {
   territoriesByZip(zip: $zip) {
     zip
-    utilities { utilityId name state timeZone market ownership delivery { fixedMonthlyUsd perKwhUsd } switching { leadBusinessDays meterReadCycleDays sameDayCutoff } holidays }
+    utilities {
+      utilityId name state timeZone market ownership
+      delivery { effective residential { fixedMonthlyUsd perKwhUsd } commercial { fixedMonthlyUsd perKwhUsd } }
+      bundledRate { fixedMonthlyUsd perKwhUsd effective } priceToCompare { usdPerKwh effective expires }
+      switching { kind leadBusinessDays meterReadCycleDays meterReadAnchorDate meterReadDates sameDayCutoff }
+      calendar { name holidays { name rule } } holidays
+    }
   }
   listOffers(zip: $zip, class: residential) {
     __typename

@@ -4,7 +4,9 @@
 // Field values reach `build` already read, defaulted, mapped, unit-converted and type-checked by
 // compile.ts; `build` renames them into the canonical shape and checks what spans several fields
 // (energy blocks contiguous from 0 kWh, ...). It throws RecordError for a record that can't be used.
-import type { CanonicalOffer, CustomerClass, EnergyBlock, RateType, Territory } from '../../domain/canonical.js';
+import type { CanonicalOffer, CustomerClass, EnergyBlock, HolidayRule, RateType, SwitchingKind, Territory } from '../../domain/canonical.js';
+import { businessCalendar, CalendarRuleError } from '../../domain/calendar.js';
+import { SWITCHING_KINDS } from '../../domain/start-date.js';
 import type { CanonicalQuantity, UnitName } from './units.js';
 import type { CanonicalByKind, FeedKind, GenerationSource, ServiceAccount, StateStats } from './types.js';
 
@@ -53,7 +55,7 @@ export const MAX_NESTED_ITEMS = 1000;
 export const RATE_TYPES: readonly RateType[] = ['FIXED', 'VARIABLE', 'INDEXED', 'TIME_OF_USE', 'PREPAID'];
 export const CUSTOMER_CLASSES: readonly CustomerClass[] = ['RESIDENTIAL', 'COMMERCIAL'];
 export const GENERATION_SOURCES: readonly GenerationSource[] = [
-  'COAL', 'NATURAL_GAS', 'NUCLEAR', 'HYDRO', 'WIND', 'SOLAR', 'OTHER_RENEWABLES', 'PETROLEUM', 'OTHER',
+  'COAL', 'PETROLEUM', 'NATURAL_GAS', 'OTHER_GASES', 'NUCLEAR', 'HYDRO', 'OTHER_RENEWABLES', 'PUMPED_STORAGE', 'OTHER', 'WIND', 'SOLAR',
 ];
 
 const req = (value: ValueType): FieldDef => ({ value, required: true });
@@ -147,6 +149,17 @@ const offers: KindDef<'offers'> = {
 
 // ----------------------------------------------------------------------------------------- territories
 
+const isoDate: ValueType = { type: 'string', pattern: /^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$/, patternText: 'an ISO date YYYY-MM-DD' };
+const isoDates: ValueType = { ...isoDate, type: 'stringList' } as ValueType;
+const charges = (extra: FieldTable = {}): ValueType => ({
+  type: 'object', nullable: true, fields: { fixedMonthly: req(money), perKwh: req(rate), effective: opt({ ...isoDate, nullable: true } as ValueType, null), ...extra },
+});
+
+function chargesFrom(v: unknown): Territory['delivery'] {
+  const c = v as Values | null;
+  return c ? { fixedMonthlyMicro: c.fixedMonthly as number, perKwhMicro: c.perKwh as number, effective: c.effective as string | null } : null;
+}
+
 const territories: KindDef<'territories'> = {
   kind: 'territories',
   key: 'utilityId',
@@ -157,36 +170,74 @@ const territories: KindDef<'territories'> = {
     timeZone: req(text),
     market: req({ type: 'enum', values: ['DEREGULATED', 'REGULATED'] }),
     ownership: req({ type: 'enum', values: ['IOU', 'MUNICIPAL', 'COOP'] }),
-    delivery: req({ type: 'object', nullable: false, fields: { fixedMonthly: req(money), perKwh: req(rate) } }),
+    // Residential delivery; null only for a REGULATED utility.
+    delivery: req(charges()),
+    commercialDelivery: opt(charges(), null),
+    bundledRate: opt(charges(), null),
+    priceToCompare: opt({ type: 'object', nullable: true, fields: { perKwh: req(rate), effective: req(isoDate), expires: req(isoDate) } }, null),
     switching: req({
       type: 'object',
       nullable: false,
       fields: {
+        kind: opt({ type: 'enum', values: SWITCHING_KINDS }, 'OFF_CYCLE'),
         leadBusinessDays: req({ type: 'int', min: 0, max: 365 }),
         meterReadCycleDays: req({ type: 'int', min: 1, max: 366 }),
+        meterReadAnchorDate: opt({ ...isoDate, nullable: true } as ValueType, null),
+        meterReadDates: opt(isoDates, []),
         sameDayCutoff: req({ type: 'string', pattern: /^([01][0-9]|2[0-3]):[0-5][0-9]$/, patternText: 'a time HH:MM' }),
       },
     }),
-    holidays: opt({ type: 'stringList', pattern: /^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$/, patternText: 'an ISO date YYYY-MM-DD' }, []),
+    calendar: opt({
+      type: 'object',
+      nullable: true,
+      fields: { name: req(text), holidays: req({ type: 'list', fields: { name: req(text), rule: req(text) } }) },
+    }, null),
+    holidays: opt(isoDates, []),
   },
   build(v): Territory {
-    const delivery = v.delivery as Values;
     const switching = v.switching as Values;
-    return {
+    const calendar = v.calendar as { name: string; holidays: HolidayRule[] } | null;
+    const market = v.market as Territory['market'];
+    const t: Territory = {
       utilityId: v.utilityId as string,
       name: v.name as string,
       state: v.state as string,
       timeZone: v.timeZone as string,
-      market: v.market as Territory['market'],
+      market,
       ownership: v.ownership as Territory['ownership'],
-      delivery: { fixedMonthlyMicro: delivery.fixedMonthly as number, perKwhMicro: delivery.perKwh as number },
+      delivery: chargesFrom(v.delivery),
+      commercialDelivery: chargesFrom(v.commercialDelivery),
+      bundledRate: chargesFrom(v.bundledRate),
+      priceToCompare: null,
       switching: {
+        kind: switching.kind as SwitchingKind,
         leadBusinessDays: switching.leadBusinessDays as number,
         meterReadCycleDays: switching.meterReadCycleDays as number,
+        meterReadAnchorDate: switching.meterReadAnchorDate as string | null,
+        meterReadDates: switching.meterReadDates as string[],
         sameDayCutoff: switching.sameDayCutoff as string,
       },
+      calendar: calendar && { name: calendar.name, holidays: calendar.holidays.map((h) => ({ name: h.name, rule: h.rule })) },
       holidays: v.holidays as string[],
     };
+    const ptc = v.priceToCompare as Values | null;
+    if (ptc) {
+      if ((ptc.expires as string) < (ptc.effective as string)) throw new RecordError('priceToCompare: expires before it takes effect');
+      t.priceToCompare = { microPerKwh: ptc.perKwh as number, effective: ptc.effective as string, expires: ptc.expires as string };
+    }
+    if (market === 'DEREGULATED' && !t.delivery) throw new RecordError('delivery: a DEREGULATED utility needs delivery charges');
+    if (t.switching.kind === 'METER_READ' && !t.switching.meterReadAnchorDate && t.switching.meterReadDates.length === 0) {
+      throw new RecordError('switching: METER_READ needs meterReadAnchorDate or meterReadDates');
+    }
+    if (calendar) {
+      try {
+        businessCalendar(t.calendar!.holidays);
+      } catch (err) {
+        if (err instanceof CalendarRuleError) throw new RecordError(`calendar: ${err.message}`);
+        throw err;
+      }
+    }
+    return t;
   },
 };
 
@@ -205,7 +256,8 @@ const stateStats: KindDef<'stateStats'> = {
     generation: req({
       type: 'object',
       nullable: false,
-      fields: Object.fromEntries(GENERATION_SOURCES.map((s) => [s, opt(generationMwh)])),
+      // Pumped storage is net generation: negative when the plants use more than they return.
+      fields: Object.fromEntries(GENERATION_SOURCES.map((s) => [s, opt(s === 'PUMPED_STORAGE' ? { ...generationMwh, allowNegative: true } as ValueType : generationMwh)])),
     }),
   },
   build(v): StateStats {

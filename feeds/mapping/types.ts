@@ -12,9 +12,10 @@ export interface FeedInput {
   address?: string;
 }
 
+/** EIA's nine categories, plus WIND and SOLAR for feeds that report them apart from OTHER_RENEWABLES. */
 export type GenerationSource =
-  | 'COAL' | 'NATURAL_GAS' | 'NUCLEAR' | 'HYDRO' | 'WIND' | 'SOLAR'
-  | 'OTHER_RENEWABLES' | 'PETROLEUM' | 'OTHER';
+  | 'COAL' | 'PETROLEUM' | 'NATURAL_GAS' | 'OTHER_GASES' | 'NUCLEAR' | 'HYDRO'
+  | 'OTHER_RENEWABLES' | 'PUMPED_STORAGE' | 'OTHER' | 'WIND' | 'SOLAR';
 
 export interface StateStats {
   state: string;

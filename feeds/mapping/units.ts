@@ -99,7 +99,7 @@ export function convertUnit(value: unknown, unit: UnitName, target: CanonicalQua
   if (info.moneyLike) return money(value, unit, field, opts);
 
   const d = exact(value, unit, field);
-  if (d.digits < 0n) throw new UnitValueError(`${field}: must not be negative (got ${describeType(value)})`);
+  if (d.digits < 0n && !opts.allowNegative) throw new UnitValueError(`${field}: must not be negative (got ${describeType(value)})`);
   let result: Decimal;
   switch (unit) {
     case 'months':

@@ -52,7 +52,7 @@ describe('utilities', () => {
     const ids = r.json.data.utilities.map((u: { id: string }) => u.id);
     expect(ids).toEqual(expect.arrayContaining(['ONCOR', 'TNMP']));
     const oncor = r.json.data.utilities.find((u: { id: string }) => u.id === 'ONCOR');
-    expect(oncor.deliveryCharges).toEqual({ fixedMonthlyUsd: 4.23, perKwhUsd: 0.051893 });
+    expect(oncor.deliveryCharges).toEqual({ fixedMonthlyUsd: 4.23, perKwhUsd: 0.055833 });
   });
 
   it('answers an empty list for an unknown but well-formed ZIP', async () => {
@@ -70,7 +70,7 @@ describe('utilities', () => {
 });
 
 describe('residentialPlans', () => {
-  const DEREGULATED = ['75001', '75201', '77002', '78401', '79601', '77590', '75067', '19103', '15222', '18101', '43215', '45202', '44308', '60601', '62701', '10001', '13202', '07102', '08401', '21202', '20814', '02108', '01608'];
+  const DEREGULATED = ['75001', '75201', '77002', '78401', '79601', '77590', '75067', '19103', '15222', '18101', '43215', '45202', '44308', '60601', '75901', '03101', '10001', '13202', '07102', '08401', '21202', '20814', '02108', '01608'];
 
   it('holds avgMonthlyBillUsd == round(usageKwh * allInRateUsdPerKwh, 1) for every plan of every served ZIP', async () => {
     let plans = 0;
@@ -195,10 +195,12 @@ describe('businessPlans', () => {
 
 describe('nextStartDate', () => {
   it('gives an ISO date in the territory time zone, never in the past', async () => {
-    const r = await t.post('production', '{ nextStartDate(zipCode: "77002") { date utilityId timeZone leadBusinessDays } }');
+    const r = await t.post('production', '{ nextStartDate(zipCode: "77002") { date utilityId timeZone leadBusinessDays rule meterReadDate } }');
     const s = r.json.data.nextStartDate;
     expect(s.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(s.utilityId).toBe('CENTERPOINT');
+    expect(s.rule).toBe('OFF_CYCLE');
+    expect(s.meterReadDate).toBeNull();
     expect(s.timeZone).toBe('America/Chicago');
     const today = new Intl.DateTimeFormat('en-CA', { timeZone: s.timeZone }).format(new Date());
     expect(s.date > today).toBe(true);
@@ -218,13 +220,16 @@ describe('energyInfoByState', () => {
     const states = 'AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY'.split(' ');
     expect(states).toHaveLength(51);
     for (const state of states) {
-      const r = await t.post('production', `{ energyInfoByState(state: "${state.toLowerCase()}") { state name dataYear averageResidentialRateUsdPerKwh averageCommercialRateUsdPerKwh generationMix { source percent } } }`);
+      const r = await t.post('production', `{ energyInfoByState(state: "${state.toLowerCase()}") { state name dataYear averageResidentialRateUsdPerKwh averageCommercialRateUsdPerKwh generationMix { source eiaCategory percent } } }`);
       expect(r.json.errors, state).toBeUndefined();
       const info = r.json.data.energyInfoByState;
       expect(info.state).toBe(state);
       expect(info.averageResidentialRateUsdPerKwh).toBeGreaterThan(0.05);
       const tenths = info.generationMix.reduce((sum: number, g: { percent: number }) => sum + Math.round(g.percent * 10), 0);
       expect(tenths, state).toBe(1000);
+      // EIA's nine categories as EIA names them; wind and solar are inside Other Renewables.
+      expect(info.generationMix.map((g: { eiaCategory: string }) => g.eiaCategory).sort(), state).toEqual(
+        ['Coal', 'Hydroelectric Conventional', 'Natural Gas', 'Nuclear', 'Other', 'Other Gases', 'Other Renewables', 'Petroleum', 'Pumped Storage']);
     }
   });
 

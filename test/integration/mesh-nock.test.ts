@@ -62,9 +62,10 @@ describe('through the Mesh with nock upstreams', () => {
     const residential = (feedOffers: { customerClass?: string; segment?: string }[]) => feedOffers.filter((o) => o.customerClass === 'Residential' || o.segment === 'RES').length;
     const expected = residential(sample('voltify').offers) + residential(sample('brightgrid').data.plans);
     expect(plans.length).toBe(expected);
-    // The first Voltify sample offer: 10.2 cents flat, plus Oncor's delivery charges.
+    // The first Voltify sample offer: 16.5 cents flat (a $100 bill-credit plan funds its credit), plus Oncor's delivery charges.
     const bluebonnet = plans.find((p: { title: string }) => p.title === sample('voltify').offers[0].productName);
-    expect(bluebonnet.price).toBe(0.102);
+    expect(sample('voltify').offers[0].energyChargeCentsPerKwh).toEqual([{ fromKwh: 0, toKwh: null, cents: 16.5 }]);
+    expect(bluebonnet.price).toBe(0.165);
     for (const p of plans) for (const t of p.rates) expect(Math.round(t.usageKwh * t.allInRateUsdPerKwh * 10) / 10).toBe(t.avgMonthlyBillUsd);
     expect(nock.isDone()).toBe(true);
   });

@@ -15,7 +15,8 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-export async function startTestGateway(env: Record<string, string> = {}): Promise<TestGateway> {
+/** `opts.now`: the gateway's clock (injected in tests of dates). */
+export async function startTestGateway(env: Record<string, string> = {}, opts: { now?: () => Date } = {}): Promise<TestGateway> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-e2e-'));
   const keysFile = path.join(dataDir, 'keys.json');
   const production = (await issueKey(keysFile, { environment: 'production', partnerCode: 'ACME' })).key;
@@ -27,6 +28,7 @@ export async function startTestGateway(env: Record<string, string> = {}): Promis
       DATA_DIR: dataDir, KEYS_FILE: keysFile, LOG_LEVEL: 'silent',
       ...env,
     },
+    now: opts.now,
   });
   const keys = { production, certification };
   return {

@@ -329,50 +329,90 @@ function transformOf(source: string): Record<string, any> {
 
 describe('territories, state statistics and premises', () => {
   it('maps the territories sample', () => {
+    const ercot = { name: 'ERCOT', holidays: [{ name: 'Thanksgiving Day', rule: '4th thursday in November' }, { name: 'Christmas Day', rule: '12-25 if saturday then previous friday if sunday then next monday' }] };
+    const oncor = {
+      utilityId: 'ONCOR', name: 'Oncor Electric Delivery', state: 'TX', timeZone: 'America/Chicago', market: 'DEREGULATED', ownership: 'IOU',
+      delivery: { effective: '2025-09-01', residential: { fixedMonthlyUsd: 4.23, perKwhUsd: 0.055833 }, commercial: { fixedMonthlyUsd: 15.58, perKwhUsd: 0.047458 } },
+      switching: { kind: 'OFF_CYCLE', leadBusinessDays: 2, meterReadCycleDays: 30, sameDayCutoff: '17:00' },
+      calendar: ercot,
+      holidays: ['2026-03-10'],
+    };
+    const peco = {
+      ...oncor, utilityId: 'PECO', state: 'PA', timeZone: 'America/New_York',
+      priceToCompare: { usdPerKwh: 0.0985, effective: '2026-06-01', expires: '2027-05-31' },
+      switching: { kind: 'METER_READ', leadBusinessDays: 5, meterReadCycleDays: 30, meterReadAnchorDate: '2026-01-07', sameDayCutoff: '16:00' },
+      holidays: [],
+    };
     const payload = {
       zip: '75001',
       utilities: [
-        {
-          utilityId: 'ONCOR', name: 'Oncor Electric Delivery', state: 'TX', timeZone: 'America/Chicago', market: 'DEREGULATED', ownership: 'IOU',
-          delivery: { fixedMonthlyUsd: 4.23, perKwhUsd: 0.051893, effective: '2024-11-01' },
-          switching: { leadBusinessDays: 2, meterReadCycleDays: 30, sameDayCutoff: '17:00' },
-          holidays: ['2026-11-26', '2026-12-25'],
-        },
-        { utilityId: 'MUNI', name: 'Muni', state: 'TX', timeZone: 'America/Chicago', market: 'REGULATED', ownership: null, delivery: { fixedMonthlyUsd: 0, perKwhUsd: 0.04 }, switching: { leadBusinessDays: 1 } },
-        { utilityId: 'BAD', name: 'Bad', state: 'TX', timeZone: 'America/Chicago', market: 'DEREGULATED', delivery: { fixedMonthlyUsd: 1, perKwhUsd: 0.01 }, switching: { leadBusinessDays: 1 }, holidays: ['Christmas'] },
+        oncor,
+        { utilityId: 'MUNI', name: 'Muni', state: 'TX', timeZone: 'America/Chicago', market: 'REGULATED', ownership: null, bundledRate: { fixedMonthlyUsd: 0, perKwhUsd: 0.04, effective: '2025-01-01' }, switching: { kind: 'OFF_CYCLE', leadBusinessDays: 1 }, calendar: ercot },
+        { ...oncor, utilityId: 'BAD', holidays: ['Christmas'] },
+        peco,
+        // Hostile or inconsistent records are rejected one by one, with a reason.
+        { ...oncor, utilityId: 'NO_DELIVERY', delivery: undefined },
+        { ...oncor, utilityId: 'BAD_RULE', calendar: { name: 'x', holidays: [{ name: 'x', rule: '02-30' }] } },
+        { ...oncor, utilityId: 'EVIL_RULE', calendar: { name: 'x', holidays: [{ name: 'x', rule: 'x'.repeat(5000) }] } },
+        { ...peco, utilityId: 'NO_SCHEDULE', switching: { ...peco.switching, meterReadAnchorDate: null } },
+        { ...peco, utilityId: 'PTC_BACKWARDS', priceToCompare: { usdPerKwh: 0.1, effective: '2027-01-01', expires: '2026-01-01' } },
+        { ...peco, utilityId: 'PTC_NEGATIVE', priceToCompare: { usdPerKwh: -0.1, effective: '2026-01-01', expires: '2027-01-01' } },
+        { ...oncor, utilityId: 'KIND', switching: { ...oncor.switching, kind: 'WHENEVER' } },
+        { ...oncor, utilityId: 'ANCHOR', switching: { ...oncor.switching, meterReadAnchorDate: '2026-02-31x' } },
       ],
     };
     const out = feed('Territories').map(payload);
+    const rules = ercot.holidays;
     expect(out.records).toEqual([
       {
         utilityId: 'ONCOR', name: 'Oncor Electric Delivery', state: 'TX', timeZone: 'America/Chicago', market: 'DEREGULATED', ownership: 'IOU',
-        delivery: { fixedMonthlyMicro: 4_230_000, perKwhMicro: 51_893 },
-        switching: { leadBusinessDays: 2, meterReadCycleDays: 30, sameDayCutoff: '17:00' },
-        holidays: ['2026-11-26', '2026-12-25'],
+        delivery: { fixedMonthlyMicro: 4_230_000, perKwhMicro: 55_833, effective: '2025-09-01' },
+        commercialDelivery: { fixedMonthlyMicro: 15_580_000, perKwhMicro: 47_458, effective: '2025-09-01' },
+        bundledRate: null, priceToCompare: null,
+        switching: { kind: 'OFF_CYCLE', leadBusinessDays: 2, meterReadCycleDays: 30, meterReadAnchorDate: null, meterReadDates: [], sameDayCutoff: '17:00' },
+        calendar: { name: 'ERCOT', holidays: rules },
+        holidays: ['2026-03-10'],
       },
       {
         utilityId: 'MUNI', name: 'Muni', state: 'TX', timeZone: 'America/Chicago', market: 'REGULATED', ownership: 'IOU',
-        delivery: { fixedMonthlyMicro: 0, perKwhMicro: 40_000 },
-        switching: { leadBusinessDays: 1, meterReadCycleDays: 30, sameDayCutoff: '17:00' },
+        delivery: null, commercialDelivery: null, bundledRate: { fixedMonthlyMicro: 0, perKwhMicro: 40_000, effective: '2025-01-01' }, priceToCompare: null,
+        switching: { kind: 'OFF_CYCLE', leadBusinessDays: 1, meterReadCycleDays: 30, meterReadAnchorDate: null, meterReadDates: [], sameDayCutoff: '17:00' },
+        calendar: { name: 'ERCOT', holidays: rules },
         holidays: [],
       },
+      expect.objectContaining({
+        utilityId: 'PECO',
+        priceToCompare: { microPerKwh: 98_500, effective: '2026-06-01', expires: '2027-05-31' },
+        switching: { kind: 'METER_READ', leadBusinessDays: 5, meterReadCycleDays: 30, meterReadAnchorDate: '2026-01-07', meterReadDates: [], sameDayCutoff: '16:00' },
+      }),
     ]);
-    expect(out.rejected).toEqual([{ index: 2, reason: 'holidays (holidays)[0]: expected an ISO date YYYY-MM-DD, got string "Christmas"' }]);
+    const reasons = Object.fromEntries(out.rejected.map((r) => [payload.utilities[r.index]!.utilityId, r.reason]));
+    expect(Object.keys(reasons).sort()).toEqual(['ANCHOR', 'BAD', 'BAD_RULE', 'EVIL_RULE', 'KIND', 'NO_DELIVERY', 'NO_SCHEDULE', 'PTC_BACKWARDS', 'PTC_NEGATIVE']);
+    expect(reasons.BAD).toBe('holidays (holidays)[0]: expected an ISO date YYYY-MM-DD, got string "Christmas"');
+    expect(reasons.NO_DELIVERY).toMatch(/DEREGULATED utility needs delivery charges/);
+    expect(reasons.BAD_RULE).toMatch(/calendar: .*does not exist/);
+    expect(reasons.EVIL_RULE).toMatch(/calendar: .*not an accepted rule form/);
+    expect(reasons.EVIL_RULE!.length).toBeLessThan(300);
+    expect(reasons.NO_SCHEDULE).toMatch(/METER_READ needs/);
+    expect(reasons.PTC_BACKWARDS).toMatch(/expires before it takes effect/);
+    expect(reasons.PTC_NEGATIVE).toMatch(/negative/);
+    expect(reasons.KIND).toMatch(/unknown value/);
+    expect(reasons.ANCHOR).toMatch(/ISO date/);
     expect(feed('Territories').map({ zip: '00000', utilities: [] })).toEqual({ records: [], rejected: [] });
   });
 
   it('maps the state statistics sample (one record per payload)', () => {
     const payload = {
-      state: 'TX', name: 'Texas', year: 2024,
-      averageRetailPrice: { residentialCentsPerKwh: 15.27, commercialCentsPerKwh: 9.12 },
-      generationMwh: { coal: 1.5, naturalGas: 200, nuclear: 0, hydro: 0, wind: 100.25, solar: 0, otherRenewables: 0, petroleum: 0 },
+      state: 'CA', name: 'California', year: 2024,
+      averageRetailPrice: { residentialCentsPerKwh: 30.22, commercialCentsPerKwh: 24.01 },
+      generationMwh: { coal: 1.5, petroleum: 0, naturalGas: 200, otherGases: 0, nuclear: 0, hydroelectricConventional: 3, otherRenewables: 100.25, pumpedStorage: -0.5 },
     };
     const out = feed('Eia').map(payload);
     expect(out).toEqual({
       records: [
         {
-          state: 'TX', name: 'Texas', year: 2024, residentialMicroPerKwh: 152_700, commercialMicroPerKwh: 91_200,
-          generationMwh: { COAL: 1.5, NATURAL_GAS: 200, NUCLEAR: 0, HYDRO: 0, WIND: 100.25, SOLAR: 0, OTHER_RENEWABLES: 0, PETROLEUM: 0, OTHER: 0 },
+          state: 'CA', name: 'California', year: 2024, residentialMicroPerKwh: 302_200, commercialMicroPerKwh: 240_100,
+          generationMwh: { COAL: 1.5, PETROLEUM: 0, NATURAL_GAS: 200, OTHER_GASES: 0, NUCLEAR: 0, HYDRO: 3, OTHER_RENEWABLES: 100.25, PUMPED_STORAGE: -0.5, OTHER: 0 },
         },
       ],
       rejected: [],

@@ -38,12 +38,21 @@ const SDL = /* GraphQL */ `
   type TerritoriesResponse { zip: String! utilities: [Utility!]! }
   type Utility {
     utilityId: String! name: String! state: String! timeZone: String! market: Market! ownership: Ownership
-    delivery: Delivery! switching: Switching! holidays: [String!]
+    delivery: Delivery bundledRate: Bundled priceToCompare: Ptc switching: Switching! calendar: Calendar! holidays: [String!]
   }
   enum Market { DEREGULATED REGULATED }
   enum Ownership { IOU MUNICIPAL COOP }
-  type Delivery { fixedMonthlyUsd: Float! perKwhUsd: Float! effective: String }
-  type Switching { leadBusinessDays: Int! meterReadCycleDays: Int sameDayCutoff: String }
+  type Delivery { effective: String! residential: Charges! commercial: Charges! }
+  type Charges { fixedMonthlyUsd: Float! perKwhUsd: Float! }
+  type Bundled { fixedMonthlyUsd: Float! perKwhUsd: Float! effective: String! }
+  type Ptc { usdPerKwh: Float! effective: String! expires: String! }
+  enum SwitchingKind { OFF_CYCLE ACCELERATED METER_READ }
+  type Switching {
+    kind: SwitchingKind! leadBusinessDays: Int! meterReadCycleDays: Int meterReadAnchorDate: String meterReadDates: [String!]
+    sameDayCutoff: String
+  }
+  type Calendar { name: String! holidays: [HolidayRule!]! }
+  type HolidayRule { name: String! rule: String! }
 
   enum VoltifyCustomerClassParam { residential commercial }
   union listOffers_response = VoltifyOffersResponse | VoltifyError
@@ -81,8 +90,8 @@ const SDL = /* GraphQL */ `
   }
   type AverageRetailPrice { residentialCentsPerKwh: Float! commercialCentsPerKwh: Float! }
   type Generation {
-    coal: Float naturalGas: Float nuclear: Float hydro: Float wind: Float solar: Float
-    otherRenewables: Float petroleum: Float other: Float
+    coal: Float petroleum: Float naturalGas: Float otherGases: Float nuclear: Float hydroelectricConventional: Float
+    otherRenewables: Float pumpedStorage: Float other: Float
   }
 
   type PremisesResponse { matches: [Premise!]! }

@@ -12,10 +12,20 @@ const offer = (over: Partial<CanonicalOffer> = {}): CanonicalOffer => ({
 });
 const territory = (utilityId: string): Territory => ({
   utilityId, name: utilityId, state: 'TX', timeZone: 'America/Chicago', market: 'DEREGULATED', ownership: 'IOU',
-  delivery: { fixedMonthlyMicro: 4230000, perKwhMicro: 51893 }, switching: { leadBusinessDays: 2, meterReadCycleDays: 30, sameDayCutoff: '17:00' }, holidays: [],
+  delivery: { fixedMonthlyMicro: 4230000, perKwhMicro: 51893 }, commercialDelivery: { fixedMonthlyMicro: 15580000, perKwhMicro: 47458 },
+  bundledRate: null, priceToCompare: null, calendar: null,
+  switching: { kind: 'OFF_CYCLE', leadBusinessDays: 2, meterReadCycleDays: 30, meterReadAnchorDate: null, meterReadDates: [], sameDayCutoff: '17:00' }, holidays: [],
 });
 
 describe('offersFor', () => {
+  it('prices business offers with commercial delivery charges, and offers nothing where a class has none', () => {
+    const business = offersFor([offer({ offerId: 'C', customerClass: 'COMMERCIAL' })], [territory('ONCOR')], 'COMMERCIAL');
+    expect(business.map((o) => o.delivery)).toEqual([{ fixedMonthlyMicro: 15580000, perKwhMicro: 47458 }]);
+    const noCommercial = { ...territory('ONCOR'), commercialDelivery: null };
+    expect(offersFor([offer({ offerId: 'C', customerClass: 'COMMERCIAL' })], [noCommercial], 'COMMERCIAL')).toEqual([]);
+    expect(offersFor([offer()], [{ ...territory('ONCOR'), delivery: null }], 'RESIDENTIAL')).toEqual([]);
+  });
+
   it('keeps offers of the served utilities and class only', () => {
     const out = offersFor([offer(), offer({ offerId: 'B', utilityId: 'PECO' }), offer({ offerId: 'C', customerClass: 'COMMERCIAL' })], [territory('ONCOR')], 'RESIDENTIAL');
     expect(out.map((o) => o.offer.offerId)).toEqual(['A']);

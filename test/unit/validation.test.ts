@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { InputError, US_STATES, address, annualUsage, monthlyUsage, state, utilityId, zipCode } from '../../domain/validation.js';
+import { InputError, US_STATES, address, annualUsage, isoDate, monthlyUsage, state, utilityId, zipCode } from '../../domain/validation.js';
 
 function inputError(fn: () => unknown, argument: string): InputError {
   try {
@@ -115,5 +115,25 @@ describe('address', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('isoDate', () => {
+  it('accepts real YYYY-MM-DD dates only', () => {
+    expect(isoDate('2028-02-29', 'requestedDate')).toBe('2028-02-29');
+    expect(isoDate('2026-12-31')).toBe('2026-12-31');
+    for (const bad of ['2027-02-29', '2026-02-30', '2026-13-01', '2026-00-10', '2026-1-01', ' 2026-01-01', '2026-01-01T00:00:00Z', '1999-12-31', '2200-01-01',
+      '', '２０２６-01-01', '2026/01/01', 'x'.repeat(100_000), null, undefined, 20260101, {}, ['2026-01-01']]) {
+      expect(() => isoDate(bad, 'requestedDate'), String(bad).slice(0, 20)).toThrow(/Invalid requestedDate: must be a date written YYYY-MM-DD/);
+    }
+  });
+  it('never throws anything but InputError', () => {
+    fc.assert(fc.property(fc.oneof(fc.string({ maxLength: 40 }), fc.anything()), (v) => {
+      try {
+        expect(isoDate(v)).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+      } catch (e) {
+        expect(e).toBeInstanceOf(InputError);
+      }
+    }), { numRuns: 2000 });
   });
 });

@@ -5,7 +5,7 @@
 // Prices are kept as integer hundredths of a dollar per MWh (11240 = $112.40/MWh = 11.24 cents
 // per kWh), so the rendered decimal strings are exact and map exactly onto micro-USD per kWh.
 
-import { PRICE_BANDS } from './markets.js';
+import { creditFloorMicro, PRICE_BANDS } from './markets.js';
 import { rngFor } from './prng.js';
 import { utilityById } from './utilities.js';
 
@@ -81,6 +81,9 @@ function generate(utilityId: string, cls: GridwiseClass): GridwiseOfferSpec[] {
       : [{ fromKwh: 0, toKwh: null, centsPerMwh: price(cents) }];
 
     const credits: GridwiseOfferSpec['credits'] = residential && index === 3 && texas ? [{ thresholdKwh: 1000, amountCents: 5000 }] : [];
+    // Credits are funded by the energy charge (micro-USD/kWh floor -> hundredths of $/MWh).
+    const floor = creditFloorMicro(credits.map((c) => ({ minKwh: c.thresholdKwh, creditUsd: c.amountCents / 100 }))) / 10;
+    for (const b of blocks) b.centsPerMwh = Math.max(b.centsPerMwh, Math.ceil(floor));
     const minimumUsage = residential && index === 3 ? { belowKwh: 500, chargeCents: 995 } : null;
     const monthlyFeeCents = residential ? rng.pick([0, 495, 995]) : rng.pick([1495, 2995]);
     const months = Math.round(years * 12);

@@ -4,7 +4,7 @@
 // and dollars (brightgrid) renderings are exact short decimals.
 
 import { rngFor, type Rng } from './prng.js';
-import { PRICE_BANDS } from './markets.js';
+import { creditFloorMicro, PRICE_BANDS } from './markets.js';
 import { BRANDS, FIXED_NOUNS, STATE_WORDS, type SupplierFeed } from './suppliers.js';
 import { utilityById, type Utility } from './utilities.js';
 
@@ -130,6 +130,10 @@ function generate(feed: SupplierFeed, utility: Utility, cls: CustomerClass): Off
     } else {
       tiers = [{ fromKwh: 0, toKwh: null, microUsdPerKwh: price(cents) }];
     }
+
+    // Credits are funded by the energy charge: every block at least the credit plan's floor.
+    const floor = creditFloorMicro(credits);
+    if (floor) tiers = tiers.map((t) => ({ ...t, microUsdPerKwh: Math.max(t.microUsdPerKwh, Math.ceil(floor / q) * q) }));
 
     const baseUsdPerMonth = residential
       ? rng.pick(texas ? [0, 0, 4.95, 9.95, 9.95] : [0, 0, 0, 4.95])

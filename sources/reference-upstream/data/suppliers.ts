@@ -29,6 +29,7 @@ export const STATE_WORDS: Record<string, readonly string[]> = {
   MD: ['Old Line', 'Chesapeake'],
   MA: ['Bay State', 'Patriot'],
   CT: ['Nutmeg', 'Charter Oak'],
+  NH: ['Granite State', 'White Mountain'],
   DC: ['Capitol', 'Potomac'],
 };
 

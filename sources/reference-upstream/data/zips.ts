@@ -8,7 +8,7 @@ type Area = [city: string, utilityIds: string[]];
 const PREFIXES: Record<string, Area> = {
   // Texas
   '750': ['PLANO', ['ONCOR']], '751-753': ['DALLAS', ['ONCOR']], '754': ['GREENVILLE', ['ONCOR']],
-  '757': ['TYLER', ['ONCOR']], '760': ['ARLINGTON', ['ONCOR']], '761': ['FORT WORTH', ['ONCOR']],
+  '757': ['TYLER', ['ONCOR']], '758': ['PALESTINE', ['ONCOR']], '759': ['LUFKIN', ['ONCOR']], '760': ['ARLINGTON', ['ONCOR']], '761': ['FORT WORTH', ['ONCOR']],
   '762': ['DENTON', ['ONCOR']], '763': ['WICHITA FALLS', ['ONCOR']], '765': ['KILLEEN', ['ONCOR']],
   '766-767': ['WACO', ['ONCOR']], '797': ['MIDLAND', ['ONCOR']],
   '770-772': ['HOUSTON', ['CENTERPOINT']], '773': ['SPRING', ['CENTERPOINT']], '774': ['SUGAR LAND', ['CENTERPOINT']],
@@ -72,12 +72,15 @@ const PREFIXES: Record<string, Area> = {
   '060-061': ['HARTFORD', ['EVERSOURCE_CT']], '062': ['WILLIMANTIC', ['EVERSOURCE_CT']], '063': ['NEW LONDON', ['EVERSOURCE_CT']],
   '064-065': ['NEW HAVEN', ['UI']], '066': ['BRIDGEPORT', ['UI']], '067': ['WATERBURY', ['EVERSOURCE_CT']],
   '068-069': ['STAMFORD', ['EVERSOURCE_CT']],
+  // New Hampshire
+  '030-031': ['MANCHESTER', ['EVERSOURCE_NH']], '033': ['CONCORD', ['EVERSOURCE_NH']], '038': ['PORTSMOUTH', ['EVERSOURCE_NH']],
   '200': ['WASHINGTON', ['PEPCO_DC']], '202-205': ['WASHINGTON', ['PEPCO_DC']],
   // Regulated states
   '900': ['LOS ANGELES', ['LADWP']], '902': ['INGLEWOOD', ['SCE']], '917': ['POMONA', ['SCE']],
   '926-928': ['IRVINE', ['SCE']], '919-921': ['SAN DIEGO', ['SDGE']], '936-937': ['FRESNO', ['PGE']],
   '940': ['SAN MATEO', ['PGE']], '941': ['SAN FRANCISCO', ['PGE']], '945-946': ['OAKLAND', ['PGE']],
   '950-951': ['SAN JOSE', ['PGE']],
+  '850': ['PHOENIX', ['APS']], '853': ['GLENDALE', ['APS']], '860': ['FLAGSTAFF', ['APS']],
   '330-332': ['MIAMI', ['FPL']], '333': ['FORT LAUDERDALE', ['FPL']], '334': ['WEST PALM BEACH', ['FPL']],
   '339': ['FORT MYERS', ['FPL']], '336': ['TAMPA', ['TECO']], '337': ['SAINT PETERSBURG', ['DUKE_ENERGY_FLORIDA']],
   '327': ['LAKE MARY', ['DUKE_ENERGY_FLORIDA']], '322': ['JACKSONVILLE', ['JEA']],
@@ -98,7 +101,10 @@ const OVERRIDES: Record<string, Area> = {
   '77573': ['LEAGUE CITY', ['TNMP']],
   '77590': ['TEXAS CITY', ['TNMP']],
   '17042': ['LEBANON', ['PPL', 'MET_ED']],
+  '44113': ['CLEVELAND', ['CEI', 'CLEVELAND_PUBLIC_POWER']],
   '44114': ['CLEVELAND', ['CEI', 'CLEVELAND_PUBLIC_POWER']],
+  // Springfield, IL: the city's municipal utility, no retail choice
+  '62701': ['SPRINGFIELD', ['CWLP']], '62702': ['SPRINGFIELD', ['CWLP']], '62703': ['SPRINGFIELD', ['CWLP']], '62704': ['SPRINGFIELD', ['CWLP']],
   '10940': ['MIDDLETOWN', ['ORANGE_ROCKLAND', 'CENTRAL_HUDSON']],
   '07430': ['MAHWAH', ['ROCKLAND_ELECTRIC']],
   '07446': ['RAMSEY', ['ROCKLAND_ELECTRIC', 'PSEG']],

@@ -4,15 +4,11 @@ import { utilityById } from '../data/utilities.js';
 import { ZIP_PATTERN, utilityIdsForZip } from '../data/zips.js';
 import { badRequest, ok, type Reply } from './reply.js';
 
+/** JSON copy without null members: the contract leaves out what a utility does not have. */
+const withoutNulls = <T>(value: T): T => JSON.parse(JSON.stringify(value, (_k, v: unknown) => (v === null ? undefined : v)));
+
 export function territoriesByZip(zip: string): Reply {
   if (!ZIP_PATTERN.test(zip)) return badRequest('zip must be a 5-digit ZIP code');
-  const utilities = utilityIdsForZip(zip).map((id) => {
-    const u = utilityById(id)!;
-    return {
-      utilityId: u.utilityId, name: u.name, state: u.state, timeZone: u.timeZone,
-      market: u.market, ownership: u.ownership,
-      delivery: { ...u.delivery }, switching: { ...u.switching }, holidays: [...u.holidays],
-    };
-  });
+  const utilities = utilityIdsForZip(zip).map((id) => withoutNulls(utilityById(id)!));
   return ok({ zip, utilities });
 }
