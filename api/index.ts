@@ -10,6 +10,8 @@ import { nextStartDate } from '../domain/start-date.js';
 import { generationMix, SOURCE_BY_FEED_KEY } from '../domain/energy-mix.js';
 import { microToNumber } from '../domain/money.js';
 import * as v from '../domain/validation.js';
+import { LocalDateResolver } from 'graphql-scalars';
+import { feedEnum } from './enum-values.js';
 
 type Args = Record<string, unknown>;
 
@@ -59,6 +61,9 @@ function byFeedKey(mwh: Partial<Record<string, number>>): Record<string, number>
 }
 
 export const resolvers = {
+  LocalDate: LocalDateResolver,
+  Utility: { ownership: feedEnum('ownership') },
+  UtilityAccount: { idType: feedEnum('idType'), meterType: feedEnum('meterType'), status: feedEnum('status'), premiseType: feedEnum('premiseType') },
   Query: {
     utilities: async (_: unknown, args: Args, ctx: ResolverContext) => {
       const zipCode = arg('zipCode', () => v.zipCode(args.zipCode));

@@ -63,7 +63,8 @@ export interface Territory {
   state: string;
   timeZone: string;
   market: 'DEREGULATED' | 'REGULATED';
-  ownership: 'IOU' | 'MUNICIPAL' | 'COOP';
+  /** IOU, MUNICIPAL, COOP, or a value a feed added later (the API answers OTHER). */
+  ownership: string;
   delivery: DeliveryCharges;
   switching: SwitchingRules;
   /** ISO dates (YYYY-MM-DD) on which no switch can happen. */

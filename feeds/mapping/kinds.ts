@@ -156,7 +156,7 @@ const territories: KindDef<'territories'> = {
     state: req(stateCode),
     timeZone: req(text),
     market: req({ type: 'enum', values: ['DEREGULATED', 'REGULATED'] }),
-    ownership: req({ type: 'enum', values: ['IOU', 'MUNICIPAL', 'COOP'] }),
+    ownership: req(text), // a value the API does not know answers OTHER (api/enum-values.ts)
     delivery: req({ type: 'object', nullable: false, fields: { fixedMonthly: req(money), perKwh: req(rate) } }),
     switching: req({
       type: 'object',
