@@ -61,7 +61,11 @@ function byFeedKey(mwh: Partial<Record<string, number>>): Record<string, number>
 }
 
 export const resolvers = {
-  LocalDate: LocalDateResolver,
+  // graphql-scalars' coercion and the SDL's description. @specifiedBy is set here: Mesh's schema
+  // merge keeps the SDL directive's node but not the URL introspection reports.
+  LocalDate: (({ serialize, parseValue, parseLiteral }) => ({
+    serialize, parseValue, parseLiteral, specifiedByURL: 'https://www.rfc-editor.org/rfc/rfc3339#section-5.6',
+  }))(LocalDateResolver.toConfig()),
   Utility: { ownership: feedEnum('ownership') },
   UtilityAccount: { idType: feedEnum('idType'), meterType: feedEnum('meterType'), status: feedEnum('status'), premiseType: feedEnum('premiseType') },
   Query: {
