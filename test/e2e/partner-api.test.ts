@@ -3,9 +3,7 @@
 // schema, LocalDate, and errors that say what to do. (Point 7, the examples: partner-examples.test.ts.)
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
-import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   getIntrospectionQuery,
@@ -17,6 +15,7 @@ import {
   type IntrospectionType,
 } from 'graphql';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { ROOT, writeMeshDir } from '../support/mesh-dir.js';
 import { unknownEnumStats } from '../../api/enum-values.js';
 
 let t: TestGateway;
@@ -116,19 +115,8 @@ describe('3. fixed value lists are enums', () => {
   });
 });
 
-const ROOT = path.resolve(__dirname, '../..');
-
-/**
- * The repo's .meshrc.yaml in a temporary MESH_DIR, every `./` path absolute, with the territories and
- * premises contracts (schema.json) grown by the values `extra` names: a feed that started sending them.
- */
-function configWithGrownContracts(dir: string, extra: Record<string, string[]>): string {
-  const absolute = (v: unknown): unknown => {
-    if (typeof v === 'string') return v.startsWith('./') ? path.join(ROOT, v) : v;
-    if (Array.isArray(v)) return v.map(absolute);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k.startsWith('./') ? path.join(ROOT, k) : k, absolute(x)]));
-    return v;
-  };
+/** The territories and premises contracts (schema.json) grown by `extra`: a feed that started sending new values. */
+function configWithGrownContracts(extra: Record<string, string[]>): string {
   const grow = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(grow);
     if (!node || typeof node !== 'object') return node;
@@ -136,30 +124,23 @@ function configWithGrownContracts(dir: string, extra: Record<string, string[]>):
     if (typeof o.title === 'string' && Array.isArray(o.enum) && extra[o.title]) o.enum = [...o.enum, ...extra[o.title]!];
     return o;
   };
-  const config = absolute(yaml.load(fs.readFileSync(path.join(ROOT, '.meshrc.yaml'), 'utf8'))) as { sources: any[] };
-  for (const source of config.sources) {
-    for (const op of source.handler.jsonSchema?.operations ?? []) {
-      const file = path.join(dir, `${source.name}.schema.json`);
-      fs.writeFileSync(file, JSON.stringify(grow(JSON.parse(fs.readFileSync(op.responseSchema, 'utf8')))));
-      op.responseSchema = file;
+  return writeMeshDir((config, dir) => {
+    for (const source of config.sources) {
+      for (const op of source.handler.jsonSchema?.operations ?? []) {
+        const file = path.join(dir, `${source.name}.schema.json`);
+        fs.writeFileSync(file, JSON.stringify(grow(JSON.parse(fs.readFileSync(op.responseSchema, 'utf8')))));
+        op.responseSchema = file;
+      }
     }
-  }
-  fs.writeFileSync(path.join(dir, '.meshrc.yaml'), yaml.dump(config, { lineWidth: -1 }));
-  return dir;
+  });
 }
-
-it('no public type shares its name with a feed type (Mesh would merge their enum values)', () => {
-  const own = new Set(Object.keys(t.g.mesh.schemas.keyed.getTypeMap()).filter((n) => !n.startsWith('__')));
-  const clashes = t.g.mesh.mesh.rawSources.flatMap((s) => Object.keys(s.schema.getTypeMap()).filter((n) => own.has(n) && !['String', 'Int', 'Float', 'Boolean', 'ID', 'Query'].includes(n)).map((n) => `${s.name}.${n}`));
-  expect(clashes).toEqual([]);
-});
 
 describe('3b. a value a feed adds later answers OTHER, logged and counted', () => {
   let feed: http.Server;
   let g: TestGateway;
   let meshDir: string;
   beforeAll(async () => {
-    meshDir = configWithGrownContracts(fs.mkdtempSync(path.join(os.tmpdir(), 'epg-enums-')), {
+    meshDir = configWithGrownContracts({
       TerritoryOwnership: ['STATE_AUTHORITY'], PremiseIdType: ['METER_NUMBER'], PremiseMeterType: ['PLC'], PremiseStatus: ['SEASONAL'], PremisePremiseType: ['INDUSTRIAL'],
     });
     // A real territories and premises upstream whose contracts gained values the schema lacks.
