@@ -3,6 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { PreparedOperation } from '../graphql/prepare.js';
 import type { UpstreamCall } from '../../api/context.js';
+import type { GraphQLRequestBody } from './request-body.js';
 
 export type EnvironmentName = 'production' | 'certification' | 'playground';
 
@@ -41,6 +42,11 @@ export interface HttpPlugin {
   name: string;
   /** Before the body is read. Return a Reply to answer now (e.g. 403). */
   onRequest?(state: RequestState): Reply | void | Promise<Reply | void>;
+  /**
+   * After the body is read, before the query is parsed: return other parameters to run instead (a
+   * persisted query's document), or a Reply to answer now.
+   */
+  onParams?(state: RequestState, body: GraphQLRequestBody): GraphQLRequestBody | Reply | void | Promise<GraphQLRequestBody | Reply | void>;
   /** After parse and validation of an executable operation. Return a Reply to answer now (e.g. 429). */
   onOperation?(state: RequestState, op: PreparedOperation): Reply | void | Promise<Reply | void>;
   /** Before execution: a Reply here is served as the result (response cache hit). */

@@ -49,6 +49,7 @@ export function createListener(opts: ListenerOptions): http.Server {
   const prepare = createPreparer(opts.schema, opts.limits, opts.supplierFeeds, opts.keyedOnlyFields);
   // Only the plugins that implement a hook are visited for it.
   const onRequestPlugins = opts.plugins.filter((p) => p.onRequest);
+  const onParamsPlugins = opts.plugins.filter((p) => p.onParams);
   const onOperationPlugins = opts.plugins.filter((p) => p.onOperation);
   const onBeforeExecutePlugins = opts.plugins.filter((p) => p.onBeforeExecute);
   const onExecutedPlugins = opts.plugins.filter((p) => p.onExecuted);
@@ -116,8 +117,14 @@ export function createListener(opts: ListenerOptions): http.Server {
     }
     const raw = await readBody(req, opts.bodyLimitBytes);
     if (!Buffer.isBuffer(raw)) return raw;
-    const body = parseGraphQLBody(req.headers['content-type'], raw);
+    let body = parseGraphQLBody(req.headers['content-type'], raw);
     if ('status' in body) return body;
+    for (const p of onParamsPlugins) {
+      const r = p.onParams!(state, body);
+      const next = isPromise(r) ? await r : r;
+      if (next && 'status' in next) return next;
+      if (next) body = next;
+    }
     state.query = body.query;
     state.variables = body.variables;
     state.operationName = body.operationName;
