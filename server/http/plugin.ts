@@ -3,9 +3,18 @@
 import type { IncomingMessage } from 'node:http';
 import type { PreparedOperation } from '../graphql/prepare.js';
 import type { UpstreamCall } from '../../api/context.js';
-import type { GraphQLRequestBody } from './request-body.js';
 
 export type EnvironmentName = 'production' | 'certification' | 'playground';
+
+/** The parameters of a GraphQL request, as read from its body (request-body.ts). */
+export interface GraphQLRequestBody {
+  /** '' when the request names a persisted query by hash only (then `persistedQuery` is set). */
+  query: string;
+  variables: Record<string, unknown> | null;
+  operationName: string | null;
+  /** `extensions.persistedQuery` as sent (checked by server/plugins/persisted-queries.ts). */
+  persistedQuery?: Record<string, unknown>;
+}
 
 /** An answer ready to send: status, headers and an already serialized JSON body. */
 export interface Reply {

@@ -1,16 +1,9 @@
 // Reads and checks a GraphQL-over-HTTP request body: size bound, JSON content type, a JSON object
 // with a string `query`. Anything else is a 400 (or 413) with a GraphQL-shaped body.
 import type { IncomingMessage } from 'node:http';
-import { errorReply, type Reply } from './plugin.js';
+import { errorReply, type GraphQLRequestBody, type Reply } from './plugin.js';
 
-export interface GraphQLRequestBody {
-  /** '' when the request names a persisted query by hash only (then `persistedQuery` is set). */
-  query: string;
-  variables: Record<string, unknown> | null;
-  operationName: string | null;
-  /** `extensions.persistedQuery` as sent (checked by server/plugins/persisted-queries.ts). */
-  persistedQuery?: Record<string, unknown>;
-}
+export type { GraphQLRequestBody };
 
 export function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer | Reply> {
   const declared = Number(req.headers['content-length']);
