@@ -12,6 +12,8 @@ import { inEffect } from '../domain/price-to-compare.js';
 import { generationMix, SOURCE_BY_FEED_KEY } from '../domain/energy-mix.js';
 import { microToNumber } from '../domain/money.js';
 import * as v from '../domain/validation.js';
+import { LocalDateResolver } from 'graphql-scalars';
+import { feedEnum } from './enum-values.js';
 
 type Args = Record<string, unknown>;
 
@@ -81,6 +83,13 @@ const MAX_REQUEST_AHEAD_DAYS = 365;
 const addDays = (isoDate: string, days: number) => new Date(Date.parse(`${isoDate}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
 export const resolvers = {
+  // graphql-scalars' coercion and the SDL's description. @specifiedBy is set here: Mesh's schema
+  // merge keeps the SDL directive's node but not the URL introspection reports.
+  LocalDate: (({ serialize, parseValue, parseLiteral }) => ({
+    serialize, parseValue, parseLiteral, specifiedByURL: 'https://www.rfc-editor.org/rfc/rfc3339#section-5.6',
+  }))(LocalDateResolver.toConfig()),
+  Utility: { ownership: feedEnum('ownership') },
+  UtilityAccount: { idType: feedEnum('idType'), meterType: feedEnum('meterType'), status: feedEnum('status'), premiseType: feedEnum('premiseType') },
   Query: {
     utilities: async (_: unknown, args: Args, ctx: ResolverContext) => {
       const zipCode = arg('zipCode', () => v.zipCode(args.zipCode));

@@ -88,7 +88,8 @@ export interface Territory {
   state: string;
   timeZone: string;
   market: 'DEREGULATED' | 'REGULATED';
-  ownership: 'IOU' | 'MUNICIPAL' | 'COOP';
+  /** IOU, MUNICIPAL, COOP, or a value a feed added later (the API answers OTHER). */
+  ownership: string;
   /** Residential delivery charges; null for a regulated utility (see bundledRate). */
   delivery: DeliveryCharges | null;
   /** Commercial (small business) delivery charges; null when the feed has none. */

@@ -24,11 +24,12 @@ export const US_STATES: Readonly<Record<string, string>> = Object.freeze({
   VA: 'Virginia', WA: 'Washington', WV: 'West Virginia', WI: 'Wisconsin', WY: 'Wyoming',
 });
 
-/** Exactly 5 ASCII digits, not 00000. No trimming. */
+/** Exactly 5 ASCII digits, not 00000 (never assigned: refused with that reason). No trimming. */
 export function zipCode(value: unknown, argument = 'zipCode'): string {
-  if (typeof value !== 'string' || !/^[0-9]{5}$/.test(value) || value === '00000') {
+  if (typeof value !== 'string' || !/^[0-9]{5}$/.test(value)) {
     throw new InputError(argument, 'must be a 5-digit US ZIP code such as "75001"');
   }
+  if (value === '00000') throw new InputError(argument, '00000 is not a ZIP code the US Postal Service assigns; send the 5-digit ZIP of the address, such as "75001"');
   return value;
 }
 

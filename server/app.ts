@@ -58,6 +58,9 @@ async function assemble(config: GatewayConfig, env: NodeJS.ProcessEnv, logger: L
   const mesh = await loadGatewayMesh({ dir: config.meshDir, fetchFn });
   closers.push(() => mesh.close());
   const sources = mesh.feeds.all.map((f) => f.source);
+  // Root fields the keyed schema has and the playground's lacks: the playground names them as needing a key.
+  const playgroundRoot = mesh.schemas.playground.getQueryType()?.getFields() ?? {};
+  const keyedOnlyFields = new Set(Object.keys(mesh.schemas.keyed.getQueryType()?.getFields() ?? {}).filter((f) => !(f in playgroundRoot)));
   const supplierFeeds = mesh.feeds.byKind('offers').length;
 
   let redis: RedisClient | null = null;
@@ -102,6 +105,7 @@ async function assemble(config: GatewayConfig, env: NodeJS.ProcessEnv, logger: L
       schema: keyed ? mesh.schemas.keyed : mesh.schemas.playground,
       limits: keyed ? config.limits.keyed : config.limits.playground,
       supplierFeeds,
+      keyedOnlyFields: keyed ? undefined : keyedOnlyFields,
       meshContext: mesh.meshContext,
       feeds: mesh.feeds,
       feedUrls: feedUrlsFor(environment, sources, env, upstreamUrl),

@@ -23,6 +23,8 @@ export interface GatewayConfig {
   fillPartnerRef: boolean;
   corsOrigins: '*' | Set<string>;
   bodyLimitBytes: number;
+  /** Bytes of persisted-query (APQ) documents kept per environment. */
+  persistedQueryMaxBytes: number;
   limits: { keyed: QueryLimits; playground: QueryLimits };
   playgroundAllowance: number;
   adminToken: string | null;
@@ -109,6 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     fillPartnerRef: bool('FILL_PARTNER_REF', false),
     corsOrigins: !cors ? new Set() : cors === '*' ? '*' : new Set(cors.split(',').map((s) => s.trim())),
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
+    persistedQueryMaxBytes: int('PERSISTED_QUERIES_MAX_BYTES', 8 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
     limits,
     playgroundAllowance: int('PLAYGROUND_ALLOWANCE', 10, 0, 1_000_000),
     adminToken,

@@ -8,7 +8,7 @@ import yaml from 'js-yaml';
 import { InMemoryStoreStorageAdapter, MeshStore } from '@graphql-mesh/store';
 import { getMesh, type MeshInstance } from '@graphql-mesh/runtime';
 import { filterSchema, pruneSchema } from '@graphql-tools/utils';
-import { parse, type GraphQLSchema } from 'graphql';
+import { isSpecifiedDirective, parse, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { PROJECT_ROOT } from '../lib/project-root.js';
 import { bindingsFromConfig } from '../feeds/mapping/index.js';
@@ -159,7 +159,9 @@ function publicSchema(schema: GraphQLSchema, keep: (field: string) => boolean): 
     filterSchema({
       schema,
       rootFieldFilter: (operation, name) => operation === 'Query' && keep(name),
-      directiveFilter: () => false,
+      // Mesh's own directives go; the spec's (@include, @skip, @deprecated, @specifiedBy) stay:
+      // clients such as Apollo Client and urql send @include/@skip routinely.
+      directiveFilter: (_name, directive) => isSpecifiedDirective(directive),
     }),
   );
 }

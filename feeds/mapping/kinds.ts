@@ -169,7 +169,7 @@ const territories: KindDef<'territories'> = {
     state: req(stateCode),
     timeZone: req(text),
     market: req({ type: 'enum', values: ['DEREGULATED', 'REGULATED'] }),
-    ownership: req({ type: 'enum', values: ['IOU', 'MUNICIPAL', 'COOP'] }),
+    ownership: req(text), // a value the API does not know answers OTHER (api/enum-values.ts)
     // Residential delivery; null only for a REGULATED utility.
     delivery: req(charges()),
     commercialDelivery: opt(charges(), null),

@@ -19,7 +19,11 @@ export interface PreparedOperation {
 
 export type Prepared = { ok: true; op: PreparedOperation } | { ok: false; errors: GraphQLError[] };
 
-export function createPreparer(schema: GraphQLSchema, limits: QueryLimits, supplierFeeds: number) {
+/**
+ * `keyedOnlyFields`: root fields this schema variant lacks because they need an API key (the
+ * playground's `utilityAccounts`); asking for one says so instead of "Cannot query field".
+ */
+export function createPreparer(schema: GraphQLSchema, limits: QueryLimits, supplierFeeds: number, keyedOnlyFields: ReadonlySet<string> = new Set()) {
   const rules = [...specifiedRules, ...limitRules(limits, supplierFeeds)];
   type DocumentEntry = { document: DocumentNode; normalized: string; prepared?: Map<string, Prepared> } | { errors: GraphQLError[] };
   const documents = new LRUCache<string, DocumentEntry>({ max: 2000 });
@@ -30,7 +34,7 @@ export function createPreparer(schema: GraphQLSchema, limits: QueryLimits, suppl
       try {
         const document = parse(query, { maxTokens: limits.maxTokens, noLocation: false });
         const errors = validate(schema, document, rules, { maxErrors: 20 });
-        entry = errors.length ? { errors: errors.map(withCode('GRAPHQL_VALIDATION_FAILED')) } : { document, normalized: print(document) };
+        entry = errors.length ? { errors: errors.map((e) => withCode('GRAPHQL_VALIDATION_FAILED')(needsKey(e, keyedOnlyFields))) } : { document, normalized: print(document) };
       } catch (err) {
         entry = { errors: [withCode('GRAPHQL_PARSE_FAILED')(err as GraphQLError)] };
       }
@@ -79,6 +83,14 @@ export function createPreparer(schema: GraphQLSchema, limits: QueryLimits, suppl
       },
     };
   }
+}
+
+/** graphql-js's unknown-field error on a keyed-only root field, reworded to say what is missing. */
+function needsKey(err: GraphQLError, keyedOnly: ReadonlySet<string>): GraphQLError {
+  const node = err.nodes?.[0];
+  if (node?.kind !== Kind.FIELD || !keyedOnly.has(node.name.value) || !err.message.startsWith('Cannot query field')) return err;
+  const message = `Field "${node.name.value}" needs an API key: it is served on the production and certification endpoints only (send your key in the x-api-key header), not on the keyless playground.`;
+  return new GraphQLError(message, { nodes: err.nodes, extensions: { code: 'GRAPHQL_VALIDATION_FAILED', reason: 'API_KEY_REQUIRED' } });
 }
 
 function withCode(code: string) {

@@ -11,8 +11,8 @@ import { fileURLToPath } from 'node:url';
 
 export const PLAYGROUND_FILE_NAME = 'playground.html';
 
-const DEFAULT_QUERY = `# 10 free calls per client IP; schema browsing and introspection are free.
-query Plans {
+const ALLOWANCE_NOTE = '# 10 free calls per client IP; schema browsing and introspection are free.\n';
+const DEFAULT_QUERY = `${ALLOWANCE_NOTE}query Plans {
   residentialPlans(zipCode: "75001", monthlyUsage: 1000) {
     title
     price
@@ -25,9 +25,32 @@ query Plans {
 }
 `;
 
+/** The partner query collection the playground opens with, one tab each (keyed-only/ left out). */
+export const PLAYGROUND_QUERIES_DIR = path.join('examples', 'partners', 'queries');
+
+export function playgroundTabs(root = projectRoot()): { query: string; variables?: string }[] {
+  const dir = path.join(root, PLAYGROUND_QUERIES_DIR);
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir).filter((f) => f.endsWith('.graphql')).sort().map((f) => {
+    const vars = path.join(dir, f.replace(/\.graphql$/, '.variables.json'));
+    const tab: { query: string; variables?: string } = { query: fs.readFileSync(path.join(dir, f), 'utf8') };
+    if (fs.existsSync(vars)) tab.variables = fs.readFileSync(vars, 'utf8');
+    return tab;
+  });
+}
+
+/** The nearest folder above this module with a package.json (from source and from dist/ alike). */
+function projectRoot(): string {
+  let d = path.dirname(fileURLToPath(import.meta.url));
+  while (!fs.existsSync(path.join(d, 'package.json')) && path.dirname(d) !== d) d = path.dirname(d);
+  return d;
+}
+
 export async function renderPlaygroundPage(): Promise<string> {
   const { renderGraphiQL } = await import('@graphql-yoga/render-graphiql');
-  return renderGraphiQL({ endpoint: '/graphql', title: 'Energy plan data playground', defaultQuery: DEFAULT_QUERY, headerEditorEnabled: false } as never);
+  const tabs = playgroundTabs();
+  if (tabs[0]) tabs[0].query = ALLOWANCE_NOTE + tabs[0].query;
+  return renderGraphiQL({ endpoint: '/graphql', title: 'Energy plan data playground', defaultQuery: DEFAULT_QUERY, defaultTabs: tabs.length ? tabs : undefined, headerEditorEnabled: false } as never);
 }
 
 export interface PageFile {

@@ -6,6 +6,16 @@ import type { UpstreamCall } from '../../api/context.js';
 
 export type EnvironmentName = 'production' | 'certification' | 'playground';
 
+/** The parameters of a GraphQL request, as read from its body (request-body.ts). */
+export interface GraphQLRequestBody {
+  /** '' when the request names a persisted query by hash only (then `persistedQuery` is set). */
+  query: string;
+  variables: Record<string, unknown> | null;
+  operationName: string | null;
+  /** `extensions.persistedQuery` as sent (checked by server/plugins/persisted-queries.ts). */
+  persistedQuery?: Record<string, unknown>;
+}
+
 /** An answer ready to send: status, headers and an already serialized JSON body. */
 export interface Reply {
   status: number;
@@ -44,6 +54,11 @@ export interface HttpPlugin {
   name: string;
   /** Before the body is read. Return a Reply to answer now (e.g. 403). */
   onRequest?(state: RequestState): Reply | void | Promise<Reply | void>;
+  /**
+   * After the body is read, before the query is parsed: return other parameters to run instead (a
+   * persisted query's document), or a Reply to answer now.
+   */
+  onParams?(state: RequestState, body: GraphQLRequestBody): GraphQLRequestBody | Reply | void | Promise<GraphQLRequestBody | Reply | void>;
   /** After parse and validation of an executable operation. Return a Reply to answer now (e.g. 429). */
   onOperation?(state: RequestState, op: PreparedOperation): Reply | void | Promise<Reply | void>;
   /** Before execution: a Reply here is served as the result (response cache hit). */

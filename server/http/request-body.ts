@@ -1,13 +1,9 @@
 // Reads and checks a GraphQL-over-HTTP request body: size bound, JSON content type, a JSON object
 // with a string `query`. Anything else is a 400 (or 413) with a GraphQL-shaped body.
 import type { IncomingMessage } from 'node:http';
-import { errorReply, type Reply } from './plugin.js';
+import { errorReply, type GraphQLRequestBody, type Reply } from './plugin.js';
 
-export interface GraphQLRequestBody {
-  query: string;
-  variables: Record<string, unknown> | null;
-  operationName: string | null;
-}
+export type { GraphQLRequestBody };
 
 export function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer | Reply> {
   const declared = Number(req.headers['content-length']);
@@ -89,7 +85,17 @@ function checkGraphQLBody(text: string): GraphQLRequestBody | Reply {
   if (Array.isArray(parsed)) return errorReply(400, 'Batched requests are not supported; send one operation per request.', 'BAD_REQUEST');
   if (parsed === null || typeof parsed !== 'object') return errorReply(400, 'Request body must be a JSON object with a "query" string.', 'BAD_REQUEST');
   const body = parsed as Record<string, unknown>;
-  if (typeof body.query !== 'string' || body.query.trim() === '') {
+  const extensions = body.extensions ?? null;
+  if (extensions !== null && (typeof extensions !== 'object' || Array.isArray(extensions))) {
+    return errorReply(400, '"extensions" must be a JSON object.', 'BAD_REQUEST');
+  }
+  const persisted = (extensions as Record<string, unknown> | null)?.persistedQuery;
+  if (persisted !== undefined && (persisted === null || typeof persisted !== 'object' || Array.isArray(persisted))) {
+    return errorReply(400, '"extensions.persistedQuery" must be a JSON object with "version" and "sha256Hash".', 'BAD_REQUEST');
+  }
+  // A persisted query (APQ) may name its document by hash alone.
+  const hashOnly = persisted !== undefined && body.query === undefined;
+  if (!hashOnly && (typeof body.query !== 'string' || body.query.trim() === '')) {
     return errorReply(400, 'Request body must have a non-empty "query" string.', 'BAD_REQUEST');
   }
   const variables = body.variables ?? null;
@@ -100,9 +106,7 @@ function checkGraphQLBody(text: string): GraphQLRequestBody | Reply {
   if (operationName !== null && typeof operationName !== 'string') {
     return errorReply(400, '"operationName" must be a string.', 'BAD_REQUEST');
   }
-  const extensions = body.extensions ?? null;
-  if (extensions !== null && (typeof extensions !== 'object' || Array.isArray(extensions))) {
-    return errorReply(400, '"extensions" must be a JSON object.', 'BAD_REQUEST');
-  }
-  return { query: body.query, variables: variables as Record<string, unknown> | null, operationName };
+  const out: GraphQLRequestBody = { query: hashOnly ? '' : (body.query as string), variables: variables as Record<string, unknown> | null, operationName };
+  if (persisted !== undefined) out.persistedQuery = persisted as Record<string, unknown>;
+  return out;
 }

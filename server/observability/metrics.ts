@@ -16,6 +16,7 @@
 //   gateway_response_cache_events_total{event}               lru_hits, redis_hits, stores, evictions, read_errors, ...
 //   gateway_redis_up                                         1 ready, 0 otherwise (absent without REDIS_URL)
 //   gateway_replay_records_total{outcome}                    enqueued, written, dropped, write_errors
+//   gateway_unknown_enum_values_total{type}                  feed values a public enum lacks (answered OTHER)
 //   + prom-client's default process metrics (process_*, nodejs_*)
 // The scrape-time upstream, cache-store and replay figures are process-wide counters kept by those
 // layers (upstreamStats, responseCacheStats, replayStats): one gateway per process in production.
@@ -24,6 +25,7 @@ import type { EnvironmentName, HttpPlugin, Reply, RequestState } from '../http/p
 import { upstreamStats, type FeedStats } from '../../feeds/upstream/stats.js';
 import { responseCacheStats } from '../stores/response-cache.js';
 import { replayStats } from '../stores/replay-store.js';
+import { unknownEnumStats } from '../../api/enum-values.js';
 import { pathOf } from '../http/plugin.js';
 
 export interface MetricsOptions {
@@ -122,6 +124,16 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
       this.inc({ outcome: 'written' }, r.written);
       this.inc({ outcome: 'dropped' }, r.dropped);
       this.inc({ outcome: 'write_errors' }, r.writeErrors);
+    },
+  });
+  new Counter({
+    name: 'gateway_unknown_enum_values_total',
+    help: 'Feed values a public enum does not know yet, answered as OTHER (process-wide), by enum type.',
+    labelNames: ['type'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [type, n] of unknownEnumStats) this.inc({ type }, n);
     },
   });
   const redisUp = opts.redisUp;

@@ -9,10 +9,23 @@ import type { HttpPlugin } from '../http/plugin.js';
 import type { CapabilitySetup } from './types.js';
 import { isRedisUp } from '../stores/redis-connection.js';
 import { requestLineLogger } from '../../lib/logger.js';
+import { onUnknownEnumValue } from '../../api/enum-values.js';
+
+/** A new feed value is logged once per enum and value per hour: it repeats on every answer. */
+const UNKNOWN_ENUM_LOG_MS = 60 * 60 * 1000;
 
 export const observabilityCapability: CapabilitySetup = async ({ config, logger, redis }) => {
   const metrics = createGatewayMetrics({ redisUp: redis ? () => isRedisUp(redis) : null });
   const requestLog = requestLogPlugin(requestLineLogger(logger) as unknown as RequestLogger);
+  const lastLogged = new Map<string, number>();
+  const stopEnumLog = onUnknownEnumValue((type, value) => {
+    const key = `${type} ${value}`;
+    const now = Date.now();
+    if (now - (lastLogged.get(key) ?? -Infinity) < UNKNOWN_ENUM_LOG_MS) return;
+    if (lastLogged.size >= 1000) lastLogged.clear();
+    lastLogged.set(key, now);
+    logger.warn({ enum: type, value }, 'a feed sent a value the public enum does not know; answered OTHER (add it to schema/public.graphql)');
+  });
 
   let ops: OpsServer | null = null;
   if (config.ports.ops !== null) {
@@ -32,6 +45,7 @@ export const observabilityCapability: CapabilitySetup = async ({ config, logger,
       return [metrics.plugin(environment), requestLog];
     },
     async close() {
+      stopEnumLog();
       await ops?.close();
       metrics.registry.clear();
     },

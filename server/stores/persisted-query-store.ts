@@ -1,0 +1,99 @@
+// Documents registered through automatic persisted queries (APQ), by SHA-256 hash, one key space per
+// environment, bounded by bytes (the least recently used documents go first).
+//
+// - Redis (REDIS_URL set): per environment a hash of documents, a sorted set of last-use times and a
+//   byte counter under `epg:apq:v1:{<environment>}:*` (one hash tag: one Cluster slot). A Lua
+//   script stores and evicts atomically, so every gateway instance shares one bounded store.
+// - Embedded: an in-process LRU per environment, bounded by the same byte budget.
+//
+// A store that fails is a cache that misses: the client sends the full document again (the APQ
+// protocol's own fallback), so answers are never affected.
+import { LRUCache } from 'lru-cache';
+import type { RedisClient } from './redis-connection.js';
+
+export interface PersistedQueryStore {
+  readonly kind: 'redis' | 'embedded';
+  get(environment: string, hash: string): Promise<string | null>;
+  /** Stores unless the document alone is larger than the budget; evicts the least recently used. */
+  put(environment: string, hash: string, document: string): Promise<void>;
+}
+
+export const PERSISTED_QUERY_KEY_PREFIX = 'epg:apq:v1:';
+
+/** docs hash, last-use sorted set, byte counter of one environment (one hash tag, one slot). */
+export function persistedQueryKeys(environment: string): [string, string, string] {
+  const base = `${PERSISTED_QUERY_KEY_PREFIX}{${environment}}`;
+  return [`${base}:docs`, `${base}:lru`, `${base}:bytes`];
+}
+
+// KEYS: docs, lru, bytes. ARGV: hash, document, now (ms), budget (bytes). Returns 1 stored, 0 too large.
+const PUT_LUA = `
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
+  redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+  return 1
+end
+local size = string.len(ARGV[2])
+local budget = tonumber(ARGV[4])
+if size > budget then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+local total = redis.call('INCRBY', KEYS[3], size)
+while total > budget do
+  local oldest = redis.call('ZPOPMIN', KEYS[2])
+  if #oldest == 0 then break end
+  local len = redis.call('HSTRLEN', KEYS[1], oldest[1])
+  redis.call('HDEL', KEYS[1], oldest[1])
+  total = redis.call('DECRBY', KEYS[3], len)
+end
+return 1
+`;
+
+// KEYS: docs, lru. ARGV: hash, now (ms). Returns the document (and marks it used) or nil.
+const GET_LUA = `
+local doc = redis.call('HGET', KEYS[1], ARGV[1])
+if doc then redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1]) end
+return doc
+`;
+
+type Scripts = {
+  epgApqPut(docs: string, lru: string, bytes: string, hash: string, doc: string, now: number, budget: number): Promise<number>;
+  epgApqGet(docs: string, lru: string, hash: string, now: number): Promise<string | null>;
+};
+
+export function createPersistedQueryStore(opts: { redis: RedisClient | null; maxBytes: number; now?: () => number }): PersistedQueryStore {
+  const now = opts.now ?? Date.now;
+  const redis = opts.redis;
+  if (redis) {
+    const client = redis as RedisClient & Partial<Scripts>;
+    // defineCommand sends EVALSHA and falls back to EVAL on NOSCRIPT (e.g. after a Redis restart).
+    if (typeof client.epgApqPut !== 'function') redis.defineCommand('epgApqPut', { numberOfKeys: 3, lua: PUT_LUA });
+    if (typeof client.epgApqGet !== 'function') redis.defineCommand('epgApqGet', { numberOfKeys: 2, lua: GET_LUA });
+    const scripts = client as unknown as Scripts;
+    return {
+      kind: 'redis',
+      async get(environment, hash) {
+        const [docs, lru] = persistedQueryKeys(environment);
+        return (await scripts.epgApqGet(docs, lru, hash, now())) ?? null;
+      },
+      async put(environment, hash, document) {
+        const [docs, lru, bytes] = persistedQueryKeys(environment);
+        await scripts.epgApqPut(docs, lru, bytes, hash, document, now(), opts.maxBytes);
+      },
+    };
+  }
+  const byEnvironment = new Map<string, LRUCache<string, string>>();
+  const lru = (environment: string) => {
+    let c = byEnvironment.get(environment);
+    if (!c) byEnvironment.set(environment, (c = new LRUCache<string, string>({ maxSize: opts.maxBytes, sizeCalculation: (doc) => Math.max(1, Buffer.byteLength(doc)) })));
+    return c;
+  };
+  return {
+    kind: 'embedded',
+    get: (environment, hash) => Promise.resolve(lru(environment).get(hash) ?? null),
+    put(environment, hash, document) {
+      // lru-cache refuses (does not store) an entry larger than maxSize, as the Redis script does.
+      lru(environment).set(hash, document);
+      return Promise.resolve();
+    },
+  };
+}

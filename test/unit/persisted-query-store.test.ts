@@ -1,0 +1,55 @@
+// The APQ document store is bounded by bytes per environment and evicts the least recently used
+// document first, the same way embedded and on a real redis-server (Lua script).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPersistedQueryStore, persistedQueryKeys, type PersistedQueryStore } from '../../server/stores/persisted-query-store.js';
+import { connectRedis, type RedisClient } from '../../server/stores/redis-connection.js';
+import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+
+let redis: TestRedis;
+let client: RedisClient;
+beforeAll(async () => {
+  redis = await startTestRedis();
+  client = await connectRedis(redis.url);
+});
+afterAll(async () => {
+  await client?.quit();
+  await redis?.stop();
+});
+
+const doc = (n: number, size = 40) => `{ utilities(zipCode: "${String(n).padStart(5, '0')}") { id } }`.padEnd(size, ' ');
+
+describe.each(['embedded', 'redis'] as const)('%s store', (kind) => {
+  let clock = 0;
+  const make = (maxBytes: number): PersistedQueryStore => createPersistedQueryStore({ redis: kind === 'redis' ? client : null, maxBytes, now: () => ++clock });
+  beforeAll(async () => {
+    if (kind === 'redis') await client.flushall();
+  });
+
+  it('stores, finds, and keeps environments apart', async () => {
+    const s = make(1000);
+    await s.put('production', 'a'.repeat(64), doc(1));
+    expect(await s.get('production', 'a'.repeat(64))).toBe(doc(1));
+    expect(await s.get('certification', 'a'.repeat(64))).toBeNull();
+  });
+
+  it('evicts the least recently used when the byte budget is exceeded', async () => {
+    const s = make(100); // two 40-byte documents fit, three do not
+    await s.put('playground', '1'.repeat(64), doc(1));
+    await s.put('playground', '2'.repeat(64), doc(2));
+    expect(await s.get('playground', '1'.repeat(64))).toBe(doc(1)); // 1 is now the most recent
+    await s.put('playground', '3'.repeat(64), doc(3));
+    expect(await s.get('playground', '2'.repeat(64))).toBeNull();
+    expect(await s.get('playground', '1'.repeat(64))).toBe(doc(1));
+    expect(await s.get('playground', '3'.repeat(64))).toBe(doc(3));
+    if (kind === 'redis') expect(Number(await client.get(persistedQueryKeys('playground')[2]))).toBe(80);
+  });
+
+  it('does not store a document larger than the whole budget, and storing twice costs once', async () => {
+    const s = make(100);
+    await s.put('certification', 'b'.repeat(64), doc(9, 101));
+    expect(await s.get('certification', 'b'.repeat(64))).toBeNull();
+    await s.put('certification', 'c'.repeat(64), doc(8));
+    await s.put('certification', 'c'.repeat(64), doc(8));
+    if (kind === 'redis') expect(Number(await client.get(persistedQueryKeys('certification')[2]))).toBe(40);
+  });
+});
