@@ -40,11 +40,11 @@ export interface SchemaPolicy {
   };
   /** Directive names used only by the gateway (stripped from the served schema). */
   gatewayDirectives: ReadonlySet<string>;
-  /** Names of the personal-data arguments of a root field (e.g. ["address"] for utilityAccounts). */
+  /** Names of the personal-data arguments of a root field (e.g. address for utilityAccounts). */
   personalArgsOf(field: string): string[];
-  /** True when root field `field` (e.g. "utilityAccounts") takes argument `arg` as personal data. */
+  /** True when root field `field` (e.g. utilityAccounts) takes argument `arg` as personal data. */
   isPersonalArg(field: string, arg: string): boolean;
-  /** True when `type.field` (e.g. "UtilityAccount", "accountId") holds personal data. */
+  /** True when `type.field` (e.g. UtilityAccount.accountId) holds personal data. */
   isPersonalField(type: string, field: string): boolean;
   /** True when any of these root fields takes or returns personal data. */
   selectsPersonalData(rootFields: readonly string[]): boolean;
