@@ -50,6 +50,8 @@ export interface ConsoleSettings {
   sessionTtlMs: number;
   /** REPLAY_PII_KEY: the support key that unmasks personal data in replay records (null: masked always). */
   piiKey: string | null;
+  /** CHECKOUT_TOKEN: a bearer token for the certification checkout's allow-list routes only. */
+  checkoutToken: string | null;
 }
 
 export { ConfigError } from '../lib/env-reader.js';
@@ -163,7 +165,10 @@ function loadConsoleSettings(env: NodeJS.ProcessEnv, cwd: string, keysFile: stri
   if (auditRetentionMs < replayRetentionMs) problems.push('AUDIT_RETENTION must be at least REPLAY_RETENTION: the audit trail outlives the records it points at');
   const piiKey = env.REPLAY_PII_KEY?.trim() || null;
   if (piiKey && piiKey.length < 24) problems.push('REPLAY_PII_KEY must be at least 24 characters');
+  const checkoutToken = env.CHECKOUT_TOKEN?.trim() || null;
+  if (checkoutToken && checkoutToken.length < 24) problems.push('CHECKOUT_TOKEN must be at least 24 characters');
   return {
+    checkoutToken,
     partnersFile: path.resolve(cwd, env.PARTNERS_FILE ?? path.join(path.dirname(keysFile), 'partners.json')),
     auditRetentionMs,
     sessionTtlMs: duration('CONSOLE_SESSION_TTL', 8 * 3_600_000, 60_000, 7 * day),

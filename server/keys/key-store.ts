@@ -295,6 +295,12 @@ export class KeyStore {
     return { ok: true, partnerCode: record.partnerCode, keyId: record.id };
   }
 
+  /** Whether a key id exists and is not revoked (the console re-checks its sessions with it). */
+  isActive(id: string): boolean {
+    for (const r of this.byHash.values()) if (r.id === id) return !r.revokedAt;
+    return false;
+  }
+
   /** Active keys per environment and the state of the file, for health output. */
   status(): { file: string; activeKeys: Record<KeyEnvironment, number>; loadedAt: string | null; lastError: string | null } {
     const activeKeys: Record<KeyEnvironment, number> = { production: 0, certification: 0, support: 0 };
