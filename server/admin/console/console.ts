@@ -41,7 +41,8 @@ const PAGE_HEADERS = {
   'cache-control': 'no-store',
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
-  'referrer-policy': 'no-referrer',
+  // same-origin, not no-referrer: with no-referrer browsers send "Origin: null" on form posts.
+  'referrer-policy': 'same-origin',
   'cross-origin-opener-policy': 'same-origin',
 };
 const MAX_FORM_BYTES = 16 * 1024;
@@ -267,8 +268,10 @@ export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
   async function route(req: IncomingMessage, res: ServerResponse, path: string, url: URL): Promise<void> {
     const asset = ASSETS[path];
     if (asset) {
-      res.writeHead(200, { 'content-type': asset.type, etag: asset.etag, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff', 'content-length': String(Buffer.byteLength(asset.body)) });
-      return void res.end(req.headers['if-none-match'] === asset.etag ? undefined : asset.body);
+      const headers = { etag: asset.etag, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' };
+      if (req.headers['if-none-match'] === asset.etag) return void res.writeHead(304, headers).end();
+      res.writeHead(200, { ...headers, 'content-type': asset.type, 'content-length': String(Buffer.byteLength(asset.body)) });
+      return void res.end(asset.body);
     }
     if (path === '/console/sign-in' && (req.method === 'GET' || req.method === 'POST')) return signIn(req, res);
     const s = sessions.get(readCookie(req, SESSION_COOKIE));
