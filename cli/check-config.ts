@@ -30,10 +30,18 @@ async function main(): Promise<number> {
       keysFile: config.keysFile,
       trustProxy: config.trustProxy && ('hops' in config.trustProxy ? config.trustProxy : { addresses: [...config.trustProxy.addresses] }),
       enrollmentBaseUrl: config.enrollmentBaseUrl,
+      certificationEnrollmentBaseUrl: config.certificationEnrollmentBaseUrl,
       fillPartnerRef: config.fillPartnerRef,
       playgroundAllowance: config.playgroundAllowance,
       limits: config.limits,
       adminToken: config.adminToken ? 'set' : 'not set (admin port off)',
+      console: {
+        partnersFile: config.console.partnersFile,
+        auditRetentionMs: config.console.auditRetentionMs,
+        sessionTtlMs: config.console.sessionTtlMs,
+        piiKey: config.console.piiKey ? 'set' : 'not set (personal data stays masked)',
+        checkoutToken: config.console.checkoutToken ? 'set' : 'not set (checkout uses the admin token)',
+      },
       feeds: mesh.feeds.all.map((f) => `${f.source} (${f.kind}, ${f.operation}, timeout ${f.timeoutMs} ms)`),
     };
     console.log(JSON.stringify(effective, null, 2));

@@ -1,6 +1,7 @@
-// `npm run keys -- <command>`: issue, list and revoke API keys for production and certification.
+// `npm run keys -- <command>`: issue, list and revoke API keys for production and certification,
+// and the personal tokens of support staff for the admin console (--env support --partner PERSON).
 //
-//   issue  --env production|certification --partner CODE   prints the new key alone on the last line of stdout
+//   issue  --env production|certification|support --partner CODE   prints the new key alone on the last line of stdout
 //   list   [--env E] [--partner CODE] [--active] [--json]   never shows keys or hashes
 //   revoke <key-id>                                         or: revoke --partner CODE --env E
 //
@@ -12,7 +13,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from '../server/config.js';
 import {
-  KeyStoreError,
   isKeyEnvironment,
   issueKey,
   normalizePartnerCode,
@@ -20,14 +20,17 @@ import {
   revokeKeys,
   type KeyEnvironment,
   type KeyRecord,
+  type RevokeSelector,
 } from '../server/keys/key-store.js';
+import { StoreFileError } from '../server/keys/locked-file.js';
 import { UsageError, type Io } from './usage.js';
 
 const USAGE = `Usage: npm run keys -- <command> [options]
 
 Commands:
   issue --env <production|certification> --partner <CODE>
-        Issue a key. Only its hash is stored; the key is printed once, alone on the last line of
+  issue --env support --partner <PERSON>
+        Issue a key (support: a personal token for the admin console; PERSON is the user's handle). Only its hash is stored; the key is printed once, alone on the last line of
         stdout (capture it with: npm run --silent keys -- issue ... | tail -n 1).
   list [--env <production|certification>] [--partner <CODE>] [--active] [--json]
         List keys (id, partner, environment, created, revoked). Keys and hashes are never shown.
@@ -51,14 +54,15 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+type Parsed = ReturnType<typeof parseArgs<{ args: string[]; options: typeof OPTIONS; allowPositionals: true; strict: true }>>;
+type Values = Parsed['values'];
+
 export async function runKeysCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
-  let parsed;
+  let parsed: Parsed;
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (err) {
-    io.err(`keys: ${(err as Error).message}`);
-    io.err('Run "npm run keys -- --help" for usage.');
-    return 2;
+    return usageFailure(io, (err as Error).message);
   }
   const { values, positionals } = parsed;
   const [command, ...rest] = positionals;
@@ -69,64 +73,78 @@ export async function runKeysCli(argv: string[], env: NodeJS.ProcessEnv, io: Io)
   try {
     if (!command) throw new UsageError('missing command (issue, list or revoke)');
     const file = keysFile(values.file, env);
-    switch (command) {
-      case 'issue': {
-        noPositionals(rest, 'issue');
-        onlyFlags(values, ['env', 'partner', 'file'], 'issue');
-        const environment = requireEnv(values.env);
-        if (!values.partner) throw new UsageError('issue needs --partner CODE');
-        const partnerCode = partner(values.partner);
-        const { key, record } = await issueKey(file, { environment, partnerCode });
-        io.err(`Issued key ${record.id} for partner ${record.partnerCode} in ${record.environment} (${file}).`);
-        io.err('Give it to the partner now: it is not stored and cannot be shown again. The key is the last line of stdout.');
-        io.out(key);
-        return 0;
-      }
-      case 'list': {
-        noPositionals(rest, 'list');
-        onlyFlags(values, ['env', 'partner', 'file', 'json', 'active'], 'list');
-        const environment = values.env === undefined ? null : requireEnv(values.env);
-        const partnerCode = values.partner === undefined ? null : partner(values.partner);
-        const { keys } = await readKeysFile(file);
-        const shown = keys
-          .filter((k) => (!environment || k.environment === environment) && (!partnerCode || k.partnerCode === partnerCode) && (!values.active || !k.revokedAt))
-          .map(publicView);
-        if (values.json) io.out(JSON.stringify(shown, null, 2));
-        else io.out(table(shown));
-        return 0;
-      }
-      case 'revoke': {
-        onlyFlags(values, ['env', 'partner', 'file'], 'revoke');
-        let outcome;
-        if (rest.length > 0) {
-          if (rest.length > 1) throw new UsageError('revoke takes one key id');
-          if (values.partner || values.env) throw new UsageError('revoke takes either a key id or --partner with --env, not both');
-          outcome = await revokeKeys(file, { id: rest[0]! });
-        } else {
-          if (!values.partner || !values.env) throw new UsageError('revoke needs a key id, or --partner CODE and --env E');
-          outcome = await revokeKeys(file, { partnerCode: partner(values.partner), environment: requireEnv(values.env) });
-        }
-        for (const k of outcome.revoked) io.out(`revoked ${k.id} (${k.partnerCode}, ${k.environment})`);
-        for (const k of outcome.alreadyRevoked) io.out(`already revoked ${k.id} (${k.partnerCode}, ${k.environment}) at ${k.revokedAt}`);
-        if (outcome.revoked.length) io.err('A running gateway refuses the revoked key within a few seconds.');
-        return 0;
-      }
-      default:
-        throw new UsageError(`unknown command "${command}" (use issue, list or revoke)`);
-    }
+    const run = COMMANDS[command];
+    if (!run) throw new UsageError(`unknown command "${command}" (use issue, list or revoke)`);
+    return await run(values, rest, file, io);
   } catch (err) {
-    if (err instanceof UsageError) {
-      io.err(`keys: ${err.message}`);
-      io.err('Run "npm run keys -- --help" for usage.');
-      return 2;
-    }
-    if (err instanceof KeyStoreError || err instanceof ConfigError) {
-      io.err(`keys: ${err.message}`);
-      return 1;
-    }
-    io.err(`keys: failed: ${(err as Error)?.message ?? String(err)}`);
+    return reportFailure(io, err);
+  }
+}
+
+type Command = (values: Values, rest: string[], file: string, io: Io) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = { issue: issueCommand, list: listCommand, revoke: revokeCommand };
+
+async function issueCommand(values: Values, rest: string[], file: string, io: Io): Promise<number> {
+  noPositionals(rest, 'issue');
+  onlyFlags(values, ['env', 'partner', 'file'], 'issue');
+  const environment = requireEnv(values.env);
+  if (!values.partner) throw new UsageError(environment === 'support' ? 'issue --env support needs --partner PERSON (the support user\'s handle)' : 'issue needs --partner CODE');
+  const partnerCode = partner(values.partner);
+  const { key, record } = await issueKey(file, { environment, partnerCode });
+  const holder = environment === 'support' ? `support user ${record.partnerCode}` : `partner ${record.partnerCode} in ${record.environment}`;
+  io.err(`Issued key ${record.id} for ${holder} (${file}).`);
+  io.err(`Give it to the ${environment === 'support' ? 'support user' : 'partner'} now: it is not stored and cannot be shown again. The key is the last line of stdout.`);
+  io.out(key);
+  return 0;
+}
+
+async function listCommand(values: Values, rest: string[], file: string, io: Io): Promise<number> {
+  noPositionals(rest, 'list');
+  onlyFlags(values, ['env', 'partner', 'file', 'json', 'active'], 'list');
+  const environment = values.env === undefined ? null : requireEnv(values.env);
+  const partnerCode = values.partner === undefined ? null : partner(values.partner);
+  const { keys } = await readKeysFile(file);
+  const shown = keys
+    .filter((k) => (!environment || k.environment === environment) && (!partnerCode || k.partnerCode === partnerCode) && (!values.active || !k.revokedAt))
+    .map(publicView);
+  io.out(values.json ? JSON.stringify(shown, null, 2) : table(shown));
+  return 0;
+}
+
+async function revokeCommand(values: Values, rest: string[], file: string, io: Io): Promise<number> {
+  onlyFlags(values, ['env', 'partner', 'file'], 'revoke');
+  const outcome = await revokeKeys(file, revokeSelector(values, rest));
+  for (const k of outcome.revoked) io.out(`revoked ${k.id} (${k.partnerCode}, ${k.environment})`);
+  for (const k of outcome.alreadyRevoked) io.out(`already revoked ${k.id} (${k.partnerCode}, ${k.environment}) at ${k.revokedAt}`);
+  if (outcome.revoked.length) io.err('A running gateway refuses the revoked key within a few seconds.');
+  return 0;
+}
+
+function revokeSelector(values: Values, rest: string[]): RevokeSelector {
+  if (rest.length > 0) {
+    if (rest.length > 1) throw new UsageError('revoke takes one key id');
+    if (values.partner || values.env) throw new UsageError('revoke takes either a key id or --partner with --env, not both');
+    return { id: rest[0]! };
+  }
+  if (!values.partner || !values.env) throw new UsageError('revoke needs a key id, or --partner CODE and --env E');
+  return { partnerCode: partner(values.partner), environment: requireEnv(values.env) };
+}
+
+function usageFailure(io: Io, message: string): number {
+  io.err(`keys: ${message}`);
+  io.err('Run "npm run keys -- --help" for usage.');
+  return 2;
+}
+
+function reportFailure(io: Io, err: unknown): number {
+  if (err instanceof UsageError) return usageFailure(io, err.message);
+  if (err instanceof StoreFileError || err instanceof ConfigError) {
+    io.err(`keys: ${err.message}`);
     return 1;
   }
+  io.err(`keys: failed: ${(err as Error)?.message ?? String(err)}`);
+  return 1;
 }
 
 function keysFile(flag: string | undefined, env: NodeJS.ProcessEnv): string {
@@ -138,9 +156,9 @@ function keysFile(flag: string | undefined, env: NodeJS.ProcessEnv): string {
 }
 
 function requireEnv(value: string | undefined): KeyEnvironment {
-  if (value === undefined) throw new UsageError('--env is required (production or certification)');
+  if (value === undefined) throw new UsageError('--env is required (production or certification, or support for a support token)');
   const v = value.trim().toLowerCase();
-  if (!isKeyEnvironment(v)) throw new UsageError(`--env must be production or certification, got "${value}"`);
+  if (!isKeyEnvironment(v)) throw new UsageError(`--env must be production or certification (or support for a support token), got "${value}"`);
   return v;
 }
 

@@ -16,7 +16,6 @@
 //
 // Exit status: show/list 0 found, 1 not found; rerun 0 identical, 1 different; 2 usage or error.
 import { parseArgs } from 'node:util';
-import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, type GatewayConfig } from '../server/config.js';
@@ -25,6 +24,7 @@ import { createReplayStore, type ReplayRecord, type ReplayStore } from '../serve
 import { diffResponses, formatDiff } from '../server/stores/replay-diff.js';
 import { parseTimeBound } from '../server/admin/server.js';
 import type { CapabilitySetup } from '../server/wiring/types.js';
+import { asPartnerPlugin, postRecord, type RerunAnswer as RerunBody } from '../server/admin/rerun.js';
 import { UsageError, isUsageError, type Io as UsageIo } from './usage.js';
 
 const USAGE = `Usage: npm run replay -- <command> [options]
@@ -80,10 +80,7 @@ async function isUp(url: string): Promise<boolean> {
   }
 }
 
-interface RerunAnswer {
-  status: number;
-  body: string;
-  requestId: string;
+interface RerunAnswer extends RerunBody {
   via: string;
 }
 
@@ -116,10 +113,7 @@ async function rerunInProcess(record: ReplayRecord, config: GatewayConfig, baseE
     }
   }
   // The record's partner code, for answers that depend on it (FILL_PARTNER_REF); no key check.
-  const asPartner: CapabilitySetup = async () => ({
-    name: 'replay-rerun',
-    plugins: () => [{ name: 'replay-rerun', onRequest: (state) => void (state.partnerCode = record.partnerCode) }],
-  });
+  const asPartner: CapabilitySetup = async () => ({ name: 'replay-rerun', plugins: () => [asPartnerPlugin(record.partnerCode)] });
   const { launchGateway: startGateway } = await import('../server/launch.js');
   // Mesh handlers print progress on stdout while the schema is built: keep stdout for our output.
   const log = console.log;
@@ -136,22 +130,11 @@ async function rerunInProcess(record: ReplayRecord, config: GatewayConfig, baseE
   try {
     const url = gateway.urls[record.environment as keyof typeof gateway.urls];
     if (!url) throw new Error(`environment ${record.environment} is not served by this configuration`);
-    const answer = await post(url, record, {});
+    const answer = await postRecord(url, record, {});
     return { ...answer, via: `in-process ${record.environment} listener over ${upstream}` };
   } finally {
     await gateway.close();
   }
-}
-
-async function post(url: string, record: ReplayRecord, headers: Record<string, string>): Promise<Omit<RerunAnswer, 'via'>> {
-  const requestId = `rerun.${randomUUID()}`;
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-request-id': requestId, ...headers },
-    body: JSON.stringify({ query: record.query, variables: record.variables ?? undefined, operationName: record.operationName ?? undefined }),
-    signal: AbortSignal.timeout(60_000),
-  });
-  return { status: res.status, body: await res.text(), requestId: res.headers.get('x-request-id') ?? requestId };
 }
 
 export async function runReplayCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
@@ -262,7 +245,7 @@ async function replayCommand(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
   let answer: RerunAnswer;
   if (values.url) {
     const key = values.key ?? env.REPLAY_API_KEY;
-    const answerRaw = await post(values.url, record, key ? { 'x-api-key': key } : {});
+    const answerRaw = await postRecord(values.url, record, key ? { 'x-api-key': key } : {});
     answer = { ...answerRaw, via: values.url };
   } else {
     answer = await rerunInProcess(record, config, env);

@@ -5,9 +5,9 @@ import { loadConfig, feedUrlsFor, type GatewayConfig } from './config.js';
 import { loadGatewayMesh, type GatewayMesh } from './mesh.js';
 import { createUpstreamFetch } from '../feeds/upstream/fetch.js';
 import type { Transport } from '../feeds/upstream/transport.js';
-import { createListener } from './http/server.js';
+import { createListener, type ListenerOptions } from './http/server.js';
 import { listen } from './http/listen.js';
-import type { EnvironmentName } from './http/plugin.js';
+import type { EnvironmentName, HttpPlugin } from './http/plugin.js';
 import { createLogger, type Logger } from '../lib/logger.js';
 import { connectRedis, isRedisUp, safeTarget, watchRedis, type RedisClient } from './stores/redis-connection.js';
 import type { Capability, CapabilitySetup } from './wiring/types.js';
@@ -77,8 +77,13 @@ async function assemble(config: GatewayConfig, env: NodeJS.ProcessEnv, logger: L
   }
   const setups: CapabilitySetup[] = opts.capabilities ?? capabilities;
   const caps: Capability[] = [];
+  let privateListener: ((environment: EnvironmentName, plugins: HttpPlugin[]) => Server) | null = null;
+  const createPrivateListener = (environment: EnvironmentName, plugins: HttpPlugin[]): Server => {
+    if (!privateListener) throw new Error('the gateway is still starting');
+    return privateListener(environment, plugins);
+  };
   for (const setup of setups) {
-    const cap = await setup({ config, logger, redis, mesh });
+    const cap = await setup({ config, logger, redis, mesh, createPrivateListener });
     caps.push(cap);
     closers.push(() => cap.close?.());
   }
@@ -98,9 +103,10 @@ async function assemble(config: GatewayConfig, env: NodeJS.ProcessEnv, logger: L
   const servers: Server[] = [];
   // All listeners stop accepting at once and share one grace period.
   closers.push(() => Promise.all(servers.map((s) => drain(s, config.shutdownGraceMs))).then(() => undefined));
-  for (const environment of config.environments) {
+  // One listener's options; also used for the console's reruns (a private listener with other plugins).
+  const listenerOptions = (environment: EnvironmentName, plugins: HttpPlugin[]): ListenerOptions => {
     const keyed = environment !== 'playground';
-    const server = createListener({
+    return {
       environment,
       schema: keyed ? mesh.schemas.keyed : mesh.schemas.playground,
       limits: keyed ? config.limits.keyed : config.limits.playground,
@@ -109,15 +115,20 @@ async function assemble(config: GatewayConfig, env: NodeJS.ProcessEnv, logger: L
       meshContext: mesh.meshContext,
       feeds: mesh.feeds,
       feedUrls: feedUrlsFor(environment, sources, env, upstreamUrl),
-      settings: { enrollmentBaseUrl: config.enrollmentBaseUrl, utmSource: config.utmSource, fillPartnerRef: config.fillPartnerRef },
-      plugins: caps.flatMap((c) => c.plugins(environment)),
+      // Certification answers links into the certification checkout, never the live one.
+      settings: { enrollmentBaseUrl: environment === 'certification' ? config.certificationEnrollmentBaseUrl : config.enrollmentBaseUrl, utmSource: config.utmSource, fillPartnerRef: config.fillPartnerRef },
+      plugins,
       trustProxy: config.trustProxy,
       cors: keyed ? config.corsOrigins : '*',
       bodyLimitBytes: config.bodyLimitBytes,
       health,
       onInternalError: (err, state) => logger.error({ err, requestId: state.requestId, environment }, 'internal error'),
       now: opts.now,
-    });
+    };
+  };
+  privateListener = (environment, plugins) => createListener(listenerOptions(environment, plugins));
+  for (const environment of config.environments) {
+    const server = createListener(listenerOptions(environment, caps.flatMap((c) => c.plugins(environment))));
     servers.push(server);
     urls[environment] = `${(await listen(server, config.ports[environment], config.host)).url}/graphql`;
     logger.info({ environment, url: urls[environment] }, 'listening');

@@ -6,7 +6,7 @@ import { parseTrustProxy, type TrustProxy } from './http/client-ip.js';
 import { DEFAULT_LIMITS, type QueryLimits } from './graphql/limits.js';
 import type { EnvironmentName } from './http/plugin.js';
 // Response cache and replay settings are parsed in server/stores/cache-config.ts.
-import { loadCacheReplaySettings, type CacheReplaySettings } from './stores/cache-config.js';
+import { loadCacheReplaySettings, parseDuration, type CacheReplaySettings } from './stores/cache-config.js';
 
 export interface GatewayConfig {
   environments: EnvironmentName[];
@@ -33,6 +33,23 @@ export interface GatewayConfig {
   shutdownGraceMs: number;
   /** TTLs (schema, cache.config.yaml / CACHE_CONFIG), CACHE_* and REPLAY_* sizes and retention. */
   cacheReplay: CacheReplaySettings;
+    // Support console and certification onboarding.
+  /** Enrollment links answered by the certification environment: the certification checkout. */
+  certificationEnrollmentBaseUrl: string;
+  console: ConsoleSettings;
+}
+
+export interface ConsoleSettings {
+  /** Partner records and certification test IPs (PARTNERS_FILE, default beside KEYS_FILE). */
+  partnersFile: string;
+  /** AUDIT_RETENTION: how long audit entries are kept; never shorter than replay records. */
+  auditRetentionMs: number;
+  /** CONSOLE_SESSION_TTL: how long a console sign-in lasts. */
+  sessionTtlMs: number;
+  /** REPLAY_PII_KEY: the support key that unmasks personal data in replay records (null: masked always). */
+  piiKey: string | null;
+  /** CHECKOUT_TOKEN: a bearer token for the certification checkout's allow-list routes only. */
+  checkoutToken: string | null;
 }
 
 export { ConfigError } from '../lib/env-reader.js';
@@ -90,6 +107,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     playground: { ...DEFAULT_LIMITS.playground, maxDepth: int('PLAYGROUND_MAX_DEPTH', DEFAULT_LIMITS.playground.maxDepth, 2, 50), maxAliases: int('PLAYGROUND_MAX_ALIASES', DEFAULT_LIMITS.playground.maxAliases, 0, 500), maxRootFields: int('PLAYGROUND_MAX_ROOT_FIELDS', DEFAULT_LIMITS.playground.maxRootFields, 1, 100), maxTokens: int('PLAYGROUND_MAX_TOKENS', DEFAULT_LIMITS.playground.maxTokens, 50, 100000), maxCost: int('PLAYGROUND_MAX_COST', DEFAULT_LIMITS.playground.maxCost, 10, 10_000_000), maxFanOut: int('PLAYGROUND_MAX_FAN_OUT', DEFAULT_LIMITS.playground.maxFanOut, 1, 1000) },
   };
 
+  const keysFile = path.resolve(cwd, env.KEYS_FILE ?? path.join(dataDir, 'keys.json'));
+  const cacheReplay = loadCacheReplaySettings(env, cwd, problems);
   const config: GatewayConfig = {
     environments,
     host: env.HOST?.trim() || '127.0.0.1',
@@ -104,7 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     meshDir: path.resolve(cwd, env.MESH_DIR ?? '.'),
     redisUrl,
     dataDir,
-    keysFile: path.resolve(cwd, env.KEYS_FILE ?? path.join(dataDir, 'keys.json')),
+    keysFile,
     trustProxy,
     enrollmentBaseUrl: url('ENROLLMENT_BASE_URL', 'https://enroll.energyplans.example/residential', ['https:']),
     utmSource: env.UTM_SOURCE?.trim() || 'energy_plan_api',
@@ -117,10 +136,39 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     adminToken,
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     shutdownGraceMs: int('SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
-    cacheReplay: loadCacheReplaySettings(env, cwd, problems),
+    cacheReplay,
+    certificationEnrollmentBaseUrl: url('CERTIFICATION_ENROLLMENT_BASE_URL', 'https://enroll-certification.energyplans.example/residential', ['https:']),
+    console: loadConsoleSettings(env, cwd, keysFile, cacheReplay.replay.retentionMs, problems),
   };
   if (problems.length) throw new ConfigError(problems);
   return config;
+}
+
+function loadConsoleSettings(env: NodeJS.ProcessEnv, cwd: string, keysFile: string, replayRetentionMs: number, problems: string[]): ConsoleSettings {
+  const duration = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name]?.trim();
+    if (!raw) return fallback;
+    const ms = parseDuration(raw);
+    if (ms === null || ms < min || ms > max) {
+      problems.push(`${name} must be a duration like 30m, 12h or 400d between ${min / 1000}s and ${max / 86_400_000}d, got "${raw}"`);
+      return fallback;
+    }
+    return ms;
+  };
+  const day = 86_400_000;
+  const auditRetentionMs = duration('AUDIT_RETENTION', Math.max(400 * day, replayRetentionMs), 60_000, 3650 * day);
+  if (auditRetentionMs < replayRetentionMs) problems.push('AUDIT_RETENTION must be at least REPLAY_RETENTION: the audit trail outlives the records it points at');
+  const piiKey = env.REPLAY_PII_KEY?.trim() || null;
+  if (piiKey && piiKey.length < 24) problems.push('REPLAY_PII_KEY must be at least 24 characters');
+  const checkoutToken = env.CHECKOUT_TOKEN?.trim() || null;
+  if (checkoutToken && checkoutToken.length < 24) problems.push('CHECKOUT_TOKEN must be at least 24 characters');
+  return {
+    checkoutToken,
+    partnersFile: path.resolve(cwd, env.PARTNERS_FILE ?? path.join(path.dirname(keysFile), 'partners.json')),
+    auditRetentionMs,
+    sessionTtlMs: duration('CONSOLE_SESSION_TTL', 8 * 3_600_000, 60_000, 7 * day),
+    piiKey,
+  };
 }
 
 /** The upstream base URL of each Mesh source for one environment (see .meshrc.yaml header). */

@@ -5,7 +5,13 @@
 //   GET  /replay/<id>                                        one replay record
 //   GET  /replay?partner=&since=&until=&status=&env=&limit=  records, newest first
 //   POST /cache/purge?field=<rootField>[&field=...] | ?all=1 purge the response cache
+//   GET  /certification/allow-list/check?partner=&ip=        is this IP enabled for the partner's
+//                                                           certification checkout (from memory)
+//   GET  /certification/allow-list                           every partner's test IPs
+//   /console/...                                             the support console (browser; its own
+//                                                           sign-in with personal support tokens)
 //
+// The two /certification/ routes also accept CHECKOUT_TOKEN, so the checkout holds no admin token.
 // `since`/`until`: a duration back from now (2h, 30m, 7d) or an ISO 8601 time.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -13,6 +19,8 @@ import type { ReplayQuery, ReplayStore } from '../stores/replay-store.js';
 import type { ResponseCache } from '../stores/response-cache.js';
 import { parseDuration } from '../stores/cache-config.js';
 import { listen } from '../http/listen.js';
+import { PartnerError, type PartnerStore } from '../keys/partners.js';
+import type { SupportConsole } from './console/console.js';
 
 export interface AdminServerOptions {
   host: string;
@@ -20,6 +28,12 @@ export interface AdminServerOptions {
   token: string;
   replay: ReplayStore | null;
   cache: ResponseCache | null;
+  /** Partner records: the certification checkout's allow-list questions. */
+  partners?: PartnerStore | null;
+  /** A token for the checkout routes only (CHECKOUT_TOKEN), so the checkout needs no admin token. */
+  checkoutToken?: string | null;
+  /** The support console under /console. */
+  console?: SupportConsole | null;
   logger?: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
   now?: () => number;
 }
@@ -65,76 +79,74 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
     res.writeHead(status, { ...JSON_HEADERS, 'content-length': String(Buffer.byteLength(text)) });
     res.end(text);
   };
+  const methodNotAllowed = (res: ServerResponse, allow: string) => {
+    res.setHeader('allow', allow);
+    return send(res, 405, { error: 'method not allowed' });
+  };
+
+  /** Routes that take the ADMIN_TOKEN (scripts) or, for the checkout ones, CHECKOUT_TOKEN. */
+  function authorized(req: IncomingMessage, p: string): boolean {
+    if (bearerMatches(req.headers.authorization, opts.token)) return true;
+    return !!opts.checkoutToken && p.startsWith('/certification/') && bearerMatches(req.headers.authorization, opts.checkoutToken);
+  }
+
+  async function replayRoute(req: IncomingMessage, res: ServerResponse, p: string, url: URL): Promise<void> {
+    if (req.method !== 'GET') return methodNotAllowed(res, 'GET');
+    if (!opts.replay) return send(res, 503, { error: 'replay disabled' });
+    if (p.startsWith('/replay/')) {
+      const id = decodeURIComponent(p.slice('/replay/'.length));
+      const record = await opts.replay.get(id);
+      return record ? send(res, 200, record) : send(res, 404, { error: 'not found', id });
+    }
+    const { query, problems } = replayQuery(url, now());
+    if (problems.length) return send(res, 400, { error: 'bad request', problems });
+    const records = await opts.replay.list(query);
+    return send(res, 200, { count: records.length, records });
+  }
+
+  async function purgeRoute(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    if (req.method !== 'POST') return methodNotAllowed(res, 'POST');
+    if (!opts.cache) return send(res, 503, { error: 'cache disabled' });
+    const all = ['1', 'true', 'yes'].includes((url.searchParams.get('all') ?? '').toLowerCase());
+    const fields = url.searchParams.getAll('field').flatMap((f) => f.split(',')).map((f) => f.trim()).filter(Boolean);
+    if (!all && fields.length === 0) return send(res, 400, { error: 'bad request', problems: ['name ?field=<rootField> or ?all=1'] });
+    const result = await opts.cache.purge(all ? { all: true } : { fields });
+    opts.logger?.info({ fields: all ? 'all' : fields, reach: result.reach }, 'response cache purged (admin)');
+    return send(res, 200, { purged: all ? 'all' : fields, ...result });
+  }
+
+  /** The certification checkout's questions (docs/operations.md): one IP, or the whole allow-list. */
+  function checkoutRoute(req: IncomingMessage, res: ServerResponse, p: string, url: URL): void {
+    if (req.method !== 'GET') return methodNotAllowed(res, 'GET');
+    if (!opts.partners) return send(res, 503, { error: 'partner records are not loaded' });
+    if (p === '/certification/allow-list') {
+      return send(res, 200, { partners: opts.partners.list().map((x) => ({ partner: x.code, testIps: x.testIps.map((t) => t.cidr) })) });
+    }
+    try {
+      return send(res, 200, opts.partners.check(url.searchParams.get('partner') ?? '', url.searchParams.get('ip') ?? ''));
+    } catch (err) {
+      if (err instanceof PartnerError) return send(res, 400, { error: 'bad request', problems: [err.message] });
+      throw err;
+    }
+  }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!bearerMatches(req.headers.authorization, opts.token)) {
+    const url = new URL(req.url ?? '/', 'http://admin.invalid');
+    const p = url.pathname.replace(/\/+$/, '') || '/';
+    // The console authenticates with its own session cookie (personal support tokens).
+    if (opts.console && (p === '/console' || p.startsWith('/console/'))) return opts.console.handle(req, res, p, url);
+    req.resume();
+    if (!authorized(req, p)) {
       res.setHeader('www-authenticate', 'Bearer');
       return send(res, 401, { error: 'unauthorized', message: 'Authorization: Bearer <ADMIN_TOKEN> required.' });
     }
-    const url = new URL(req.url ?? '/', 'http://admin.invalid');
-    const p = url.pathname.replace(/\/+$/, '') || '/';
-
-    if (p === '/replay' || p.startsWith('/replay/')) {
-      if (req.method !== 'GET') {
-        res.setHeader('allow', 'GET');
-        return send(res, 405, { error: 'method not allowed' });
-      }
-      if (!opts.replay) return send(res, 503, { error: 'replay disabled' });
-      if (p.startsWith('/replay/')) {
-        const id = decodeURIComponent(p.slice('/replay/'.length));
-        const record = await opts.replay.get(id);
-        return record ? send(res, 200, record) : send(res, 404, { error: 'not found', id });
-      }
-      const q: ReplayQuery = {};
-      const problems: string[] = [];
-      const partner = url.searchParams.get('partner');
-      if (partner) q.partner = partner;
-      const env = url.searchParams.get('env') ?? url.searchParams.get('environment');
-      if (env) q.environment = env;
-      const status = url.searchParams.get('status');
-      if (status) {
-        if (!/^([1-5]xx|[1-5]\d\d)$/i.test(status)) problems.push('status must be like 200, 429 or 4xx');
-        else q.status = status;
-      }
-      for (const name of ['since', 'until'] as const) {
-        const raw = url.searchParams.get(name);
-        if (!raw) continue;
-        const t = parseTimeBound(raw, now());
-        if (t === null) problems.push(`${name} must be a duration (2h) or an ISO time`);
-        else q[name] = t;
-      }
-      const limit = url.searchParams.get('limit');
-      q.limit = 50;
-      if (limit) {
-        const n = Number(limit);
-        if (!Number.isInteger(n) || n < 1 || n > 1000) problems.push('limit must be 1 to 1000');
-        else q.limit = n;
-      }
-      if (problems.length) return send(res, 400, { error: 'bad request', problems });
-      const records = await opts.replay.list(q);
-      return send(res, 200, { count: records.length, records });
-    }
-
-    if (p === '/cache/purge') {
-      if (req.method !== 'POST') {
-        res.setHeader('allow', 'POST');
-        return send(res, 405, { error: 'method not allowed' });
-      }
-      if (!opts.cache) return send(res, 503, { error: 'cache disabled' });
-      const all = ['1', 'true', 'yes'].includes((url.searchParams.get('all') ?? '').toLowerCase());
-      const fields = url.searchParams.getAll('field').flatMap((f) => f.split(',')).map((f) => f.trim()).filter(Boolean);
-      if (!all && fields.length === 0) return send(res, 400, { error: 'bad request', problems: ['name ?field=<rootField> or ?all=1'] });
-      const result = await opts.cache.purge(all ? { all: true } : { fields });
-      opts.logger?.info({ fields: all ? 'all' : fields, reach: result.reach }, 'response cache purged (admin)');
-      return send(res, 200, { purged: all ? 'all' : fields, ...result });
-    }
-
-    return send(res, 404, { error: 'not found', routes: ['GET /replay/<id>', 'GET /replay?partner=&since=&status=&env=&limit=', 'POST /cache/purge?field=|all=1'] });
+    if (p === '/replay' || p.startsWith('/replay/')) return replayRoute(req, res, p, url);
+    if (p === '/cache/purge') return purgeRoute(req, res, url);
+    if (p === '/certification/allow-list' || p === '/certification/allow-list/check') return checkoutRoute(req, res, p, url);
+    return send(res, 404, { error: 'not found', routes: ROUTES });
   }
 
   const server = http.createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }, (req, res) => {
-    // The request body is never needed: drain it.
-    req.resume();
     handle(req, res).catch((err: unknown) => {
       opts.logger?.error({ err }, 'admin endpoint error');
       if (!res.headersSent) send(res, 500, { error: 'internal error' });
@@ -142,4 +154,42 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
     });
   });
   return listen(server, opts.port, opts.host);
+}
+
+const ROUTES = [
+  'GET /replay/<id>',
+  'GET /replay?partner=&since=&status=&env=&limit=',
+  'POST /cache/purge?field=|all=1',
+  'GET /certification/allow-list/check?partner=&ip=',
+  'GET /certification/allow-list',
+  'GET /console (browser)',
+];
+
+/** The filters of GET /replay, checked. */
+function replayQuery(url: URL, now: number): { query: ReplayQuery; problems: string[] } {
+  const q: ReplayQuery = { limit: 50 };
+  const problems: string[] = [];
+  const partner = url.searchParams.get('partner');
+  if (partner) q.partner = partner;
+  const env = url.searchParams.get('env') ?? url.searchParams.get('environment');
+  if (env) q.environment = env;
+  const status = url.searchParams.get('status');
+  if (status) {
+    if (!/^([1-5]xx|[1-5]\d\d)$/i.test(status)) problems.push('status must be like 200, 429 or 4xx');
+    else q.status = status;
+  }
+  for (const name of ['since', 'until'] as const) {
+    const raw = url.searchParams.get(name);
+    if (!raw) continue;
+    const t = parseTimeBound(raw, now);
+    if (t === null) problems.push(`${name} must be a duration (2h) or an ISO time`);
+    else q[name] = t;
+  }
+  const limit = url.searchParams.get('limit');
+  if (limit) {
+    const n = Number(limit);
+    if (!Number.isInteger(n) || n < 1 || n > 1000) problems.push('limit must be 1 to 1000');
+    else q.limit = n;
+  }
+  return { query: q, problems };
 }

@@ -30,8 +30,12 @@ import { hash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { StoreFileError, ensureDir, sameStamp, statStamp, withLock, writeAtomic, type FileStamp } from './locked-file.js';
 
-export type KeyEnvironment = 'production' | 'certification';
+// `support` keys are personal tokens of support staff for the admin console: hashed and
+// hot-reloaded like partner keys, never accepted by a GraphQL listener (wrong environment).
+export type KeyEnvironment = 'production' | 'certification' | 'support';
+export const KEY_ENVIRONMENTS: readonly KeyEnvironment[] = ['production', 'certification', 'support'];
 
 export interface KeyRecord {
   id: string;
@@ -60,17 +64,17 @@ export interface KeyStoreLogger {
   error(obj: object, msg?: string): void;
 }
 
-const ENV_PREFIX: Record<KeyEnvironment, string> = { production: 'live', certification: 'cert' };
+const ENV_PREFIX: Record<KeyEnvironment, string> = { production: 'live', certification: 'cert', support: 'supp' };
 /** 32 random bytes in base64url without padding are exactly 43 characters. */
 const KEY_SECRET_CHARS = 43;
-/** The whole key: `epk_live_` or `epk_cert_` and 43 characters of [A-Za-z0-9_-]. */
-export const KEY_PATTERN = /^epk_(?:live|cert)_[A-Za-z0-9_-]{43}$/;
+/** The whole key: `epk_live_`, `epk_cert_` or `epk_supp_` and 43 characters of [A-Za-z0-9_-]. */
+export const KEY_PATTERN = /^epk_(?:live|cert|supp)_[A-Za-z0-9_-]{43}$/;
 export const KEY_LENGTH = 'epk_live_'.length + KEY_SECRET_CHARS;
 export const PARTNER_CODE_PATTERN = /^[A-Z0-9][A-Z0-9_-]{1,31}$/;
 const ID_PATTERN = /^key_[a-f0-9]{16}$/;
 const HASH_PATTERN = /^[a-f0-9]{64}$/;
 
-export class KeyStoreError extends Error {
+export class KeyStoreError extends StoreFileError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'KeyStoreError';
@@ -104,7 +108,7 @@ export function normalizePartnerCode(input: string): string {
 }
 
 export function isKeyEnvironment(value: unknown): value is KeyEnvironment {
-  return value === 'production' || value === 'certification';
+  return (KEY_ENVIRONMENTS as readonly unknown[]).includes(value);
 }
 
 /** Parses and checks the whole file; any defect makes the whole file invalid (never a partial set). */
@@ -152,41 +156,6 @@ export async function readKeysFile(file: string): Promise<KeysFile> {
   return parseKeysFile(text);
 }
 
-async function ensureDir(file: string): Promise<void> {
-  await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-}
-
-async function writeAtomic(file: string, content: string): Promise<void> {
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fh = await fsp.open(tmp, 'wx', 0o600);
-  try {
-    await fh.writeFile(content, 'utf8');
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  try {
-    await fsp.rename(tmp, file);
-  } catch (err) {
-    await fsp.rm(tmp, { force: true });
-    throw err;
-  }
-  await syncDir(path.dirname(file));
-}
-
-async function syncDir(dir: string): Promise<void> {
-  try {
-    const dh = await fsp.open(dir, 'r');
-    try {
-      await dh.sync();
-    } finally {
-      await dh.close();
-    }
-  } catch {
-    // Not every platform can fsync a directory; the rename is still atomic.
-  }
-}
-
 /** Creates an empty keys file (0600, in a 0700 directory) unless one exists. Never overwrites. */
 export async function ensureKeysFile(file: string): Promise<void> {
   await ensureDir(file);
@@ -200,38 +169,6 @@ export async function ensureKeysFile(file: string): Promise<void> {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   } finally {
     await fsp.rm(tmp, { force: true });
-  }
-}
-
-const LOCK_STALE_MS = 30_000;
-
-async function withLock<T>(file: string, fn: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
-  const lock = `${file}.lock`;
-  const until = Date.now() + timeoutMs;
-  let fh: fsp.FileHandle | null = null;
-  for (let attempt = 0; !fh; attempt++) {
-    try {
-      fh = await fsp.open(lock, 'wx', 0o600);
-      await fh.writeFile(`${process.pid} ${new Date().toISOString()}\n`);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new KeyStoreError(`cannot create lock file ${lock}: ${(err as Error).message}`, { cause: err });
-      // A lock left by a crashed process: old enough to be certain nobody holds it.
-      const st = await fsp.stat(lock).catch(() => null);
-      if (st && Date.now() - st.mtimeMs > LOCK_STALE_MS) {
-        await fsp.rm(lock, { force: true });
-        continue;
-      }
-      if (Date.now() > until) {
-        throw new KeyStoreError(`keys file is locked by another process (${lock}); if no keys command is running, delete the lock file`);
-      }
-      await new Promise((r) => setTimeout(r, Math.min(20 + attempt * 10, 200) * (0.5 + Math.random())));
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    await fh.close().catch(() => {});
-    await fsp.rm(lock, { force: true });
   }
 }
 
@@ -289,12 +226,6 @@ export async function revokeKeys(file: string, selector: RevokeSelector, now = n
     }
     return { keys, result: { revoked, alreadyRevoked } };
   });
-}
-
-interface FileStamp {
-  mtimeMs: number;
-  size: number;
-  ino: number;
 }
 
 export interface KeyStoreOptions {
@@ -364,9 +295,15 @@ export class KeyStore {
     return { ok: true, partnerCode: record.partnerCode, keyId: record.id };
   }
 
+  /** Whether a key id exists and is not revoked (the console re-checks its sessions with it). */
+  isActive(id: string): boolean {
+    for (const r of this.byHash.values()) if (r.id === id) return !r.revokedAt;
+    return false;
+  }
+
   /** Active keys per environment and the state of the file, for health output. */
   status(): { file: string; activeKeys: Record<KeyEnvironment, number>; loadedAt: string | null; lastError: string | null } {
-    const activeKeys: Record<KeyEnvironment, number> = { production: 0, certification: 0 };
+    const activeKeys: Record<KeyEnvironment, number> = { production: 0, certification: 0, support: 0 };
     for (const r of this.byHash.values()) if (!r.revokedAt) activeKeys[r.environment]++;
     return { file: this.file, activeKeys, loadedAt: this.loadedAt ? new Date(this.loadedAt).toISOString() : null, lastError: this.lastError };
   }
@@ -412,8 +349,7 @@ export class KeyStore {
   private async poll(): Promise<void> {
     const stamp = await this.statFile().catch(() => null);
     const prev = this.stamp;
-    const same = stamp && prev ? stamp.mtimeMs === prev.mtimeMs && stamp.size === prev.size && stamp.ino === prev.ino : stamp === prev;
-    if (!same) await this.reload();
+    if (!sameStamp(stamp, prev)) await this.reload();
   }
 
   private install(data: KeysFile, stamp: FileStamp | null): void {
@@ -424,13 +360,8 @@ export class KeyStore {
     this.loadedAt = Date.now();
   }
 
-  private async statFile(): Promise<FileStamp | null> {
-    try {
-      const st = await fsp.stat(this.file);
-      return { mtimeMs: st.mtimeMs, size: st.size, ino: st.ino };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw err;
-    }
+  private statFile(): Promise<FileStamp | null> {
+    return statStamp(this.file);
   }
+
 }

@@ -7,13 +7,15 @@ import { printSchema } from 'graphql';
 import { ResponseCache } from '../stores/response-cache.js';
 import { createReplayStore } from '../stores/replay-store.js';
 import { startAdminServer, type AdminServer } from '../admin/server.js';
+import { openSupportConsole, type SupportParts } from './support-console.js';
 import { responseCachePlugin } from '../plugins/response-cache.js';
 import { requestCoalescingPlugin } from '../plugins/request-coalescing.js';
 import { replayPlugin } from '../plugins/replay.js';
 import type { HttpPlugin } from '../http/plugin.js';
 import type { CapabilitySetup } from './types.js';
 
-export const cacheReplayCapability: CapabilitySetup = async ({ config, logger, redis, mesh }) => {
+export const cacheReplayCapability: CapabilitySetup = async (ctx) => {
+  const { config, logger, redis, mesh } = ctx;
   const { cache: cacheSettings, replay: replaySettings } = config.cacheReplay;
 
   // At most one log line per kind of failure per 10 s while a store is down.
@@ -45,11 +47,14 @@ export const cacheReplayCapability: CapabilitySetup = async ({ config, logger, r
   );
 
   let admin: AdminServer | null = null;
+  let support: SupportParts | null = null;
   if (config.adminToken && config.ports.admin !== null) {
     try {
-      admin = await startAdminServer({ host: config.host, port: config.ports.admin, token: config.adminToken, replay, cache, logger });
+      support = await openSupportConsole(ctx, replay);
+      admin = await startAdminServer({ host: config.host, port: config.ports.admin, token: config.adminToken, replay, cache, logger, console: support.console, partners: support.partners, checkoutToken: config.console.checkoutToken });
       logger.info({ url: admin.url }, 'admin endpoint listening');
     } catch (err) {
+      support?.close();
       await cache?.close();
       await replay?.close();
       throw err;
@@ -97,6 +102,7 @@ export const cacheReplayCapability: CapabilitySetup = async ({ config, logger, r
     },
     async close() {
       await admin?.close();
+      support?.close();
       await replay?.close();
       await cache?.close();
     },

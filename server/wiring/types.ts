@@ -1,5 +1,6 @@
 // How app.ts composes the capabilities: each capability sets itself up once per process and hands
 // out the plugins for each environment's listener.
+import type { Server } from 'node:http';
 import type { GatewayConfig } from '../config.js';
 import type { EnvironmentName, HttpPlugin } from '../http/plugin.js';
 import type { Logger } from '../../lib/logger.js';
@@ -12,6 +13,11 @@ export interface WiringContext {
   /** Null when REDIS_URL is not set: each capability then uses its embedded store. */
   redis: RedisClient | null;
   mesh: GatewayMesh;
+  /**
+   * A listener of this gateway's environment with the given plugins instead of the capabilities'
+   * (the console's rerun: no admission, no cache, no replay). Callable once the gateway started.
+   */
+  createPrivateListener(environment: EnvironmentName, plugins: HttpPlugin[]): Server;
 }
 
 export interface Capability {

@@ -1,0 +1,68 @@
+// `npm run audit -- list [--actor WHO] [--action WHAT] [--since 7d] [--limit N] [--json]`: the
+// audit trail of the support console and onboarding commands, newest first, from the same store
+// the gateways write (REDIS_URL when set, else DATA_DIR/audit). Exit status: 0 done, 2 usage error.
+import { parseArgs } from 'node:util';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, loadConfig, type GatewayConfig } from '../server/config.js';
+import { connectRedis } from '../server/stores/redis-connection.js';
+import { createAuditLog, type AuditLog } from '../server/stores/audit-log.js';
+import { parseTimeBound } from '../server/admin/server.js';
+import { UsageError, isUsageError, type Io } from './usage.js';
+
+const USAGE = `Usage: npm run audit -- list [--actor WHO] [--action WHAT] [--since 7d|ISO] [--limit N] [--json]
+
+WHO is "support:<HANDLE>", "cli:<os user>" or "anonymous" (refused sign-ins). WHAT is e.g.
+sign-in, search, record.view, record.unmask, record.rerun, partner.ip.enable.`;
+
+export async function openAuditLog(config: GatewayConfig): Promise<{ log: AuditLog; close(): void }> {
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : null;
+  return { log: createAuditLog({ redis, dataDir: config.dataDir, retentionMs: config.console.auditRetentionMs }), close: () => redis?.disconnect() };
+}
+
+export async function runAuditCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: { actor: { type: 'string' }, action: { type: 'string' }, since: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    });
+    if (values.help) {
+      io.out(USAGE);
+      return 0;
+    }
+    if (positionals[0] !== 'list' || positionals.length > 1) throw new UsageError('the command is "list"');
+    const limit = values.limit === undefined ? 100 : Number(values.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be 1 to 1000');
+    const since = values.since === undefined ? undefined : parseTimeBound(values.since, Date.now());
+    if (since === null) throw new UsageError('--since must be a duration back from now (2h, 7d) or an ISO time');
+    const { log, close } = await openAuditLog(loadConfig(env));
+    try {
+      const entries = await log.list({ actor: values.actor, action: values.action, since, limit });
+      if (values.json) for (const e of entries) io.out(JSON.stringify(e));
+      else if (!entries.length) io.err('no audit entries match');
+      else for (const e of entries) io.out(`${e.time}  ${e.actor.padEnd(20)}  ${e.action.padEnd(20)}  ${(e.target ?? '-').padEnd(38)}  ${e.from}${e.details ? `  ${JSON.stringify(e.details)}` : ''}`);
+      return 0;
+    } finally {
+      close();
+    }
+  } catch (err) {
+    if (isUsageError(err)) {
+      io.err(`audit: ${(err as Error).message}`);
+      io.err(USAGE);
+      return 2;
+    }
+    io.err(`audit: ${err instanceof ConfigError ? err.message : (err as Error)?.message ?? err}`);
+    return 1;
+  }
+}
+
+const isMain = process.argv[1] && path.resolve(process.argv[1]).replace(/\.[cm]?[jt]s$/, '') === fileURLToPath(import.meta.url).replace(/\.[cm]?[jt]s$/, '');
+if (isMain) {
+  const code = await runAuditCli(process.argv.slice(2), process.env, {
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+  });
+  process.exitCode = code;
+}

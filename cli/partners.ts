@@ -1,0 +1,134 @@
+// `npm run partners -- <command>`: partner records for certification onboarding (issue 17), the
+// same file the console edits (PARTNERS_FILE, default partners.json beside KEYS_FILE). Every change
+// is written to the audit log as cli:<os user>; running gateways pick it up within a second.
+//
+//   list [--json]                                         partners and their test IPs
+//   save --partner CODE --name NAME --contact CONTACT     add a partner or update name and contact
+//   allow --partner CODE --ip IP|CIDR                     enable a test IP or range
+//   disallow --partner CODE --ip IP|CIDR                  remove it
+//   check --partner CODE --ip IP                          what the checkout endpoint would answer
+//
+// Exit status: 0 done (check: enabled), 1 refused or failed (check: not enabled), 2 usage error.
+import { parseArgs } from 'node:util';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, loadConfig } from '../server/config.js';
+import { PartnerError, PartnerStore, addTestIp, readPartnersFile, removeTestIp, savePartner } from '../server/keys/partners.js';
+import { StoreFileError } from '../server/keys/locked-file.js';
+import { openAuditLog } from './audit.js';
+import { UsageError, isUsageError, type Io } from './usage.js';
+
+const USAGE = `Usage: npm run partners -- <command> [options]
+
+Commands:
+  list [--json]                                        partners and their certification test IPs
+  save --partner CODE --name NAME --contact CONTACT    add a partner, or update its name and contact
+  allow --partner CODE --ip IP|CIDR                    enable a test IP or range (IPv4 up to /24, IPv6 up to /48)
+  disallow --partner CODE --ip IP|CIDR                 remove a test IP or range
+  check --partner CODE --ip IP                         is this IP enabled for the partner (exit 0 yes, 1 no)
+
+Options:
+  --file <path>   partners file (default: PARTNERS_FILE, else partners.json beside KEYS_FILE)
+  -h, --help      show this help
+
+Test IPs only enable the certification checkout flow; calling the API needs no allow-listing.`;
+
+const OPTIONS = {
+  partner: { type: 'string' },
+  name: { type: 'string' },
+  contact: { type: 'string' },
+  ip: { type: 'string' },
+  file: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Values = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'string' ? string : boolean };
+
+function need(values: Values, name: 'partner' | 'name' | 'contact' | 'ip', command: string): string {
+  const v = values[name];
+  if (typeof v !== 'string' || !v.trim()) throw new UsageError(`${command} needs --${name}`);
+  return v;
+}
+
+export async function runPartnersCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
+  try {
+    const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    if (values.help) {
+      io.out(USAGE);
+      return 0;
+    }
+    const [command, ...rest] = positionals;
+    if (!command) throw new UsageError('missing command (list, save, allow, disallow or check)');
+    if (rest.length) throw new UsageError(`unexpected argument "${rest[0]}"`);
+    const config = loadConfig(env);
+    const file = values.file ? path.resolve(values.file) : config.console.partnersFile;
+    const actor = { actor: `cli:${os.userInfo().username}` };
+    const audit = (action: string, target: string, details: Record<string, unknown>) => openAuditLog(config).then(async ({ log, close }) => {
+      try {
+        await log.write({ actor: actor.actor, action, target, from: 'cli', details });
+      } finally {
+        close();
+      }
+    });
+    switch (command) {
+      case 'list': {
+        const partners = await readPartnersFile(file);
+        if (values.json) io.out(JSON.stringify(partners, null, 2));
+        else if (!partners.length) io.out('no partners');
+        else for (const p of partners) io.out(`${p.code}  ${p.name} <${p.contact}>  test IPs: ${p.testIps.map((t) => `${t.cidr} (${t.addedBy}, ${t.addedAt})`).join(', ') || 'none'}`);
+        return 0;
+      }
+      case 'save': {
+        const p = await savePartner(file, { code: need(values, 'partner', 'save'), name: need(values, 'name', 'save'), contact: need(values, 'contact', 'save') }, actor);
+        await audit('partner.save', p.code, { name: p.name, contact: p.contact });
+        io.out(`saved ${p.code}`);
+        return 0;
+      }
+      case 'allow':
+      case 'disallow': {
+        const code = need(values, 'partner', command);
+        const ip = need(values, 'ip', command);
+        const entry = command === 'allow' ? await addTestIp(file, code, ip, actor) : await removeTestIp(file, code, ip, actor);
+        await audit(command === 'allow' ? 'partner.ip.enable' : 'partner.ip.disable', code.toUpperCase(), { cidr: entry.cidr });
+        io.out(`${command === 'allow' ? 'enabled' : 'removed'} ${entry.cidr} for ${code.toUpperCase()}`);
+        io.err('Running gateways answer the change within a second.');
+        return 0;
+      }
+      case 'check': {
+        const store = await PartnerStore.open(file);
+        try {
+          const answer = store.check(need(values, 'partner', 'check'), need(values, 'ip', 'check'));
+          io.out(JSON.stringify(answer));
+          return answer.enabled ? 0 : 1;
+        } finally {
+          store.close();
+        }
+      }
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } catch (err) {
+    if (isUsageError(err)) {
+      io.err(`partners: ${(err as Error).message}`);
+      io.err('Run "npm run partners -- --help" for usage.');
+      return 2;
+    }
+    if (err instanceof PartnerError || err instanceof StoreFileError || err instanceof ConfigError) {
+      io.err(`partners: ${err.message}`);
+      return 1;
+    }
+    io.err(`partners: failed: ${(err as Error)?.message ?? String(err)}`);
+    return 1;
+  }
+}
+
+const isMain = process.argv[1] && path.resolve(process.argv[1]).replace(/\.[cm]?[jt]s$/, '') === fileURLToPath(import.meta.url).replace(/\.[cm]?[jt]s$/, '');
+if (isMain) {
+  const code = await runPartnersCli(process.argv.slice(2), process.env, {
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+  });
+  process.exitCode = code;
+}

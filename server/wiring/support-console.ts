@@ -1,0 +1,51 @@
+// The support console and certification onboarding (issue 17), on the admin listener: support
+// tokens (a KeyStore of its own over the keys file, hot-reloaded), partner records (polled every
+// 250 ms, so a change reaches every instance within a second), the audit log, reruns on a private
+// listener of this gateway, and the unmasking seam.
+import type { ReplayStore } from '../stores/replay-store.js';
+import { createAuditLog } from '../stores/audit-log.js';
+import { KeyStore } from '../keys/key-store.js';
+import { PartnerStore } from '../keys/partners.js';
+import { rerunOnPrivateListener } from '../admin/rerun.js';
+import { createSupportConsole, type SupportConsole } from '../admin/console/console.js';
+import { createUnmasker } from '../admin/console/masking.js';
+import type { WiringContext } from './types.js';
+
+export interface SupportParts {
+  console: SupportConsole;
+  partners: PartnerStore;
+  close(): void;
+}
+
+export async function openSupportConsole(ctx: WiringContext, replay: ReplayStore | null): Promise<SupportParts> {
+  const { config, logger, redis } = ctx;
+  const keys = await KeyStore.open(config.keysFile, { logger, reloadMs: 1000 });
+  let partners: PartnerStore;
+  try {
+    partners = await PartnerStore.open(config.console.partnersFile, { reloadMs: 250, onError: (error) => logger.error({ file: config.console.partnersFile, error }, 'partners file could not be reloaded; keeping the last good partners') });
+  } catch (err) {
+    keys.close();
+    throw err;
+  }
+  const audit = createAuditLog({ redis, dataDir: config.dataDir, retentionMs: config.console.auditRetentionMs });
+  const console = createSupportConsole({
+    keys,
+    replay,
+    audit,
+    partners,
+    partnersFile: config.console.partnersFile,
+    rerun: (record) => rerunOnPrivateListener(record, ctx.createPrivateListener),
+    // The replay store's decrypt function takes over once records are encrypted (REPLAY_PII_KEY).
+    unmasker: createUnmasker({ piiKey: config.console.piiKey, decrypt: (replay as { decrypt?: Parameters<typeof createUnmasker>[0]['decrypt'] } | null)?.decrypt }),
+    sessionTtlMs: config.console.sessionTtlMs,
+    trustProxy: config.trustProxy,
+  });
+  return {
+    console,
+    partners,
+    close() {
+      keys.close();
+      partners.close();
+    },
+  };
+}
