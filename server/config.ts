@@ -5,6 +5,7 @@ import { envReader, ConfigError } from '../lib/env-reader.js';
 import { parseTrustProxy, type TrustProxy } from './http/client-ip.js';
 import { DEFAULT_LIMITS, type QueryLimits } from './graphql/limits.js';
 import type { EnvironmentName } from './http/plugin.js';
+import { connectionLimits, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './http/connections.js';
 // --- response cache and replay (issue 4): settings parsed in server/stores/cache-config.ts ---
 import { loadCacheReplaySettings, type CacheReplaySettings } from './stores/cache-config.js';
 // --- end response cache and replay ---
@@ -26,6 +27,10 @@ export interface GatewayConfig {
   bodyLimitBytes: number;
   limits: { keyed: QueryLimits; playground: QueryLimits };
   playgroundAllowance: number;
+  /** Free playground requests per client IP per window (server/plugins/free-request-rate.ts); points 0 = off. */
+  playgroundFreeRate: { points: number; windowSeconds: number };
+  /** Connection budgets and timeouts of each environment's listener (server/http/connections.ts). */
+  connections: { keyed: ConnectionLimits; playground: ConnectionLimits };
   adminToken: string | null;
   logLevel: string;
   /** How long SIGTERM waits for in-flight requests before cutting connections. */
@@ -114,6 +119,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
     limits,
     playgroundAllowance: int('PLAYGROUND_ALLOWANCE', 10, 0, 1_000_000),
+    playgroundFreeRate: { points: int('PLAYGROUND_FREE_REQUESTS', 60, 0, 1_000_000), windowSeconds: int('PLAYGROUND_FREE_WINDOW_SECONDS', 60, 1, 86_400) },
+    connections: {
+      keyed: connectionLimits('KEYED', DEFAULT_CONNECTION_LIMITS.keyed, int),
+      playground: connectionLimits('PLAYGROUND', DEFAULT_CONNECTION_LIMITS.playground, int),
+    },
     adminToken,
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     shutdownGraceMs: int('SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),

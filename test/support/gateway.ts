@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { launchGateway as startGateway } from '../../server/launch.js';
-import type { GatewayHandle } from '../../server/app.js';
+import type { GatewayHandle, StartOptions } from '../../server/app.js';
 import { issueKey } from '../../server/keys/key-store.js';
 
 export interface TestGateway {
@@ -15,7 +15,7 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-export async function startTestGateway(env: Record<string, string> = {}): Promise<TestGateway> {
+export async function startTestGateway(env: Record<string, string> = {}, opts: { logger?: StartOptions['logger'] } = {}): Promise<TestGateway> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-e2e-'));
   const keysFile = path.join(dataDir, 'keys.json');
   const production = (await issueKey(keysFile, { environment: 'production', partnerCode: 'ACME' })).key;
@@ -25,8 +25,11 @@ export async function startTestGateway(env: Record<string, string> = {}): Promis
       PATH: process.env.PATH,
       PRODUCTION_PORT: '0', CERTIFICATION_PORT: '0', PLAYGROUND_PORT: '0', UPSTREAM_PORT: '0', OPS_PORT: '0',
       DATA_DIR: dataDir, KEYS_FILE: keysFile, LOG_LEVEL: 'silent',
+      // Every test client is 127.0.0.1: the free-request rate is tested on its own (request-defences).
+      PLAYGROUND_FREE_REQUESTS: '1000000',
       ...env,
     },
+    logger: opts.logger,
   });
   const keys = { production, certification };
   return {
