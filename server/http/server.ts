@@ -227,7 +227,10 @@ export function createListener(opts: ListenerOptions): http.Server {
     if (!socket.writable) return socket.destroy();
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
     const body = JSON.stringify({ errors: [{ message: status === 431 ? 'Request headers are too large.' : status === 408 ? 'Request timed out.' : 'Malformed HTTP request.', extensions: { code: 'BAD_REQUEST' } }] });
+    // Closed a second later whatever the client does: one that never reads (an idle-socket flood)
+    // must not hold it half-open; the second lets a client that does read get the answer.
     socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    setTimeout(() => socket.destroy(), 1000).unref();
   });
   capConnections(server, opts.connections);
   return server;
