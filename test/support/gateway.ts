@@ -25,8 +25,10 @@ export async function startTestGateway(env: Record<string, string> = {}, opts: {
       PATH: process.env.PATH,
       PRODUCTION_PORT: '0', CERTIFICATION_PORT: '0', PLAYGROUND_PORT: '0', UPSTREAM_PORT: '0', OPS_PORT: '0',
       DATA_DIR: dataDir, KEYS_FILE: keysFile, LOG_LEVEL: 'silent',
-      // Every test client is 127.0.0.1: the free-request rate is tested on its own (request-defences).
+      // Every test client is 127.0.0.1: the free-request rate and the per-IP connection cap are
+      // tested on their own (request-defences.test.ts).
       PLAYGROUND_FREE_REQUESTS: '1000000',
+      PLAYGROUND_MAX_CONNECTIONS_PER_IP: '0',
       ...env,
     },
     logger: opts.logger,
