@@ -31,6 +31,7 @@ export interface FreeRequestRateOptions {
 
 export function freeRequestRatePlugin(opts: FreeRequestRateOptions): HttpPlugin {
   const { points, windowSeconds } = opts;
+  if (points <= 0) return { name: 'free-request-rate' };
   const base = { points, duration: windowSeconds, keyPrefix: 'epg:free-rate:v1' };
   const memory = () => new RateLimiterMemory(base);
   // Blocked IPs are answered from memory (inMemoryBlockOnConsumed) without asking Redis.
@@ -43,7 +44,6 @@ export function freeRequestRatePlugin(opts: FreeRequestRateOptions): HttpPlugin 
   return {
     name: 'free-request-rate',
     async onRequest(state: RequestState): Promise<Reply | void> {
-      if (points <= 0) return undefined;
       try {
         await limiter.consume(allowanceSubject(state.clientIp));
         return undefined;
@@ -60,7 +60,7 @@ export function freeRequestRatePlugin(opts: FreeRequestRateOptions): HttpPlugin 
     },
     onOperation(state: RequestState): void {
       // Set by the allowance plugin, which runs before this one: a counted call was not free.
-      if (points > 0 && (state.notes.allowance as { counted?: boolean } | undefined)?.counted === true) {
+      if ((state.notes.allowance as { counted?: boolean } | undefined)?.counted === true) {
         limiter.reward(allowanceSubject(state.clientIp), 1).catch(() => {});
       }
     },
