@@ -557,6 +557,9 @@ async function main() {
       LOG_LEVEL: 'info',
       PLAYGROUND_ALLOWANCE: '1000000',
       TRUST_PROXY: '1',
+      // The load generator is one address standing for many clients behind a proxy (as TRUST_PROXY
+      // says): no per-address socket cap, as operations.md advises behind a load balancer.
+      PLAYGROUND_MAX_CONNECTIONS_PER_IP: '0',
       ...opts.env,
     };
     const keyedHeaders = { 'content-type': 'application/json', 'x-api-key': key };
@@ -670,7 +673,7 @@ async function main() {
     }
 
     await run('isolation', async () => {
-      const g = await startGatewayChild('gateway (isolation)', gatewayEnv, { PLAYGROUND_ALLOWANCE: '10' });
+      const g = await startGatewayChild('gateway (isolation)', gatewayEnv, { PLAYGROUND_ALLOWANCE: '10', PLAYGROUND_MAX_CONNECTIONS_PER_IP: '32', ...opts.env });
       try {
         const result = await isolationScenario(g, keyedHeaders);
         for (const r of result.rows) table(r);
