@@ -39,6 +39,8 @@ declare module 'autocannon' {
     timeout?: number;
     requests?: RequestSpec[];
     overallRate?: number;
+    /** Stop after this many requests (instead of a duration). */
+    amount?: number;
   }
   function autocannon(opts: Options): Promise<Result>;
   export default autocannon;

@@ -26,6 +26,11 @@
 //   records      the cached scenario again on gateways with LOG_LEVEL=warn (`cached/no-log`) and
 //                REPLAY_ENABLED=false (`cached/no-replay`): the CPU per request that the request log
 //                line and the replay record add to a hit
+//   isolation    keyed cache hits (4 connections) alone, then during a playground flood of
+//                free requests from one client (16 connections of distinct ~1,000-token documents;
+//                target: keyed p99 within 2x of quiet); then attacks 1-5 of the issue from many client
+//                IPs (the per-IP rate limit does not help there: memory bounds must) and the gateway's
+//                RSS during (VmHWM) and after them (target <= 250 MB)
 //   mesh         the stock GraphQL Mesh v0 server (`mesh build` + `mesh start`, one process) over the
 //                same reference upstream, asked for the same three feed calls as raw source fields
 //                (bench/mesh-start/: config derived from .meshrc.yaml, query, checks); the gateway
@@ -40,6 +45,7 @@
 //        environment, for experiments), --settle 10 (s of idle before the RSS is read again; 0: not).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -94,7 +100,7 @@ const opts = {
   /** --env K=V,K=V: extra gateway environment for experiments (e.g. REPLAY_ENABLED=false). */
   env: Object.fromEntries((f.env ? f.env.split(',') : []).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
 };
-const ALL = ['baseline', 'floor', 'floor-uws', 'cached', 'records', 'uncached', 'miss-storm', 'direct', 'playground', 'overhead', 'mesh'] as const;
+const ALL = ['baseline', 'floor', 'floor-uws', 'cached', 'records', 'uncached', 'miss-storm', 'direct', 'playground', 'overhead', 'isolation', 'mesh'] as const;
 type ScenarioName = (typeof ALL)[number];
 const only = new Set<ScenarioName>((f.only ? f.only.split(',') : ALL) as ScenarioName[]);
 for (const s of only) if (!ALL.includes(s)) throw new Error(`--only: unknown scenario "${s}" (${ALL.join(', ')})`);
@@ -465,6 +471,66 @@ async function meshStartScenario(description: string, upstreamUrl: string, upstr
 }
 
 // ------------------------------------------------------------------------------------------------
+// Isolation (issue 12): keyed latency under a keyless flood, memory under attacks 1-5
+
+/** Attack 1's document: ~1,000 tokens of fragment spreads, introspection only, distinct per n. */
+const spreadDocument = (n: number) => JSON.stringify({ query: `{ ${'...A '.repeat(480)} } fragment A on Query { __typename } #${n}` });
+
+async function isolationScenario(g: Gateway, keyedHeaders: Record<string, string>): Promise<{ rows: Row[]; memory: MemoryReading }> {
+  const pid = g.child.proc.pid;
+  const rows: Row[] = [];
+  await checkOnce(g.urls.production, keyedHeaders);
+  const probe: Options = { url: g.urls.production, connections: 4, duration: opts.duration, method: 'POST', headers: keyedHeaders, body: BODY };
+  const quiet = row('keyed quiet', 'keyed cache hits, 4 connections, nothing else', 4, await load(probe, pid));
+  rows.push(quiet);
+
+  // One client (one X-Forwarded-For) flooding the playground with free requests.
+  let n = 0;
+  const playHeaders = { 'content-type': 'application/json' };
+  const flooding = autocannon({
+    url: g.urls.playground,
+    connections: 16,
+    duration: opts.duration + opts.warmup + 2,
+    requests: [{ method: 'POST', path: '/graphql', headers: playHeaders, setupRequest: (req: object) => ({ ...req, headers: { ...playHeaders, 'x-forwarded-for': '203.0.113.7' }, body: spreadDocument(n++) }) }],
+  });
+  await new Promise((r) => setTimeout(r, 1000));
+  const during = row('keyed+flood', 'the same during the flood', 4, await load(probe, pid));
+  const flood = row('flood', 'playground: distinct 1,000-token free documents, one client (429s are the rate limit)', 16, { result: await flooding, cpuUsPerRequest: null });
+  during.notes = { p99VsQuiet: quiet.p99Ms ? Math.round((during.p99Ms / quiet.p99Ms) * 100) / 100 : null, target: '<= 2' };
+  rows.push(during, flood);
+
+  // Attacks 1-5 from many client IPs, one after the other.
+  const attack = async (name: string, description: string, o: Options) => {
+    const r = row(name, description, Number(o.connections ?? 1), { result: await autocannon({ timeout: 10, ...o }), cpuUsPerRequest: null });
+    r.notes = { rssMb: memoryOf(pid).rssMb };
+    rows.push(r);
+  };
+  const manyIps = (body: () => string, headers: Record<string, string> = playHeaders) => [{ method: 'POST' as const, path: '/graphql', headers, setupRequest: (req: object) => ({ ...req, headers: { ...headers, 'x-forwarded-for': ipFor(n++) }, body: body() }) }];
+  await attack('attack 1', 'distinct 1,000-token documents from many IPs', { url: g.urls.playground, connections: 16, duration: opts.duration, requests: manyIps(() => spreadDocument(n)) });
+  await attack('attack 2', 'invalid 1,000-token queries, random comment, many IPs', { url: g.urls.playground, connections: 16, duration: opts.duration, requests: manyIps(() => JSON.stringify({ query: `{ ${'nope '.repeat(990)} } #${Math.random()}` })) });
+  const comment = 'x'.repeat(61 * 1024);
+  await attack('attack 3', '300 x { __typename } + 61 KB comment', { url: g.urls.playground, connections: 8, amount: 300, requests: manyIps(() => JSON.stringify({ query: `{ __typename }\n#${comment}${n}` })) });
+  const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+  const accounts = 'query A($address: String!, $zip: String!) { utilityAccounts(address: $address, zipCode: $zip) { utilityId } }';
+  await attack('attack 4', 'keyed utilityAccounts, a variable 20,000 levels deep', { url: g.urls.production, connections: 8, amount: 300, method: 'POST', headers: keyedHeaders, body: `{"query":${JSON.stringify(accounts)},"variables":{"address":"1500 MARILLA ST","zip":"75201","x":${deep}}}` });
+  // Attack 5: 1,300 idle sockets to the playground, while production is asked.
+  const { port } = new URL(g.urls.playground);
+  const sockets = await Promise.all(Array.from({ length: 1300 }, () => new Promise<net.Socket>((resolve) => {
+    const s = net.connect(Number(port), '127.0.0.1');
+    s.on('error', () => {});
+    s.resume();
+    s.once('connect', () => resolve(s));
+    s.once('close', () => resolve(s));
+  })));
+  await new Promise((r) => setTimeout(r, 500));
+  const open = sockets.filter((s) => !s.destroyed && s.readyState === 'open').length;
+  const served = await checkOnce(g.urls.production, keyedHeaders);
+  const r5 = row('attack 5', 'keyed cache hits while 1,300 idle sockets are opened to the playground', 4, await load({ ...probe, duration: Math.min(opts.duration, 5) }, pid));
+  r5.notes = { socketsStillOpenAfter500ms: open, productionStatus: served.status, rssMb: memoryOf(pid).rssMb };
+  rows.push(r5);
+  for (const s of sockets) s.destroy();
+  return { rows, memory: await memoryAfterRun(g) };
+}
 
 async function main() {
   const started = new Date();
@@ -498,6 +564,9 @@ async function main() {
       LOG_LEVEL: 'info',
       PLAYGROUND_ALLOWANCE: '1000000',
       TRUST_PROXY: '1',
+      // The load generator is one address standing for many clients behind a proxy (as TRUST_PROXY
+      // says): no per-address socket cap, as operations.md advises behind a load balancer.
+      PLAYGROUND_MAX_CONNECTIONS_PER_IP: '0',
       ...opts.env,
     };
     const keyedHeaders = { 'content-type': 'application/json', 'x-api-key': key };
@@ -653,6 +722,17 @@ async function main() {
       await run('overhead', async () => void table(row('direct@1', 'the same, 1 connection', 1, await load({ url, connections: 1, duration: opts.duration }, d.child.proc.pid))));
       await d.child.stop();
     }
+
+    await run('isolation', async () => {
+      const g = await startGatewayChild('gateway (isolation)', gatewayEnv, { PLAYGROUND_ALLOWANCE: '10', PLAYGROUND_MAX_CONNECTIONS_PER_IP: '32', ...opts.env });
+      try {
+        const result = await isolationScenario(g, keyedHeaders);
+        for (const r of result.rows) table(r);
+        memory.gatewayIsolation = result.memory;
+      } finally {
+        await g.child.stop();
+      }
+    });
 
     await run('mesh', async () => {
       const description = `stock mesh start, raw feeds for ${opts.zip} (territories, Voltify, Brightgrid residential)`;

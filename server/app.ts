@@ -121,6 +121,7 @@ async function assemble(config: GatewayConfig, env: NodeJS.ProcessEnv, logger: L
       trustProxy: config.trustProxy,
       cors: keyed ? config.corsOrigins : '*',
       bodyLimitBytes: config.bodyLimitBytes,
+      connections: keyed ? config.connections.keyed : config.connections.playground,
       health,
       onInternalError: (err, state) => logger.error({ err, requestId: state.requestId, environment }, 'internal error'),
       now: opts.now,

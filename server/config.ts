@@ -5,6 +5,7 @@ import { envReader, ConfigError } from '../lib/env-reader.js';
 import { parseTrustProxy, type TrustProxy } from './http/client-ip.js';
 import { DEFAULT_LIMITS, type QueryLimits } from './graphql/limits.js';
 import type { EnvironmentName } from './http/plugin.js';
+import { connectionLimits, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './http/connections.js';
 // Response cache and replay settings are parsed in server/stores/cache-config.ts.
 import { loadCacheReplaySettings, parseDuration, type CacheReplaySettings } from './stores/cache-config.js';
 
@@ -27,6 +28,10 @@ export interface GatewayConfig {
   persistedQueryMaxBytes: number;
   limits: { keyed: QueryLimits; playground: QueryLimits };
   playgroundAllowance: number;
+  /** Free playground requests per client IP per window (server/plugins/free-request-rate.ts); points 0 = off. */
+  playgroundFreeRate: { points: number; windowSeconds: number };
+  /** Connection budgets and timeouts of each environment's listener (server/http/connections.ts). */
+  connections: { keyed: ConnectionLimits; playground: ConnectionLimits };
   adminToken: string | null;
   logLevel: string;
   /** How long SIGTERM waits for in-flight requests before cutting connections. */
@@ -103,8 +108,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (adminToken && adminToken.length < 24) problems.push('ADMIN_TOKEN must be at least 24 characters');
 
   const limits = {
-    keyed: { ...DEFAULT_LIMITS.keyed, maxDepth: int('KEYED_MAX_DEPTH', DEFAULT_LIMITS.keyed.maxDepth, 2, 50), maxAliases: int('KEYED_MAX_ALIASES', DEFAULT_LIMITS.keyed.maxAliases, 0, 500), maxRootFields: int('KEYED_MAX_ROOT_FIELDS', DEFAULT_LIMITS.keyed.maxRootFields, 1, 100), maxTokens: int('KEYED_MAX_TOKENS', DEFAULT_LIMITS.keyed.maxTokens, 50, 100000), maxCost: int('KEYED_MAX_COST', DEFAULT_LIMITS.keyed.maxCost, 10, 10_000_000), maxFanOut: int('KEYED_MAX_FAN_OUT', DEFAULT_LIMITS.keyed.maxFanOut, 1, 1000) },
-    playground: { ...DEFAULT_LIMITS.playground, maxDepth: int('PLAYGROUND_MAX_DEPTH', DEFAULT_LIMITS.playground.maxDepth, 2, 50), maxAliases: int('PLAYGROUND_MAX_ALIASES', DEFAULT_LIMITS.playground.maxAliases, 0, 500), maxRootFields: int('PLAYGROUND_MAX_ROOT_FIELDS', DEFAULT_LIMITS.playground.maxRootFields, 1, 100), maxTokens: int('PLAYGROUND_MAX_TOKENS', DEFAULT_LIMITS.playground.maxTokens, 50, 100000), maxCost: int('PLAYGROUND_MAX_COST', DEFAULT_LIMITS.playground.maxCost, 10, 10_000_000), maxFanOut: int('PLAYGROUND_MAX_FAN_OUT', DEFAULT_LIMITS.playground.maxFanOut, 1, 1000) },
+    keyed: { ...DEFAULT_LIMITS.keyed, maxDepth: int('KEYED_MAX_DEPTH', DEFAULT_LIMITS.keyed.maxDepth, 2, 50), maxAliases: int('KEYED_MAX_ALIASES', DEFAULT_LIMITS.keyed.maxAliases, 0, 500), maxRootFields: int('KEYED_MAX_ROOT_FIELDS', DEFAULT_LIMITS.keyed.maxRootFields, 1, 100), maxTokens: int('KEYED_MAX_TOKENS', DEFAULT_LIMITS.keyed.maxTokens, 50, 100000), maxQueryBytes: int('KEYED_MAX_QUERY_BYTES', DEFAULT_LIMITS.keyed.maxQueryBytes, 256, 10 * 1024 * 1024), documentCacheBytes: int('KEYED_DOCUMENT_CACHE_BYTES', DEFAULT_LIMITS.keyed.documentCacheBytes, 0, 1024 * 1024 * 1024), maxCost: int('KEYED_MAX_COST', DEFAULT_LIMITS.keyed.maxCost, 10, 10_000_000), maxFanOut: int('KEYED_MAX_FAN_OUT', DEFAULT_LIMITS.keyed.maxFanOut, 1, 1000) },
+    playground: { ...DEFAULT_LIMITS.playground, maxDepth: int('PLAYGROUND_MAX_DEPTH', DEFAULT_LIMITS.playground.maxDepth, 2, 50), maxAliases: int('PLAYGROUND_MAX_ALIASES', DEFAULT_LIMITS.playground.maxAliases, 0, 500), maxRootFields: int('PLAYGROUND_MAX_ROOT_FIELDS', DEFAULT_LIMITS.playground.maxRootFields, 1, 100), maxTokens: int('PLAYGROUND_MAX_TOKENS', DEFAULT_LIMITS.playground.maxTokens, 50, 100000), maxQueryBytes: int('PLAYGROUND_MAX_QUERY_BYTES', DEFAULT_LIMITS.playground.maxQueryBytes, 256, 10 * 1024 * 1024), documentCacheBytes: int('PLAYGROUND_DOCUMENT_CACHE_BYTES', DEFAULT_LIMITS.playground.documentCacheBytes, 0, 1024 * 1024 * 1024), maxCost: int('PLAYGROUND_MAX_COST', DEFAULT_LIMITS.playground.maxCost, 10, 10_000_000), maxFanOut: int('PLAYGROUND_MAX_FAN_OUT', DEFAULT_LIMITS.playground.maxFanOut, 1, 1000) },
   };
 
   const keysFile = path.resolve(cwd, env.KEYS_FILE ?? path.join(dataDir, 'keys.json'));
@@ -133,6 +138,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     persistedQueryMaxBytes: int('PERSISTED_QUERIES_MAX_BYTES', 8 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
     limits,
     playgroundAllowance: int('PLAYGROUND_ALLOWANCE', 10, 0, 1_000_000),
+    playgroundFreeRate: { points: int('PLAYGROUND_FREE_REQUESTS', 60, 0, 1_000_000), windowSeconds: int('PLAYGROUND_FREE_WINDOW_SECONDS', 60, 1, 86_400) },
+    connections: {
+      keyed: connectionLimits('KEYED', DEFAULT_CONNECTION_LIMITS.keyed, int),
+      playground: connectionLimits('PLAYGROUND', DEFAULT_CONNECTION_LIMITS.playground, int),
+    },
     adminToken,
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     shutdownGraceMs: int('SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),

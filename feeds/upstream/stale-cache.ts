@@ -32,7 +32,8 @@ export function createStaleCache(opts: { maxAgeSeconds: number; maxEntries: numb
   const lru = new LRUCache<string, BufferedResponse>({
     max: opts.maxEntries,
     maxSize: opts.maxBytes,
-    sizeCalculation: (b) => Math.max(1, b.body.byteLength + 64 * b.headers.length),
+    // The key (an upstream URL a client's arguments shaped) is held too.
+    sizeCalculation: (b, key) => Math.max(1, b.body.byteLength + 64 * b.headers.length + 2 * key.length),
     ttl: maxAgeMs,
     ttlAutopurge: false,
     updateAgeOnGet: false,

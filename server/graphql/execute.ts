@@ -3,6 +3,7 @@
 // stale-data notices are added.
 import { execute, getVariableValues, GraphQLError, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { LRUCache } from 'lru-cache';
 import type { PreparedOperation } from './prepare.js';
 import type { ResolverContext } from '../../api/context.js';
 
@@ -47,22 +48,31 @@ export async function executeOperation(
  * A prepared operation (shared by every request sending the same text, see prepare.ts) that runs a
  * second time is compiled with graphql-jit for its schema variant and runs compiled from then on:
  * one-off queries are not worth compiling (and are no lever to make us compile). Introspection,
- * and anything jit declines, runs on graphql-js.
+ * and anything jit declines, runs on graphql-js. Run counts live as long as the operation (a
+ * WeakMap); compiled code is kept in an LRU bounded by estimated bytes, since client text decides
+ * what is compiled (an evicted operation is compiled again on its next run).
  */
 const COMPILE_AFTER_RUNS = 1;
-const compiledOps = new WeakMap<GraphQLSchema, WeakMap<PreparedOperation, { runs: number; compiled?: CompiledQuery | null }>>();
+const COMPILED_CACHE_BYTES = 32 * 1024 * 1024;
+/** Generated code and closures per byte of printed operation, estimated generously. */
+const COMPILED_BYTES_PER_CHAR = 48;
+const runsOf = new WeakMap<PreparedOperation, number>();
+const compiledOps = new LRUCache<PreparedOperation, { schema: GraphQLSchema; compiled: CompiledQuery | false }>({
+  maxSize: COMPILED_CACHE_BYTES,
+  sizeCalculation: (_v, op) => 4096 + op.normalized.length * COMPILED_BYTES_PER_CHAR,
+});
 
 function compiledFor(schema: GraphQLSchema, op: PreparedOperation): CompiledQuery | null {
   if (op.rootFields.some((f) => f.startsWith('__'))) return null;
-  let bySchema = compiledOps.get(schema);
-  if (!bySchema) compiledOps.set(schema, (bySchema = new WeakMap()));
-  let entry = bySchema.get(op);
-  if (!entry) bySchema.set(op, (entry = { runs: 0 }));
-  if (entry.compiled === undefined && ++entry.runs > COMPILE_AFTER_RUNS) {
-    const c = compileQuery(schema, op.document, op.operationName ?? undefined);
-    entry.compiled = isCompiledQuery(c) ? c : null;
-  }
-  return entry.compiled ?? null;
+  const known = compiledOps.get(op);
+  if (known && known.schema === schema) return known.compiled || null;
+  const runs = (runsOf.get(op) ?? 0) + 1;
+  runsOf.set(op, runs);
+  if (runs <= COMPILE_AFTER_RUNS) return null;
+  const c = compileQuery(schema, op.document, op.operationName ?? undefined);
+  const compiled = isCompiledQuery(c) ? c : false;
+  compiledOps.set(op, { schema, compiled });
+  return compiled || null;
 }
 
 const KNOWN_CODES = new Set(['BAD_USER_INPUT', 'UPSTREAM_UNAVAILABLE', 'NOT_FOUND', 'FORBIDDEN', 'QUERY_TOO_COMPLEX']);

@@ -12,6 +12,10 @@ export interface QueryLimits {
   maxAliases: number;
   maxRootFields: number;
   maxTokens: number;
+  /** Bytes of query text (comments included, which maxTokens does not count), checked before parsing. */
+  maxQueryBytes: number;
+  /** Bytes the parsed-document cache may hold (an estimate from tokens and text; see prepare.ts). */
+  documentCacheBytes: number;
   maxCost: number;
   /** Upper bound of upstream calls one operation may cause. */
   maxFanOut: number;
@@ -61,6 +65,6 @@ export function limitRules(limits: QueryLimits, supplierFeeds: number) {
 }
 
 export const DEFAULT_LIMITS: Record<'keyed' | 'playground', QueryLimits> = {
-  keyed: { maxDepth: 8, maxAliases: 15, maxRootFields: 6, maxTokens: 2000, maxCost: 20000, maxFanOut: 24 },
-  playground: { maxDepth: 6, maxAliases: 5, maxRootFields: 3, maxTokens: 1000, maxCost: 5000, maxFanOut: 8 },
+  keyed: { maxDepth: 8, maxAliases: 15, maxRootFields: 6, maxTokens: 2000, maxQueryBytes: 32 * 1024, documentCacheBytes: 32 * 1024 * 1024, maxCost: 20000, maxFanOut: 24 },
+  playground: { maxDepth: 6, maxAliases: 5, maxRootFields: 3, maxTokens: 1000, maxQueryBytes: 8 * 1024, documentCacheBytes: 8 * 1024 * 1024, maxCost: 5000, maxFanOut: 8 },
 };

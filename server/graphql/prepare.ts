@@ -1,6 +1,8 @@
 // Parse + validate once per distinct query text and schema variant; the result is reused (LRU), so a
 // repeated operation costs a map lookup. The PreparedOperation of each (query text, operation name)
 // is built once too and shared by every request that sends it (it is never mutated).
+// Client text decides what this cache keeps, so it is bounded by bytes (an estimate, see
+// entryBytes), not by entries, and text over maxQueryBytes is refused before the parser runs.
 import { GraphQLError, Kind, parse, print, specifiedRules, validate, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import { limitRules, rootFieldNames, type QueryLimits } from './limits.js';
@@ -26,9 +28,15 @@ export type Prepared = { ok: true; op: PreparedOperation } | { ok: false; errors
 export function createPreparer(schema: GraphQLSchema, limits: QueryLimits, supplierFeeds: number, keyedOnlyFields: ReadonlySet<string> = new Set()) {
   const rules = [...specifiedRules, ...limitRules(limits, supplierFeeds)];
   type DocumentEntry = { document: DocumentNode; normalized: string; prepared?: Map<string, Prepared> } | { errors: GraphQLError[] };
-  const documents = new LRUCache<string, DocumentEntry>({ max: 2000 });
+  const documents = new LRUCache<string, DocumentEntry>({ maxSize: Math.max(1, limits.documentCacheBytes), sizeCalculation: (entry, query) => entryBytes(entry, query) });
+  const tooLarge = (bytes: number) => [new GraphQLError(`Query text is ${bytes} bytes; at most ${limits.maxQueryBytes} are allowed.`, { extensions: { code: 'QUERY_TOO_COMPLEX' } })];
 
-  function documentFor(query: string) {
+  function documentFor(query: string): DocumentEntry {
+    // Length in UTF-16 units is at most the UTF-8 byte length: the exact count is only needed near the bound.
+    if (query.length > limits.maxQueryBytes / 3) {
+      const bytes = Buffer.byteLength(query);
+      if (bytes > limits.maxQueryBytes) return { errors: tooLarge(bytes) };
+    }
     let entry = documents.get(query);
     if (!entry) {
       try {
@@ -38,12 +46,12 @@ export function createPreparer(schema: GraphQLSchema, limits: QueryLimits, suppl
       } catch (err) {
         entry = { errors: [withCode('GRAPHQL_PARSE_FAILED')(err as GraphQLError)] };
       }
-      documents.set(query, entry);
+      if (limits.documentCacheBytes > 0) documents.set(query, entry);
     }
     return entry;
   }
 
-  return function prepare(query: string, operationName: string | null | undefined): Prepared {
+  const prepare = function prepare(query: string, operationName: string | null | undefined): Prepared {
     const entry = documentFor(query);
     if ('errors' in entry) return { ok: false, errors: entry.errors };
     // An empty name selects like no name. Only successes are kept: they are bounded by the
@@ -55,6 +63,9 @@ export function createPreparer(schema: GraphQLSchema, limits: QueryLimits, suppl
     if (result.ok) (entry.prepared ??= new Map()).set(name, result);
     return result;
   };
+  /** Estimated bytes held by the document cache (tests, readiness details). */
+  const cachedBytes = () => documents.calculatedSize;
+  return Object.assign(prepare, { cachedBytes });
 
   function prepareOperation(entry: { document: DocumentNode; normalized: string }, operationName: string | null | undefined): Prepared {
     const ops = entry.document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
@@ -91,6 +102,18 @@ function needsKey(err: GraphQLError, keyedOnly: ReadonlySet<string>): GraphQLErr
   if (node?.kind !== Kind.FIELD || !keyedOnly.has(node.name.value) || !err.message.startsWith('Cannot query field')) return err;
   const message = `Field "${node.name.value}" needs an API key: it is served on the production and certification endpoints only (send your key in the x-api-key header), not on the keyless playground.`;
   return new GraphQLError(message, { nodes: err.nodes, extensions: { code: 'GRAPHQL_VALIDATION_FAILED', reason: 'API_KEY_REQUIRED' } });
+}
+
+/**
+ * Heap a cached entry costs, estimated: a parsed document keeps every token (locations are needed
+ * for error positions) at ~300 bytes each with its AST node (measured on graphql-js 16), plus its
+ * text and printed form; an error entry keeps the source text and a few error objects.
+ */
+const BYTES_PER_TOKEN = 320;
+function entryBytes(entry: { document?: DocumentNode; errors?: GraphQLError[] }, query: string): number {
+  let tokens = 0;
+  for (let t = entry.document?.loc?.startToken ?? null; t; t = t.next) tokens++;
+  return 256 + query.length * 2 + tokens * BYTES_PER_TOKEN + (entry.errors ? entry.errors.length * 512 : query.length * 2);
 }
 
 function withCode(code: string) {

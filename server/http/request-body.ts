@@ -102,6 +102,8 @@ function checkGraphQLBody(text: string): GraphQLRequestBody | Reply {
   if (variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) {
     return errorReply(400, '"variables" must be a JSON object.', 'BAD_REQUEST');
   }
+  const shapeProblem = variables === null ? null : variablesShapeProblem(variables as object);
+  if (shapeProblem) return errorReply(400, shapeProblem, 'BAD_REQUEST');
   const operationName = body.operationName ?? null;
   if (operationName !== null && typeof operationName !== 'string') {
     return errorReply(400, '"operationName" must be a string.', 'BAD_REQUEST');
@@ -109,4 +111,26 @@ function checkGraphQLBody(text: string): GraphQLRequestBody | Reply {
   const out: GraphQLRequestBody = { query: hashOnly ? '' : (body.query as string), variables: variables as Record<string, unknown> | null, operationName };
   if (persisted !== undefined) out.persistedQuery = persisted as Record<string, unknown>;
   return out;
+}
+
+/**
+ * Bounds on the shape of `variables`, so that nothing downstream (cache keys, replay, logs) walks
+ * client input deeper or wider than this. The schema's deepest input is an object inside an array
+ * inside a variable (a few levels); the bounds leave ample room.
+ */
+export const MAX_VARIABLES_DEPTH = 32;
+export const MAX_VARIABLE_VALUES = 10_000;
+
+/** Why `variables` is out of bounds, or null. Iterative: a 20,000-level value costs no stack. */
+export function variablesShapeProblem(variables: object): string | null {
+  const stack: [unknown, number][] = [[variables, 1]];
+  let values = 0;
+  while (stack.length) {
+    const [value, depth] = stack.pop()!;
+    if (++values > MAX_VARIABLE_VALUES) return `"variables" holds more than ${MAX_VARIABLE_VALUES} values.`;
+    if (value === null || typeof value !== 'object') continue;
+    if (depth > MAX_VARIABLES_DEPTH) return `"variables" is nested more than ${MAX_VARIABLES_DEPTH} levels deep.`;
+    for (const v of Array.isArray(value) ? value : Object.values(value)) stack.push([v, depth + 1]);
+  }
+  return null;
 }

@@ -4,13 +4,14 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { GraphQLSchema } from 'graphql';
 import fs from 'node:fs';
-import { createPreparer } from '../graphql/prepare.js';
+import { createPreparer, type PreparedOperation } from '../graphql/prepare.js';
 import { executeOperation } from '../graphql/execute.js';
 import type { QueryLimits } from '../graphql/limits.js';
 import type { FeedRegistry, ResolverContext, ResolverSettings } from '../../api/context.js';
 import { clientIp, type TrustProxy } from './client-ip.js';
 import { errorReply, pathOf, type EnvironmentName, type HttpPlugin, type Reply, type RequestState } from './plugin.js';
-import { parseGraphQLBody, readBody } from './request-body.js';
+import { parseGraphQLBody, readBody, type GraphQLRequestBody } from './request-body.js';
+import { capConnections, serverTimeouts, type ConnectionLimits } from './connections.js';
 import { API_HEADERS, corsHeaders } from './security-headers.js';
 import { playgroundPageFile } from './playground-page.js';
 
@@ -29,6 +30,7 @@ export interface ListenerOptions {
   trustProxy: TrustProxy;
   cors: '*' | Set<string>;
   bodyLimitBytes: number;
+  connections: ConnectionLimits;
   /** Readiness: false until the process can serve, and while a dependency is down (reported, not fatal). */
   health(): { ok: boolean; details: Record<string, unknown> };
   onInternalError(err: unknown, state: RequestState): void;
@@ -48,10 +50,10 @@ function isPromise<T>(v: T | Promise<T>): v is Promise<T> {
 export function createListener(opts: ListenerOptions): http.Server {
   const prepare = createPreparer(opts.schema, opts.limits, opts.supplierFeeds, opts.keyedOnlyFields);
   // Only the plugins that implement a hook are visited for it.
-  const onRequestPlugins = opts.plugins.filter((p) => p.onRequest);
+  const onRequestHooks = opts.plugins.filter((p) => p.onRequest).map((p) => p.onRequest!.bind(p));
   const onParamsPlugins = opts.plugins.filter((p) => p.onParams);
-  const onOperationPlugins = opts.plugins.filter((p) => p.onOperation);
-  const onBeforeExecutePlugins = opts.plugins.filter((p) => p.onBeforeExecute);
+  const onOperationHooks = opts.plugins.filter((p) => p.onOperation).map((p) => p.onOperation!.bind(p));
+  const onBeforeExecuteHooks = opts.plugins.filter((p) => p.onBeforeExecute).map((p) => p.onBeforeExecute!.bind(p));
   const onExecutedPlugins = opts.plugins.filter((p) => p.onExecuted);
   const onResponsePlugins = opts.plugins.filter((p) => p.onResponse);
   const servesPage = opts.environment === 'playground';
@@ -87,34 +89,59 @@ export function createListener(opts: ListenerOptions): http.Server {
     }
   }
 
+  /** Each step answers or hands on: probes, path and method, admission plugins, body, GraphQL. */
   async function route(req: IncomingMessage, state: RequestState): Promise<Reply> {
     const pathname = pathOf(req.url);
-    if (pathname === '/healthz' || pathname === '/readyz') {
-      const h = opts.health();
-      const status = pathname === '/healthz' ? 200 : h.ok ? 200 : 503;
-      // Liveness stays terse; readiness names what is degraded (no counts or paths either way).
-      const body = pathname === '/healthz' ? { status: 'ok', environment: opts.environment } : { status: h.ok ? 'ok' : 'degraded', environment: opts.environment, ...h.details };
-      return { status, headers: {}, body: JSON.stringify(body) };
-    }
+    if (pathname === '/healthz' || pathname === '/readyz') return probe(pathname);
     if (pathname !== '/graphql') return errorReply(404, 'Not found. The GraphQL endpoint is POST /graphql.', 'NOT_FOUND');
     if (req.method === 'OPTIONS') return { status: 204, headers: {}, body: '' };
-    if (req.method === 'GET' && servesPage && acceptsHtml(req)) {
-      // The playground page is free, but still carries the allowance headers (set in onRequest).
-      for (const p of onRequestPlugins) {
-        const r = p.onRequest!(state);
-        if (isPromise(r)) await r;
-      }
-      const file = await playgroundPageFile();
-      return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': '' }, body: '', file };
-    }
-    for (const p of onRequestPlugins) {
-      const r = p.onRequest!(state);
-      const early = isPromise(r) ? await r : r;
-      if (early) return early;
-    }
+    // The playground page is free, but still carries the allowance headers and is rate-limited
+    // like other free requests: the admission plugins run for it too.
+    const admitted = admit(state);
+    const refused = isPromise(admitted) ? await admitted : admitted;
+    if (refused) return refused;
+    if (req.method === 'GET' && servesPage && acceptsHtml(req)) return playgroundPage();
     if (req.method !== 'POST') {
       return { ...errorReply(405, 'Use POST /graphql with a JSON body.', 'METHOD_NOT_ALLOWED'), headers: { allow: 'POST' } };
     }
+    const body = await readGraphQLBody(req, state);
+    if ('status' in body) return body;
+    return graphql(req, state, body);
+  }
+
+  function probe(pathname: string): Reply {
+    const h = opts.health();
+    const live = pathname === '/healthz';
+    // Liveness stays terse; readiness names what is degraded (no counts or paths either way).
+    const body = live ? { status: 'ok', environment: opts.environment } : { status: h.ok ? 'ok' : 'degraded', environment: opts.environment, ...h.details };
+    return { status: live || h.ok ? 200 : 503, headers: {}, body: JSON.stringify(body) };
+  }
+
+  async function playgroundPage(): Promise<Reply> {
+    const file = await playgroundPageFile();
+    return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': '' }, body: '', file };
+  }
+
+  /**
+   * Plugin hooks in order from `i`; the first Reply answers the request. Synchronous while the hooks
+   * are (a sync hook costs no microtask hop on the hot path).
+   */
+  type Hook = (state: RequestState, op: PreparedOperation) => Reply | void | Promise<Reply | void>;
+  function firstReply(hooks: Hook[], state: RequestState, op: PreparedOperation, i = 0): Reply | void | Promise<Reply | void> {
+    for (; i < hooks.length; i++) {
+      const r = hooks[i]!(state, op);
+      if (isPromise(r)) return r.then((early) => early || firstReply(hooks, state, op, i + 1));
+      if (r) return r;
+    }
+    return undefined;
+  }
+
+  function admit(state: RequestState): Reply | void | Promise<Reply | void> {
+    // onRequest hooks take no operation: none exists yet.
+    return firstReply(onRequestHooks as Hook[], state, undefined as unknown as PreparedOperation);
+  }
+
+  async function readGraphQLBody(req: IncomingMessage, state: RequestState): Promise<GraphQLRequestBody | Reply> {
     const raw = await readBody(req, opts.bodyLimitBytes);
     if (!Buffer.isBuffer(raw)) return raw;
     let body = parseGraphQLBody(req.headers['content-type'], raw);
@@ -128,7 +155,10 @@ export function createListener(opts: ListenerOptions): http.Server {
     state.query = body.query;
     state.variables = body.variables;
     state.operationName = body.operationName;
+    return body;
+  }
 
+  async function graphql(req: IncomingMessage, state: RequestState, body: GraphQLRequestBody): Promise<Reply> {
     const prepared = prepare(body.query, body.operationName);
     // The contract answers every GraphQL-level failure (parse, validation, variables, resolvers)
     // with 200 and `errors`, whatever Accept says: partners are told to read `errors` on 200. The
@@ -140,17 +170,23 @@ export function createListener(opts: ListenerOptions): http.Server {
     }
     const op = prepared.op;
     state.operation = op;
-    for (const p of onOperationPlugins) {
-      const r = p.onOperation!(state, op);
+    for (const hooks of [onOperationHooks, onBeforeExecuteHooks]) {
+      const r = firstReply(hooks, state, op);
       const early = isPromise(r) ? await r : r;
       if (early) return early;
     }
-    for (const p of onBeforeExecutePlugins) {
-      const r = p.onBeforeExecute!(state, op);
-      const hit = isPromise(r) ? await r : r;
-      if (hit) return hit;
+    const outcome = await executeOperation(opts.schema, op, body.variables, resolverContext(state), (err) => opts.onInternalError(err, state));
+    const reply: Reply = { status: 200, headers: typeHeader, body: outcome.body };
+    if (outcome.stale) state.cache = 'STALE';
+    for (const p of onExecutedPlugins) {
+      const r = p.onExecuted!(state, op, reply, { hasErrors: outcome.hasErrors, upstreamMaxAge: upstreamMaxAge(state), stale: outcome.stale });
+      if (isPromise(r)) await r;
     }
-    const context: ResolverContext = {
+    return reply;
+  }
+
+  function resolverContext(state: RequestState): ResolverContext {
+    return {
       ...opts.meshContext,
       environment: opts.environment,
       partnerCode: state.partnerCode,
@@ -163,14 +199,6 @@ export function createListener(opts: ListenerOptions): http.Server {
       staleFeeds: [],
       now: opts.now ?? (() => new Date()),
     };
-    const outcome = await executeOperation(opts.schema, op, body.variables, context, (err) => opts.onInternalError(err, state));
-    const reply: Reply = { status: 200, headers: typeHeader, body: outcome.body };
-    if (outcome.stale) state.cache = 'STALE';
-    for (const p of onExecutedPlugins) {
-      const r = p.onExecuted!(state, op, reply, { hasErrors: outcome.hasErrors, upstreamMaxAge: upstreamMaxAge(state), stale: outcome.stale });
-      if (isPromise(r)) await r;
-    }
-    return reply;
   }
 
   function send(res: ServerResponse, req: IncomingMessage, state: RequestState, reply: Reply) {
@@ -197,7 +225,7 @@ export function createListener(opts: ListenerOptions): http.Server {
     res.end(reply.bytes ?? reply.body);
   }
 
-  const server = http.createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, (req, res) => {
+  const server = http.createServer({ maxHeaderSize: 16 * 1024, ...serverTimeouts(opts.connections) }, (req, res) => {
     handle(req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500, JSON_HEADERS);
       res.end(JSON.stringify({ errors: [{ message: 'Internal error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] }));
@@ -208,8 +236,12 @@ export function createListener(opts: ListenerOptions): http.Server {
     if (!socket.writable) return socket.destroy();
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
     const body = JSON.stringify({ errors: [{ message: status === 431 ? 'Request headers are too large.' : status === 408 ? 'Request timed out.' : 'Malformed HTTP request.', extensions: { code: 'BAD_REQUEST' } }] });
+    // Closed a second later whatever the client does: one that never reads (an idle-socket flood)
+    // must not hold it half-open; the second lets a client that does read get the answer.
     socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    setTimeout(() => socket.destroy(), 1000).unref();
   });
+  capConnections(server, opts.connections);
   return server;
 }
 

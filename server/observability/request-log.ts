@@ -2,7 +2,7 @@
 // sent. What it holds, and what it never holds:
 //
 //   requestId, environment, partnerCode (keyed environments), clientIp, method, path,
-//   operationName, rootFields, status, durationMs, cache (HIT / MISS / BYPASS / STALE, only for
+//   operationName (only the name of an operation of the document), rootFields, status, durationMs, cache (HIT / MISS / BYPASS / STALE, only for
 //   executable operations), upstream calls ({ feed, status, ms, url } with the URL cut before its
 //   query string, plus the error kind when the call failed), allowance (playground: counted or
 //   not, remaining), auth refusal reason, addressGiven (true when the request carried an address).
@@ -78,6 +78,18 @@ function hasPersonalData(variables: Record<string, unknown> | null | undefined, 
   return false;
 }
 
+const OPERATION_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,99}$/;
+
+/**
+ * The operation's name only when it names an operation of the document (the prepared operation's
+ * own name) and is a plain GraphQL name: the body's operationName is whatever the client sent
+ * (an address, a token), and is never logged.
+ */
+function loggableOperationName(op: RequestState['operation']): string | null {
+  const name = op?.operationName;
+  return name && OPERATION_NAME.test(name) ? name : null;
+}
+
 /** Builds the log line of a request (exported for tests). */
 export function requestLogLine(state: RequestState, reply: Reply, now = Date.now()): RequestLogLine {
   const op = state.operation;
@@ -88,7 +100,7 @@ export function requestLogLine(state: RequestState, reply: Reply, now = Date.now
     clientIp: state.clientIp,
     method: state.req.method ?? 'GET',
     path: pathOf(state.req.url),
-    operationName: op?.operationName ?? (typeof state.operationName === 'string' ? state.operationName : null),
+    operationName: loggableOperationName(op),
     status: reply.status,
     durationMs: Math.max(0, now - state.receivedAt),
   };

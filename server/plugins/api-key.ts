@@ -6,6 +6,7 @@
 import type { HttpPlugin, Reply, RequestState } from '../http/plugin.js';
 import { errorReply } from '../http/plugin.js';
 import type { KeyEnvironment, KeyStore, KeyStoreLogger } from '../keys/key-store.js';
+import { throttledWarning } from '../../lib/throttled-warning.js';
 
 export interface ApiKeyPluginOptions {
   environment: KeyEnvironment;
@@ -21,22 +22,14 @@ export function apiKeyPlugin(opts: ApiKeyPluginOptions): HttpPlugin {
   const message = `A valid x-api-key header for the ${environment} environment is required.`;
   // A client hammering with bad keys must not flood the warn level: every refusal is still in its
   // request line (auth: reason), and the warning says how many it stood for.
-  const warnEveryMs = opts.warnEveryMs ?? 1000;
-  const now = opts.now ?? Date.now;
-  let lastWarnAt = -Infinity;
-  let unreported = 0;
+  const warn = throttledWarning((obj, msg) => logger?.warn(obj, msg), { everyMs: opts.warnEveryMs, now: opts.now });
   return {
     name: 'api-key',
     onRequest(state: RequestState): Reply | void {
       const result = keys.verify(environment, presentedKey(state));
       if (!result.ok) {
         state.notes.auth = { ok: false, reason: result.reason };
-        const t = now();
-        if (t - lastWarnAt >= warnEveryMs) {
-          logger?.warn({ requestId: state.requestId, environment, clientIp: state.clientIp, reason: result.reason, refusedSinceLastWarning: unreported }, 'request refused: api key');
-          lastWarnAt = t;
-          unreported = 0;
-        } else unreported++;
+        warn({ requestId: state.requestId, environment, clientIp: state.clientIp, reason: result.reason }, 'request refused: api key');
         return errorReply(403, message, 'FORBIDDEN');
       }
       state.partnerCode = result.partnerCode;

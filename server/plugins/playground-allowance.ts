@@ -17,7 +17,8 @@
 //
 // Every playground response that passes through the plugins carries X-RateLimit-Limit and
 // X-RateLimit-Remaining (onRequest peeks the current count; a counted call updates it). When the
-// count is spent, a counted call gets HTTP 429 (RATE_LIMITED) and remaining 0.
+// count is spent, a counted call gets HTTP 429 (RATE_LIMITED, reason ALLOWANCE_USED_UP) and
+// remaining 0. Free requests are not unlimited: see server/plugins/free-request-rate.ts.
 //
 // When the store cannot count (Redis down), a counted call is refused with HTTP 503
 // (SERVICE_UNAVAILABLE) and Retry-After: fail closed, see server/stores/allowance.ts. Free requests are
@@ -29,6 +30,7 @@ import type { PreparedOperation } from '../graphql/prepare.js';
 import type { HttpPlugin, Reply, RequestState } from '../http/plugin.js';
 import { errorReply } from '../http/plugin.js';
 import { allowanceSubject } from '../http/client-ip.js';
+import { throttledWarning } from '../../lib/throttled-warning.js';
 
 export interface AllowancePluginOptions {
   store: AllowanceStore;
@@ -39,12 +41,16 @@ export interface AllowancePluginOptions {
 }
 
 export const LIMIT_HEADER = 'X-RateLimit-Limit';
+/** extensions.reason of the 429 for a spent allowance (FREE_REQUEST_RATE is the other 429, see free-request-rate.ts). */
+export const ALLOWANCE_USED_UP = 'ALLOWANCE_USED_UP';
 export const REMAINING_HEADER = 'X-RateLimit-Remaining';
 
 export function allowancePlugin(opts: AllowancePluginOptions): HttpPlugin {
   const { store, limit, logger } = opts;
   const retryAfter = String(opts.retryAfterSeconds ?? 10);
   const exhausted = `The playground allowance of ${limit} calls for your IP address is used up; it does not refill. Ask for a key to use the API.`;
+  // A client can send spent calls as fast as it likes: one warning per second, with a count.
+  const warnExhausted = throttledWarning((obj, msg) => logger?.warn(obj, msg));
   let lastOutageLog = 0;
   const logOutage = (state: RequestState, err: unknown) => {
     // One line per 10 s at most while the store is down, not one per request.
@@ -92,8 +98,8 @@ export function allowancePlugin(opts: AllowancePluginOptions): HttpPlugin {
       state.headers[REMAINING_HEADER] = String(result.remaining);
       if (!result.allowed) {
         state.notes.allowance = { limit, counted: false, reason: 'exhausted', used: result.used, remaining: 0 };
-        logger?.warn({ requestId: state.requestId, clientIp: state.clientIp, used: result.used }, 'playground allowance used up');
-        return errorReply(429, exhausted, 'RATE_LIMITED', { limit });
+        warnExhausted({ requestId: state.requestId, clientIp: state.clientIp, used: result.used }, 'playground allowance used up');
+        return errorReply(429, exhausted, 'RATE_LIMITED', { reason: ALLOWANCE_USED_UP, limit });
       }
       state.notes.allowance = { limit, counted: true, used: result.used, remaining: result.remaining };
       return undefined;

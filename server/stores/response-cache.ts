@@ -111,13 +111,18 @@ export interface ResponseCacheOptions {
 // ---------------------------------------------------------------------------------------------
 // Pure helpers
 
+/** Deeper than the request checks allow (MAX_VARIABLES_DEPTH in http/request-body.ts), with margin. */
+const CANONICAL_MAX_DEPTH = 64;
+
 /** JSON with object keys sorted at every level, so {a,b} and {b,a} give the same text. */
-export function canonicalJson(value: unknown): string {
+export function canonicalJson(value: unknown, depth = 0): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null);
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
+  // Client input reaches this (variables): never recurse without a bound.
+  if (depth >= CANONICAL_MAX_DEPTH) throw new RangeError(`canonicalJson: nested more than ${CANONICAL_MAX_DEPTH} levels`);
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v, depth + 1))).join(',')}]`;
   const obj = value as Record<string, unknown>;
   const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k], depth + 1)}`).join(',')}}`;
 }
 
 const zoneFormatters = new Map<string, Intl.DateTimeFormat>();

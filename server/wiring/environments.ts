@@ -6,6 +6,7 @@ import { KeyStore } from '../keys/key-store.js';
 import type { HttpPlugin } from '../http/plugin.js';
 import { apiKeyPlugin } from '../plugins/api-key.js';
 import { allowancePlugin } from '../plugins/playground-allowance.js';
+import { freeRequestRatePlugin } from '../plugins/free-request-rate.js';
 import type { CapabilitySetup } from './types.js';
 
 export const environmentsCapability: CapabilitySetup = async ({ config, logger, redis }) => {
@@ -22,7 +23,11 @@ export const environmentsCapability: CapabilitySetup = async ({ config, logger, 
     }
     logger.info({ mode: allowance.health().mode, limit: config.playgroundAllowance }, 'playground allowance store');
   }
-  const allowancePlugins: HttpPlugin[] = allowance ? [allowancePlugin({ store: allowance, limit: config.playgroundAllowance, logger })] : [];
+  // The allowance first: it sets the allowance headers a rate-limit refusal carries too, and notes
+  // which calls it counted (those are not free).
+  const allowancePlugins: HttpPlugin[] = allowance
+    ? [allowancePlugin({ store: allowance, limit: config.playgroundAllowance, logger }), freeRequestRatePlugin({ ...config.playgroundFreeRate, redis, logger })]
+    : [];
 
   return {
     name: 'environments',

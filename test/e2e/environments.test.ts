@@ -211,7 +211,7 @@ describe('playground allowance', () => {
     const refused = await gql(url, COUNTED, { ip });
     expect(refused.status).toBe(429);
     expectRateHeaders(refused, 0);
-    expect(refused.json).toEqual({ errors: [{ message: EXHAUSTED, extensions: { code: 'RATE_LIMITED', limit: 10 } }] });
+    expect(refused.json).toEqual({ errors: [{ message: EXHAUSTED, extensions: { code: 'RATE_LIMITED', reason: 'ALLOWANCE_USED_UP', limit: 10 } }] });
     // Mixed introspection + real field counts, so it is refused too.
     expect((await gql(url, '{ __typename utilities(zipCode: "75001") { id } }', { ip })).status).toBe(429);
 

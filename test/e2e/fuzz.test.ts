@@ -69,6 +69,9 @@ beforeAll(async () => {
       DATA_DIR: dir, KEYS_FILE: keysFile, LOG_LEVEL: 'debug',
       // The fuzz run would spend any realistic allowance in seconds (TRUST_PROXY stays off).
       PLAYGROUND_ALLOWANCE: '1000000',
+      // Likewise the free-request rate and the per-address socket cap (request-defences.test.ts).
+      PLAYGROUND_FREE_REQUESTS: '1000000',
+      PLAYGROUND_MAX_CONNECTIONS_PER_IP: '0',
       BODY_LIMIT_BYTES: String(BODY_LIMIT),
     },
     // Deliberately without the production logger's redaction: nothing may log a key at all.

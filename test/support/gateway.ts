@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { launchGateway as startGateway } from '../../server/launch.js';
-import type { GatewayHandle } from '../../server/app.js';
+import type { GatewayHandle, StartOptions } from '../../server/app.js';
 import { issueKey } from '../../server/keys/key-store.js';
 
 export interface TestGateway {
@@ -15,8 +15,8 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-/** `opts.now`: the gateway's clock (injected in tests of dates). */
-export async function startTestGateway(env: Record<string, string> = {}, opts: { now?: () => Date } = {}): Promise<TestGateway> {
+/** `opts.now`: the gateway's clock (injected in tests of dates); `opts.logger`: capture its log. */
+export async function startTestGateway(env: Record<string, string> = {}, opts: { now?: () => Date; logger?: StartOptions['logger'] } = {}): Promise<TestGateway> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-e2e-'));
   const keysFile = path.join(dataDir, 'keys.json');
   const production = (await issueKey(keysFile, { environment: 'production', partnerCode: 'ACME' })).key;
@@ -26,9 +26,14 @@ export async function startTestGateway(env: Record<string, string> = {}, opts: {
       PATH: process.env.PATH,
       PRODUCTION_PORT: '0', CERTIFICATION_PORT: '0', PLAYGROUND_PORT: '0', UPSTREAM_PORT: '0', OPS_PORT: '0',
       DATA_DIR: dataDir, KEYS_FILE: keysFile, LOG_LEVEL: 'silent',
+      // Every test client is 127.0.0.1: the free-request rate and the per-IP connection cap are
+      // tested on their own (request-defences.test.ts).
+      PLAYGROUND_FREE_REQUESTS: '1000000',
+      PLAYGROUND_MAX_CONNECTIONS_PER_IP: '0',
       ...env,
     },
     now: opts.now,
+    logger: opts.logger,
   });
   const keys = { production, certification };
   return {

@@ -71,3 +71,42 @@ describe('query limits', () => {
     if (!r.ok) expect(r.errors[0]!.extensions.code).toBe('GRAPHQL_PARSE_FAILED');
   });
 });
+
+describe('memory held for client documents (issue 12, row 1)', () => {
+  const spread = (n: number) => `{ ${'...A '.repeat(480)} } fragment A on Query { __typename } #${n}`;
+
+  it('keeps the parsed-document cache within its byte budget, however many distinct documents arrive', () => {
+    const budget = 2 * 1024 * 1024;
+    const prepare = createPreparer(schema, { ...DEFAULT_LIMITS.playground, documentCacheBytes: budget }, 2);
+    for (let n = 0; n < 40; n++) expect(prepare(spread(n), null).ok).toBe(true);
+    expect(prepare.cachedBytes()).toBeGreaterThan(budget / 2);
+    expect(prepare.cachedBytes()).toBeLessThanOrEqual(budget);
+  });
+
+  it('counts a document by its tokens, not only its text: ~1,000 tokens weigh ~300 KB', () => {
+    const prepare = createPreparer(schema, DEFAULT_LIMITS.playground, 2);
+    prepare(spread(0), null);
+    expect(prepare.cachedBytes()).toBeGreaterThan(250_000);
+  });
+
+  it('refuses text over maxQueryBytes before parsing, counting bytes not characters, at the exact bound', () => {
+    const limits = { ...DEFAULT_LIMITS.playground, maxQueryBytes: 1000 };
+    const prepare = createPreparer(schema, limits, 2);
+    const pad = (bytes: number, ch = 'x') => `{ __typename }\n#${ch.repeat(bytes)}`;
+    expect(prepare(pad(1000 - 16), null).ok).toBe(true);
+    const held = prepare.cachedBytes();
+    const over = prepare(pad(1000 - 15), null);
+    expect(!over.ok && over.errors[0]!.message).toBe('Query text is 1001 bytes; at most 1000 are allowed.');
+    // 'é' is two bytes in UTF-8: 400 characters of it are 800 bytes.
+    const multibyte = prepare(pad(500, 'é'), null);
+    expect(!multibyte.ok && multibyte.errors[0]!.extensions.code).toBe('QUERY_TOO_COMPLEX');
+    // Refused text is not kept.
+    expect(prepare.cachedBytes()).toBe(held);
+  });
+
+  it('a cache budget of 0 keeps nothing and still answers', () => {
+    const prepare = createPreparer(schema, { ...DEFAULT_LIMITS.playground, documentCacheBytes: 0 }, 2);
+    expect(prepare('{ __typename }', null).ok).toBe(true);
+    expect(prepare.cachedBytes()).toBe(0);
+  });
+});

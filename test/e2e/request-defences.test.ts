@@ -1,0 +1,264 @@
+// Issue 12 (request path), rows 1, 2, 4, 5, 10 and 11, against a real gateway on a real redis-server:
+// documents refused before parsing, free requests rate-limited per IP (through Redis), hostile
+// variables refused with 400, connection caps and timeouts, refusal warnings throttled, and
+// operationName logged only when it names an operation. Each case uses its own client IP
+// (X-Forwarded-For with TRUST_PROXY=1) so the per-IP state of one does not touch another.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import net from 'node:net';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { Redis } from 'ioredis';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+import { eventually } from '../support/eventually.js';
+
+const FREE = 12;
+const PLANS = 'query Plans($zip: String!) { residentialPlans(zipCode: $zip) { title } }';
+const ACCOUNTS = 'query Accounts($address: String!, $zip: String!, $extra: [[String]]) { utilityAccounts(address: $address, zipCode: $zip) { utilityId } }';
+
+let redis: TestRedis;
+let t: TestGateway;
+let lines: Record<string, any>[];
+let ipCounter = 0;
+/** A fresh client address per case. */
+const nextIp = () => `10.12.${Math.floor(++ipCounter / 250)}.${(ipCounter % 250) + 1}`;
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+  lines = [];
+  const stream = new Writable({
+    write(chunk, _enc, cb) {
+      for (const l of String(chunk).split('\n')) if (l) lines.push(JSON.parse(l));
+      cb();
+    },
+  });
+  t = await startTestGateway({
+    REDIS_URL: redis.url,
+    TRUST_PROXY: '1',
+    PLAYGROUND_ALLOWANCE: '2',
+    PLAYGROUND_FREE_REQUESTS: String(FREE),
+    PLAYGROUND_FREE_WINDOW_SECONDS: '600',
+    PLAYGROUND_MAX_CONNECTIONS_PER_IP: '40',
+    PLAYGROUND_HEADERS_TIMEOUT_MS: '1000',
+    PLAYGROUND_KEEP_ALIVE_TIMEOUT_MS: '1000',
+    KEYED_MAX_CONNECTIONS: '10',
+    CACHE_ENABLED: 'true',
+  }, { logger: pino({ level: 'info' }, stream) });
+});
+afterAll(async () => {
+  await t?.close();
+  await redis?.stop();
+});
+
+type Sent = { status: number; headers: Headers; json: any };
+async function send(environment: 'production' | 'playground', body: unknown, headers: Record<string, string> = {}): Promise<Sent> {
+  const h: Record<string, string> = { 'content-type': 'application/json', ...headers };
+  if (environment === 'production') h['x-api-key'] ??= t.keys.production;
+  const res = await fetch(t.g.urls[environment]!, { method: 'POST', headers: h, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, json: JSON.parse(text) };
+}
+const play = (ip: string, body: unknown) => send('playground', body, { 'x-forwarded-for': ip });
+
+/** An introspection-only document of ~1,000 tokens, distinct per n (row 1). */
+const spreadDocument = (n: number) => `{ ${'...A '.repeat(480)} } fragment A on Query { __typename } #${n}`;
+
+/** `levels` arrays nested in one another, as JSON text (JSON.stringify would recurse). */
+const nested = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+/** A request body whose variables hold `deep` as one more variable, written as text. */
+const withDeep = (query: string, variables: Record<string, unknown>, deep: string) =>
+  `{"query":${JSON.stringify(query)},"variables":${JSON.stringify(variables).slice(0, -1)},"deep":${deep}}}`;
+
+describe('row 1: documents are bounded before and after parsing', () => {
+  it('refuses query text over the playground byte limit before parsing (comments count)', async () => {
+    const r = await play(nextIp(), { query: `{ __typename }\n#${'x'.repeat(20_000)}` });
+    expect(r.status).toBe(200);
+    expect(r.json.data).toBeUndefined();
+    expect(r.json.errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
+    expect(r.json.errors[0].message).toBe('Query text is 20016 bytes; at most 8192 are allowed.');
+  });
+
+  it('keyed limits are wider than the playground ones: the same text is served on production', async () => {
+    const r = await send('production', { query: `{ __typename }\n#${'x'.repeat(20_000)}` });
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual({ data: { __typename: 'Query' } });
+  });
+
+  it('distinct ~1,000-token free documents from one IP stop at the free-request rate', async () => {
+    const ip = nextIp();
+    const statuses: number[] = [];
+    for (let n = 0; n < FREE + 3; n++) statuses.push((await play(ip, { query: spreadDocument(n) })).status);
+    expect(statuses.slice(0, FREE).every((s) => s === 200)).toBe(true);
+    expect(statuses.slice(FREE)).toEqual([429, 429, 429]);
+  });
+});
+
+describe('row 2: free is not unlimited', () => {
+  it('concurrent invalid and introspection queries are refused past the limit with 429 FREE_REQUEST_RATE and Retry-After', async () => {
+    const ip = nextIp();
+    const bodies = Array.from({ length: 32 }, (_, i) => (i % 2 ? { query: `{ nope #${i}\n }` } : { query: `{ __schema { queryType { name } } } #${i}` }));
+    const replies = await Promise.all(bodies.map((b) => play(ip, b)));
+    const refused = replies.filter((r) => r.status === 429);
+    expect(replies.length - refused.length).toBe(FREE);
+    for (const r of refused) {
+      expect(r.json.errors[0].extensions).toMatchObject({ code: 'RATE_LIMITED', reason: 'FREE_REQUEST_RATE' });
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(Number(r.headers.get('retry-after'))).toBeLessThanOrEqual(600);
+      // The allowance headers stay exact: nothing was counted.
+      expect(r.headers.get('x-ratelimit-limit')).toBe('2');
+      expect(r.headers.get('x-ratelimit-remaining')).toBe('2');
+    }
+    // A page load is a free request too.
+    const page = await fetch(t.g.urls.playground!, { headers: { accept: 'text/html', 'x-forwarded-for': ip } });
+    await page.arrayBuffer();
+    expect(page.status).toBe(429);
+  });
+
+  it('the count is kept in Redis, shared by every gateway process', async () => {
+    const ip = nextIp();
+    await play(ip, { query: '{ __typename }' });
+    const client = new Redis(redis.url);
+    try {
+      expect(Number(await client.get(`epg:free-rate:v1:${ip}`))).toBe(1);
+    } finally {
+      client.disconnect();
+    }
+  });
+
+  it('counted calls do not use free requests; requests after the allowance is spent do, and the two 429s differ', async () => {
+    const ip = nextIp();
+    expect((await play(ip, { query: PLANS, variables: { zip: '75001' } })).status).toBe(200);
+    const second = await play(ip, { query: PLANS, variables: { zip: '75001' } });
+    expect(second.status).toBe(200);
+    expect(second.headers.get('x-ratelimit-remaining')).toBe('0');
+    const spent: Sent[] = [];
+    for (let i = 0; i < FREE; i++) spent.push(await play(ip, { query: PLANS, variables: { zip: '75001' } }));
+    for (const r of spent) {
+      expect(r.status).toBe(429);
+      expect(r.json.errors[0].extensions).toEqual({ code: 'RATE_LIMITED', reason: 'ALLOWANCE_USED_UP', limit: 2 });
+      expect(r.headers.get('x-ratelimit-remaining')).toBe('0');
+    }
+    const limited = await play(ip, { query: PLANS, variables: { zip: '75001' } });
+    expect(limited.status).toBe(429);
+    expect(limited.json.errors[0].extensions.reason).toBe('FREE_REQUEST_RATE');
+    expect(limited.headers.get('x-ratelimit-remaining')).toBe('0');
+  });
+});
+
+describe('row 4: hostile variables are a 400, never a 500', () => {
+  it('a keyed utilityAccounts call with a variable nested 20,000 levels deep', async () => {
+    const r = await send('production', withDeep(ACCOUNTS, { address: '1500 MARILLA ST', zip: '75201' }, nested(20_000)));
+    expect(r.status).toBe(400);
+    expect(r.json.errors[0].extensions.code).toBe('BAD_REQUEST');
+    expect(r.json.errors[0].message).toBe('"variables" is nested more than 32 levels deep.');
+  });
+
+  it('a cacheable playground query with a deep variable (the cache key used to overflow the stack)', async () => {
+    const r = await play(nextIp(), withDeep(PLANS, { zip: '75001' }, nested(5_000)));
+    expect(r.status).toBe(400);
+    expect(r.json.errors[0].extensions.code).toBe('BAD_REQUEST');
+  });
+
+  it('the depth bound is exact: 32 levels pass, 33 do not', async () => {
+    const ok = await send('production', withDeep(PLANS, { zip: '75001' }, nested(31)));
+    expect(ok.status).toBe(200);
+    expect(ok.json.data.residentialPlans.length).toBeGreaterThan(0);
+    const over = await send('production', withDeep(PLANS, { zip: '75001' }, nested(32)));
+    expect(over.status).toBe(400);
+  });
+
+  it('too many values in variables', async () => {
+    const r = await send('production', { query: PLANS, variables: { zip: '75001', many: Array.from({ length: 10_001 }, () => 0) } });
+    expect(r.status).toBe(400);
+    expect(r.json.errors[0].message).toBe('"variables" holds more than 10000 values.');
+  });
+
+  it('no error-level log line for any of them', () => {
+    expect(lines.filter((l) => l.level >= 50)).toEqual([]);
+  });
+});
+
+/** Opens a socket and resolves once connected; `closed` resolves when the server closes it. */
+function idleSocket(url: string): Promise<{ socket: net.Socket; closed: Promise<void> }> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), '127.0.0.1');
+    const closed = new Promise<void>((r) => socket.once('close', () => r()));
+    socket.on('error', () => {});
+    // Like any client, read what the server sends (its 408, its FIN).
+    socket.resume();
+    socket.once('connect', () => resolve({ socket, closed }));
+    socket.once('error', reject);
+  });
+}
+
+describe('row 5: connections', () => {
+  it('an idle keep-alive socket is closed after the keep-alive timeout', async () => {
+    const { socket, closed } = await idleSocket(t.g.urls.playground!);
+    socket.write(`GET /healthz HTTP/1.1\r\nhost: localhost\r\n\r\n`);
+    let answered = false;
+    socket.prependOnceListener('data', () => (answered = true));
+    let isClosed = false;
+    closed.then(() => (isClosed = true));
+    await eventually(async () => answered, 3000).catch(() => { throw new Error('no answer'); });
+    await eventually(async () => isClosed, 3000);
+  });
+
+  it('idle sockets to the playground past the per-IP cap are closed at once, and production keeps serving', async () => {
+    const sockets = await Promise.all(Array.from({ length: 60 }, () => idleSocket(t.g.urls.playground!)));
+    let closedCount = 0;
+    for (const s of sockets) s.closed.then(() => closedCount++);
+    await eventually(async () => closedCount >= 20, 5000);
+    const r = await send('production', { query: PLANS, variables: { zip: '75001' } });
+    expect(r.status).toBe(200);
+    // The ones it kept are closed by the headers timeout (1 s, swept every second), not ~40 s later.
+    await eventually(async () => closedCount === 60, 4000).catch((e) => { throw new Error(`${e.message}: ${closedCount} closed`); });
+    for (const s of sockets) s.socket.destroy();
+  });
+
+  it('a keyed listener caps its sockets too', async () => {
+    const sockets = await Promise.all(Array.from({ length: 14 }, () => idleSocket(t.g.urls.certification!)));
+    let closedCount = 0;
+    for (const s of sockets) s.closed.then(() => closedCount++);
+    await eventually(async () => closedCount >= 4, 5000);
+    for (const s of sockets) s.socket.destroy();
+  });
+});
+
+describe('row 10: refusals are throttled in the log, with counts', () => {
+  it('spent-allowance, free-rate and key refusals write one warning a second each', async () => {
+    const ip = nextIp();
+    const since = lines.length;
+    const started = Date.now();
+    for (let i = 0; i < 2; i++) await play(ip, { query: PLANS, variables: { zip: '75001' } });
+    for (let i = 0; i < 30; i++) await play(ip, { query: PLANS, variables: { zip: '75001' } });
+    for (let i = 0; i < 30; i++) await send('production', { query: '{ __typename }' }, { 'x-api-key': 'nope' });
+    const seconds = Math.ceil((Date.now() - started) / 1000) + 1;
+    const warn = lines.slice(since).filter((l) => l.level === 40);
+    const of = (msg: RegExp) => warn.filter((l) => msg.test(l.msg));
+    for (const kind of [/allowance used up/, /free-request rate/, /api key/]) {
+      expect(of(kind).length).toBeGreaterThan(0);
+      expect(of(kind).length).toBeLessThanOrEqual(seconds);
+    }
+    await eventually(async () => {
+      await play(ip, { query: '{ __typename }' });
+      const latest = lines.filter((l) => /free-request rate/.test(l.msg)).at(-1);
+      return latest && latest.refusedSinceLastWarning > 0;
+    }, 5000, 300);
+  });
+});
+
+describe('row 11: operationName', () => {
+  it('is logged only when it names an operation of the document', async () => {
+    const ip = nextIp();
+    await play(ip, { query: '{ __typename }', operationName: '1500 MARILLA ST' });
+    await play(ip, { query: 'query Intro { __typename }', operationName: 'Intro' });
+    await play(ip, { query: 'query Intro { __typename }', operationName: 'SomeoneElse' });
+    const mine = await eventually(async () => {
+      const l = lines.filter((x) => x.msg === 'request' && x.clientIp === ip);
+      return l.length === 3 ? l : null;
+    });
+    expect(mine.map((l) => l.operationName)).toEqual([null, 'Intro', null]);
+    expect(JSON.stringify(mine)).not.toContain('MARILLA');
+  });
+});
