@@ -12,6 +12,10 @@ import { loadCacheReplaySettings, type CacheReplaySettings } from './stores/cach
 export interface GatewayConfig {
   environments: EnvironmentName[];
   host: string;
+  /** Where the unauthenticated ops endpoint (metrics, healthz) listens: loopback unless OPS_HOST says otherwise. */
+  opsHost: string;
+  /** Where the admin endpoint listens: loopback unless ADMIN_HOST says otherwise. */
+  adminHost: string;
   ports: Record<EnvironmentName, number> & { admin: number | null; ops: number | null };
   upstream: { start: boolean; port: number; url: string };
   meshDir: string;
@@ -94,6 +98,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const config: GatewayConfig = {
     environments,
     host: env.HOST?.trim() || '127.0.0.1',
+    // Operator surfaces stay on loopback even when HOST opens the partner listeners to the network.
+    opsHost: env.OPS_HOST?.trim() || '127.0.0.1',
+    adminHost: env.ADMIN_HOST?.trim() || '127.0.0.1',
     ports: {
       production: port('PRODUCTION_PORT', 4000)!,
       certification: port('CERTIFICATION_PORT', 4001)!,

@@ -1,8 +1,11 @@
-// Admin HTTP endpoint for support tools, on its own port (ADMIN_PORT, default 4020), started only
-// when ADMIN_TOKEN is set. Every request needs `Authorization: Bearer <ADMIN_TOKEN>` (compared in
-// constant time); the admin token is not a partner key and partner keys do not work here.
+// Admin HTTP endpoint for support tools, on its own port (ADMIN_PORT, default 4020) and address
+// (ADMIN_HOST, default 127.0.0.1 whatever HOST is), started only when ADMIN_TOKEN is set. Every
+// request needs `Authorization: Bearer <ADMIN_TOKEN>` (compared in constant time); the admin token
+// is not a partner key and partner keys do not work here. Failed authentication is logged at warn,
+// at most one line a second with the count it stands for. Records come as stored: personal data
+// stays sealed (only `npm run replay -- show` with REPLAY_PII_KEY opens it).
 //
-//   GET  /replay/<id>                                        one replay record
+//   GET  /replay/<id>[?env=E]                                one replay record (keyed environments first)
 //   GET  /replay?partner=&since=&until=&status=&env=&limit=  records, newest first
 //   POST /cache/purge?field=<rootField>[&field=...] | ?all=1 purge the response cache
 //
@@ -22,6 +25,8 @@ export interface AdminServerOptions {
   cache: ResponseCache | null;
   logger?: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
   now?: () => number;
+  /** At most one failed-authentication warning per this many ms (default 1000); the rest are counted. */
+  warnEveryMs?: number;
 }
 
 export interface AdminServer {
@@ -57,8 +62,30 @@ export function parseTimeBound(value: string, now: number): number | null {
   return Number.isFinite(t) ? t : null;
 }
 
+const ENVIRONMENTS = ['production', 'certification', 'playground'];
+
+/** A path segment decoded, or null when it is not valid percent-encoding (e.g. `%E0%A4%A`). */
+function decodeSegment(raw: string): string | null {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return null;
+  }
+}
+
 export async function startAdminServer(opts: AdminServerOptions): Promise<AdminServer> {
   const now = opts.now ?? Date.now;
+  const warnEveryMs = opts.warnEveryMs ?? 1000;
+  let lastWarnAt = -Infinity;
+  let unreported = 0;
+  const noteFailedAuth = (req: IncomingMessage) => {
+    unreported++;
+    const t = now();
+    if (t - lastWarnAt < warnEveryMs) return;
+    lastWarnAt = t;
+    opts.logger?.warn({ remoteAddress: req.socket.remoteAddress, path: (req.url ?? '/').split('?', 1)[0]!.slice(0, 100), failedSinceLastWarning: unreported }, 'admin endpoint: authentication failed');
+    unreported = 0;
+  };
 
   const send = (res: ServerResponse, status: number, body: unknown) => {
     const text = JSON.stringify(body);
@@ -68,10 +95,16 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!bearerMatches(req.headers.authorization, opts.token)) {
+      noteFailedAuth(req);
       res.setHeader('www-authenticate', 'Bearer');
       return send(res, 401, { error: 'unauthorized', message: 'Authorization: Bearer <ADMIN_TOKEN> required.' });
     }
-    const url = new URL(req.url ?? '/', 'http://admin.invalid');
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://admin.invalid');
+    } catch {
+      return send(res, 400, { error: 'bad request', problems: ['malformed URL'] });
+    }
     const p = url.pathname.replace(/\/+$/, '') || '/';
 
     if (p === '/replay' || p.startsWith('/replay/')) {
@@ -81,8 +114,11 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
       }
       if (!opts.replay) return send(res, 503, { error: 'replay disabled' });
       if (p.startsWith('/replay/')) {
-        const id = decodeURIComponent(p.slice('/replay/'.length));
-        const record = await opts.replay.get(id);
+        const id = decodeSegment(p.slice('/replay/'.length));
+        if (id === null || id.length > 200) return send(res, 400, { error: 'bad request', problems: ['the request id in the path is not valid percent-encoding or is too long'] });
+        const env = url.searchParams.get('env') ?? url.searchParams.get('environment') ?? undefined;
+        if (env !== undefined && !ENVIRONMENTS.includes(env)) return send(res, 400, { error: 'bad request', problems: [`env must be one of ${ENVIRONMENTS.join(', ')}`] });
+        const record = await opts.replay.get(id, env);
         return record ? send(res, 200, record) : send(res, 404, { error: 'not found', id });
       }
       const q: ReplayQuery = {};
@@ -90,7 +126,8 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
       const partner = url.searchParams.get('partner');
       if (partner) q.partner = partner;
       const env = url.searchParams.get('env') ?? url.searchParams.get('environment');
-      if (env) q.environment = env;
+      if (env && !ENVIRONMENTS.includes(env)) problems.push(`env must be one of ${ENVIRONMENTS.join(', ')}`);
+      else if (env) q.environment = env;
       const status = url.searchParams.get('status');
       if (status) {
         if (!/^([1-5]xx|[1-5]\d\d)$/i.test(status)) problems.push('status must be like 200, 429 or 4xx');
@@ -136,7 +173,8 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
     // The request body is never needed: drain it.
     req.resume();
     handle(req, res).catch((err: unknown) => {
-      opts.logger?.error({ err }, 'admin endpoint error');
+      // The message only: a stack trace in the log helps nobody reading an outage.
+      opts.logger?.error({ error: (err as Error)?.message ?? String(err) }, 'admin endpoint error');
       if (!res.headersSent) send(res, 500, { error: 'internal error' });
       else res.destroy();
     });

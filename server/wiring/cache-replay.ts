@@ -38,7 +38,7 @@ export const cacheReplayCapability: CapabilitySetup = async ({ config, logger, r
   logger.info(
     {
       cache: cache ? { store: redis ? 'lru+redis' : 'lru', lruBytes: cacheSettings.lruBytes, ttlConfig: cacheSettings.source } : 'disabled',
-      replay: replay ? { store: replay.kind, retentionMs: replaySettings.retentionMs, maxBytes: replaySettings.maxBytes } : 'disabled',
+      replay: replay ? { store: replay.kind, retentionMs: replaySettings.retentionMs, maxBytes: replaySettings.maxBytes, playgroundMaxBytes: replaySettings.playgroundMaxBytes, personal: replaySettings.personal, personalDataSealed: !!replaySettings.piiKey } : 'disabled',
     },
     'response cache and replay log',
   );
@@ -46,7 +46,7 @@ export const cacheReplayCapability: CapabilitySetup = async ({ config, logger, r
   let admin: AdminServer | null = null;
   if (config.adminToken && config.ports.admin !== null) {
     try {
-      admin = await startAdminServer({ host: config.host, port: config.ports.admin, token: config.adminToken, replay, cache, logger });
+      admin = await startAdminServer({ host: config.adminHost, port: config.ports.admin, token: config.adminToken, replay, cache, logger });
       logger.info({ url: admin.url }, 'admin endpoint listening');
     } catch (err) {
       await cache?.close();
@@ -67,7 +67,7 @@ export const cacheReplayCapability: CapabilitySetup = async ({ config, logger, r
           keyByPartner: config.fillPartnerRef,
         }));
       }
-      if (replay) plugins.push(replayPlugin(replay));
+      if (replay) plugins.push(replayPlugin(replay, replaySettings.piiKey));
       return plugins;
     },
     health() {

@@ -12,6 +12,9 @@ const settings = (over: Partial<ReplaySettings> = {}): ReplaySettings => ({
   enabled: true,
   retentionMs: 7 * 24 * 3_600_000,
   maxBytes: 256 * 1024 * 1024,
+  playgroundMaxBytes: 32 * 1024 * 1024,
+  personal: { retentionMs: 24 * 3_600_000, maxBytes: 64 * 1024 * 1024 },
+  piiKey: null,
   queueMaxRecords: 10_000,
   queueMaxBytes: 64 * 1024 * 1024,
   segmentBytes: 1024 * 1024,
@@ -89,10 +92,10 @@ describe('embedded store (JSONL segments)', () => {
       if (i % 5 === 0) await store.flush();
     }
     await store.flush();
-    const files = await fs.readdir(path.join(d, 'replay'));
+    const files = await fs.readdir(path.join(d, 'replay', 'production'));
     expect(files.length).toBeGreaterThan(1);
     let total = 0;
-    for (const f of files) total += (await fs.stat(path.join(d, 'replay', f))).size;
+    for (const f of files) total += (await fs.stat(path.join(d, 'replay', 'production', f))).size;
     expect(total).toBeLessThanOrEqual(40_000);
     expect(await store.get(first.id)).toBeNull();
     expect(await store.get(last.id)).toEqual(last);
@@ -111,12 +114,12 @@ describe('embedded store (JSONL segments)', () => {
     expect(await store.get(old.id)).toBeNull();
     expect(await store.list({})).toEqual([]);
     // The next write sweeps segments whose last write is older than the retention (by mtime).
-    const seg = (await fs.readdir(path.join(d, 'replay')))[0]!;
+    const seg = (await fs.readdir(path.join(d, 'replay', 'production')))[0]!;
     const past = new Date(Date.now() - 3_600_000);
-    await fs.utimes(path.join(d, 'replay', seg), past, past);
+    await fs.utimes(path.join(d, 'replay', 'production', seg), past, past);
     store.enqueue(record({}, now));
     await store.flush();
-    expect(await fs.readdir(path.join(d, 'replay'))).not.toContain(seg);
+    expect(await fs.readdir(path.join(d, 'replay', 'production'))).not.toContain(seg);
     await store.close();
   });
 
