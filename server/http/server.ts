@@ -12,7 +12,7 @@ import { clientIp, type TrustProxy } from './client-ip.js';
 import { errorReply, pathOf, type EnvironmentName, type HttpPlugin, type Reply, type RequestState } from './plugin.js';
 import { parseGraphQLBody, readBody } from './request-body.js';
 import { API_HEADERS, corsHeaders } from './security-headers.js';
-import { playgroundPageFile } from './playground-page.js';
+import { ASSET_PREFIX, playgroundAssetReply, playgroundPageReply } from './playground-page.js';
 
 export interface ListenerOptions {
   environment: EnvironmentName;
@@ -93,6 +93,11 @@ export function createListener(opts: ListenerOptions): http.Server {
       const body = pathname === '/healthz' ? { status: 'ok', environment: opts.environment } : { status: h.ok ? 'ok' : 'degraded', environment: opts.environment, ...h.details };
       return { status, headers: {}, body: JSON.stringify(body) };
     }
+    if (servesPage && pathname.startsWith(ASSET_PREFIX) && (req.method === 'GET' || req.method === 'HEAD')) {
+      // The page's immutable assets: static files, no plugin has a say.
+      const asset = await playgroundAssetReply(req, pathname);
+      if (asset) return asset;
+    }
     if (pathname !== '/graphql') return errorReply(404, 'Not found. The GraphQL endpoint is POST /graphql.', 'NOT_FOUND');
     if (req.method === 'OPTIONS') return { status: 204, headers: {}, body: '' };
     if (req.method === 'GET' && servesPage && acceptsHtml(req)) {
@@ -101,8 +106,7 @@ export function createListener(opts: ListenerOptions): http.Server {
         const r = p.onRequest!(state);
         if (isPromise(r)) await r;
       }
-      const file = await playgroundPageFile();
-      return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': '' }, body: '', file };
+      return playgroundPageReply(req);
     }
     for (const p of onRequestPlugins) {
       const r = p.onRequest!(state);

@@ -69,7 +69,8 @@ function worthRecording(state: RequestState, reply: Reply): boolean {
   const pathname = pathOf(state.req.url);
   if (pathname === '/healthz' || pathname === '/readyz') return false;
   if (state.req.method === 'OPTIONS') return false;
-  // The GraphiQL page (HTML) is not an API answer.
+  // The GraphiQL page and its assets (files, or a 304 of them) are not API answers.
+  if (reply.file || reply.status === 304 || pathname !== '/graphql') return false;
   const type = reply.headers['content-type'];
   if (type !== undefined && /text\/html/i.test(type)) return false;
   return true;
