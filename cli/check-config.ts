@@ -22,6 +22,8 @@ async function main(): Promise<number> {
     const effective = {
       environments: config.environments,
       host: config.host,
+      opsHost: config.opsHost,
+      adminHost: config.adminHost,
       ports: config.ports,
       upstream: config.upstream,
       meshDir: config.meshDir,
@@ -34,6 +36,7 @@ async function main(): Promise<number> {
       playgroundAllowance: config.playgroundAllowance,
       limits: config.limits,
       adminToken: config.adminToken ? 'set' : 'not set (admin port off)',
+      replayPersonalData: config.cacheReplay.replay.piiKey ? 'sealed with REPLAY_PII_KEY' : 'not stored (REPLAY_PII_KEY not set)',
       feeds: mesh.feeds.all.map((f) => `${f.source} (${f.kind}, ${f.operation}, timeout ${f.timeoutMs} ms)`),
     };
     console.log(JSON.stringify(effective, null, 2));
