@@ -16,12 +16,13 @@ import { ConfigError, loadConfig } from '../server/config.js';
 import { connectRedis, safeTarget } from '../server/stores/redis-connection.js';
 import { purgeInRedis } from '../server/stores/response-cache.js';
 import { UsageError, isUsageError, type Io } from './usage.js';
+import { schemaPolicy } from '../api/schema-policy.js';
 
 const USAGE = `Usage: npm run cache -- purge (--field <rootField> [--field ...] | --all) [--admin-url URL]
 
 Purges the response cache on every gateway instance sharing REDIS_URL. Without REDIS_URL, uses the
 admin endpoint of a running gateway (needs ADMIN_TOKEN; URL from --admin-url or ADMIN_PORT).
-Root fields: utilities, residentialPlans, businessPlans, nextStartDate, energyInfoByState.`;
+Root fields: ${schemaPolicy.cacheableFields.join(', ')}.`;
 
 export async function runCacheCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   try {

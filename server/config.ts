@@ -5,9 +5,8 @@ import { envReader, ConfigError } from '../lib/env-reader.js';
 import { parseTrustProxy, type TrustProxy } from './http/client-ip.js';
 import { DEFAULT_LIMITS, type QueryLimits } from './graphql/limits.js';
 import type { EnvironmentName } from './http/plugin.js';
-// --- response cache and replay (issue 4): settings parsed in server/stores/cache-config.ts ---
+// Response cache and replay settings are parsed in server/stores/cache-config.ts.
 import { loadCacheReplaySettings, type CacheReplaySettings } from './stores/cache-config.js';
-// --- end response cache and replay ---
 
 export interface GatewayConfig {
   environments: EnvironmentName[];
@@ -34,10 +33,8 @@ export interface GatewayConfig {
   logLevel: string;
   /** How long SIGTERM waits for in-flight requests before cutting connections. */
   shutdownGraceMs: number;
-  // --- response cache and replay (issue 4) ---
-  /** TTLs (cache.config.yaml / CACHE_CONFIG), CACHE_* and REPLAY_* sizes and retention. */
+  /** TTLs (schema, cache.config.yaml / CACHE_CONFIG), CACHE_* and REPLAY_* sizes and retention. */
   cacheReplay: CacheReplaySettings;
-  // --- end response cache and replay ---
 }
 
 export { ConfigError } from '../lib/env-reader.js';
@@ -124,9 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     adminToken,
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     shutdownGraceMs: int('SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
-    // --- response cache and replay (issue 4) ---
     cacheReplay: loadCacheReplaySettings(env, cwd, problems),
-    // --- end response cache and replay ---
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

@@ -2,7 +2,7 @@
 // only) and derives the public schema variants the listeners serve.
 import path from 'node:path';
 import fs from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { processConfig } from '@graphql-mesh/config';
 import yaml from 'js-yaml';
 import { InMemoryStoreStorageAdapter, MeshStore } from '@graphql-mesh/store';
@@ -10,9 +10,11 @@ import { getMesh, type MeshInstance } from '@graphql-mesh/runtime';
 import { filterSchema, pruneSchema } from '@graphql-tools/utils';
 import { parse, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
+import { PROJECT_ROOT } from '../lib/project-root.js';
 import { bindingsFromConfig } from '../feeds/mapping/index.js';
 import type { FeedBinding, FeedKind } from '../feeds/mapping/types.js';
 import type { FeedRegistry } from '../api/context.js';
+import { schemaPolicy } from '../api/schema-policy.js';
 import type { MeshFetch } from '../feeds/upstream/fetch.js';
 import * as resolversModule from '../api/index.js';
 import * as feedMappingModule from '../feeds/feed-mapping.js';
@@ -28,17 +30,6 @@ export interface GatewayMesh {
   meshContext: Record<string | symbol, unknown>;
   close(): void;
 }
-
-/** Public root fields; everything else on Query is a raw source operation and stays hidden. */
-const PUBLIC_FIELDS = new Set(['utilities', 'residentialPlans', 'businessPlans', 'nextStartDate', 'energyInfoByState', 'utilityAccounts']);
-const KEYED_ONLY = new Set(['utilityAccounts']);
-
-/** The project root: the nearest folder above this module with a package.json (works bundled too). */
-const PROJECT_ROOT = (() => {
-  let d = path.dirname(fileURLToPath(import.meta.url));
-  while (!fs.existsSync(path.join(d, 'package.json')) && path.dirname(d) !== d) d = path.dirname(d);
-  return d;
-})();
 
 const OWN_MODULES = new Map<string, unknown>([
   ['api/index.ts', resolversModule],
@@ -113,8 +104,10 @@ export async function loadGatewayMesh(opts: { dir: string; fetchFn: MeshFetch; l
     const source = mesh.rawSources.find((s) => s.name === binding.source);
     return Object.freeze({ ...binding, execute: source ? sourceCall(source.schema, binding) : undefined });
   });
-  const keyed = publicSchema(mesh.schema, (name) => PUBLIC_FIELDS.has(name));
-  const playground = publicSchema(mesh.schema, (name) => PUBLIC_FIELDS.has(name) && !KEYED_ONLY.has(name));
+  // Public root fields are those of schema/public.graphql; everything else on Query is a raw
+  // source operation and stays hidden.
+  const keyed = publicSchema(mesh.schema, (name) => schemaPolicy.rootFields.has(name));
+  const playground = publicSchema(mesh.schema, (name) => schemaPolicy.playgroundFields.has(name));
   const enveloped = mesh.getEnveloped({});
   const meshContext = (await enveloped.contextFactory({})) as Record<string | symbol, unknown>;
   return {

@@ -1,9 +1,11 @@
 // Query limits for every environment: graphql-armor's rules for depth, aliases and cost, plus two
-// of ours that armor lacks: root fields per operation and upstream fan-out.
+// of ours that armor lacks: root fields per operation and upstream fan-out (what each root field
+// costs is its `@upstreamFanOut` in schema/public.graphql).
 import { GraphQLError, Kind, type ASTVisitor, type ValidationContext, type SelectionSetNode, type FragmentDefinitionNode } from 'graphql';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
+import { schemaPolicy } from '../../api/schema-policy.js';
 
 export interface QueryLimits {
   maxDepth: number;
@@ -13,13 +15,6 @@ export interface QueryLimits {
   maxCost: number;
   /** Upper bound of upstream calls one operation may cause. */
   maxFanOut: number;
-}
-
-/** Upstream calls a root field can cause (territories + every supplier feed for plan queries). */
-export function fanOutOf(field: string, supplierFeeds: number): number {
-  if (field === 'residentialPlans' || field === 'businessPlans') return 1 + supplierFeeds;
-  if (field.startsWith('__')) return 0;
-  return 1;
 }
 
 export function rootFieldNames(selectionSet: SelectionSetNode, fragments: Record<string, FragmentDefinitionNode>, seen = new Set<string>()): string[] {
@@ -47,7 +42,7 @@ function rootFieldsRule(limits: QueryLimits, supplierFeeds: number) {
         context.reportError(new GraphQLError(`Query has ${fields.length} root fields; at most ${limits.maxRootFields} are allowed per operation.`, { nodes: [node], extensions: { code: 'QUERY_TOO_COMPLEX' } }));
         return;
       }
-      const fanOut = fields.reduce((sum, f) => sum + fanOutOf(f, supplierFeeds), 0);
+      const fanOut = fields.reduce((sum, f) => sum + schemaPolicy.fanOutOf(f, supplierFeeds), 0);
       if (fanOut > limits.maxFanOut) {
         context.reportError(new GraphQLError(`Query would make ${fanOut} upstream calls; at most ${limits.maxFanOut} are allowed per operation.`, { nodes: [node], extensions: { code: 'QUERY_TOO_COMPLEX' } }));
       }

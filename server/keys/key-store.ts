@@ -32,7 +32,6 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 
 export type KeyEnvironment = 'production' | 'certification';
-export const KEY_ENVIRONMENTS: readonly KeyEnvironment[] = ['production', 'certification'];
 
 export interface KeyRecord {
   id: string;

@@ -18,13 +18,12 @@
 //   + prom-client's default process metrics (process_*, nodejs_*)
 // The scrape-time upstream, cache-store and replay figures are process-wide counters kept by those
 // layers (upstreamStats, responseCacheStats, replayStats): one gateway per process in production.
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { EnvironmentName, HttpPlugin, Reply, RequestState } from '../http/plugin.js';
 import { upstreamStats, type FeedStats } from '../../feeds/upstream/stats.js';
 import { responseCacheStats } from '../stores/response-cache.js';
 import { replayStats } from '../stores/replay-store.js';
 import { pathOf } from '../http/plugin.js';
-import { FastCounter, FastHistogram } from './fast-metrics.js';
 
 export interface MetricsOptions {
   /** `status` of an ioredis client; null when the gateway runs without Redis. */
@@ -49,10 +48,12 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
   const registry = new Registry();
   if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
 
-  const requests = new FastCounter('gateway_requests_total', 'Requests answered, by environment and HTTP status.', ['environment', 'status'], registry);
-  const duration = new FastHistogram('gateway_request_duration_seconds', 'Time from request received to answer sent (ms resolution), by environment.', ['environment'], REQUEST_BUCKETS, registry);
-  const hits = new FastCounter('gateway_cache_hits_total', 'Executable operations answered from the response cache.', ['environment'], registry);
-  const misses = new FastCounter('gateway_cache_misses_total', 'Cacheable operations not found in the response cache (answered from the feeds, STALE included).', ['environment'], registry);
+  const counter = <L extends string>(name: string, help: string, labelNames: L[]) => new Counter<L>({ name, help, labelNames, registers: [registry] });
+  const histogram = <L extends string>(name: string, help: string, labelNames: L[], buckets: number[]) => new Histogram<L>({ name, help, labelNames, buckets, registers: [registry] });
+  const requests = counter('gateway_requests_total', 'Requests answered, by environment and HTTP status.', ['environment', 'status']);
+  const duration = histogram('gateway_request_duration_seconds', 'Time from request received to answer sent (ms resolution), by environment.', ['environment'], REQUEST_BUCKETS);
+  const hits = counter('gateway_cache_hits_total', 'Executable operations answered from the response cache.', ['environment']);
+  const misses = counter('gateway_cache_misses_total', 'Cacheable operations not found in the response cache (answered from the feeds, STALE included).', ['environment']);
   const hitCounts = new Map<string, { hits: number; misses: number }>();
   new Gauge({
     name: 'gateway_cache_hit_ratio',
@@ -64,10 +65,10 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
       for (const [environment, c] of hitCounts) if (c.hits + c.misses > 0) this.set({ environment }, c.hits / (c.hits + c.misses));
     },
   });
-  const upstreamDuration = new FastHistogram('gateway_upstream_request_duration_seconds', 'Upstream feed calls as the resolver saw them (retries included), by feed.', ['feed'], UPSTREAM_BUCKETS, registry);
-  const upstreamErrors = new FastCounter('gateway_upstream_errors_total', 'Failed upstream feed calls (after retries), by feed and kind (timeout, network, status, malformed, too_large, circuit_open, aborted).', ['feed', 'kind'], registry);
-  const playground = new FastCounter('gateway_playground_calls_total', 'Playground /graphql requests: counted against the allowance, refused (used up or store down), free (introspection, page loads, errors before validation).', ['result'], registry);
-  const playgroundResult = { counted: playground.child({ result: 'counted' }), refused: playground.child({ result: 'refused' }), free: playground.child({ result: 'free' }) };
+  const upstreamDuration = histogram('gateway_upstream_request_duration_seconds', 'Upstream feed calls as the resolver saw them (retries included), by feed.', ['feed'], UPSTREAM_BUCKETS);
+  const upstreamErrors = counter('gateway_upstream_errors_total', 'Failed upstream feed calls (after retries), by feed and kind (timeout, network, status, malformed, too_large, circuit_open, aborted).', ['feed', 'kind']);
+  const playground = counter('gateway_playground_calls_total', 'Playground /graphql requests: counted against the allowance, refused (used up or store down), free (introspection, page loads, errors before validation).', ['result']);
+  const playgroundResult = { counted: counterChild(playground, { result: 'counted' }), refused: counterChild(playground, { result: 'refused' }), free: counterChild(playground, { result: 'free' }) };
 
   new Gauge({
     name: 'gateway_upstream_circuit_breaker_state',
@@ -133,25 +134,25 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
     });
   }
 
-  // Label children found once: the per-request work is a few additions.
+  // Label children found once per label set, each exported at 0 from then on.
   const statusChildren = new Map<string, { inc(n?: number): void }>();
   const requestChild = (environment: string, status: number) => {
     const k = `${environment} ${status}`;
     let c = statusChildren.get(k);
-    if (!c) statusChildren.set(k, (c = requests.child({ environment, status: String(status) })));
+    if (!c) statusChildren.set(k, (c = counterChild(requests, { environment, status: String(status) })));
     return c;
   };
   const feedChildren = new Map<string, { observe(v: number): void }>();
   const feedChild = (feed: string) => {
     let c = feedChildren.get(feed);
-    if (!c) feedChildren.set(feed, (c = upstreamDuration.child({ feed })));
+    if (!c) feedChildren.set(feed, (c = histogramChild(upstreamDuration, { feed })));
     return c;
   };
   const errorChildren = new Map<string, { inc(n?: number): void }>();
   const errorChild = (feed: string, kind: string) => {
     const k = `${feed} ${kind}`;
     let c = errorChildren.get(k);
-    if (!c) errorChildren.set(k, (c = upstreamErrors.child({ feed, kind })));
+    if (!c) errorChildren.set(k, (c = counterChild(upstreamErrors, { feed, kind })));
     return c;
   };
 
@@ -159,9 +160,9 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
     registry,
     render: () => registry.metrics(),
     plugin(environment) {
-      const durationChild = duration.child({ environment });
-      const hitChild = hits.child({ environment });
-      const missChild = misses.child({ environment });
+      const durationChild = histogramChild(duration, { environment });
+      const hitChild = counterChild(hits, { environment });
+      const missChild = counterChild(misses, { environment });
       let counts = hitCounts.get(environment);
       if (!counts) hitCounts.set(environment, (counts = { hits: 0, misses: 0 }));
       const hc = counts;
@@ -192,6 +193,19 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
       };
     },
   };
+}
+
+/** A counter's series for one label set, exported at 0 before its first increment. */
+function counterChild<L extends string>(counter: Counter<L>, labels: Record<L, string>) {
+  const child = counter.labels(labels);
+  child.inc(0);
+  return child;
+}
+
+/** A histogram's series for one label set, exported (all buckets 0) before its first sample. */
+function histogramChild<L extends string>(histogram: Histogram<L>, labels: Record<L, string>) {
+  histogram.zero(labels);
+  return histogram.labels(labels);
 }
 
 /** "status 503", "timeout (served a 3 s old copy)" -> "status", "timeout". */

@@ -7,13 +7,14 @@
 //   query string, plus the error kind when the call failed), allowance (playground: counted or
 //   not, remaining), auth refusal reason, addressGiven (true when the request carried an address).
 //
-//   Never: the API key or any request header, the query text, variable values (an address is
-//   reported only as `addressGiven: true`), response bodies, upstream query strings (the premises
+//   Never: the API key or any request header, the query text, variable values (personal data,
+//   the `@personalData` arguments of schema/public.graphql, is reported only as `addressGiven: true`), response bodies, upstream query strings (the premises
 //   feed carries the address there).
 //
 // Health probes (/healthz, /readyz) are logged at debug level so load balancers do not flood the
 // log; everything else at info (warn for 5xx).
 import { pathOf, type HttpPlugin, type Reply, type RequestState } from '../http/plugin.js';
+import { schemaPolicy } from '../../api/schema-policy.js';
 
 export interface RequestLogger {
   isLevelEnabled(level: string): boolean;
@@ -56,13 +57,23 @@ export function urlWithoutQuery(raw: string): string {
   return base.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1');
 }
 
-/** True when the request carried an address anywhere in its variables (one level deep, as in the schema). */
-function hasAddress(variables: Record<string, unknown> | null | undefined, rootFields: string[] | undefined): boolean {
-  if (rootFields?.includes('utilityAccounts')) return true;
+/** Names of the schema's personal-data arguments ("address"): a variable named like one is treated as one. */
+const PERSONAL_ARG_NAMES = [...new Set([...schemaPolicy.personalData.args].map((a) => a.slice(a.lastIndexOf('.') + 1).toLowerCase()))];
+const looksPersonal = (name: string) => {
+  const lower = name.toLowerCase();
+  return PERSONAL_ARG_NAMES.some((n) => lower.includes(n));
+};
+
+/**
+ * True when the request carried personal data (an address): it selects a root field with a
+ * `@personalData` argument, or a variable, one level deep as in the schema, is named like one.
+ */
+function hasPersonalData(variables: Record<string, unknown> | null | undefined, rootFields: string[] | undefined): boolean {
+  if (rootFields?.some((f) => schemaPolicy.personalArgsOf(f).length > 0)) return true;
   if (!variables) return false;
   for (const [k, v] of Object.entries(variables)) {
-    if (/address/i.test(k)) return true;
-    if (v && typeof v === 'object' && !Array.isArray(v)) for (const k2 of Object.keys(v)) if (/address/i.test(k2)) return true;
+    if (looksPersonal(k)) return true;
+    if (v && typeof v === 'object' && !Array.isArray(v)) for (const k2 of Object.keys(v)) if (looksPersonal(k2)) return true;
   }
   return false;
 }
@@ -102,7 +113,7 @@ export function requestLogLine(state: RequestState, reply: Reply, now = Date.now
   }
   const auth = state.notes.auth as { ok?: boolean; reason?: string } | undefined;
   if (auth && auth.ok === false && auth.reason) line.auth = auth.reason;
-  if (hasAddress(state.variables, op?.rootFields)) line.addressGiven = true;
+  if (hasPersonalData(state.variables, op?.rootFields)) line.addressGiven = true;
   return line;
 }
 

@@ -5,7 +5,7 @@
 import { pathOf, type HttpPlugin, type Reply, type RequestState } from '../http/plugin.js';
 import type { ReplayRecord, ReplayStore } from '../stores/replay-store.js';
 import { digestQuery, sealPersonalData } from '../stores/replay-privacy.js';
-import { mayMentionPersonalData, selectsPersonalData } from '../../api/personal-data.js';
+import { schemaPolicy } from '../../api/schema-policy.js';
 
 const KEPT_HEADERS = /^(x-request-id|x-cache|age|retry-after|x-ratelimit-.*)$/i;
 const SECRET_NOTE = /^(x-?api-?key|api_?key|key|token|secret|password|authorization)$/i;
@@ -50,9 +50,16 @@ export function replayRecord(state: RequestState, reply: Reply, now = Date.now()
     record.query = null;
     record.variables = null;
   }
-  const personal = op ? selectsPersonalData(op.rootFields) : !!state.query && mayMentionPersonalData(state.query);
+  // Personal data follows the schema's @personalData marking (api/schema-policy.ts).
+  const personal = op ? schemaPolicy.selectsPersonalData(op.rootFields) : !!state.query && mayMentionPersonalData(state.query);
   if (personal) sealPersonalData(record, piiKey);
   return record;
+}
+
+/** For text that never parsed: true when it may name a personal-data root field (errs on the safe side). */
+function mayMentionPersonalData(text: string): boolean {
+  for (const f of schemaPolicy.neverCached) if (text.includes(f)) return true;
+  return false;
 }
 
 /** Copies the headers worth keeping; a later source replaces an earlier one, '' removes it. */

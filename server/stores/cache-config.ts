@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import { envReader } from '../../lib/env-reader.js';
-import { PERSONAL_DATA_ROOT_FIELDS } from '../../api/personal-data.js';
+import { SCHEMA_FILE, schemaPolicy, type SchemaPolicy } from '../../api/schema-policy.js';
 
 /** How long an answer containing a root field may be served from cache. */
 export type TtlRule =
@@ -71,21 +71,19 @@ export const US_TIME_ZONES = [
 ];
 
 const H = 3_600_000;
-export const DEFAULT_TTLS: Record<string, TtlRule> = {
-  utilities: { kind: 'fixed', ms: 24 * H },
-  energyInfoByState: { kind: 'fixed', ms: 24 * H },
-  residentialPlans: { kind: 'fixed', ms: 15 * 60_000 },
-  businessPlans: { kind: 'fixed', ms: 15 * 60_000 },
-  // The earliest start date moves at local midnight and at the territory's same-day cut-off
-  // (16:00 or 17:00 in the reference territories); the answer does not say which territory's
-  // rules applied, so expire at the next such moment in any US time zone (at most an hour).
-  nextStartDate: { kind: 'untilLocalTime', times: ['00:00', '16:00', '17:00'], timeZones: US_TIME_ZONES, maxMs: H },
-  // Personal data: never in the shared cache.
-  utilityAccounts: { kind: 'fixed', ms: 0 },
-};
 
-/** Fields whose answers are personal data: never cached, whatever the config file says. */
-export const NEVER_CACHED: ReadonlySet<string> = PERSONAL_DATA_ROOT_FIELDS;
+/**
+ * TTLs of the schema's `@cacheTtl` directives, parsed like the config file's. An invalid one is a
+ * start-up error naming the schema file.
+ */
+export function schemaTtls(problems: string[], policy: Pick<SchemaPolicy, 'cacheTtl'> = schemaPolicy): Record<string, TtlRule> {
+  const ttl: Record<string, TtlRule> = {};
+  for (const [field, spec] of policy.cacheTtl) {
+    const rule = parseRule(field, spec, problems, SCHEMA_FILE);
+    if (rule) ttl[field] = rule;
+  }
+  return ttl;
+}
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: H, d: 24 * H };
 
@@ -183,7 +181,7 @@ export function loadCacheReplaySettings(env: NodeJS.ProcessEnv, cwd: string, pro
   }
   const doc = file ? readConfigFile(file, problems) ?? {} : {};
   const where = file ?? 'cache config';
-  const ttl: Record<string, TtlRule> = { ...DEFAULT_TTLS };
+  const ttl = schemaTtls(problems);
   const rawTtl = doc.ttl;
   if (rawTtl !== undefined) {
     if (!rawTtl || typeof rawTtl !== 'object' || Array.isArray(rawTtl)) problems.push(`${where}: ttl must be a mapping of root field to duration`);
@@ -192,7 +190,8 @@ export function loadCacheReplaySettings(env: NodeJS.ProcessEnv, cwd: string, pro
       if (rule) ttl[field] = rule;
     }
   }
-  for (const field of NEVER_CACHED) ttl[field] = { kind: 'fixed', ms: 0 };
+  // Personal data is never cached, whatever the file says.
+  for (const field of schemaPolicy.neverCached) ttl[field] = { kind: 'fixed', ms: 0 };
   const defaultTtl = doc.defaultTtl === undefined ? { kind: 'fixed' as const, ms: 0 } : parseRule('defaultTtl', doc.defaultTtl, problems, where) ?? { kind: 'fixed' as const, ms: 0 };
   const known = new Set(['enabled', 'generation', 'ttl', 'defaultTtl']);
   for (const k of Object.keys(doc)) if (!known.has(k)) problems.push(`${where}: unknown setting "${k}" (use ${[...known].join(', ')})`);

@@ -12,7 +12,8 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { isRedisUp, type RedisClient } from './redis-connection.js';
-import { NEVER_CACHED, type CacheSettings, type TtlRule } from './cache-config.js';
+import { schemaPolicy } from '../../api/schema-policy.js';
+import type { CacheSettings, TtlRule } from './cache-config.js';
 
 export type SchemaVariant = 'keyed' | 'playground';
 
@@ -158,7 +159,7 @@ export function cachePolicy(settings: CacheSettings, op: CacheableOperation, now
   if (op.introspectionOnly) return { cacheable: false, reason: 'introspection' };
   const fields = [...new Set(op.rootFields.filter((f) => !f.startsWith('__')))].sort();
   if (fields.length === 0) return { cacheable: false, reason: 'introspection' };
-  if (fields.some((f) => NEVER_CACHED.has(f))) return { cacheable: false, reason: 'personal data' };
+  if (schemaPolicy.selectsPersonalData(fields)) return { cacheable: false, reason: 'personal data' };
   let ttlMs = Infinity;
   for (const f of fields) ttlMs = Math.min(ttlMs, ruleMs(settings.ttl[f] ?? settings.defaultTtl, now));
   if (!(ttlMs > 0) || !Number.isFinite(ttlMs)) return { cacheable: false, reason: 'ttl 0' };

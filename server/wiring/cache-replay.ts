@@ -1,4 +1,4 @@
-// Response cache + replay log (issue 4): one cache and one replay store per process, on Redis when
+// Response cache + replay log: one cache and one replay store per process, on Redis when
 // REDIS_URL is set (shared by every instance) and embedded otherwise (in-process LRU; JSONL files
 // under DATA_DIR/replay). Plugins for every environment: the cache (each environment and schema
 // variant its own key space), then replay. Also starts the admin endpoint when ADMIN_TOKEN is set.

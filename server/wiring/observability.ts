@@ -1,4 +1,4 @@
-// Logs and metrics (issue 7): one log line per request (server/observability/request-log.ts) and
+// Logs and metrics: one log line per request (server/observability/request-log.ts) and
 // Prometheus metrics in a registry of this gateway's own (server/observability/metrics.ts), served
 // with /healthz on the ops port (OPS_PORT, default 9464; 0 = a free port). Registered last, so its
 // plugins see each request after every other plugin has had its say.

@@ -1,4 +1,4 @@
-// Adding a supplier feed by configuration alone (issue 5, docs/adding-a-feed.md): the repo's
+// Adding a supplier feed by configuration alone (docs/adding-a-feed.md): the repo's
 // .meshrc.yaml with examples/gridwise-feed.yaml appended to its `sources:` list, written to
 // a temporary config directory (MESH_DIR) with every `./` path pointing into the repo, so the same
 // gateway code serves a feed in a new shape (XML-like nesting, dollars per MWh, years, fractions)

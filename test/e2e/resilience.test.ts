@@ -2,7 +2,7 @@
 // (down, slow, garbage, 5xx, JSON null) behind real gateways, a real redis-server stopped and
 // restarted mid-run, and `tsx server/main.ts` stopped with SIGTERM during an in-flight request.
 // Each scenario asserts what the partner receives.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
 import net from 'node:net';
 import fs from 'node:fs';
@@ -18,9 +18,17 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const PLANS = (zip: string, usage: number) => `{ residentialPlans(zipCode: "${zip}", monthlyUsage: ${usage}) { id title price } }`;
 const UTILITIES = (zip: string) => `{ utilities(zipCode: "${zip}") { id name } }`;
 
+/** Unhandled rejections seen while a test ran: every test checks it saw none (see afterEach). */
 const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown) => void unhandled.push(reason);
 process.on('unhandledRejection', onUnhandled);
+
+/** Lets rejections of work a test left behind (timers, sockets) surface before they are checked. */
+const settle = () => new Promise((r) => setImmediate(r)).then(() => new Promise((r) => setImmediate(r)));
+afterEach(async () => {
+  await settle();
+  expect(unhandled.splice(0)).toEqual([]);
+});
 
 async function fault(gw: TestGateway, feed: string, f: unknown): Promise<void> {
   const res = await fetch(`${gw.g.upstreamUrl}/__faults/${feed}`, { method: 'POST', body: JSON.stringify(f) });
@@ -76,6 +84,7 @@ describe('a supplier feed fails: the other feeds\' plans plus an error naming th
     { control: 'brightgrid', source: 'Brightgrid' },
   ];
   let baseline: string[];
+  /** The plans left when a feed is down, per feed: what every fault of that feed must leave. */
   const remaining = new Map<string, string[]>();
 
   beforeAll(async () => {
@@ -84,6 +93,14 @@ describe('a supplier feed fails: the other feeds\' plans plus an error naming th
     expect(r.json.errors).toBeUndefined();
     baseline = ids(r.json);
     expect(baseline.length).toBeGreaterThan(1);
+    for (const { control, source } of FEEDS) {
+      await fault(plain, control, { kind: 'down' });
+      try {
+        remaining.set(source, ids((await plain.post('production', PLANS('75001', 1000))).json));
+      } finally {
+        await clearFaults(plain);
+      }
+    }
   });
 
   for (const { control, source } of FEEDS) {
@@ -91,9 +108,7 @@ describe('a supplier feed fails: the other feeds\' plans plus an error naming th
       it(`${source} ${JSON.stringify(f)}`, async () => {
         await fault(plain, control, f);
         try {
-          const started = Date.now();
           const r = await plain.post('production', PLANS('75001', 1000));
-          const took = Date.now() - started;
           expect(r.status).toBe(200);
           expect(r.json.errors).toEqual([
             { message: `Upstream feed ${source} is unavailable: ${detail}.`, path: ['residentialPlans'], extensions: { code: 'UPSTREAM_UNAVAILABLE', feed: source } },
@@ -103,10 +118,8 @@ describe('a supplier feed fails: the other feeds\' plans plus an error naming th
           expect(got.length).toBeLessThan(baseline.length);
           for (const id of got) expect(baseline).toContain(id);
           // The same plans whatever the fault.
-          if (remaining.has(source)) expect(got).toEqual(remaining.get(source));
-          remaining.set(source, got);
-          // A hanging feed costs its budget (2.5 s for the supplier feeds), not more.
-          expect(took).toBeLessThan(f.kind === 'slow' ? 4000 : 1500);
+          expect(got).toEqual(remaining.get(source));
+          // A hanging feed (8 s) is cut at its budget (2.5 s): "did not answer in time" above.
           expectClean(plain, r.text);
         } finally {
           await fault(plain, control, null);
@@ -242,15 +255,14 @@ describe('stale-if-error, circuit breaker and deduplication (default settings)',
     expect(upstreamStats.snapshot().Voltify!.breaker).toBe('open');
     // Now the feed hangs; a request is answered at once with the other feed's plans.
     await fault(main, 'voltify', { kind: 'slow', ms: 20_000 });
-    const started = performance.now();
+    const attempts = upstreamStats.snapshot().Voltify!.attempts;
     const r = await main.post('production', PLANS('76090', 1000));
-    const took = performance.now() - started;
     expect(r.json.errors).toEqual([
       { message: 'Upstream feed Voltify is unavailable: is temporarily disabled after repeated failures.', path: ['residentialPlans'], extensions: { code: 'UPSTREAM_UNAVAILABLE', feed: 'Voltify' } },
     ]);
     expect(ids(r.json).length).toBeGreaterThan(0);
-    expect(took).toBeLessThan(1500);
-    console.info(`whole request with Voltify's breaker open: ${took.toFixed(1)} ms (a hanging feed with the breaker closed: ~2500 ms, its budget)`);
+    // Answered without a call to the hanging feed, so without waiting for it.
+    expect(upstreamStats.snapshot().Voltify!.attempts).toBe(attempts);
 
     // Healthy again: after the reset time the trial call closes the breaker.
     await clearFaults(main);
@@ -364,8 +376,44 @@ describe('Redis outage', () => {
     await eventually(async () => (await main.post('playground', PLANS('75001', 2300))).status === 200 || undefined, 15_000);
   });
 
-  it('no unhandled promise rejection during any of the above', () => {
-    expect(unhandled).toEqual([]);
+});
+
+describe('no unhandled promise rejection', () => {
+  it('while feeds fail in every way and Redis goes away and comes back', async () => {
+    const readyz = () => fetch(main.g.urls.production!.replace('/graphql', '/readyz'));
+    const seen: unknown[] = [];
+    const onRejection = (reason: unknown) => void seen.push(reason);
+    process.on('unhandledRejection', onRejection);
+    try {
+      const kinds = [{ kind: 'down' }, { kind: 'garbage' }, { kind: 'null' }, { kind: 'status', status: 502 }, { kind: 'slow', ms: 4000 }];
+      // On the gateway without breaker (a breaker opened here would change the other tests' answers).
+      try {
+        for (const [i, f] of kinds.entries()) {
+          await fault(plain, 'voltify', f);
+          await fault(plain, 'territories', i % 2 ? f : null);
+          const rs = await Promise.all([
+            plain.post('production', PLANS(`770${10 + i}`, 1000)),
+            plain.post('certification', UTILITIES(`770${10 + i}`)),
+            plain.post('certification', PLANS(`770${20 + i}`, 1000)),
+          ]);
+          for (const r of rs) expect(r.status).toBe(200);
+        }
+      } finally {
+        await clearFaults(plain);
+      }
+      await redis.stop();
+      try {
+        const rs = await Promise.all([main.post('production', PLANS('77040', 1000)), main.post('playground', PLANS('77041', 1000))]);
+        expect(rs.map((r) => r.status)).toEqual([200, 503]);
+      } finally {
+        await redis.start();
+      }
+      await eventually(async () => (await readyz()).status === 200 || undefined, 15_000);
+      await settle();
+    } finally {
+      process.off('unhandledRejection', onRejection);
+    }
+    expect(seen).toEqual([]);
   });
 });
 
