@@ -102,6 +102,35 @@ describe('embedded store (JSONL segments)', () => {
     await store.close();
   });
 
+  it('partitions: a keyless record never shadows or evicts a keyed one; personal data kept apart', async () => {
+    const d = path.join(dir, 'partitions');
+    let now = Date.now();
+    const store = createReplayStore({ redis: null, dataDir: d, now: () => now, settings: settings({ maxBytes: 1_000_000, playgroundMaxBytes: 8192, segmentBytes: 1024, personal: { retentionMs: 60_000, maxBytes: 1_000_000 } }) });
+    const keyed = record({ id: 'shared-id-0001' }, now);
+    const sealed = record({ id: 'personal-0001', personalData: { sealed: null } }, now);
+    store.enqueue(keyed);
+    store.enqueue(sealed);
+    await store.flush();
+    for (let i = 0; i < 100; i++) {
+      store.enqueue(record({ id: i === 99 ? 'shared-id-0001' : undefined, environment: 'playground', partnerCode: null, responseBody: 'p'.repeat(900) }, now + 1 + i));
+      await store.flush();
+    }
+    expect(await store.get('shared-id-0001')).toEqual(keyed);
+    expect((await store.get('shared-id-0001', 'playground'))?.environment).toBe('playground');
+    expect(await store.get('shared-id-0001', 'certification')).toBeNull();
+    // The playground's budget held (to within a segment); production's record is untouched.
+    let total = 0;
+    for (const f of await fs.readdir(path.join(d, 'replay', 'playground'))) total += (await fs.stat(path.join(d, 'replay', 'playground', f))).size;
+    expect(total).toBeLessThanOrEqual(8192 + 1024);
+    expect(await fs.readdir(path.join(d, 'replay'))).toEqual(expect.arrayContaining(['production', 'production.personal', 'playground']));
+    expect((await store.list({ environment: 'production' })).map((r) => r.id).sort()).toEqual(['personal-0001', 'shared-id-0001']);
+    // Personal data has its own, shorter retention.
+    now += 120_000;
+    expect(await store.get('personal-0001')).toBeNull();
+    expect(await store.get('shared-id-0001')).toEqual(keyed);
+    await store.close();
+  });
+
   it('records older than the retention are not served and old segments go', async () => {
     let now = Date.now();
     const d = path.join(dir, 'c');
