@@ -22,6 +22,8 @@ async function main(): Promise<number> {
     const effective = {
       environments: config.environments,
       host: config.host,
+      opsHost: config.opsHost,
+      adminHost: config.adminHost,
       ports: config.ports,
       upstream: config.upstream,
       meshDir: config.meshDir,
@@ -39,9 +41,9 @@ async function main(): Promise<number> {
         partnersFile: config.console.partnersFile,
         auditRetentionMs: config.console.auditRetentionMs,
         sessionTtlMs: config.console.sessionTtlMs,
-        piiKey: config.console.piiKey ? 'set' : 'not set (personal data stays masked)',
         checkoutToken: config.console.checkoutToken ? 'set' : 'not set (checkout uses the admin token)',
       },
+      replayPersonalData: config.cacheReplay.replay.piiKey ? 'sealed with REPLAY_PII_KEY' : 'not stored (REPLAY_PII_KEY not set)',
       feeds: mesh.feeds.all.map((f) => `${f.source} (${f.kind}, ${f.operation}, timeout ${f.timeoutMs} ms)`),
     };
     console.log(JSON.stringify(effective, null, 2));

@@ -1,8 +1,9 @@
 // `npm run replay -- <command>`: support tooling over the replay log (the same store the gateway
 // writes: REDIS_URL when set, else DATA_DIR/replay).
 //
-//   show <id> [--body]       the record as JSON; --body prints only the response body, byte for byte
-//                            as the partner received it
+//   show <id> [--env E] [--body]
+//                            the record as JSON; --body prints only the response body, byte for byte
+//                            as the partner received it. Personal data only with REPLAY_PII_KEY.
 //   list [--partner CODE] [--since 2h] [--until T] [--status 4xx|429|200] [--env E] [--limit N] [--json]
 //                            newest first, as a table (or JSON lines)
 //   rerun <id> [--json]      executes the same operation now against the current feeds and prints a
@@ -20,7 +21,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, type GatewayConfig } from '../server/config.js';
 import { connectRedis, type RedisClient } from '../server/stores/redis-connection.js';
-import { createReplayStore, type ReplayRecord, type ReplayStore } from '../server/stores/replay-store.js';
+import { createReplayStore, type ReplayQuery, type ReplayRecord, type ReplayStore } from '../server/stores/replay-store.js';
+import { unsealPersonalData } from '../server/stores/replay-privacy.js';
 import { diffResponses, formatDiff } from '../server/stores/replay-diff.js';
 import { parseTimeBound } from '../server/admin/server.js';
 import type { CapabilitySetup } from '../server/wiring/types.js';
@@ -30,12 +32,14 @@ import { UsageError, isUsageError, type Io as UsageIo } from './usage.js';
 const USAGE = `Usage: npm run replay -- <command> [options]
 
 Commands:
-  show <request-id> [--body]
+  show <request-id> [--env production|certification|playground] [--body]
         Print the record (JSON). --body prints only the response body exactly as sent.
+        Without --env, keyed environments are searched first. Personal data is shown only
+        with REPLAY_PII_KEY set (the key the gateway sealed it with); else masked.
   list [--partner CODE] [--since 2h|ISO] [--until 2h|ISO] [--status 200|429|4xx|5xx]
        [--env production|certification|playground] [--limit N] [--json]
         Records, newest first.
-  rerun <request-id> [--json] [--url URL [--key KEY]]
+  rerun <request-id> [--env E] [--json] [--url URL [--key KEY]]
         Execute the recorded operation again now and diff the answers.
         Exit 0 when identical, 1 when different, 2 on errors.
 
@@ -48,10 +52,16 @@ export interface Io extends UsageIo {
   raw(text: string): void;
 }
 
-async function openStore(config: GatewayConfig): Promise<{ store: ReplayStore; redis: RedisClient | null }> {
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : null;
+/** Runs `task` over the gateway's replay store, closed afterwards. */
+async function withStore<T>(config: GatewayConfig, task: (store: ReplayStore) => Promise<T>): Promise<T> {
+  const redis: RedisClient | null = config.redisUrl ? await connectRedis(config.redisUrl) : null;
   const store = createReplayStore({ redis, dataDir: config.dataDir, settings: config.cacheReplay.replay });
-  return { store, redis };
+  try {
+    return await task(store);
+  } finally {
+    await store.close();
+    redis?.disconnect();
+  }
 }
 
 function opLabel(r: ReplayRecord): string {
@@ -155,24 +165,26 @@ export async function runReplayCli(argv: string[], env: NodeJS.ProcessEnv, io: I
   }
 }
 
+const OPTIONS = {
+  body: { type: 'boolean' },
+  json: { type: 'boolean' },
+  partner: { type: 'string' },
+  since: { type: 'string' },
+  until: { type: 'string' },
+  status: { type: 'string' },
+  env: { type: 'string' },
+  limit: { type: 'string' },
+  url: { type: 'string' },
+  key: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Options = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+const ENVIRONMENTS = ['production', 'certification', 'playground'];
+
 async function replayCommand(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      body: { type: 'boolean' },
-      json: { type: 'boolean' },
-      partner: { type: 'string' },
-      since: { type: 'string' },
-      until: { type: 'string' },
-      status: { type: 'string' },
-      env: { type: 'string' },
-      limit: { type: 'string' },
-      url: { type: 'string' },
-      key: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
   if (values.help) {
     io.out(USAGE);
     return 0;
@@ -181,65 +193,73 @@ async function replayCommand(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
   if (!command) throw new UsageError('no command');
   if (rest.length) throw new UsageError(`unexpected argument "${rest[0]}"`);
   const config = loadConfig(env);
-
   if (command === 'list') {
     if (id) throw new UsageError(`list takes no positional argument (got "${id}")`);
-    const q: Parameters<ReplayStore['list']>[0] = { limit: 50 };
-    if (values.partner) q.partner = values.partner.toUpperCase();
-    if (values.env) {
-      if (!['production', 'certification', 'playground'].includes(values.env)) throw new UsageError('--env must be production, certification or playground');
-      q.environment = values.env;
-    }
-    if (values.status) {
-      if (!/^([1-5]xx|[1-5]\d\d)$/i.test(values.status)) throw new UsageError('--status must be like 200, 429 or 4xx');
-      q.status = values.status;
-    }
-    for (const name of ['since', 'until'] as const) {
-      const raw = values[name];
-      if (!raw) continue;
-      const t = parseTimeBound(raw, Date.now());
-      if (t === null) throw new UsageError(`--${name} must be a duration back from now (30m, 2h, 7d) or an ISO time`);
-      q[name] = t;
-    }
-    if (values.limit) {
-      const n = Number(values.limit);
-      if (!Number.isInteger(n) || n < 1 || n > 100_000) throw new UsageError('--limit must be a positive integer');
-      q.limit = n;
-    }
-    const { store, redis } = await openStore(config);
-    try {
-      const records = await store.list(q);
-      if (values.json) for (const r of records) io.out(JSON.stringify(r));
-      else if (records.length) io.out(table(records));
-      else io.err('no records match');
-      return records.length ? 0 : 1;
-    } finally {
-      await store.close();
-      redis?.disconnect();
-    }
+    return listRecords(listQuery(values), values, config, io);
   }
-
   if (command !== 'show' && command !== 'rerun') throw new UsageError(`unknown command "${command}"`);
   if (!id) throw new UsageError(`${command} needs a request id`);
-  const { store, redis } = await openStore(config);
-  let record: ReplayRecord | null;
-  try {
-    record = await store.get(id);
-  } finally {
-    await store.close();
-    redis?.disconnect();
-  }
-  if (!record) throw new NotFound(`no replay record for request id ${id} (records are kept ${Math.round(config.cacheReplay.replay.retentionMs / 3_600_000)} h at most)`);
+  const found = await findRecord(id, environmentOption(values), config);
+  // Personal data opens only for someone holding REPLAY_PII_KEY (the config checked its shape).
+  const { record, problem } = unsealPersonalData(found, config.cacheReplay.replay.piiKey);
+  if (problem) io.err(`replay: ${problem}`);
+  if (command === 'show') return showRecord(record, values, io);
+  if (problem) return 2;
+  return rerunRecord(record, values, config, env, io);
+}
 
-  if (command === 'show') {
-    if (values.body) io.raw(record.responseBody);
-    else io.out(JSON.stringify(record, null, 2));
-    return 0;
-  }
+function environmentOption(values: Options): string | undefined {
+  if (values.env && !ENVIRONMENTS.includes(values.env)) throw new UsageError('--env must be production, certification or playground');
+  return values.env;
+}
 
-  // rerun
+/** The filters of `list`, checked. */
+function listQuery(values: Options): ReplayQuery {
+  const q: ReplayQuery = { limit: 50 };
+  if (values.partner) q.partner = values.partner.toUpperCase();
+  q.environment = environmentOption(values);
+  if (values.status) {
+    if (!/^([1-5]xx|[1-5]\d\d)$/i.test(values.status)) throw new UsageError('--status must be like 200, 429 or 4xx');
+    q.status = values.status;
+  }
+  for (const name of ['since', 'until'] as const) {
+    const raw = values[name];
+    if (!raw) continue;
+    const t = parseTimeBound(raw, Date.now());
+    if (t === null) throw new UsageError(`--${name} must be a duration back from now (30m, 2h, 7d) or an ISO time`);
+    q[name] = t;
+  }
+  if (values.limit) {
+    const n = Number(values.limit);
+    if (!Number.isInteger(n) || n < 1 || n > 100_000) throw new UsageError('--limit must be a positive integer');
+    q.limit = n;
+  }
+  return q;
+}
+
+async function listRecords(q: ReplayQuery, values: Options, config: GatewayConfig, io: Io): Promise<number> {
+  const records = await withStore(config, (store) => store.list(q));
+  if (values.json) for (const r of records) io.out(JSON.stringify(r));
+  else if (records.length) io.out(table(records));
+  else io.err('no records match');
+  return records.length ? 0 : 1;
+}
+
+async function findRecord(id: string, environment: string | undefined, config: GatewayConfig): Promise<ReplayRecord> {
+  const record = await withStore(config, (store) => store.get(id, environment));
+  if (!record) throw new NotFound(`no replay record for request id ${id}${environment ? ` in ${environment}` : ''} (records are kept ${Math.round(config.cacheReplay.replay.retentionMs / 3_600_000)} h at most, personal data ${Math.round(config.cacheReplay.replay.personal.retentionMs / 3_600_000)} h)`);
+  return record;
+}
+
+function showRecord(record: ReplayRecord, values: Options, io: Io): number {
+  if (values.body) io.raw(record.responseBody);
+  else io.out(JSON.stringify(record, null, 2));
+  return 0;
+}
+
+async function rerunRecord(record: ReplayRecord, values: Options, config: GatewayConfig, env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   if (!record.query) {
-    io.err(`replay: request ${id} carried no operation (answered ${record.status} before parsing); nothing to re-run`);
+    io.err(`replay: request ${record.id} was not executed (answered ${record.status}; its text is kept as a digest only); nothing to re-run`);
     return 2;
   }
   let answer: RerunAnswer;

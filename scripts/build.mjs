@@ -3,12 +3,13 @@
 // no per-file reads): 1.6 s instead of 3.3 s to /healthz on a slow day of the reference machine.
 // graphql stays external so that a Mesh package the bundle does not carry (a new handler named in
 // .meshrc.yaml, imported from node_modules) shares the one copy of graphql-js with it. It also renders the
-// playground's GraphiQL page into dist/playground.html, so the running gateway never loads the
-// renderer (see server/http/playground-page.ts).
+// playground's GraphiQL page into dist/playground/ (a small page and hashed, precompressed assets),
+// so the running gateway never loads the renderer (see server/http/playground-page.ts).
 import { build } from 'esbuild';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { createHash } from 'node:crypto';
 
 const common = { bundle: true, platform: 'node', target: 'node20', format: 'esm', logLevel: 'warning' };
 
@@ -30,10 +31,21 @@ await build({
 const renderer = path.resolve('dist/.render-playground.mjs');
 await build({ ...common, packages: 'external', entryPoints: ['server/http/playground-page.ts'], outfile: renderer });
 try {
-  const { renderPlaygroundPage, PLAYGROUND_FILE_NAME } = await import(pathToFileURL(renderer).href);
-  const target = path.resolve('dist', PLAYGROUND_FILE_NAME);
-  await fs.writeFile(`${target}.tmp`, await renderPlaygroundPage());
-  await fs.rename(`${target}.tmp`, target);
+  const { renderPlaygroundPage, writePlaygroundDir, PLAYGROUND_DIR_NAME } = await import(pathToFileURL(renderer).href);
+  const target = path.resolve('dist', PLAYGROUND_DIR_NAME);
+  const html = await renderPlaygroundPage();
+  // Skipped when the page did not change: brotli at its best level takes a while on 8 MB.
+  const stamp = path.join(target, '.source-hash');
+  const hash = createHash('sha256').update(html).update(await fs.readFile('server/http/playground-page.ts')).digest('hex');
+  const current = await fs.readFile(stamp, 'utf8').catch(() => '');
+  if (current !== hash) {
+    await fs.rm(`${target}.tmp`, { recursive: true, force: true });
+    await writePlaygroundDir(`${target}.tmp`, html, 11);
+    await fs.writeFile(path.join(`${target}.tmp`, '.source-hash'), hash);
+    await fs.rm(target, { recursive: true, force: true });
+    await fs.rename(`${target}.tmp`, target);
+  }
+  await fs.rm(path.resolve('dist/playground.html'), { force: true });
 } finally {
   await fs.rm(renderer, { force: true });
 }

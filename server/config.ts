@@ -12,6 +12,10 @@ import { loadCacheReplaySettings, parseDuration, type CacheReplaySettings } from
 export interface GatewayConfig {
   environments: EnvironmentName[];
   host: string;
+  /** Where the unauthenticated ops endpoint (metrics, healthz) listens: loopback unless OPS_HOST says otherwise. */
+  opsHost: string;
+  /** Where the admin endpoint listens: loopback unless ADMIN_HOST says otherwise. */
+  adminHost: string;
   ports: Record<EnvironmentName, number> & { admin: number | null; ops: number | null };
   upstream: { start: boolean; port: number; url: string };
   meshDir: string;
@@ -51,8 +55,6 @@ export interface ConsoleSettings {
   auditRetentionMs: number;
   /** CONSOLE_SESSION_TTL: how long a console sign-in lasts. */
   sessionTtlMs: number;
-  /** REPLAY_PII_KEY: the support key that unmasks personal data in replay records (null: masked always). */
-  piiKey: string | null;
   /** CHECKOUT_TOKEN: a bearer token for the certification checkout's allow-list routes only. */
   checkoutToken: string | null;
 }
@@ -117,6 +119,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const config: GatewayConfig = {
     environments,
     host: env.HOST?.trim() || '127.0.0.1',
+    // Operator surfaces stay on loopback even when HOST opens the partner listeners to the network.
+    opsHost: env.OPS_HOST?.trim() || '127.0.0.1',
+    adminHost: env.ADMIN_HOST?.trim() || '127.0.0.1',
     ports: {
       production: port('PRODUCTION_PORT', 4000)!,
       certification: port('CERTIFICATION_PORT', 4001)!,
@@ -168,8 +173,6 @@ function loadConsoleSettings(env: NodeJS.ProcessEnv, cwd: string, keysFile: stri
   const day = 86_400_000;
   const auditRetentionMs = duration('AUDIT_RETENTION', Math.max(400 * day, replayRetentionMs), 60_000, 3650 * day);
   if (auditRetentionMs < replayRetentionMs) problems.push('AUDIT_RETENTION must be at least REPLAY_RETENTION: the audit trail outlives the records it points at');
-  const piiKey = env.REPLAY_PII_KEY?.trim() || null;
-  if (piiKey && piiKey.length < 24) problems.push('REPLAY_PII_KEY must be at least 24 characters');
   const checkoutToken = env.CHECKOUT_TOKEN?.trim() || null;
   if (checkoutToken && checkoutToken.length < 24) problems.push('CHECKOUT_TOKEN must be at least 24 characters');
   return {
@@ -177,7 +180,6 @@ function loadConsoleSettings(env: NodeJS.ProcessEnv, cwd: string, keysFile: stri
     partnersFile: path.resolve(cwd, env.PARTNERS_FILE ?? path.join(path.dirname(keysFile), 'partners.json')),
     auditRetentionMs,
     sessionTtlMs: duration('CONSOLE_SESSION_TTL', 8 * 3_600_000, 60_000, 7 * day),
-    piiKey,
   };
 }
 

@@ -1,8 +1,11 @@
-// Admin HTTP endpoint for support tools, on its own port (ADMIN_PORT, default 4020), started only
-// when ADMIN_TOKEN is set. Every request needs `Authorization: Bearer <ADMIN_TOKEN>` (compared in
-// constant time); the admin token is not a partner key and partner keys do not work here.
+// Admin HTTP endpoint for support tools, on its own port (ADMIN_PORT, default 4020) and address
+// (ADMIN_HOST, default 127.0.0.1 whatever HOST is), started only when ADMIN_TOKEN is set. Every
+// request needs `Authorization: Bearer <ADMIN_TOKEN>` (compared in constant time); the admin token
+// is not a partner key and partner keys do not work here. Failed authentication is logged at warn,
+// at most one line a second with the count it stands for. Records come as stored: personal data
+// stays sealed (only `npm run replay -- show` with REPLAY_PII_KEY opens it).
 //
-//   GET  /replay/<id>                                        one replay record
+//   GET  /replay/<id>[?env=E]                                one replay record (keyed environments first)
 //   GET  /replay?partner=&since=&until=&status=&env=&limit=  records, newest first
 //   POST /cache/purge?field=<rootField>[&field=...] | ?all=1 purge the response cache
 //   GET  /certification/allow-list/check?partner=&ip=        is this IP enabled for the partner's
@@ -36,6 +39,8 @@ export interface AdminServerOptions {
   console?: SupportConsole | null;
   logger?: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
   now?: () => number;
+  /** At most one failed-authentication warning per this many ms (default 1000); the rest are counted. */
+  warnEveryMs?: number;
 }
 
 export interface AdminServer {
@@ -71,8 +76,30 @@ export function parseTimeBound(value: string, now: number): number | null {
   return Number.isFinite(t) ? t : null;
 }
 
+const ENVIRONMENTS = ['production', 'certification', 'playground'];
+
+/** A path segment decoded, or null when it is not valid percent-encoding (e.g. `%E0%A4%A`). */
+function decodeSegment(raw: string): string | null {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return null;
+  }
+}
+
 export async function startAdminServer(opts: AdminServerOptions): Promise<AdminServer> {
   const now = opts.now ?? Date.now;
+  const warnEveryMs = opts.warnEveryMs ?? 1000;
+  let lastWarnAt = -Infinity;
+  let unreported = 0;
+  const noteFailedAuth = (req: IncomingMessage) => {
+    unreported++;
+    const t = now();
+    if (t - lastWarnAt < warnEveryMs) return;
+    lastWarnAt = t;
+    opts.logger?.warn({ remoteAddress: req.socket.remoteAddress, path: (req.url ?? '/').split('?', 1)[0]!.slice(0, 100), failedSinceLastWarning: unreported }, 'admin endpoint: authentication failed');
+    unreported = 0;
+  };
 
   const send = (res: ServerResponse, status: number, body: unknown) => {
     const text = JSON.stringify(body);
@@ -94,8 +121,11 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
     if (req.method !== 'GET') return methodNotAllowed(res, 'GET');
     if (!opts.replay) return send(res, 503, { error: 'replay disabled' });
     if (p.startsWith('/replay/')) {
-      const id = decodeURIComponent(p.slice('/replay/'.length));
-      const record = await opts.replay.get(id);
+      const id = decodeSegment(p.slice('/replay/'.length));
+      if (id === null || id.length > 200) return send(res, 400, { error: 'bad request', problems: ['the request id in the path is not valid percent-encoding or is too long'] });
+      const env = url.searchParams.get('env') ?? url.searchParams.get('environment') ?? undefined;
+      if (env !== undefined && !ENVIRONMENTS.includes(env)) return send(res, 400, { error: 'bad request', problems: [`env must be one of ${ENVIRONMENTS.join(', ')}`] });
+      const record = await opts.replay.get(id, env);
       return record ? send(res, 200, record) : send(res, 404, { error: 'not found', id });
     }
     const { query, problems } = replayQuery(url, now());
@@ -131,12 +161,19 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://admin.invalid');
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://admin.invalid');
+    } catch {
+      req.resume();
+      return send(res, 400, { error: 'bad request', problems: ['malformed URL'] });
+    }
     const p = url.pathname.replace(/\/+$/, '') || '/';
     // The console authenticates with its own session cookie (personal support tokens).
     if (opts.console && (p === '/console' || p.startsWith('/console/'))) return opts.console.handle(req, res, p, url);
     req.resume();
     if (!authorized(req, p)) {
+      noteFailedAuth(req);
       res.setHeader('www-authenticate', 'Bearer');
       return send(res, 401, { error: 'unauthorized', message: 'Authorization: Bearer <ADMIN_TOKEN> required.' });
     }
@@ -148,7 +185,8 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
 
   const server = http.createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }, (req, res) => {
     handle(req, res).catch((err: unknown) => {
-      opts.logger?.error({ err }, 'admin endpoint error');
+      // The message only: a stack trace in the log helps nobody reading an outage.
+      opts.logger?.error({ error: (err as Error)?.message ?? String(err) }, 'admin endpoint error');
       if (!res.headersSent) send(res, 500, { error: 'internal error' });
       else res.destroy();
     });
@@ -157,7 +195,7 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
 }
 
 const ROUTES = [
-  'GET /replay/<id>',
+  'GET /replay/<id>[?env=]',
   'GET /replay?partner=&since=&status=&env=&limit=',
   'POST /cache/purge?field=|all=1',
   'GET /certification/allow-list/check?partner=&ip=',
@@ -172,7 +210,8 @@ function replayQuery(url: URL, now: number): { query: ReplayQuery; problems: str
   const partner = url.searchParams.get('partner');
   if (partner) q.partner = partner;
   const env = url.searchParams.get('env') ?? url.searchParams.get('environment');
-  if (env) q.environment = env;
+  if (env && !ENVIRONMENTS.includes(env)) problems.push(`env must be one of ${ENVIRONMENTS.join(', ')}`);
+  else if (env) q.environment = env;
   const status = url.searchParams.get('status');
   if (status) {
     if (!/^([1-5]xx|[1-5]\d\d)$/i.test(status)) problems.push('status must be like 200, 429 or 4xx');

@@ -13,7 +13,7 @@ import { errorReply, pathOf, type EnvironmentName, type HttpPlugin, type Reply, 
 import { parseGraphQLBody, readBody, type GraphQLRequestBody } from './request-body.js';
 import { capConnections, serverTimeouts, type ConnectionLimits } from './connections.js';
 import { API_HEADERS, corsHeaders } from './security-headers.js';
-import { playgroundPageFile } from './playground-page.js';
+import { ASSET_PREFIX, playgroundAssetReply, playgroundPageReply } from './playground-page.js';
 
 export interface ListenerOptions {
   environment: EnvironmentName;
@@ -93,6 +93,11 @@ export function createListener(opts: ListenerOptions): http.Server {
   async function route(req: IncomingMessage, state: RequestState): Promise<Reply> {
     const pathname = pathOf(req.url);
     if (pathname === '/healthz' || pathname === '/readyz') return probe(pathname);
+    if (servesPage && pathname.startsWith(ASSET_PREFIX) && (req.method === 'GET' || req.method === 'HEAD')) {
+      // The page's immutable assets: static files, no plugin has a say.
+      const asset = await playgroundAssetReply(req, pathname);
+      if (asset) return asset;
+    }
     if (pathname !== '/graphql') return errorReply(404, 'Not found. The GraphQL endpoint is POST /graphql.', 'NOT_FOUND');
     if (req.method === 'OPTIONS') return { status: 204, headers: {}, body: '' };
     // The playground page is free, but still carries the allowance headers and is rate-limited
@@ -100,7 +105,7 @@ export function createListener(opts: ListenerOptions): http.Server {
     const admitted = admit(state);
     const refused = isPromise(admitted) ? await admitted : admitted;
     if (refused) return refused;
-    if (req.method === 'GET' && servesPage && acceptsHtml(req)) return playgroundPage();
+    if (req.method === 'GET' && servesPage && acceptsHtml(req)) return playgroundPageReply(req);
     if (req.method !== 'POST') {
       return { ...errorReply(405, 'Use POST /graphql with a JSON body.', 'METHOD_NOT_ALLOWED'), headers: { allow: 'POST' } };
     }
@@ -115,11 +120,6 @@ export function createListener(opts: ListenerOptions): http.Server {
     // Liveness stays terse; readiness names what is degraded (no counts or paths either way).
     const body = live ? { status: 'ok', environment: opts.environment } : { status: h.ok ? 'ok' : 'degraded', environment: opts.environment, ...h.details };
     return { status: live || h.ok ? 200 : 503, headers: {}, body: JSON.stringify(body) };
-  }
-
-  async function playgroundPage(): Promise<Reply> {
-    const file = await playgroundPageFile();
-    return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': '' }, body: '', file };
   }
 
   /**

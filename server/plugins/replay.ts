@@ -1,14 +1,17 @@
 // Replay plugin: after the answer is sent, queue a record of the request and of exactly what was
 // sent, for support (`npm run replay`, admin endpoint). Never the API key: the record holds the
-// partner code only, and no request headers.
+// partner code only, and no request headers. Every request is recorded, whatever its variables;
+// what a record keeps of its text and of personal data is decided in stores/replay-privacy.ts.
 import { pathOf, type HttpPlugin, type Reply, type RequestState } from '../http/plugin.js';
 import type { ReplayRecord, ReplayStore } from '../stores/replay-store.js';
+import { digestQuery, sealPersonalData } from '../stores/replay-privacy.js';
+import { schemaPolicy } from '../../api/schema-policy.js';
 
 const KEPT_HEADERS = /^(x-request-id|x-cache|age|retry-after|x-ratelimit-.*)$/i;
 const SECRET_NOTE = /^(x-?api-?key|api_?key|key|token|secret|password|authorization)$/i;
 
 /** Builds the record of one request (exported for tests). */
-export function replayRecord(state: RequestState, reply: Reply, now = Date.now()): ReplayRecord {
+export function replayRecord(state: RequestState, reply: Reply, now = Date.now(), piiKey: Buffer | null = null): ReplayRecord {
   // Built field by field (no spread copies): it runs for every answer, cache hits included.
   const responseHeaders: Record<string, string> = { 'x-request-id': state.requestId };
   keepHeaders(responseHeaders, state.headers);
@@ -39,7 +42,24 @@ export function replayRecord(state: RequestState, reply: Reply, now = Date.now()
     durationMs: Math.max(0, now - state.receivedAt),
   };
   if (notes) record.notes = notes;
+  const op = state.operation;
+  // Only an executed operation keeps its text (support re-runs it); the rest keep a digest.
+  const executed = !!op && !op.introspectionOnly && reply.status < 400;
+  if (!executed && record.query !== null) {
+    record.queryDigest = digestQuery(record.query);
+    record.query = null;
+    record.variables = null;
+  }
+  // Personal data follows the schema's @personalData marking (api/schema-policy.ts).
+  const personal = op ? schemaPolicy.selectsPersonalData(op.rootFields) : !!state.query && mayMentionPersonalData(state.query);
+  if (personal) sealPersonalData(record, piiKey);
   return record;
+}
+
+/** For text that never parsed: true when it may name a personal-data root field (errs on the safe side). */
+function mayMentionPersonalData(text: string): boolean {
+  for (const f of schemaPolicy.neverCached) if (text.includes(f)) return true;
+  return false;
 }
 
 /** Copies the headers worth keeping; a later source replaces an earlier one, '' removes it. */
@@ -56,19 +76,20 @@ function worthRecording(state: RequestState, reply: Reply): boolean {
   const pathname = pathOf(state.req.url);
   if (pathname === '/healthz' || pathname === '/readyz') return false;
   if (state.req.method === 'OPTIONS') return false;
-  // The GraphiQL page (HTML) is not an API answer.
+  // The GraphiQL page and its assets (files, or a 304 of them) are not API answers.
+  if (reply.file || reply.status === 304 || pathname !== '/graphql') return false;
   const type = reply.headers['content-type'];
   if (type !== undefined && /text\/html/i.test(type)) return false;
   return true;
 }
 
-export function replayPlugin(store: ReplayStore): HttpPlugin {
+export function replayPlugin(store: ReplayStore, piiKey: Buffer | null = null): HttpPlugin {
   return {
     name: 'replay',
     onResponse(state: RequestState, reply: Reply): void {
       try {
         if (!worthRecording(state, reply)) return;
-        store.enqueue(replayRecord(state, reply));
+        store.enqueue(replayRecord(state, reply, Date.now(), piiKey));
       } catch {
         store.noteDropped();
       }

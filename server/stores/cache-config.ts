@@ -42,7 +42,14 @@ export interface CacheSettings {
 export interface ReplaySettings {
   enabled: boolean;
   retentionMs: number;
+  /** Byte budget of each keyed environment (production, certification). */
   maxBytes: number;
+  /** Byte budget of the playground's records: keyless traffic never evicts keyed records. */
+  playgroundMaxBytes: number;
+  /** Records holding personal data: their own, shorter retention and budget per environment. */
+  personal: { retentionMs: number; maxBytes: number };
+  /** AES-256 key (REPLAY_PII_KEY) that seals personal data in records; null = not stored at all. */
+  piiKey: Buffer | null;
   queueMaxRecords: number;
   queueMaxBytes: number;
   /** Embedded store: a segment file is closed once it reaches this size. */
@@ -195,6 +202,9 @@ export function loadCacheReplaySettings(env: NodeJS.ProcessEnv, cwd: string, pro
 
   const lruBytes = bytes('CACHE_LRU_BYTES', 32 * 1024 * 1024, 1024);
   const replayMax = bytes('REPLAY_MAX_BYTES', 256 * 1024 * 1024, 4096);
+  const retentionMs = duration('REPLAY_RETENTION', 7 * 24 * H, 1000);
+  const piiRetentionMs = duration('REPLAY_PII_RETENTION', Math.min(24 * H, retentionMs), 1000);
+  if (piiRetentionMs > retentionMs) problems.push('REPLAY_PII_RETENTION must not be longer than REPLAY_RETENTION');
   return {
     cache: {
       enabled: bool('CACHE_ENABLED', fileEnabled),
@@ -210,11 +220,24 @@ export function loadCacheReplaySettings(env: NodeJS.ProcessEnv, cwd: string, pro
     },
     replay: {
       enabled: bool('REPLAY_ENABLED', true),
-      retentionMs: duration('REPLAY_RETENTION', 7 * 24 * H, 1000),
+      retentionMs,
       maxBytes: replayMax,
+      playgroundMaxBytes: bytes('REPLAY_PLAYGROUND_MAX_BYTES', Math.max(4096, Math.floor(replayMax / 8)), 4096),
+      personal: { retentionMs: piiRetentionMs, maxBytes: bytes('REPLAY_PII_MAX_BYTES', Math.max(4096, Math.floor(replayMax / 4)), 4096) },
+      piiKey: parsePiiKey(env.REPLAY_PII_KEY, problems),
       queueMaxRecords: int('REPLAY_QUEUE_MAX', 10_000, 1, 1_000_000),
       queueMaxBytes: bytes('REPLAY_QUEUE_BYTES', 16 * 1024 * 1024, 1024),
       segmentBytes: bytes('REPLAY_SEGMENT_BYTES', Math.max(1024, Math.min(16 * 1024 * 1024, Math.floor(replayMax / 8))), 1024),
     },
   };
+}
+
+/** REPLAY_PII_KEY: 32 bytes as 64 hex digits or base64 (`openssl rand -base64 32`). */
+export function parsePiiKey(raw: string | undefined, problems: string[]): Buffer | null {
+  const text = raw?.trim();
+  if (!text) return null;
+  const key = /^[0-9a-f]{64}$/i.test(text) ? Buffer.from(text, 'hex') : /^[A-Za-z0-9+/]{43}=?$/.test(text) ? Buffer.from(text, 'base64') : null;
+  if (key?.length === 32) return key;
+  problems.push('REPLAY_PII_KEY must be 32 bytes: 64 hex digits or base64 (openssl rand -base64 32)');
+  return null;
 }

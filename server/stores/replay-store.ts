@@ -1,6 +1,13 @@
 // The replay log: one record per request (what the partner sent and exactly what it received),
-// kept for support, bounded by age (REPLAY_RETENTION, default 7 days) and by total size
-// (REPLAY_MAX_BYTES, default 256 MiB), oldest first.
+// kept for support, bounded by age (REPLAY_RETENTION, default 7 days) and by size, oldest first.
+//
+// Partitions: each environment keeps its records apart, with a byte budget of its own
+// (REPLAY_MAX_BYTES for production and for certification, REPLAY_PLAYGROUND_MAX_BYTES for the
+// keyless playground), so keyless traffic can never evict a partner's records. Records holding
+// personal data (sealed, see replay-privacy.ts) live in a further partition per environment with
+// a shorter retention (REPLAY_PII_RETENTION, default 24 h) and budget (REPLAY_PII_MAX_BYTES). A
+// request id names a record within its environment; a lookup without an environment looks at the
+// keyed environments first, so a keyless request reusing a partner's id never shadows its record.
 //
 // Writing never slows or fails a request: records go into a bounded in-memory queue (count and
 // bytes) and are written in batches in the background. A full queue or a store outage drops
@@ -25,6 +32,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { isRedisUp, type RedisClient } from './redis-connection.js';
 import type { ReplaySettings } from './cache-config.js';
+import { recordJson, type QueryDigest, type SealedBox } from './replay-privacy.js';
 
 export interface ReplayUpstreamCall {
   feed: string;
@@ -43,8 +51,15 @@ export interface ReplayRecord {
   partnerCode: string | null;
   clientIp: string;
   operationName: string | null;
-  /** The operation text as sent (null when the request had no readable body). */
+  /**
+   * The operation text as sent: null when the request had no readable body, or when it was not
+   * executed (refused, invalid, introspection-only: see queryDigest), or a mask (personalData).
+   */
   query: string | null;
+  /** For a request not executed: its text's digest instead of the text. */
+  queryDigest?: QueryDigest;
+  /** Present when the record touches personal data: those parts are masked, sealed when a key was set. */
+  personalData?: { sealed: SealedBox | null; unsealed?: true };
   variables: Record<string, unknown> | null;
   status: number;
   /** The exact body sent. */
@@ -88,7 +103,8 @@ export interface ReplayStore {
   noteDropped(n?: number): void;
   /** Writes everything queued so far (shutdown, tests). */
   flush(): Promise<void>;
-  get(id: string): Promise<ReplayRecord | null>;
+  /** The record of a request id in `environment`; without one, keyed environments are searched first. */
+  get(id: string, environment?: string): Promise<ReplayRecord | null>;
   /** Newest first. */
   list(query: ReplayQuery): Promise<ReplayRecord[]>;
   stats(): ReplayStats;
@@ -118,13 +134,13 @@ export function recordMatches(r: ReplayRecord, q: ReplayQuery): boolean {
 
 /** Approximate memory of a queued record, for the queue's byte bound. */
 function approxSize(r: ReplayRecord): number {
-  return 512 + r.responseBody.length + (r.query?.length ?? 0);
+  return 512 + r.responseBody.length + (r.query?.length ?? 0) + (r.queryDigest?.head.length ?? 0);
 }
 
 interface Backend {
   /** Writes a batch; returns how many records could not be serialized (dropped). */
   write(records: ReplayRecord[]): Promise<number>;
-  get(id: string): Promise<ReplayRecord | null>;
+  get(id: string, environment?: string): Promise<ReplayRecord | null>;
   list(q: ReplayQuery): Promise<ReplayRecord[]>;
   close(): Promise<void>;
 }
@@ -218,8 +234,8 @@ class QueuedReplayStore implements ReplayStore {
     }
   }
 
-  get(id: string): Promise<ReplayRecord | null> {
-    return this.backend.get(id);
+  get(id: string, environment?: string): Promise<ReplayRecord | null> {
+    return this.backend.get(id, environment);
   }
 
   list(query: ReplayQuery): Promise<ReplayRecord[]> {
@@ -240,19 +256,28 @@ class QueuedReplayStore implements ReplayStore {
 // ---------------------------------------------------------------------------------------------
 // Redis
 
-export const REPLAY_KEYS = {
-  chunk: (chunkId: string) => `epg:{replay}:v2:chunk:${chunkId}`,
-  chunkPrefix: 'epg:{replay}:v2:chunk:',
-  chunkIds: (chunkId: string) => `epg:{replay}:v2:chunk-ids:${chunkId}`,
-  chunkIdsPrefix: 'epg:{replay}:v2:chunk-ids:',
-  /** Sorted set: chunk id scored by the time (ms) of its newest record. */
-  index: 'epg:{replay}:v2:index',
-  /** Hash: request id -> chunk id (the newest record with that id). */
-  ids: 'epg:{replay}:v2:ids',
-  /** Hash: chunk id -> bytes it accounts for. */
-  sizes: 'epg:{replay}:v2:sizes',
-  bytes: 'epg:{replay}:v2:bytes',
-};
+/** The Redis keys of one partition (an environment, or its personal-data records). */
+export function replayKeys(partition: string) {
+  const base = `epg:{replay}:v3:${partition}:`;
+  return {
+    chunk: (chunkId: string) => `${base}chunk:${chunkId}`,
+    chunkPrefix: `${base}chunk:`,
+    chunkIds: (chunkId: string) => `${base}chunk-ids:${chunkId}`,
+    chunkIdsPrefix: `${base}chunk-ids:`,
+    /** Sorted set: chunk id scored by the time (ms) of its newest record. */
+    index: `${base}index`,
+    /** Hash: request id -> chunk id (the newest record with that id). */
+    ids: `${base}ids`,
+    /** Hash: chunk id -> bytes it accounts for. */
+    sizes: `${base}sizes`,
+    bytes: `${base}bytes`,
+  };
+}
+
+export type ReplayKeys = ReturnType<typeof replayKeys>;
+
+/** The keys of production's partition. */
+export const REPLAY_KEYS = replayKeys('production');
 
 /** What a request id costs in the ids hash beyond its own bytes (Redis' per-field overhead, roughly). */
 const ID_OVERHEAD_BYTES = 64;
@@ -350,7 +375,7 @@ export function encodeChunk(records: ReplayRecord[]): { json: string; ids: strin
     const body = record.responseBody;
     try {
       (record as { responseBody: unknown }).responseBody = at;
-      json = JSON.stringify(record);
+      json = recordJson(record);
     } catch {
       skipped++;
       continue;
@@ -391,7 +416,7 @@ class RedisBackend implements Backend {
   private readonly chunkPrefix = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}-`;
   private chunkSeq = 0;
 
-  constructor(redis: RedisClient, private readonly settings: ReplaySettings, private readonly now: () => number) {
+  constructor(redis: RedisClient, private readonly settings: ReplaySettings, private readonly now: () => number, private readonly keys: ReplayKeys) {
     this.redis = defineScripts(redis);
   }
 
@@ -413,10 +438,10 @@ class RedisBackend implements Backend {
       const body = await packChunk(json);
       const idsText = ids.join('\n');
       const size = body.length + idsText.length + ids.length * ID_OVERHEAD_BYTES;
-      p.epgReplayPutChunk(REPLAY_KEYS.chunk(chunkId), REPLAY_KEYS.chunkIds(chunkId), REPLAY_KEYS.index, REPLAY_KEYS.sizes, REPLAY_KEYS.bytes, REPLAY_KEYS.ids,
+      p.epgReplayPutChunk(this.keys.chunk(chunkId), this.keys.chunkIds(chunkId), this.keys.index, this.keys.sizes, this.keys.bytes, this.keys.ids,
         chunkId, body, idsText, newest || now, this.settings.retentionMs, size, ...ids);
     }
-    p.epgReplayTrimChunks(REPLAY_KEYS.index, REPLAY_KEYS.sizes, REPLAY_KEYS.bytes, REPLAY_KEYS.ids, cutoff, this.settings.maxBytes, REPLAY_KEYS.chunkPrefix, REPLAY_KEYS.chunkIdsPrefix, 1000);
+    p.epgReplayTrimChunks(this.keys.index, this.keys.sizes, this.keys.bytes, this.keys.ids, cutoff, this.settings.maxBytes, this.keys.chunkPrefix, this.keys.chunkIdsPrefix, 1000);
     const res = await p.exec();
     const failed = (res ?? []).find(([err]) => err);
     if (!res || failed) throw failed?.[0] ?? new Error('Redis pipeline failed');
@@ -424,9 +449,9 @@ class RedisBackend implements Backend {
   }
 
   async get(id: string): Promise<ReplayRecord | null> {
-    const chunkId = await this.redis.hget(REPLAY_KEYS.ids, id);
+    const chunkId = await this.redis.hget(this.keys.ids, id);
     if (!chunkId) return null;
-    const stored = await this.redis.getBuffer(REPLAY_KEYS.chunk(chunkId));
+    const stored = await this.redis.getBuffer(this.keys.chunk(chunkId));
     if (!stored) return null;
     const cutoff = this.now() - this.settings.retentionMs;
     // The latest record with this id in its chunk (a reused request id: the newest wins).
@@ -445,7 +470,7 @@ class RedisBackend implements Backend {
     // those of the chunk before it (instances interleave), so read on until the next chunk's newest
     // record is older than the oldest record kept.
     for (;;) {
-      const page = await this.redis.zrevrangebyscore(REPLAY_KEYS.index, '+inf', String(min), 'WITHSCORES', 'LIMIT', offset, PAGE);
+      const page = await this.redis.zrevrangebyscore(this.keys.index, '+inf', String(min), 'WITHSCORES', 'LIMIT', offset, PAGE);
       if (page.length === 0) break;
       offset += page.length / 2;
       const chunkIds: string[] = [];
@@ -458,7 +483,7 @@ class RedisBackend implements Backend {
         chunkIds.push(page[i]!);
       }
       if (chunkIds.length) {
-        const values = await this.redis.mgetBuffer(...chunkIds.map(REPLAY_KEYS.chunk));
+        const values = await this.redis.mgetBuffer(...chunkIds.map(this.keys.chunk));
         for (const stored of values) {
           if (!stored) continue;
           for (const r of decodeChunk(unpackChunk(stored))) if (recordMatches(r, query)) out.push(r);
@@ -521,7 +546,7 @@ class FileBackend implements Backend {
     const lines: string[] = [];
     for (const r of records) {
       try {
-        lines.push(JSON.stringify(r));
+        lines.push(recordJson(r));
       } catch {
         // counted as dropped by the caller
       }
@@ -650,12 +675,88 @@ export function replayDir(dataDir: string): string {
 export function createReplayStore(opts: ReplayStoreOptions): ReplayStore {
   const now = opts.now ?? Date.now;
   const onError = opts.onError ?? (() => {});
-  if (opts.redis) return new QueuedReplayStore('redis', new RedisBackend(opts.redis, opts.settings, now), opts.settings, onError);
+  const redis = opts.redis;
   const dir = replayDir(opts.dataDir);
-  try {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  } catch (err) {
-    onError(err, 'replay directory');
+  if (!redis) {
+    try {
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    } catch (err) {
+      onError(err, 'replay directory');
+    }
   }
-  return new QueuedReplayStore('embedded', new FileBackend(dir, opts.settings, now), opts.settings, onError);
+  const backend = new PartitionedBackend((partition, settings) =>
+    redis ? new RedisBackend(redis, settings, now, replayKeys(partition)) : new FileBackend(path.join(dir, partition), settings, now), opts.settings);
+  return new QueuedReplayStore(redis ? 'redis' : 'embedded', backend, opts.settings, onError);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Partitions
+
+/** Environments in lookup order: keyed first, so a keyless record never shadows a keyed one. */
+const PARTITION_ENVIRONMENTS = ['production', 'certification', 'playground'];
+
+/** The partition of a record: its environment (an unknown one counts as keyless), personal data apart. */
+export function partitionOf(record: Pick<ReplayRecord, 'environment' | 'personalData'>): string {
+  const env = PARTITION_ENVIRONMENTS.includes(record.environment) ? record.environment : 'playground';
+  return record.personalData ? `${env}.personal` : env;
+}
+
+/** The settings of one partition: its own budget, retention and segment size. */
+export function partitionSettings(partition: string, s: ReplaySettings): ReplaySettings {
+  const personal = partition.endsWith('.personal');
+  const maxBytes = personal ? s.personal.maxBytes : partition === 'playground' ? s.playgroundMaxBytes : s.maxBytes;
+  return {
+    ...s,
+    maxBytes,
+    retentionMs: personal ? s.personal.retentionMs : s.retentionMs,
+    segmentBytes: Math.max(1024, Math.min(s.segmentBytes, Math.floor(maxBytes / 8))),
+  };
+}
+
+class PartitionedBackend implements Backend {
+  private readonly parts = new Map<string, Backend>();
+  private readonly order: string[] = PARTITION_ENVIRONMENTS.flatMap((e) => [e, `${e}.personal`]);
+
+  constructor(private readonly make: (partition: string, settings: ReplaySettings) => Backend, private readonly settings: ReplaySettings) {}
+
+  private part(name: string): Backend {
+    let b = this.parts.get(name);
+    if (!b) this.parts.set(name, (b = this.make(name, partitionSettings(name, this.settings))));
+    return b;
+  }
+
+  private partitionsOf(environment: string | undefined): string[] {
+    return environment === undefined ? this.order : this.order.filter((p) => p.split('.')[0] === environment);
+  }
+
+  async write(records: ReplayRecord[]): Promise<number> {
+    const groups = new Map<string, ReplayRecord[]>();
+    for (const r of records) {
+      const p = partitionOf(r);
+      const g = groups.get(p);
+      if (g) g.push(r);
+      else groups.set(p, [r]);
+    }
+    let skipped = 0;
+    for (const [p, g] of groups) skipped += await this.part(p).write(g);
+    return skipped;
+  }
+
+  async get(id: string, environment?: string): Promise<ReplayRecord | null> {
+    for (const p of this.partitionsOf(environment)) {
+      const r = await this.part(p).get(id);
+      if (r) return r;
+    }
+    return null;
+  }
+
+  async list(q: ReplayQuery): Promise<ReplayRecord[]> {
+    const limit = q.limit ?? 50;
+    const pages = await Promise.all(this.partitionsOf(q.environment).map((p) => this.part(p).list(q)));
+    return pages.flat().sort((a, b) => Date.parse(b.time) - Date.parse(a.time)).slice(0, limit);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.parts.values()].map((b) => b.close()));
+  }
 }

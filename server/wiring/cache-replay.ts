@@ -41,7 +41,7 @@ export const cacheReplayCapability: CapabilitySetup = async (ctx) => {
   logger.info(
     {
       cache: cache ? { store: redis ? 'lru+redis' : 'lru', lruBytes: cacheSettings.lruBytes, ttlConfig: cacheSettings.source } : 'disabled',
-      replay: replay ? { store: replay.kind, retentionMs: replaySettings.retentionMs, maxBytes: replaySettings.maxBytes } : 'disabled',
+      replay: replay ? { store: replay.kind, retentionMs: replaySettings.retentionMs, maxBytes: replaySettings.maxBytes, playgroundMaxBytes: replaySettings.playgroundMaxBytes, personal: replaySettings.personal, personalDataSealed: !!replaySettings.piiKey } : 'disabled',
     },
     'response cache and replay log',
   );
@@ -51,7 +51,7 @@ export const cacheReplayCapability: CapabilitySetup = async (ctx) => {
   if (config.adminToken && config.ports.admin !== null) {
     try {
       support = await openSupportConsole(ctx, replay);
-      admin = await startAdminServer({ host: config.host, port: config.ports.admin, token: config.adminToken, replay, cache, logger, console: support.console, partners: support.partners, checkoutToken: config.console.checkoutToken });
+      admin = await startAdminServer({ host: config.adminHost, port: config.ports.admin, token: config.adminToken, replay, cache, logger, console: support.console, partners: support.partners, checkoutToken: config.console.checkoutToken });
       logger.info({ url: admin.url }, 'admin endpoint listening');
     } catch (err) {
       support?.close();
@@ -79,7 +79,7 @@ export const cacheReplayCapability: CapabilitySetup = async (ctx) => {
         }));
         if (cacheSettings.coalesce) plugins.push(requestCoalescingPlugin({ maxWaitMs: coalesceWaitMs }));
       }
-      if (replay) plugins.push(replayPlugin(replay));
+      if (replay) plugins.push(replayPlugin(replay, replaySettings.piiKey));
       return plugins;
     },
     health() {

@@ -30,7 +30,7 @@ export const observabilityCapability: CapabilitySetup = async ({ config, logger,
   let ops: OpsServer | null = null;
   if (config.ports.ops !== null) {
     ops = await startOpsServer({
-      host: config.host,
+      host: config.opsHost,
       port: config.ports.ops,
       metrics: () => metrics.render(),
       contentType: metrics.registry.contentType,

@@ -36,7 +36,7 @@ export async function openSupportConsole(ctx: WiringContext, replay: ReplayStore
     partnersFile: config.console.partnersFile,
     rerun: (record) => rerunOnPrivateListener(record, ctx.createPrivateListener),
     // The replay store's decrypt function takes over once records are encrypted (REPLAY_PII_KEY).
-    unmasker: createUnmasker({ piiKey: config.console.piiKey, decrypt: (replay as { decrypt?: Parameters<typeof createUnmasker>[0]['decrypt'] } | null)?.decrypt }),
+    unmasker: createUnmasker({ piiKey: config.cacheReplay.replay.piiKey }),
     sessionTtlMs: config.console.sessionTtlMs,
     trustProxy: config.trustProxy,
   });

@@ -18,7 +18,6 @@ describe('console and onboarding settings', () => {
     expect(c.console.partnersFile).toBe(path.resolve('/etc/gw/partners.json'));
     expect(c.console.auditRetentionMs).toBeGreaterThan(c.cacheReplay.replay.retentionMs);
     expect(c.certificationEnrollmentBaseUrl).not.toBe(c.enrollmentBaseUrl);
-    expect(c.console.piiKey).toBeNull();
     expect(c.console.checkoutToken).toBeNull();
     expect(loadConfig({ CERTIFICATION_ENROLLMENT_BASE_URL: 'https://cert.example/enroll', CONSOLE_SESSION_TTL: '30m' }).console.sessionTtlMs).toBe(1_800_000);
   });

@@ -12,6 +12,9 @@ const settings = (over: Partial<ReplaySettings> = {}): ReplaySettings => ({
   enabled: true,
   retentionMs: 7 * 24 * 3_600_000,
   maxBytes: 256 * 1024 * 1024,
+  playgroundMaxBytes: 32 * 1024 * 1024,
+  personal: { retentionMs: 24 * 3_600_000, maxBytes: 64 * 1024 * 1024 },
+  piiKey: null,
   queueMaxRecords: 10_000,
   queueMaxBytes: 64 * 1024 * 1024,
   segmentBytes: 1024 * 1024,
@@ -89,13 +92,42 @@ describe('embedded store (JSONL segments)', () => {
       if (i % 5 === 0) await store.flush();
     }
     await store.flush();
-    const files = await fs.readdir(path.join(d, 'replay'));
+    const files = await fs.readdir(path.join(d, 'replay', 'production'));
     expect(files.length).toBeGreaterThan(1);
     let total = 0;
-    for (const f of files) total += (await fs.stat(path.join(d, 'replay', f))).size;
+    for (const f of files) total += (await fs.stat(path.join(d, 'replay', 'production', f))).size;
     expect(total).toBeLessThanOrEqual(40_000);
     expect(await store.get(first.id)).toBeNull();
     expect(await store.get(last.id)).toEqual(last);
+    await store.close();
+  });
+
+  it('partitions: a keyless record never shadows or evicts a keyed one; personal data kept apart', async () => {
+    const d = path.join(dir, 'partitions');
+    let now = Date.now();
+    const store = createReplayStore({ redis: null, dataDir: d, now: () => now, settings: settings({ maxBytes: 1_000_000, playgroundMaxBytes: 8192, segmentBytes: 1024, personal: { retentionMs: 60_000, maxBytes: 1_000_000 } }) });
+    const keyed = record({ id: 'shared-id-0001' }, now);
+    const sealed = record({ id: 'personal-0001', personalData: { sealed: null } }, now);
+    store.enqueue(keyed);
+    store.enqueue(sealed);
+    await store.flush();
+    for (let i = 0; i < 100; i++) {
+      store.enqueue(record({ id: i === 99 ? 'shared-id-0001' : undefined, environment: 'playground', partnerCode: null, responseBody: 'p'.repeat(900) }, now + 1 + i));
+      await store.flush();
+    }
+    expect(await store.get('shared-id-0001')).toEqual(keyed);
+    expect((await store.get('shared-id-0001', 'playground'))?.environment).toBe('playground');
+    expect(await store.get('shared-id-0001', 'certification')).toBeNull();
+    // The playground's budget held (to within a segment); production's record is untouched.
+    let total = 0;
+    for (const f of await fs.readdir(path.join(d, 'replay', 'playground'))) total += (await fs.stat(path.join(d, 'replay', 'playground', f))).size;
+    expect(total).toBeLessThanOrEqual(8192 + 1024);
+    expect(await fs.readdir(path.join(d, 'replay'))).toEqual(expect.arrayContaining(['production', 'production.personal', 'playground']));
+    expect((await store.list({ environment: 'production' })).map((r) => r.id).sort()).toEqual(['personal-0001', 'shared-id-0001']);
+    // Personal data has its own, shorter retention.
+    now += 120_000;
+    expect(await store.get('personal-0001')).toBeNull();
+    expect(await store.get('shared-id-0001')).toEqual(keyed);
     await store.close();
   });
 
@@ -111,12 +143,12 @@ describe('embedded store (JSONL segments)', () => {
     expect(await store.get(old.id)).toBeNull();
     expect(await store.list({})).toEqual([]);
     // The next write sweeps segments whose last write is older than the retention (by mtime).
-    const seg = (await fs.readdir(path.join(d, 'replay')))[0]!;
+    const seg = (await fs.readdir(path.join(d, 'replay', 'production')))[0]!;
     const past = new Date(Date.now() - 3_600_000);
-    await fs.utimes(path.join(d, 'replay', seg), past, past);
+    await fs.utimes(path.join(d, 'replay', 'production', seg), past, past);
     store.enqueue(record({}, now));
     await store.flush();
-    expect(await fs.readdir(path.join(d, 'replay'))).not.toContain(seg);
+    expect(await fs.readdir(path.join(d, 'replay', 'production'))).not.toContain(seg);
     await store.close();
   });
 

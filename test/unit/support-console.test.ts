@@ -11,11 +11,12 @@ import { PartnerStore } from '../../server/keys/partners.js';
 import { createReplayStore, type ReplayRecord, type ReplayStore } from '../../server/stores/replay-store.js';
 import { createAuditLog, type AuditLog } from '../../server/stores/audit-log.js';
 import { createSupportConsole } from '../../server/admin/console/console.js';
+import { sealPersonalData } from '../../server/stores/replay-privacy.js';
 import { createUnmasker } from '../../server/admin/console/masking.js';
 import { startAdminServer, type AdminServer } from '../../server/admin/server.js';
 import { consoleClient } from '../support/console-client.js';
 
-const PII_KEY = 'personal-data-support-key-0123456789';
+const PII_KEY = 'a1'.repeat(32);
 let dir: string;
 let keys: KeyStore;
 let partners: PartnerStore;
@@ -40,10 +41,13 @@ beforeAll(async () => {
   partners = await PartnerStore.open(path.join(dir, 'partners.json'));
   replay = createReplayStore({ redis: null, dataDir: dir, settings: config.cacheReplay.replay });
   replay.enqueue(record({}));
-  replay.enqueue(record({
+  // As the replay plugin stores it: personal data sealed under the gateway's REPLAY_PII_KEY.
+  const personal = record({
     id: 'req-pii-000001', query: 'query A($a: String!) { utilityAccounts(address: $a, zipCode: "75201") { accountId } }', variables: { a: '1500 Marilla St' },
     responseBody: '{"data":{"utilityAccounts":[{"accountId":"10443720004563214"}]}}',
-  }));
+  });
+  sealPersonalData(personal, Buffer.from(PII_KEY, 'hex'));
+  replay.enqueue(personal);
   await replay.flush();
   audit = createAuditLog({ redis: null, dataDir: dir, retentionMs: 86_400_000 });
   const support = createSupportConsole({
@@ -51,7 +55,7 @@ beforeAll(async () => {
     rerun: async () => {
       throw new Error('reruns are tested end to end');
     },
-    unmasker: createUnmasker({ piiKey: PII_KEY }),
+    unmasker: createUnmasker({ piiKey: Buffer.from(PII_KEY, 'hex') }),
   });
   admin = await startAdminServer({ host: '127.0.0.1', port: 0, token: 'x'.repeat(32), replay, cache: null, console: support, partners });
 });

@@ -2,13 +2,14 @@
 // @personalData, see api/schema-policy.ts) and the values sent with them stay masked in the console
 // unless the support user supplies the support key of the personal-data issue.
 //
-// Unmasking is a seam: when the replay store can decrypt records (REPLAY_PII_KEY encryption of
-// replay records, issue 12b), `unmask` hands the key to its decrypt function; until then the key is
-// checked against REPLAY_PII_KEY and the stored record is shown as is.
-import { timingSafeEqual, createHash } from 'node:crypto';
+// Unmasking: the support user types the support key (REPLAY_PII_KEY); it must be the gateway's key
+// and it opens the record's sealed personal data (server/stores/replay-privacy.ts).
+import { timingSafeEqual } from 'node:crypto';
 import { Kind, parse, type OperationDefinitionNode } from 'graphql';
 import { schemaPolicy } from '../../../api/schema-policy.js';
 import type { ReplayRecord } from '../../stores/replay-store.js';
+import { parsePiiKey } from '../../stores/cache-config.js';
+import { unsealPersonalData } from '../../stores/replay-privacy.js';
 
 const MASK = '••••';
 
@@ -41,6 +42,8 @@ export interface MaskedRecord {
 
 /** A copy of the record with personal data masked; records without personal fields are returned as they are. */
 export function maskRecord(record: ReplayRecord): MaskedRecord {
+  // Sealed (or withheld) at rest by the replay plugin: already masked as stored.
+  if (record.personalData && !record.personalData.unsealed) return { record, masked: true };
   const keys = personalResponseKeys(record.query);
   if (keys.length === 0) return { record, masked: false };
   let responseBody = record.responseBody;
@@ -70,15 +73,15 @@ export interface Unmasker {
   unmask(record: ReplayRecord, key: string): Promise<ReplayRecord | null>;
 }
 
-const digest = (s: string) => createHash('sha256').update(s).digest();
-
-export function createUnmasker(opts: { piiKey: string | null; decrypt?: (record: ReplayRecord, key: string) => Promise<ReplayRecord | null> }): Unmasker {
+/** Unmasking with the gateway's REPLAY_PII_KEY (null: records keep no personal data to show). */
+export function createUnmasker(opts: { piiKey: Buffer | null }): Unmasker {
   return {
-    available: !!opts.piiKey || !!opts.decrypt,
+    available: !!opts.piiKey,
     async unmask(record, key) {
-      if (opts.decrypt) return opts.decrypt(record, key);
-      if (!opts.piiKey || typeof key !== 'string' || !key) return null;
-      return timingSafeEqual(digest(key), digest(opts.piiKey)) ? record : null;
+      const given = typeof key === 'string' ? parsePiiKey(key, []) : null;
+      if (!opts.piiKey || !given || !timingSafeEqual(given, opts.piiKey)) return null;
+      const { record: open, problem } = unsealPersonalData(record, given);
+      return problem ? null : open;
     },
   };
 }
