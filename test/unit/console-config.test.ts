@@ -29,6 +29,6 @@ describe('console and onboarding settings', () => {
     expect(problems({ CERTIFICATION_ENROLLMENT_BASE_URL: 'http://cert.example' })).toMatch(/CERTIFICATION_ENROLLMENT_BASE_URL must use https:/);
     expect(problems({ CERTIFICATION_ENROLLMENT_BASE_URL: 'not a url' })).toMatch(/CERTIFICATION_ENROLLMENT_BASE_URL is not a valid URL/);
     expect(problems({ CHECKOUT_TOKEN: 'short' })).toMatch(/CHECKOUT_TOKEN must be at least 24/);
-    expect(problems({ REPLAY_PII_KEY: 'short' })).toMatch(/REPLAY_PII_KEY must be at least 24/);
+    expect(problems({ REPLAY_PII_KEY: 'short' })).toMatch(/REPLAY_PII_KEY must be 32 bytes/);
   });
 });
