@@ -21,25 +21,32 @@ export type AccountStatus =
   /** A status this API does not know yet (a feed sent a new value). */
   | 'OTHER';
 
-/** An energy source of electricity generation, as the U.S. EIA groups them. */
+/**
+ * EIA's primary energy source categories for net generation (State Electricity Profiles). Wind and
+ * solar are part of OTHER_RENEWABLES, as in EIA's tables.
+ */
 export type GenerationSource =
-  /** Coal. */
+  /** Coal */
   | 'COAL'
-  /** Conventional hydroelectric. */
+  /** Hydroelectric Conventional */
   | 'HYDRO'
-  /** Natural gas. */
+  /** Natural Gas */
   | 'NATURAL_GAS'
-  /** Nuclear. */
+  /** Nuclear */
   | 'NUCLEAR'
-  /** Everything else (e.g. other gases, pumped storage, batteries). */
+  /** Other */
   | 'OTHER'
-  /** Other renewables: biomass, geothermal and the like. */
+  /** Other Gases (blast furnace gas, refinery gas and other manufactured gases) */
+  | 'OTHER_GASES'
+  /** Other Renewables: wind, solar, biomass, geothermal */
   | 'OTHER_RENEWABLES'
-  /** Petroleum liquids and petroleum coke. */
+  /** Petroleum */
   | 'PETROLEUM'
-  /** Solar (utility-scale photovoltaic and thermal). */
+  /** Pumped Storage: net generation, zero or negative (the plants use more energy than they return) */
+  | 'PUMPED_STORAGE'
+  /** Solar: never returned (EIA reports it within OTHER_RENEWABLES). */
   | 'SOLAR'
-  /** Wind. */
+  /** Wind: never returned (EIA reports it within OTHER_RENEWABLES). */
   | 'WIND';
 
 /** Whether customers in a territory choose their retail electricity supplier. */
@@ -100,7 +107,7 @@ export type UtilitiesQueryVariables = Exact<{
 }>;
 
 
-export type UtilitiesQuery = { utilities: Array<{ id: string, name: string, state: string, market: Market, ownership: Ownership, timeZone: string, deliveryCharges: { fixedMonthlyUsd: number, perKwhUsd: number } }> };
+export type UtilitiesQuery = { utilities: Array<{ id: string, name: string, state: string, market: Market, ownership: Ownership, timeZone: string, deliveryCharges: { fixedMonthlyUsd: number, perKwhUsd: number } | null }> };
 
 export type ResidentialPlansQueryVariables = Exact<{
   zipCode: string;
