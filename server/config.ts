@@ -7,6 +7,7 @@ import { DEFAULT_LIMITS, type QueryLimits } from './graphql/limits.js';
 import type { EnvironmentName } from './http/plugin.js';
 // --- response cache and replay (issue 4): settings parsed in server/stores/cache-config.ts ---
 import { loadCacheReplaySettings, type CacheReplaySettings } from './stores/cache-config.js';
+import { parseRedisUrl } from './stores/redis-url.js';
 // --- end response cache and replay ---
 
 export interface GatewayConfig {
@@ -74,7 +75,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const upstreamUrl = explicitUpstream ? url('UPSTREAM_URL', explicitUpstream, ['http:', 'https:']) : `http://127.0.0.1:${upstreamPort}`;
   const dataDir = path.resolve(cwd, env.DATA_DIR ?? 'data');
   const redisUrl = env.REDIS_URL?.trim() || null;
-  if (redisUrl) url('REDIS_URL', redisUrl, ['redis:', 'rediss:', 'redis-sentinel:', 'redis-cluster:']);
+  if (redisUrl) {
+    try {
+      parseRedisUrl(redisUrl);
+    } catch (err) {
+      problems.push((err as Error).message);
+    }
+  }
 
   let trustProxy: TrustProxy = null;
   try {

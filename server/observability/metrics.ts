@@ -14,7 +14,7 @@
 //   gateway_upstream_{calls,attempts,dedup_hits,retries,stale_served}_total{feed}
 //   gateway_response_cache_events_total{event}               lru_hits, redis_hits, stores, evictions, read_errors, ...
 //   gateway_redis_up                                         1 ready, 0 otherwise (absent without REDIS_URL)
-//   gateway_replay_records_total{outcome}                    enqueued, written, dropped, write_errors
+//   gateway_replay_records_total{outcome}                    enqueued, written, dropped, write_errors, retries
 //   + prom-client's default process metrics (process_*, nodejs_*)
 // The scrape-time upstream, cache-store and replay figures are process-wide counters kept by those
 // layers (upstreamStats, responseCacheStats, replayStats): one gateway per process in production.
@@ -109,7 +109,7 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
   });
   new Counter({
     name: 'gateway_replay_records_total',
-    help: 'Replay log records (process-wide), by outcome: enqueued, written, dropped (queue full or store down), write_errors (batches).',
+    help: 'Replay log records (process-wide), by outcome: enqueued, written, dropped (queue full, or store down after retries), write_errors (failed batch writes), retries (batch writes tried again).',
     labelNames: ['outcome'],
     registers: [registry],
     collect() {
@@ -119,6 +119,7 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
       this.inc({ outcome: 'written' }, r.written);
       this.inc({ outcome: 'dropped' }, r.dropped);
       this.inc({ outcome: 'write_errors' }, r.writeErrors);
+      this.inc({ outcome: 'retries' }, r.retries);
     },
   });
   const redisUp = opts.redisUp;

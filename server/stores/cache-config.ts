@@ -44,6 +44,8 @@ export interface ReplaySettings {
   queueMaxBytes: number;
   /** Embedded store: a segment file is closed once it reaches this size. */
   segmentBytes: number;
+  /** How long a failed batch write is retried before its records are dropped (ms; 0 = no retry; default 10 s). */
+  writeRetryMs?: number;
 }
 
 export interface CacheReplaySettings {
@@ -212,6 +214,7 @@ export function loadCacheReplaySettings(env: NodeJS.ProcessEnv, cwd: string, pro
       queueMaxRecords: int('REPLAY_QUEUE_MAX', 10_000, 1, 1_000_000),
       queueMaxBytes: bytes('REPLAY_QUEUE_BYTES', 16 * 1024 * 1024, 1024),
       segmentBytes: bytes('REPLAY_SEGMENT_BYTES', Math.max(1024, Math.min(16 * 1024 * 1024, Math.floor(replayMax / 8))), 1024),
+      writeRetryMs: int('REPLAY_WRITE_RETRY_MS', 10_000, 0, 120_000),
     },
   };
 }
