@@ -9,7 +9,7 @@ import { createListener } from './http/server.js';
 import { listen } from './http/listen.js';
 import type { EnvironmentName } from './http/plugin.js';
 import { createLogger, type Logger } from '../lib/logger.js';
-import { connectRedis, isRedisUp, safeTarget, watchRedis, type RedisClient } from './stores/redis-connection.js';
+import { connectRedis, redisHealth, safeTarget, watchRedis, type RedisClient } from './stores/redis-connection.js';
 import type { Capability, CapabilitySetup } from './wiring/types.js';
 import { capabilities } from './wiring/index.js';
 
@@ -80,8 +80,10 @@ async function assemble(config: GatewayConfig, env: NodeJS.ProcessEnv, logger: L
     closers.push(() => cap.close?.());
   }
   const health = () => {
-    const details: Record<string, unknown> = { redis: redis ? (isRedisUp(redis) ? 'up' : 'down') : 'not configured' };
-    let ok = !redis || isRedisUp(redis);
+    const r = redis ? redisHealth(redis) : null;
+    // 'up', 'down', or 'partial: 1 of 3 masters not answering' (a cluster); capabilities say what that costs.
+    const details: Record<string, unknown> = { redis: r ? (r.state === 'partial' ? `partial: ${r.detail}` : r.state) : 'not configured' };
+    let ok = !r || r.state === 'up';
     for (const c of caps) {
       const h = c.health?.();
       if (h) {

@@ -126,7 +126,7 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
   if (redisUp) {
     new Gauge({
       name: 'gateway_redis_up',
-      help: 'Redis connection: 1 ready and answering, 0 otherwise.',
+      help: 'Redis: 1 when every part answers (a cluster: every master and cluster_state ok), 0 otherwise (/readyz names what is degraded).',
       registers: [registry],
       collect() {
         this.set(redisUp() ? 1 : 0);

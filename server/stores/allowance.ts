@@ -18,7 +18,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { canReach, isRedisUp, noteRedisFailure, redisDeadline, type RedisClient } from './redis-health.js';
+import { canReach, noteRedisFailure, redisDeadline, redisHealth, type RedisClient } from './redis-health.js';
 
 export interface AllowanceResult {
   /** True when this call was counted and may be served. */
@@ -35,7 +35,8 @@ export interface AllowanceStore {
   consume(ip: string): Promise<AllowanceResult>;
   /** Calls left, without counting. Rejects with AllowanceUnavailableError when it cannot tell. */
   peek(ip: string): Promise<{ remaining: number }>;
-  health(): { ok: boolean; mode: string };
+  /** `degraded` says what a partial Redis outage costs (a cluster with a master down). */
+  health(): { ok: boolean; mode: string; degraded?: string };
   close(): Promise<void> | void;
 }
 
@@ -114,7 +115,9 @@ export class RedisAllowanceStore implements AllowanceStore {
   }
 
   health() {
-    return { ok: isRedisUp(this.redis), mode: 'redis' };
+    const { state } = redisHealth(this.redis);
+    if (state === 'partial') return { ok: false, mode: 'redis', degraded: 'counted calls of clients whose counter is on an unreachable master are refused (503)' };
+    return { ok: state === 'up', mode: 'redis', ...(state === 'down' ? { degraded: 'every counted call is refused (503)' } : {}) };
   }
 
   /** A Redis (or the cluster master of this key) known to be down or hung is not asked: no wait for a timeout. */

@@ -204,7 +204,7 @@ export function loadCacheReplaySettings(env: NodeJS.ProcessEnv, cwd: string, pro
       ttl,
       lruBytes,
       maxEntryBytes: bytes('CACHE_MAX_ENTRY_BYTES', Math.min(lruBytes, 4 * 1024 * 1024), 256),
-      redisReadTimeoutMs: int('CACHE_REDIS_TIMEOUT_MS', 300, 10, 10_000),
+      redisReadTimeoutMs: int('CACHE_REDIS_TIMEOUT_MS', 200, 10, 10_000),
       epochRefreshMs: int('CACHE_EPOCH_REFRESH_MS', 5000, 100, 3_600_000),
     },
     replay: {

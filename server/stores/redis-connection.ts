@@ -32,7 +32,7 @@ const COMMON: RedisOptions = {
 const CLUSTER: ClusterOptions = {
   enableOfflineQueue: false,
   lazyConnect: true,
-  maxRedirections: 4,
+  maxRedirections: 3,
   retryDelayOnFailover: 100,
   retryDelayOnClusterDown: 100,
   retryDelayOnTryAgain: 100,

@@ -5,7 +5,8 @@
 import { createHash } from 'node:crypto';
 import { printSchema } from 'graphql';
 import { ResponseCache } from '../stores/response-cache.js';
-import { createReplayStore } from '../stores/replay-store.js';
+import { createReplayStore, REPLAY_KEYS } from '../stores/replay-store.js';
+import { canReach } from '../stores/redis-health.js';
 import { startAdminServer, type AdminServer } from '../admin/server.js';
 import { responseCachePlugin } from '../plugins/response-cache.js';
 import { replayPlugin } from '../plugins/replay.js';
@@ -84,7 +85,7 @@ export const cacheReplayCapability: CapabilitySetup = async ({ config, logger, r
       }
       if (replay) {
         const s = replay.stats();
-        details.replay = { store: s.store, queued: s.queued, dropped: s.dropped };
+        details.replay = { store: s.store, queued: s.queued, dropped: s.dropped, ...(redis && !canReach(redis, REPLAY_KEYS.index) ? { degraded: 'records wait in the queue, are retried, then dropped and counted' } : {}) };
       }
       return { ok: true, details };
     },
