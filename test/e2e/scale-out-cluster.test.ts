@@ -3,9 +3,8 @@
 // truthful count, a master killed under load (readiness says what is degraded, nobody waits on the
 // lost master, the playground fails closed, keyed requests answer) and recovery without a restart.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import calculateSlot from 'cluster-key-slot';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { clusterSupportProblem, redisCli, startTestCluster, type TestCluster } from '../support/redis-cluster.js';
+import { clusterSupportProblem, slotOwners, startTestCluster, type TestCluster } from '../support/redis-cluster.js';
 import { freePort } from '../support/redis-server.js';
 import { eventually } from '../support/eventually.js';
 import { runCacheCli } from '../../cli/cache.js';
@@ -20,21 +19,6 @@ if (problem) console.warn(`skipping Redis Cluster tests: ${problem}`);
 const COUNTED = '{ utilities(zipCode: "60601") { id } }';
 const UTILS = (zip: string) => `{ utilities(zipCode: "${zip}") { id name } }`;
 const ALLOWANCE = 3;
-
-/** Which master (index 0-2) serves a key, from one CLUSTER NODES. */
-function slotOwners(cluster: TestCluster): (key: string) => number {
-  const owner = new Array<number>(16384).fill(-1);
-  for (const line of redisCli(cluster.ports[0]!, 'CLUSTER', 'NODES').trim().split('\n')) {
-    const f = line.split(' ');
-    if (!f[2]?.includes('master')) continue;
-    const index = cluster.ports.indexOf(Number(f[1]!.split('@')[0]!.split(':')[1]));
-    for (const range of f.slice(8)) {
-      const [from, to] = range.split('-').map(Number);
-      for (let s = from!; s <= (to ?? from!); s++) owner[s] = index;
-    }
-  }
-  return (key) => owner[calculateSlot(key)]!;
-}
 
 async function readyz(gw: TestGateway): Promise<{ status: number; body: any }> {
   const res = await fetch(gw.g.urls.production!.replace('/graphql', '/readyz'));

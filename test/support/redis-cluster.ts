@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort } from './redis-server.js';
 import { eventually } from './eventually.js';
+import calculateSlot from 'cluster-key-slot';
 
 const SERVER = process.env.REDIS_SERVER_BIN ?? 'redis-server';
 const CLI = process.env.REDIS_CLI_BIN ?? 'redis-cli';
@@ -36,6 +37,9 @@ class Node {
     this.child = child;
     await eventually(async () => redisCli(this.port, 'PING').trim() === 'PONG', 10_000, 50);
   }
+  signal(sig: NodeJS.Signals): void {
+    if (this.child && this.child.exitCode === null) this.child.kill(sig);
+  }
   async kill(): Promise<void> {
     const c = this.child;
     this.child = null;
@@ -54,6 +58,9 @@ export interface TestCluster {
   kill(i: number): Promise<void>;
   /** Start master i again with its node file: it rejoins with its slots. */
   start(i: number): Promise<void>;
+  /** SIGSTOP master i: it hangs with its connections open (no answer, no error); resume() with SIGCONT. */
+  pause(i: number): void;
+  resume(i: number): void;
   /** Wait until every node says cluster_state:ok. */
   ready(): Promise<void>;
   stop(): Promise<void>;
@@ -79,10 +86,13 @@ export async function startTestCluster(opts: { nodeTimeoutMs?: number } = {}): P
     url: `redis-cluster://${nodes.map((n) => `127.0.0.1:${n.port}`).join(',')}`,
     kill: (i) => nodes[i]!.kill(),
     start: (i) => nodes[i]!.start(),
+    pause: (i) => nodes[i]!.signal('SIGSTOP'),
+    resume: (i) => nodes[i]!.signal('SIGCONT'),
     async ready() {
       await eventually(async () => nodes.every((n) => n.child && /cluster_state:ok/.test(redisCli(n.port, 'CLUSTER', 'INFO'))), 20_000, 100);
     },
     async stop() {
+      for (const n of nodes) n.signal('SIGCONT');
       await Promise.all(nodes.map((n) => n.kill()));
       fs.rmSync(dir, { recursive: true, force: true });
     },
@@ -164,4 +174,19 @@ export async function startTestSentinel(opts: { downAfterMs?: number } = {}): Pr
     startData: (port) => dataNodes.get(port)!.start(),
     stop,
   };
+}
+
+/** Which master (index 0-2) serves a key, from one CLUSTER NODES. */
+export function slotOwners(cluster: TestCluster): (key: string) => number {
+  const owner = new Array<number>(16384).fill(-1);
+  for (const line of redisCli(cluster.ports[0]!, 'CLUSTER', 'NODES').trim().split('\n')) {
+    const f = line.split(' ');
+    if (!f[2]?.includes('master')) continue;
+    const index = cluster.ports.indexOf(Number(f[1]!.split('@')[0]!.split(':')[1]));
+    for (const range of f.slice(8)) {
+      const [from, to] = range.split('-').map(Number);
+      for (let s = from!; s <= (to ?? from!); s++) owner[s] = index;
+    }
+  }
+  return (key) => owner[calculateSlot(key)]!;
 }
