@@ -7,6 +7,7 @@ import { createUpstreamFetch } from '../feeds/upstream/fetch.js';
 import type { Transport } from '../feeds/upstream/transport.js';
 import { createListener } from './http/server.js';
 import { listen } from './http/listen.js';
+import { watchTlsFiles } from './http/tls.js';
 import type { EnvironmentName } from './http/plugin.js';
 import { createLogger, type Logger } from '../lib/logger.js';
 import { connectRedis, redisHealth, safeTarget, watchRedis, type RedisClient } from './stores/redis-connection.js';
@@ -115,8 +116,15 @@ async function assemble(config: GatewayConfig, env: NodeJS.ProcessEnv, logger: L
       health,
       onInternalError: (err, state) => logger.error({ err, requestId: state.requestId, environment }, 'internal error'),
       now: opts.now,
+      tls: config.tls,
     });
     servers.push(server);
+    if (config.tls) {
+      closers.push(watchTlsFiles(server, config.tls, (err) => {
+        if (err) logger.error({ environment, error: err.message }, 'TLS certificate change refused (serving the previous one)');
+        else logger.info({ environment }, 'TLS certificate reloaded');
+      }));
+    }
     urls[environment] = `${(await listen(server, config.ports[environment], config.host)).url}/graphql`;
     logger.info({ environment, url: urls[environment] }, 'listening');
   }

@@ -8,6 +8,7 @@ import type { EnvironmentName } from './http/plugin.js';
 // --- response cache and replay (issue 4): settings parsed in server/stores/cache-config.ts ---
 import { loadCacheReplaySettings, type CacheReplaySettings } from './stores/cache-config.js';
 import { parseRedisUrl } from './stores/redis-url.js';
+import { loadTlsPair, type TlsFiles } from './http/tls.js';
 // --- end response cache and replay ---
 
 export interface GatewayConfig {
@@ -31,6 +32,8 @@ export interface GatewayConfig {
   logLevel: string;
   /** How long SIGTERM waits for in-flight requests before cutting connections. */
   shutdownGraceMs: number;
+  /** HTTPS on the partner listeners (TLS_CERT_FILE + TLS_KEY_FILE), null for plain HTTP. */
+  tls: TlsFiles | null;
   // --- response cache and replay (issue 4) ---
   /** TTLs (cache.config.yaml / CACHE_CONFIG), CACHE_* and REPLAY_* sizes and retention. */
   cacheReplay: CacheReplaySettings;
@@ -89,6 +92,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   } catch (err) {
     problems.push((err as Error).message);
   }
+  let tls: TlsFiles | null = null;
+  const certFile = env.TLS_CERT_FILE?.trim();
+  const keyFile = env.TLS_KEY_FILE?.trim();
+  if (certFile && keyFile) {
+    tls = { certFile: path.resolve(cwd, certFile), keyFile: path.resolve(cwd, keyFile) };
+    try {
+      loadTlsPair(tls);
+    } catch (err) {
+      problems.push((err as Error).message);
+    }
+  } else if (certFile || keyFile) {
+    problems.push('TLS_CERT_FILE and TLS_KEY_FILE must be set together (or neither, for plain HTTP behind a TLS-terminating load balancer)');
+  }
   const cors = env.CORS_ORIGINS?.trim();
   const adminToken = env.ADMIN_TOKEN?.trim() || null;
   if (adminToken && adminToken.length < 24) problems.push('ADMIN_TOKEN must be at least 24 characters');
@@ -124,6 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     adminToken,
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     shutdownGraceMs: int('SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
+    tls,
     // --- response cache and replay (issue 4) ---
     cacheReplay: loadCacheReplaySettings(env, cwd, problems),
     // --- end response cache and replay ---

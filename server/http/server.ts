@@ -13,6 +13,7 @@ import { errorReply, pathOf, type EnvironmentName, type HttpPlugin, type Reply, 
 import { parseGraphQLBody, readBody } from './request-body.js';
 import { API_HEADERS, corsHeaders } from './security-headers.js';
 import { playgroundPageFile } from './playground-page.js';
+import { createHttpServer, type TlsFiles } from './tls.js';
 
 export interface ListenerOptions {
   environment: EnvironmentName;
@@ -31,6 +32,8 @@ export interface ListenerOptions {
   health(): { ok: boolean; details: Record<string, unknown> };
   onInternalError(err: unknown, state: RequestState): void;
   now?: () => Date;
+  /** Serve HTTPS with this certificate and key (server/http/tls.ts). */
+  tls?: TlsFiles | null;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
@@ -188,7 +191,7 @@ export function createListener(opts: ListenerOptions): http.Server {
     res.end(reply.bytes ?? reply.body);
   }
 
-  const server = http.createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, (req, res) => {
+  const server = createHttpServer(opts.tls ?? null, { maxHeaderSize: 16 * 1024, requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, (req, res) => {
     handle(req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500, JSON_HEADERS);
       res.end(JSON.stringify({ errors: [{ message: 'Internal error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] }));
