@@ -7,6 +7,7 @@
 //   is probed on a connection of its own, and CLUSTER INFO says whether the cluster serves at all.
 //   A key whose slot's master is down is not sent (canReach), and a command that fails on a
 //   connection error marks its master down at once (noteRedisFailure) until a probe answers again.
+//   A probe that merely times out must do so twice in a row (a loaded machine is not an outage).
 import { Redis, Cluster, type RedisOptions } from 'ioredis';
 import calculateSlot from 'cluster-key-slot';
 
@@ -81,7 +82,10 @@ export function canReach(client: RedisClient, key: string): boolean {
   return master === undefined || !w.down.has(master);
 }
 
-const CONNECTION_TROUBLE = /timed out|Connection is closed|Stream isn't writeable|ECONNREFUSED|ECONNRESET|EPIPE|CLUSTERDOWN|Too many Cluster redirections|Cluster is ended/i;
+// A closed or refused connection is certain; a slow answer is not (a loaded machine): timeouts are
+// left to the probes, which need two misses in a row.
+const CONNECTION_TROUBLE = /Connection is closed|Stream isn't writeable|ECONNREFUSED|ECONNRESET|EPIPE|CLUSTERDOWN|Too many Cluster redirections|Cluster is ended/i;
+const MISSES_TO_MARK_DOWN = 2;
 
 /** A command on `key` failed: when the failure says the node is unreachable, stop sending to it until a probe answers. */
 export function noteRedisFailure(client: RedisClient, key: string, err: unknown): void {
@@ -119,6 +123,7 @@ function watchCluster(cluster: Cluster, intervalMs: number): () => void {
   const w: ClusterWatch = { down: new Set(), masters: 0, state: 'unknown' };
   clusters.set(cluster, w);
   const probes = new Map<string, Redis>();
+  const misses = new Map<string, number>();
   const base = (cluster.options.redisOptions ?? {}) as RedisOptions;
   const probeFor = (key: string): Redis => {
     let p = probes.get(key);
@@ -135,6 +140,12 @@ function watchCluster(cluster: Cluster, intervalMs: number): () => void {
     }
     return p;
   };
+  // ioredis drops a node's connection from its pool when it ends (the node died): certain, at once.
+  const onNodeLost = (node: Redis) => {
+    const key = `${node.options.host}:${node.options.port}`;
+    if (slotMap(cluster).some((nodes) => nodes?.[0] === key)) w.down.add(key);
+  };
+  cluster.on('-node', onNodeLost);
   let inFlight = false;
   const probe = async () => {
     const masters = new Set<string>();
@@ -146,11 +157,16 @@ function watchCluster(cluster: Cluster, intervalMs: number): () => void {
         const info = await withTimeout(probeFor(key).cluster('INFO') as Promise<string>, intervalMs);
         if (/cluster_state:fail/.test(info)) fail = true;
         w.down.delete(key);
-      } catch {
-        w.down.add(key);
+        misses.delete(key);
+      } catch (err) {
+        const n = (misses.get(key) ?? 0) + 1;
+        misses.set(key, n);
+        // A refused connection is certain at once; a probe that timed out must miss twice.
+        if (n >= MISSES_TO_MARK_DOWN || CONNECTION_TROUBLE.test((err as Error)?.message ?? '')) w.down.add(key);
       }
     }));
     for (const key of w.down) if (!masters.has(key)) w.down.delete(key);
+    for (const key of misses.keys()) if (!masters.has(key)) misses.delete(key);
     w.masters = masters.size;
     w.state = masters.size === 0 ? 'unknown' : fail ? 'fail' : 'ok';
   };
@@ -162,6 +178,7 @@ function watchCluster(cluster: Cluster, intervalMs: number): () => void {
   timer.unref();
   return () => {
     clearInterval(timer);
+    cluster.off('-node', onNodeLost);
     for (const p of probes.values()) p.disconnect();
     probes.clear();
   };

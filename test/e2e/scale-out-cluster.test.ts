@@ -166,5 +166,5 @@ describe.skipIf(problem)('Redis Cluster: two gateway instances', () => {
       const found = await Promise.all(ids.map((id) => store.get(id)));
       return found.every(Boolean);
     }, 15_000);
-  }, 60_000);
+  }, 120_000);
 });
