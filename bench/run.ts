@@ -55,6 +55,7 @@ type Options = Parameters<typeof autocannon>[0];
 type Result = Awaited<ReturnType<typeof autocannon>>;
 import { freePort, startTestRedis, type TestRedis } from '../test/support/redis-server.js';
 import { issueKey } from '../server/keys/key-store.js';
+import { connectRedis } from '../server/stores/redis-connection.js';
 import { writeStockMeshConfig } from './mesh-start/config.js';
 import { checkMeshAnswer, checkMeshHitsUpstream, MESH_QUERY, meshBody } from './mesh-start/query.js';
 
@@ -100,7 +101,7 @@ const opts = {
   /** --env K=V,K=V: extra gateway environment for experiments (e.g. REPLAY_ENABLED=false). */
   env: Object.fromEntries((f.env ? f.env.split(',') : []).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
 };
-const ALL = ['baseline', 'floor', 'floor-uws', 'cached', 'records', 'uncached', 'miss-storm', 'direct', 'playground', 'overhead', 'isolation', 'mesh'] as const;
+const ALL = ['baseline', 'floor', 'floor-uws', 'cached', 'records', 'uncached', 'miss-storm', 'direct', 'playground', 'overhead', 'isolation', 'shared', 'mesh'] as const;
 type ScenarioName = (typeof ALL)[number];
 const only = new Set<ScenarioName>((f.only ? f.only.split(',') : ALL) as ScenarioName[]);
 for (const s of only) if (!ALL.includes(s)) throw new Error(`--only: unknown scenario "${s}" (${ALL.join(', ')})`);
@@ -470,6 +471,57 @@ async function meshStartScenario(description: string, upstreamUrl: string, upstr
   }
 }
 
+/** Redis' own CPU time so far (INFO cpu: used_cpu_user + used_cpu_sys), in ms. */
+async function redisCpuMs(url: string): Promise<number | null> {
+  const client = await connectRedis(url);
+  try {
+    const info = await client.info('cpu');
+    const user = Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1]);
+    const sys = Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1]);
+    return Number.isFinite(user + sys) ? (user + sys) * 1000 : null;
+  } finally {
+    client.disconnect();
+  }
+}
+
+/**
+ * Issue 15: two gateway instances sharing one Redis, both loaded at once with counted playground
+ * calls from many IPs (allowance, cache and replay all in Redis). Reports, per instance, CPU µs
+ * per request, and Redis' CPU µs per request over both: the cost of sharing state.
+ */
+async function sharedRedisScenario(gatewayEnv: NodeJS.ProcessEnv, redisUrl: string): Promise<Row[]> {
+  const a = await startGatewayChild('shared gateway A', gatewayEnv);
+  const b = await startGatewayChild('shared gateway B', gatewayEnv);
+  try {
+    let n = 0;
+    const headers = { 'content-type': 'application/json' };
+    const half = Math.max(1, Math.floor(opts.connections / 2));
+    const options = (g: Gateway): Options => ({
+      url: g.urls.playground,
+      connections: half,
+      duration: opts.duration,
+      requests: [{ method: 'POST', path: '/graphql', headers, body: BODY, setupRequest: (req: { headers?: Record<string, string> }) => ({ ...req, headers: { ...headers, 'x-forwarded-for': ipFor(n++) } }) }],
+    });
+    let redis0: number | null = null;
+    let started = 0;
+    const before = async () => {
+      // Both warm-ups are over once both have called this.
+      if (++started === 2) redis0 = await redisCpuMs(redisUrl);
+    };
+    const [ra, rb] = await Promise.all([load(options(a), a.child.proc.pid, before), load(options(b), b.child.proc.pid, before)]);
+    const redis1 = await redisCpuMs(redisUrl);
+    const total = ra.result.requests.total + rb.result.requests.total;
+    const redisUs = redis0 !== null && redis1 !== null && total ? Math.round(((redis1 - redis0) * 1000) / total) : null;
+    const rowA = row('shared-a', 'instance A of 2 sharing one Redis: playground from many IPs', half, ra);
+    const rowB = row('shared-b', 'instance B of 2 sharing one Redis: the same, at the same time', half, rb);
+    rowA.notes = { redisCpuUsPerRequest: redisUs, requestsBothInstances: total };
+    return [rowA, rowB];
+  } finally {
+    await a.child.stop();
+    await b.child.stop();
+  }
+}
+
 // ------------------------------------------------------------------------------------------------
 // Isolation (issue 12): keyed latency under a keyless flood, memory under attacks 1-5
 
@@ -732,6 +784,10 @@ async function main() {
       } finally {
         await g.child.stop();
       }
+    });
+
+    await run('shared', async () => {
+      for (const r of await sharedRedisScenario(gatewayEnv, redis!.url)) table(r);
     });
 
     await run('mesh', async () => {

@@ -67,8 +67,9 @@ async function cacheCommand(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pro
   if (config.redisUrl) {
     const redis = await connectRedis(config.redisUrl);
     try {
-      const { epochs, receivers } = await purgeInRedis(redis, values.all ? { all: true } : { fields });
-      io.out(`purged ${what} on every gateway instance using ${safeTarget(config.redisUrl)} (epochs ${JSON.stringify(epochs)}; ${receivers} instance(s) notified now, the others within seconds)`);
+      const { epochs, receivers, live } = await purgeInRedis(redis, values.all ? { all: true } : { fields });
+      const others = receivers < live ? `; the other ${live - receivers} re-read the purge epochs within CACHE_EPOCH_REFRESH_MS (5 s)` : '';
+      io.out(`purged ${what} on every gateway instance using ${safeTarget(config.redisUrl)} (epochs ${JSON.stringify(epochs)}; ${receivers} instance(s) notified: ${receivers} of ${live} live instance(s) confirmed${others})`);
       return 0;
     } finally {
       redis.disconnect();

@@ -7,9 +7,10 @@ import { createUpstreamFetch } from '../feeds/upstream/fetch.js';
 import type { Transport } from '../feeds/upstream/transport.js';
 import { createListener, type ListenerOptions } from './http/server.js';
 import { listen } from './http/listen.js';
+import { watchTlsFiles } from './http/tls.js';
 import type { EnvironmentName, HttpPlugin } from './http/plugin.js';
 import { createLogger, type Logger } from '../lib/logger.js';
-import { connectRedis, isRedisUp, safeTarget, watchRedis, type RedisClient } from './stores/redis-connection.js';
+import { connectRedis, redisHealth, safeTarget, watchRedis, type RedisClient } from './stores/redis-connection.js';
 import type { Capability, CapabilitySetup } from './wiring/types.js';
 import { capabilities } from './wiring/index.js';
 
@@ -88,8 +89,10 @@ async function assemble(config: GatewayConfig, env: NodeJS.ProcessEnv, logger: L
     closers.push(() => cap.close?.());
   }
   const health = () => {
-    const details: Record<string, unknown> = { redis: redis ? (isRedisUp(redis) ? 'up' : 'down') : 'not configured' };
-    let ok = !redis || isRedisUp(redis);
+    const r = redis ? redisHealth(redis) : null;
+    // 'up', 'down', or 'partial: 1 of 3 masters not answering' (a cluster); capabilities say what that costs.
+    const details: Record<string, unknown> = { redis: r ? (r.state === 'partial' ? `partial: ${r.detail}` : r.state) : 'not configured' };
+    let ok = !r || r.state === 'up';
     for (const c of caps) {
       const h = c.health?.();
       if (h) {
@@ -129,8 +132,14 @@ async function assemble(config: GatewayConfig, env: NodeJS.ProcessEnv, logger: L
   };
   privateListener = (environment, plugins) => createListener(listenerOptions(environment, plugins));
   for (const environment of config.environments) {
-    const server = createListener(listenerOptions(environment, caps.flatMap((c) => c.plugins(environment))));
+    const server = createListener({ ...listenerOptions(environment, caps.flatMap((c) => c.plugins(environment))), tls: config.tls });
     servers.push(server);
+    if (config.tls) {
+      closers.push(watchTlsFiles(server, config.tls, (err) => {
+        if (err) logger.error({ environment, error: err.message }, 'TLS certificate change refused (serving the previous one)');
+        else logger.info({ environment }, 'TLS certificate reloaded');
+      }));
+    }
     urls[environment] = `${(await listen(server, config.ports[environment], config.host)).url}/graphql`;
     logger.info({ environment, url: urls[environment] }, 'listening');
   }

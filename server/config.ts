@@ -8,6 +8,8 @@ import type { EnvironmentName } from './http/plugin.js';
 import { connectionLimits, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './http/connections.js';
 // Response cache and replay settings are parsed in server/stores/cache-config.ts.
 import { loadCacheReplaySettings, parseDuration, type CacheReplaySettings } from './stores/cache-config.js';
+import { parseRedisUrl } from './stores/redis-url.js';
+import { loadTlsPair, type TlsFiles } from './http/tls.js';
 
 export interface GatewayConfig {
   environments: EnvironmentName[];
@@ -40,6 +42,8 @@ export interface GatewayConfig {
   logLevel: string;
   /** How long SIGTERM waits for in-flight requests before cutting connections. */
   shutdownGraceMs: number;
+  /** HTTPS on the partner listeners (TLS_CERT_FILE + TLS_KEY_FILE), null for plain HTTP. */
+  tls: TlsFiles | null;
   /** TTLs (schema, cache.config.yaml / CACHE_CONFIG), CACHE_* and REPLAY_* sizes and retention. */
   cacheReplay: CacheReplaySettings;
     // Support console and certification onboarding.
@@ -97,13 +101,32 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const upstreamUrl = explicitUpstream ? url('UPSTREAM_URL', explicitUpstream, ['http:', 'https:']) : `http://127.0.0.1:${upstreamPort}`;
   const dataDir = path.resolve(cwd, env.DATA_DIR ?? 'data');
   const redisUrl = env.REDIS_URL?.trim() || null;
-  if (redisUrl) url('REDIS_URL', redisUrl, ['redis:', 'rediss:', 'redis-sentinel:', 'redis-cluster:']);
+  if (redisUrl) {
+    try {
+      parseRedisUrl(redisUrl);
+    } catch (err) {
+      problems.push((err as Error).message);
+    }
+  }
 
   let trustProxy: TrustProxy = null;
   try {
     trustProxy = parseTrustProxy(env.TRUST_PROXY);
   } catch (err) {
     problems.push((err as Error).message);
+  }
+  let tls: TlsFiles | null = null;
+  const certFile = env.TLS_CERT_FILE?.trim();
+  const keyFile = env.TLS_KEY_FILE?.trim();
+  if (certFile && keyFile) {
+    tls = { certFile: path.resolve(cwd, certFile), keyFile: path.resolve(cwd, keyFile) };
+    try {
+      loadTlsPair(tls);
+    } catch (err) {
+      problems.push((err as Error).message);
+    }
+  } else if (certFile || keyFile) {
+    problems.push('TLS_CERT_FILE and TLS_KEY_FILE must be set together (or neither, for plain HTTP behind a TLS-terminating load balancer)');
   }
   const cors = env.CORS_ORIGINS?.trim();
   const adminToken = env.ADMIN_TOKEN?.trim() || null;
@@ -151,6 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     adminToken,
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     shutdownGraceMs: int('SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
+    tls,
     cacheReplay,
     certificationEnrollmentBaseUrl: url('CERTIFICATION_ENROLLMENT_BASE_URL', 'https://enroll-certification.energyplans.example/residential', ['https:']),
     console: loadConsoleSettings(env, cwd, keysFile, cacheReplay.replay.retentionMs, problems),

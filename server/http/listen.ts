@@ -1,6 +1,7 @@
 // Starts a node:http server on host:port (0 = a free port) and says where it can be reached.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import tls from 'node:tls';
 
 export interface Listening {
   url: string;
@@ -19,7 +20,7 @@ export async function listen(server: Server, port: number, host: string): Promis
   const actual = (server.address() as AddressInfo).port;
   const shown = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   return {
-    url: `http://${shown}:${actual}`,
+    url: `${server instanceof tls.Server ? 'https' : 'http'}://${shown}:${actual}`,
     port: actual,
     close: () => new Promise<void>((resolve) => {
       server.close(() => resolve());

@@ -14,6 +14,7 @@ import { parseGraphQLBody, readBody, type GraphQLRequestBody } from './request-b
 import { capConnections, serverTimeouts, type ConnectionLimits } from './connections.js';
 import { API_HEADERS, corsHeaders } from './security-headers.js';
 import { ASSET_PREFIX, playgroundAssetReply, playgroundPageReply } from './playground-page.js';
+import { createHttpServer, type TlsFiles } from './tls.js';
 
 export interface ListenerOptions {
   environment: EnvironmentName;
@@ -35,6 +36,8 @@ export interface ListenerOptions {
   health(): { ok: boolean; details: Record<string, unknown> };
   onInternalError(err: unknown, state: RequestState): void;
   now?: () => Date;
+  /** Serve HTTPS with this certificate and key (server/http/tls.ts). */
+  tls?: TlsFiles | null;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
@@ -225,7 +228,7 @@ export function createListener(opts: ListenerOptions): http.Server {
     res.end(reply.bytes ?? reply.body);
   }
 
-  const server = http.createServer({ maxHeaderSize: 16 * 1024, ...serverTimeouts(opts.connections) }, (req, res) => {
+  const server = createHttpServer(opts.tls ?? null, { maxHeaderSize: 16 * 1024, ...serverTimeouts(opts.connections) }, (req, res) => {
     handle(req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500, JSON_HEADERS);
       res.end(JSON.stringify({ errors: [{ message: 'Internal error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] }));

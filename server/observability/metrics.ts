@@ -15,7 +15,7 @@
 //   gateway_upstream_{calls,attempts,dedup_hits,retries,stale_served}_total{feed}
 //   gateway_response_cache_events_total{event}               lru_hits, redis_hits, stores, evictions, read_errors, ...
 //   gateway_redis_up                                         1 ready, 0 otherwise (absent without REDIS_URL)
-//   gateway_replay_records_total{outcome}                    enqueued, written, dropped, write_errors
+//   gateway_replay_records_total{outcome}                    enqueued, written, dropped, write_errors, retries
 //   gateway_unknown_enum_values_total{type}                  feed values a public enum lacks (answered OTHER)
 //   + prom-client's default process metrics (process_*, nodejs_*)
 // The scrape-time upstream, cache-store and replay figures are process-wide counters kept by those
@@ -114,7 +114,7 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
   });
   new Counter({
     name: 'gateway_replay_records_total',
-    help: 'Replay log records (process-wide), by outcome: enqueued, written, dropped (queue full or store down), write_errors (batches).',
+    help: 'Replay log records (process-wide), by outcome: enqueued, written, dropped (queue full, or store down after retries), write_errors (failed batch writes), retries (batch writes tried again).',
     labelNames: ['outcome'],
     registers: [registry],
     collect() {
@@ -124,6 +124,7 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
       this.inc({ outcome: 'written' }, r.written);
       this.inc({ outcome: 'dropped' }, r.dropped);
       this.inc({ outcome: 'write_errors' }, r.writeErrors);
+      this.inc({ outcome: 'retries' }, r.retries);
     },
   });
   new Counter({
@@ -140,7 +141,7 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
   if (redisUp) {
     new Gauge({
       name: 'gateway_redis_up',
-      help: 'Redis connection: 1 ready and answering, 0 otherwise.',
+      help: 'Redis: 1 when every part answers (a cluster: every master and cluster_state ok), 0 otherwise (/readyz names what is degraded).',
       registers: [registry],
       collect() {
         this.set(redisUp() ? 1 : 0);

@@ -18,7 +18,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { isRedisUp, type RedisClient } from './redis-connection.js';
+import { canReach, noteRedisFailure, redisDeadline, redisHealth, type RedisClient } from './redis-health.js';
 
 export interface AllowanceResult {
   /** True when this call was counted and may be served. */
@@ -35,7 +35,8 @@ export interface AllowanceStore {
   consume(ip: string): Promise<AllowanceResult>;
   /** Calls left, without counting. Rejects with AllowanceUnavailableError when it cannot tell. */
   peek(ip: string): Promise<{ remaining: number }>;
-  health(): { ok: boolean; mode: string };
+  /** `degraded` says what a partial Redis outage costs (a cluster with a master down). */
+  health(): { ok: boolean; mode: string; degraded?: string };
   close(): Promise<void> | void;
 }
 
@@ -45,6 +46,13 @@ export class AllowanceUnavailableError extends Error {
     this.name = 'AllowanceUnavailableError';
   }
 }
+
+/**
+ * The longest a counted call waits on Redis before failing closed (503), whatever the topology:
+ * below the 1 s bound of docs/operations.md with room for the rest of the request. A call that
+ * timed out may still have been counted by Redis (a lost answer, never an extra call served).
+ */
+export const ALLOWANCE_DEADLINE_MS = 800;
 
 export const ALLOWANCE_KEY_PREFIX = 'epg:allowance:v1:';
 
@@ -79,11 +87,13 @@ export class RedisAllowanceStore implements AllowanceStore {
   }
 
   async consume(ip: string): Promise<AllowanceResult> {
-    this.failFastWhenDown();
+    const key = allowanceKey(ip);
+    this.failFastWhenDown(key);
     let reply: [number, number];
     try {
-      reply = await this.run(allowanceKey(ip), this.limit);
+      reply = await redisDeadline(this.run(key, this.limit), ALLOWANCE_DEADLINE_MS);
     } catch (err) {
+      noteRedisFailure(this.redis, key, err);
       throw new AllowanceUnavailableError(`allowance store (Redis) unavailable: ${(err as Error).message}`, { cause: err });
     }
     const allowed = Number(reply[0]) === 1;
@@ -92,23 +102,27 @@ export class RedisAllowanceStore implements AllowanceStore {
   }
 
   async peek(ip: string): Promise<{ remaining: number }> {
-    this.failFastWhenDown();
+    const key = allowanceKey(ip);
+    this.failFastWhenDown(key);
     let raw: string | null;
     try {
-      raw = await this.redis.get(allowanceKey(ip));
+      raw = await redisDeadline(this.redis.get(key), ALLOWANCE_DEADLINE_MS);
     } catch (err) {
+      noteRedisFailure(this.redis, key, err);
       throw new AllowanceUnavailableError(`allowance store (Redis) unavailable: ${(err as Error).message}`, { cause: err });
     }
     return { remaining: Math.max(0, this.limit - (Number(raw) || 0)) };
   }
 
   health() {
-    return { ok: isRedisUp(this.redis), mode: 'redis' };
+    const { state } = redisHealth(this.redis);
+    if (state === 'partial') return { ok: false, mode: 'redis', degraded: 'counted calls of clients whose counter is on an unreachable master are refused (503)' };
+    return { ok: state === 'up', mode: 'redis', ...(state === 'down' ? { degraded: 'every counted call is refused (503)' } : {}) };
   }
 
-  /** A Redis known to be down or hung (see watchRedis) is not asked: no wait for a command timeout. */
-  private failFastWhenDown(): void {
-    if (!isRedisUp(this.redis)) throw new AllowanceUnavailableError('allowance store (Redis) unavailable: not connected or not answering');
+  /** A Redis (or the cluster master of this key) known to be down or hung is not asked: no wait for a timeout. */
+  private failFastWhenDown(key: string): void {
+    if (!canReach(this.redis, key)) throw new AllowanceUnavailableError('allowance store (Redis) unavailable: not connected or not answering');
   }
 
   close(): void {}

@@ -54,6 +54,8 @@ export interface ReplaySettings {
   queueMaxBytes: number;
   /** Embedded store: a segment file is closed once it reaches this size. */
   segmentBytes: number;
+  /** How long a failed batch write is retried before its records are dropped (ms; 0 = no retry; default 10 s). */
+  writeRetryMs?: number;
 }
 
 export interface CacheReplaySettings {
@@ -214,7 +216,7 @@ export function loadCacheReplaySettings(env: NodeJS.ProcessEnv, cwd: string, pro
       ttl,
       lruBytes,
       maxEntryBytes: bytes('CACHE_MAX_ENTRY_BYTES', Math.min(lruBytes, 4 * 1024 * 1024), 256),
-      redisReadTimeoutMs: int('CACHE_REDIS_TIMEOUT_MS', 300, 10, 10_000),
+      redisReadTimeoutMs: int('CACHE_REDIS_TIMEOUT_MS', 200, 10, 10_000),
       epochRefreshMs: int('CACHE_EPOCH_REFRESH_MS', 5000, 100, 3_600_000),
       coalesce: bool('CACHE_COALESCE', true),
     },
@@ -228,6 +230,7 @@ export function loadCacheReplaySettings(env: NodeJS.ProcessEnv, cwd: string, pro
       queueMaxRecords: int('REPLAY_QUEUE_MAX', 10_000, 1, 1_000_000),
       queueMaxBytes: bytes('REPLAY_QUEUE_BYTES', 16 * 1024 * 1024, 1024),
       segmentBytes: bytes('REPLAY_SEGMENT_BYTES', Math.max(1024, Math.min(16 * 1024 * 1024, Math.floor(replayMax / 8))), 1024),
+      writeRetryMs: int('REPLAY_WRITE_RETRY_MS', 10_000, 0, 120_000),
     },
   };
 }

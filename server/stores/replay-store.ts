@@ -30,7 +30,7 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { isRedisUp, type RedisClient } from './redis-connection.js';
+import { canReach, type RedisClient } from './redis-health.js';
 import type { ReplaySettings } from './cache-config.js';
 import { recordJson, type QueryDigest, type SealedBox } from './replay-privacy.js';
 
@@ -112,7 +112,7 @@ export interface ReplayStore {
 }
 
 /** Process-wide counters over every replay store, for metrics. */
-export const replayStats = { enqueued: 0, written: 0, dropped: 0, writeErrors: 0 };
+export const replayStats = { enqueued: 0, written: 0, dropped: 0, writeErrors: 0, retries: 0 };
 
 export function statusMatches(status: number, filter: string | undefined): boolean {
   if (!filter) return true;
@@ -147,6 +147,16 @@ interface Backend {
 
 const BATCH = 500;
 const FLUSH_DELAY_MS = 50;
+/**
+ * Pauses before each retry of a failed batch write, doubling from 200 ms up to 2 s, within
+ * `budgetMs` in all (default 10 s: a Sentinel or Cluster failover with down-after / node-timeout
+ * of a few seconds). Then the batch is dropped and counted; new records wait in the bounded queue.
+ */
+export function retryPauses(budgetMs: number): number[] {
+  const pauses: number[] = [];
+  for (let next = 200, total = 0; total + next <= budgetMs; total += next, next = Math.min(next * 2, 2000)) pauses.push(next);
+  return pauses;
+}
 
 class QueuedReplayStore implements ReplayStore {
   private queue: ReplayRecord[] = [];
@@ -155,13 +165,18 @@ class QueuedReplayStore implements ReplayStore {
   private running: Promise<void> | null = null;
   private counters = { enqueued: 0, written: 0, dropped: 0, writeErrors: 0 };
   private closed = false;
+  /** Set by close(): no more waiting to retry a failed batch. */
+  private closing = false;
+  private readonly retryPauses: number[];
 
   constructor(
     readonly kind: 'redis' | 'embedded',
     private readonly backend: Backend,
     private readonly settings: ReplaySettings,
     private readonly onError: (err: unknown, what: string) => void,
-  ) {}
+  ) {
+    this.retryPauses = retryPauses(settings.writeRetryMs ?? 10_000);
+  }
 
   enqueue(record: ReplayRecord): void {
     try {
@@ -207,16 +222,25 @@ class QueuedReplayStore implements ReplayStore {
       while (this.queue.length) {
         const batch = this.queue.splice(0, BATCH);
         for (const r of batch) this.queuedBytes -= approxSize(r);
-        try {
-          const unserializable = await this.backend.write(batch);
-          if (unserializable) this.noteDropped(unserializable);
-          this.counters.written += batch.length - unserializable;
-          replayStats.written += batch.length - unserializable;
-        } catch (err) {
-          this.counters.writeErrors++;
-          replayStats.writeErrors++;
-          this.noteDropped(batch.length);
-          this.onError(err, 'replay write');
+        for (let attempt = 0; ; attempt++) {
+          try {
+            const unserializable = await this.backend.write(batch);
+            if (unserializable) this.noteDropped(unserializable);
+            this.counters.written += batch.length - unserializable;
+            replayStats.written += batch.length - unserializable;
+            break;
+          } catch (err) {
+            this.counters.writeErrors++;
+            replayStats.writeErrors++;
+            this.onError(err, 'replay write');
+            const pause = this.retryPauses[attempt];
+            if (pause === undefined || this.closing) {
+              this.noteDropped(batch.length);
+              break;
+            }
+            replayStats.retries++;
+            await new Promise((r) => setTimeout(r, pause).unref?.());
+          }
         }
       }
     } finally {
@@ -247,6 +271,7 @@ class QueuedReplayStore implements ReplayStore {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     await this.flush();
     this.closed = true;
     await this.backend.close();
@@ -421,7 +446,7 @@ class RedisBackend implements Backend {
   }
 
   async write(records: ReplayRecord[]): Promise<number> {
-    if (!isRedisUp(this.redis)) throw new Error('Redis is down');
+    if (!canReach(this.redis, REPLAY_KEYS.index)) throw new Error('Redis is down (or the cluster master of the replay keys)');
     const now = this.now();
     const cutoff = now - this.settings.retentionMs;
     // Records already past the retention would be trimmed at once: they are not written.

@@ -11,9 +11,10 @@
 // fire-and-forget, and both are counted (responseCacheStats).
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { isRedisUp, type RedisClient } from './redis-connection.js';
+import { canReach, noteRedisFailure, redisDeadline as withTimeout, redisHealth, type RedisClient } from './redis-health.js';
 import { schemaPolicy } from '../../api/schema-policy.js';
 import type { CacheSettings, TtlRule } from './cache-config.js';
+import { acknowledgePurge, awaitAcks, liveInstances, newInstanceId, startHeartbeat } from './instance-registry.js';
 
 export type SchemaVariant = 'keyed' | 'playground';
 
@@ -95,8 +96,10 @@ export interface PurgeResult {
   /** 'all instances' when Redis carried the purge; 'this instance' without Redis. */
   reach: 'all instances' | 'this instance';
   epochs: Record<string, number>;
-  /** Gateway instances subscribed to purge messages when it was sent (Redis only). */
+  /** Gateway instances that confirmed they applied the purge (Redis only). */
   instancesNotified?: number;
+  /** Gateway instances registered as live when it was sent (Redis only). */
+  instancesLive?: number;
 }
 
 export interface ResponseCacheOptions {
@@ -197,19 +200,13 @@ function decodeEntry(raw: string): CachedEntry | null {
   return { storedAt, ttlMs, fields: parts[3] ? parts[3].split(',') : [], body: raw.slice(from) };
 }
 
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
-    p.then((v) => { clearTimeout(timer); resolve(v); }, (e) => { clearTimeout(timer); reject(e); });
-  });
-}
-
 /**
  * Bumps purge epochs in Redis and tells every instance. Used by the gateway (admin endpoint) and
- * by `npm run cache -- purge`. Returns the new epochs and how many subscribers (gateway instances)
- * got the message.
+ * by `npm run cache -- purge`. Returns the new epochs, how many gateway instances confirmed they
+ * applied it (waiting up to `ackWaitMs` for every live one: server/stores/instance-registry.ts)
+ * and how many were live.
  */
-export async function purgeInRedis(redis: RedisClient, target: PurgeTarget): Promise<{ epochs: Record<string, number>; receivers: number }> {
+export async function purgeInRedis(redis: RedisClient, target: PurgeTarget, ackWaitMs = 2000): Promise<{ epochs: Record<string, number>; receivers: number; live: number }> {
   const fields = target.all ? [ALL_FIELDS] : [...new Set(target.fields ?? [])];
   if (fields.length === 0) throw new Error('nothing to purge: name --field or --all');
   const multi = redis.multi();
@@ -221,8 +218,11 @@ export async function purgeInRedis(redis: RedisClient, target: PurgeTarget): Pro
     if (err) throw err;
     epochs[f] = Number(value);
   });
-  const receivers = await redis.publish(PURGE_CHANNEL, JSON.stringify({ fields, epochs }));
-  return { epochs, receivers: Number(receivers) || 0 };
+  const id = newInstanceId();
+  const live = await liveInstances(redis);
+  await redis.publish(PURGE_CHANNEL, JSON.stringify({ fields, epochs, id }));
+  const receivers = await awaitAcks(redis, id, live, ackWaitMs);
+  return { epochs, receivers, live };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -240,6 +240,9 @@ export class ResponseCache {
   private epochSeq = 0;
   private readonly vectors = new WeakMap<string[], { seq: number; text: string }>();
   private subscriber: RedisClient | null = null;
+  /** This process in the instance registry (purge acknowledgements). */
+  private readonly instanceId = newInstanceId();
+  private stopHeartbeat: (() => Promise<void>) | null = null;
   private refreshTimer: NodeJS.Timeout | null = null;
   private closed = false;
 
@@ -265,6 +268,7 @@ export class ResponseCache {
   async start(): Promise<void> {
     if (!this.redis) return;
     await this.refreshEpochs();
+    this.stopHeartbeat = startHeartbeat(this.redis, this.instanceId, (err) => this.onError(err, 'instance heartbeat'));
     try {
       const sub = this.redis.duplicate() as RedisClient;
       sub.on('error', () => {});
@@ -291,9 +295,10 @@ export class ResponseCache {
     return this.lru.size;
   }
 
-  get redisState(): 'shared' | 'down' | 'off' {
+  get redisState(): 'shared' | 'partial' | 'down' | 'off' {
     if (!this.redis) return 'off';
-    return isRedisUp(this.redis) ? 'shared' : 'down';
+    const { state } = redisHealth(this.redis);
+    return state === 'up' ? 'shared' : state;
   }
 
   policy(op: CacheableOperation): CachePolicy {
@@ -345,11 +350,12 @@ export class ResponseCache {
       this.lru.delete(key);
     }
     if (this.redis) {
-      if (!isRedisUp(this.redis)) {
+      const redisKey = REDIS_ENTRY_PREFIX + key;
+      if (!canReach(this.redis, redisKey)) {
         this.bump('cacheReadErrors');
       } else {
         try {
-          const raw = await withTimeout(this.redis.get(REDIS_ENTRY_PREFIX + key), this.settings.redisReadTimeoutMs);
+          const raw = await withTimeout(this.redis.get(redisKey), this.settings.redisReadTimeoutMs);
           const entry = raw ? decodeEntry(raw) : null;
           const at = this.now();
           if (entry && entry.storedAt + entry.ttlMs > at) {
@@ -359,6 +365,7 @@ export class ResponseCache {
             return { entry, level: 'redis', ageSeconds: ageOf(entry, at) };
           }
         } catch (err) {
+          noteRedisFailure(this.redis, redisKey, err);
           this.bump('cacheReadErrors');
           this.onError(err, 'cache read');
         }
@@ -377,11 +384,14 @@ export class ResponseCache {
     const entry: CachedEntry = { body, storedAt: this.now(), ttlMs: Math.round(ttlMs), fields };
     this.lru.set(key, entry);
     this.bump('stores');
-    if (this.redis) {
-      if (!isRedisUp(this.redis)) {
+    const redis = this.redis;
+    if (redis) {
+      const redisKey = REDIS_ENTRY_PREFIX + key;
+      if (!canReach(redis, redisKey)) {
         this.bump('cacheWriteErrors');
       } else {
-        this.redis.set(REDIS_ENTRY_PREFIX + key, encodeEntry(entry), 'PX', Math.max(1, entry.ttlMs)).catch((err: unknown) => {
+        redis.set(redisKey, encodeEntry(entry), 'PX', Math.max(1, entry.ttlMs)).catch((err: unknown) => {
+          noteRedisFailure(redis, redisKey, err);
           this.bump('cacheWriteErrors');
           this.onError(err, 'cache write');
         });
@@ -403,9 +413,9 @@ export class ResponseCache {
     const fields = target.all ? [ALL_FIELDS] : [...new Set(target.fields ?? [])];
     if (fields.length === 0) throw new Error('nothing to purge: name a field or all');
     if (this.redis) {
-      const { epochs, receivers } = await purgeInRedis(this.redis, target);
+      const { epochs, receivers, live } = await purgeInRedis(this.redis, target);
       this.applyEpochs(epochs, fields);
-      return { reach: 'all instances', epochs, instancesNotified: receivers };
+      return { reach: 'all instances', epochs, instancesNotified: receivers, instancesLive: live };
     }
     const epochs: Record<string, number> = {};
     for (const f of fields) epochs[f] = (this.epochs.get(f) ?? 0) + 1;
@@ -416,7 +426,7 @@ export class ResponseCache {
 
   /** Re-reads the purge epochs from Redis; drops LRU entries of fields whose epoch moved. */
   async refreshEpochs(): Promise<void> {
-    if (!this.redis || this.closed || !isRedisUp(this.redis)) return;
+    if (!this.redis || this.closed || !canReach(this.redis, EPOCHS_KEY)) return;
     try {
       const all = await withTimeout(this.redis.hgetall(EPOCHS_KEY), 2000);
       const next = new Map<string, number>();
@@ -435,11 +445,15 @@ export class ResponseCache {
 
   private onPurgeMessage(message: string): void {
     try {
-      const msg = JSON.parse(message) as { fields?: unknown; epochs?: unknown };
+      const msg = JSON.parse(message) as { fields?: unknown; epochs?: unknown; id?: unknown };
       const fields = Array.isArray(msg.fields) ? msg.fields.map(String) : [ALL_FIELDS];
       const epochs = msg.epochs && typeof msg.epochs === 'object' ? (msg.epochs as Record<string, number>) : {};
       this.bump('purges');
       this.applyEpochs(epochs, fields);
+      // Applied: say so to the purger (ids are ours: a short token, nothing else is accepted).
+      if (this.redis && typeof msg.id === 'string' && /^[0-9a-f-]{36}$/.test(msg.id)) {
+        acknowledgePurge(this.redis, msg.id, this.instanceId).catch((err) => this.onError(err, 'purge acknowledgement'));
+      }
     } catch {
       // Unreadable message: the periodic refresh catches up.
     }
@@ -473,6 +487,7 @@ export class ResponseCache {
 
   async close(): Promise<void> {
     this.closed = true;
+    await this.stopHeartbeat?.();
     if (this.refreshTimer) clearInterval(this.refreshTimer);
     this.refreshTimer = null;
     const sub = this.subscriber;

@@ -5,7 +5,8 @@
 import { createHash } from 'node:crypto';
 import { printSchema } from 'graphql';
 import { ResponseCache } from '../stores/response-cache.js';
-import { createReplayStore } from '../stores/replay-store.js';
+import { createReplayStore, REPLAY_KEYS } from '../stores/replay-store.js';
+import { canReach } from '../stores/redis-health.js';
 import { startAdminServer, type AdminServer } from '../admin/server.js';
 import { openSupportConsole, type SupportParts } from './support-console.js';
 import { responseCachePlugin } from '../plugins/response-cache.js';
@@ -96,7 +97,7 @@ export const cacheReplayCapability: CapabilitySetup = async (ctx) => {
       }
       if (replay) {
         const s = replay.stats();
-        details.replay = { store: s.store, queued: s.queued, dropped: s.dropped };
+        details.replay = { store: s.store, queued: s.queued, dropped: s.dropped, ...(redis && !canReach(redis, REPLAY_KEYS.index) ? { degraded: 'records wait in the queue, are retried, then dropped and counted' } : {}) };
       }
       return { ok: true, details };
     },

@@ -40,7 +40,7 @@ export const environmentsCapability: CapabilitySetup = async ({ config, logger, 
       let ok = true;
       if (allowance) {
         const h = allowance.health();
-        details.allowance = { store: h.mode, ok: h.ok };
+        details.allowance = { store: h.mode, ok: h.ok, ...(h.degraded ? { degraded: h.degraded } : {}) };
         ok &&= h.ok;
       }
       if (keys) {

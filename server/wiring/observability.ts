@@ -7,7 +7,7 @@ import { startOpsServer, type OpsServer } from '../observability/ops-server.js';
 import { requestLogPlugin, type RequestLogger } from '../observability/request-log.js';
 import type { HttpPlugin } from '../http/plugin.js';
 import type { CapabilitySetup } from './types.js';
-import { isRedisUp } from '../stores/redis-connection.js';
+import { isRedisUp, redisHealth } from '../stores/redis-connection.js';
 import { requestLineLogger } from '../../lib/logger.js';
 import { onUnknownEnumValue } from '../../api/enum-values.js';
 
@@ -34,7 +34,7 @@ export const observabilityCapability: CapabilitySetup = async ({ config, logger,
       port: config.ports.ops,
       metrics: () => metrics.render(),
       contentType: metrics.registry.contentType,
-      health: () => ({ redis: redis ? (isRedisUp(redis) ? 'up' : 'down') : 'not configured' }),
+      health: () => ({ redis: redis ? redisHealth(redis).state : 'not configured' }),
     });
     logger.info({ url: `${ops.url}/metrics` }, 'ops endpoint listening (metrics, healthz)');
   }

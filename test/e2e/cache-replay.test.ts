@@ -101,6 +101,8 @@ beforeAll(async () => {
   baseEnv = {
     PRODUCTION_PORT: '0', CERTIFICATION_PORT: '0', PLAYGROUND_PORT: '0', UPSTREAM_PORT: '0', OPS_PORT: '0', LOG_LEVEL: 'silent',
     DATA_DIR: path.join(tmp, 'data'), REDIS_URL: redis.url, KEYS_FILE: keysFile, CACHE_CONFIG: cacheConfig, PLAYGROUND_ALLOWANCE: '4',
+    // Drops are what this file checks; retrying through an outage is test/e2e/scale-out.test.ts'.
+    REPLAY_WRITE_RETRY_MS: '0',
   };
   const adminPort = await freePort();
   adminUrl = `http://127.0.0.1:${adminPort}`;

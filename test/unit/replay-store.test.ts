@@ -272,7 +272,7 @@ describe('Redis store', () => {
   });
 
   it('Redis down: records are dropped and counted, enqueue never throws', async () => {
-    const store = createReplayStore({ redis: client, dataDir: '/nonexistent', settings: settings() });
+    const store = createReplayStore({ redis: client, dataDir: '/nonexistent', settings: settings({ writeRetryMs: 0 }) });
     await redis.stop();
     await new Promise((r) => setTimeout(r, 100));
     for (let i = 0; i < 5; i++) store.enqueue(record());
