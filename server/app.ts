@@ -55,7 +55,7 @@ async function assemble(config: GatewayConfig, env: NodeJS.ProcessEnv, logger: L
 
   const fetchFn = createUpstreamFetch({ env, logger, transport: opts.upstreamTransport });
   closers.push(() => fetchFn.close());
-  const mesh = await loadGatewayMesh({ dir: config.meshDir, fetchFn });
+  const mesh = await loadGatewayMesh({ dir: config.meshDir, fetchFn, logger });
   closers.push(() => mesh.close());
   const sources = mesh.feeds.all.map((f) => f.source);
   const supplierFeeds = mesh.feeds.byKind('offers').length;

@@ -17,6 +17,8 @@ import type { MeshFetch } from '../feeds/upstream/fetch.js';
 import * as resolversModule from '../api/index.js';
 import * as feedMappingModule from '../feeds/feed-mapping.js';
 import * as meshLoggerModule from './mesh-logger.js';
+import { createFeedEvents, type WarnLogger } from '../feeds/feed-events.js';
+import { createFeedMemo } from '../feeds/feed-memo.js';
 
 export type SchemaVariant = 'keyed' | 'playground';
 
@@ -72,7 +74,7 @@ export class MeshStartupError extends Error {
   }
 }
 
-export async function loadGatewayMesh(opts: { dir: string; fetchFn: MeshFetch; logLevel?: string }): Promise<GatewayMesh> {
+export async function loadGatewayMesh(opts: { dir: string; fetchFn: MeshFetch; logLevel?: string; logger?: WarnLogger }): Promise<GatewayMesh> {
   const dir = path.resolve(opts.dir);
   const importFn = (id: string) => {
     // Our own modules named in .meshrc.yaml are linked in already: no per-start transpiling, and
@@ -123,6 +125,8 @@ export async function loadGatewayMesh(opts: { dir: string; fetchFn: MeshFetch; l
     feeds: {
       all: bound,
       byKind: <K extends FeedKind>(kind: K) => bound.filter((f) => f.kind === kind) as unknown as FeedBinding<K>[],
+      events: createFeedEvents(opts.logger),
+      memo: createFeedMemo(),
     },
     meshContext,
     close: () => mesh.destroy(),

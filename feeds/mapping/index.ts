@@ -15,6 +15,19 @@ export type { UnitName, Dimension, CanonicalQuantity } from './units.js';
 export { KINDS, KIND_NAMES, MAX_NESTED_ITEMS, RecordError } from './kinds.js';
 export * from './types.js';
 
+/** Compiled blocks by their config object: the transform (which validates) and the resolvers' bindings share one compile. */
+const compiled = new WeakMap<object, CompiledFeedBinding>();
+
+/** compileFeedMapping, once per config object (and source name). */
+export function compiledMapping(source: string, rawConfig: unknown): CompiledFeedBinding {
+  if (!isObjectLike(rawConfig)) return compileFeedMapping(source, rawConfig);
+  const hit = compiled.get(rawConfig);
+  if (hit && hit.source === source) return hit;
+  const binding = compileFeedMapping(source, rawConfig);
+  compiled.set(rawConfig, binding);
+  return binding;
+}
+
 /** A transform key that is this mapping: `feed-mapping`, or any path ending in `feed-mapping.ts`. */
 export function isFeedMappingKey(key: string): boolean {
   return key === 'feed-mapping' || key.endsWith('feed-mapping.ts');
@@ -46,7 +59,7 @@ export function bindingsFromConfig(rawMeshConfig: { sources?: any[] } | null | u
     if (configs.length > 1) throw new FeedConfigError(name, 'transforms', 'more than one feed-mapping transform on this source');
     if (names.has(name)) throw new FeedConfigError(name, 'name', 'two mapped sources have this name');
     names.add(name);
-    out.push(compileFeedMapping(name, configs[0]));
+    out.push(compiledMapping(name, configs[0]));
   });
   return out;
 }

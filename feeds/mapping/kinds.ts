@@ -6,7 +6,7 @@
 // (energy blocks contiguous from 0 kWh, ...). It throws RecordError for a record that can't be used.
 import type { CanonicalOffer, CustomerClass, EnergyBlock, RateType, Territory } from '../../domain/canonical.js';
 import type { CanonicalQuantity, UnitName } from './units.js';
-import type { CanonicalByKind, FeedKind, GenerationSource, ServiceAccount, StateStats } from './types.js';
+import type { CallScope, CanonicalByKind, FeedInputKey, FeedKind, GenerationSource, ServiceAccount, StateStats } from './types.js';
 
 /** A record that does not map; the message is its rejection reason. */
 export class RecordError extends Error {
@@ -39,9 +39,17 @@ export type FieldTable = Readonly<Record<string, FieldDef>>;
 
 export type Values = Record<string, unknown>;
 
+/** The inputs a feed of a kind is called with, per call scope: always given, or only sometimes. */
+export interface ScopeInputs {
+  always: readonly FeedInputKey[];
+  sometimes: readonly FeedInputKey[];
+}
+
 export interface KindDef<K extends FeedKind> {
   kind: K;
   fields: FieldTable;
+  /** The call scopes this kind supports (the first is the default) and their inputs. */
+  scopes: Readonly<Partial<Record<CallScope, ScopeInputs>>>;
   /** Field whose value identifies a record; later duplicates in one payload are rejected. */
   key?: string;
   build(values: Values, source: string): CanonicalByKind[K];
@@ -121,6 +129,11 @@ export function energyBlocksFrom(blocks: BlockValues[]): EnergyBlock[] {
 const offers: KindDef<'offers'> = {
   kind: 'offers',
   fields: offerFields,
+  // Utility-scoped answers are shared by every ZIP of the territory, so the ZIP is not an input.
+  scopes: {
+    request: { always: ['zipCode', 'customerClass'], sometimes: ['utilityId'] },
+    utility: { always: ['utilityId', 'customerClass'], sometimes: [] },
+  },
   key: 'offerId',
   build(v, source): CanonicalOffer {
     const credits = v.credits as { minKwh: number; amount: number }[];
@@ -150,6 +163,7 @@ const offers: KindDef<'offers'> = {
 const territories: KindDef<'territories'> = {
   kind: 'territories',
   key: 'utilityId',
+  scopes: { request: { always: ['zipCode'], sometimes: [] } },
   fields: {
     utilityId: req(text),
     name: req(text),
@@ -196,6 +210,7 @@ const generationMwh: ValueType = { type: 'quantity', target: 'mwh', defaultUnit:
 
 const stateStats: KindDef<'stateStats'> = {
   kind: 'stateStats',
+  scopes: { request: { always: ['state'], sometimes: [] } },
   fields: {
     state: req(stateCode),
     name: req(text),
@@ -229,6 +244,7 @@ const stateStats: KindDef<'stateStats'> = {
 const premises: KindDef<'premises'> = {
   kind: 'premises',
   key: 'accountId',
+  scopes: { request: { always: ['zipCode', 'address'], sometimes: [] } },
   fields: {
     accountId: req(text),
     idType: req(text),

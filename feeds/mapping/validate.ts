@@ -26,7 +26,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { FeedConfigError, type FeedBinding } from './types.js';
-import { isCompiledBinding, Problems, type Expect, type PlannedArg, type PlannedRead } from './compile.js';
+import { isCompiledBinding, Problems, type Expect, type MappingPlan, type PlannedArg, type PlannedRead } from './compile.js';
 import type { PathSegment } from './paths.js';
 
 const MAX_LISTED = 12;
@@ -56,7 +56,7 @@ export function validateAgainstSchema(binding: FeedBinding, schema: GraphQLSchem
     if (rootList) p.add('items', `${binding.operation} returns a list (${String(field.type)}); set items ('.' for the list itself)`);
     else if (!composite(root)) p.add('operation', `${binding.operation} returns ${root.name}, not an object`);
   }
-  checkArgs(p, field, binding.plan.args);
+  checkArgs(p, field, binding.plan);
 
   const failed = new Set<PlannedRead>();
   for (const read of binding.plan.reads) {
@@ -73,23 +73,44 @@ export function validateAgainstSchema(binding: FeedBinding, schema: GraphQLSchem
   p.throwIfAny(binding.source);
 }
 
-function checkArgs(p: Problems, field: GraphQLField<unknown, unknown>, args: PlannedArg[]): void {
+function checkArgs(p: Problems, field: GraphQLField<unknown, unknown>, plan: MappingPlan): void {
   const defs = new Map<string, GraphQLArgument>(field.args.map((a) => [a.name, a]));
-  for (const a of args) {
+  const known = () => names([...defs.keys()]) || 'none';
+  for (const a of plan.args) {
     const def = defs.get(a.name);
     if (!def) {
-      p.add(a.key, `${field.name} has no argument "${a.name}" (arguments: ${names([...defs.keys()]) || 'none'})`);
+      p.add(a.key, `${field.name} has no argument "${a.name}" (arguments: ${known()})`);
       continue;
     }
     const problem = argProblem(def.type, a);
     if (problem) p.add(a.key, problem);
   }
-  const mapped = new Set(args.map((a) => a.name));
+  const paged = pagedArgs(plan);
+  for (const [name, key] of paged) if (!defs.has(name)) p.add(key, `${field.name} has no argument "${name}" (arguments: ${known()})`);
+  const mapped = new Map(plan.args.map((a) => [a.name, a]));
+  const cursorArg = plan.pagination?.style === 'cursor' ? plan.pagination.arg : null;
   for (const def of field.args) {
-    if (isNonNullType(def.type) && def.defaultValue === undefined && !mapped.has(def.name)) {
-      p.add(`args.${def.name}`, `${field.name} requires argument "${def.name}" (${String(def.type)}); map it`);
+    if (!isNonNullType(def.type) || def.defaultValue !== undefined) continue;
+    const a = mapped.get(def.name);
+    if (def.name === cursorArg) {
+      p.add(paged.get(def.name)!, `${field.name} requires argument "${def.name}", but the first page is asked for without a cursor`);
+    } else if (!a && !paged.has(def.name)) {
+      p.add(`args.${def.name}`, `${field.name} requires argument "${def.name}"; map it`);
+    } else if (a?.from && !plan.inputs.always.includes(a.from)) {
+      const hint = plan.scope === 'request' && a.from === 'utilityId' ? '; set scope: utility to call the feed once per utility serving the ZIP' : '';
+      p.add(a.key, `${field.name} requires argument "${def.name}", but ${a.from} is not always given to a ${plan.scope}-scoped feed (always given: ${plan.inputs.always.join(', ')})${hint}`);
     }
   }
+}
+
+/** Feed arguments set by pagination -> the config key naming each. */
+function pagedArgs(plan: MappingPlan): Map<string, string> {
+  const pg = plan.pagination;
+  const out = new Map<string, string>();
+  if (!pg) return out;
+  out.set(pg.arg, `pagination.${pg.style}.arg`);
+  if (pg.style === 'page' && pg.sizeArg) out.set(pg.sizeArg, 'pagination.page.sizeArg');
+  return out;
 }
 
 function argProblem(type: GraphQLInputType, a: PlannedArg): string | null {

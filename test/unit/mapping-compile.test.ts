@@ -7,6 +7,7 @@ import FeedMappingTransform from '../../feeds/feed-mapping.js';
 import {
   bindingsFromConfig,
   compileFeedMapping,
+  compiledMapping,
   FeedConfigError,
   validateAgainstSchema,
   type CompiledFeedBinding,
@@ -420,7 +421,13 @@ describe('the Mesh transform', () => {
     const t = make('Voltify', transformOf('Voltify'));
     expect(t.noWrap).toBe(true);
     expect(t.transformSchema(schema)).toBe(schema);
-    expect(t.binding?.source).toBe('Voltify');
+  });
+
+  it('compiles a block once: the transform and the resolvers\' bindings share it', () => {
+    const c = transformOf('Voltify');
+    make('Voltify', c).transformSchema(schema);
+    const [fromConfig] = bindingsFromConfig({ sources: [{ name: 'Voltify', transforms: [{ 'feed-mapping': c }] }] });
+    expect(compiledMapping('Voltify', c)).toBe(fromConfig);
   });
 
   it('throws FeedConfigError naming the feed and key', () => {
