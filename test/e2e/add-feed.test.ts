@@ -198,7 +198,7 @@ describe('a third supplier feed added by configuration (examples/gridwise-feed.y
 
 describe('mapping mistakes stop the start, naming the feed and the key', () => {
   const cases: [string, (m: Mapping) => void, RegExp][] = [
-    ['an unknown path', (m) => void (m.fields.supplierName = 'Vendor.Name'), /feed Gridwise: fields\.supplierName: path Envelope\.Body\.OfferList\.Offer\.Vendor\.Name: GridwiseVendor has no field "Name"/],
+    ['an unknown path', (m) => void (m.fields.supplierName = 'Vendor.Name'), /feed Gridwise: fields\.supplierName: path Envelope\.Body\.OfferList\.Offer\.Vendor\.Name: Envelope\.Body\.OfferList\.Offer\.Vendor has no field "Name"/],
     ['a missing required canonical field', (m) => void delete m.fields.utilityId, /feed Gridwise: fields\.utilityId: required for kind offers/],
     ['an unknown unit', (m) => void (m.fields.energyBlocks.fields.price.unit = 'usd_per_gwh'), /feed Gridwise: fields\.energyBlocks\.fields\.price\.unit: unknown unit "usd_per_gwh"/],
     ['the feed\'s key "@id" instead of its GraphQL name', (m) => void (m.fields.offerId = '@id'), /feed Gridwise: fields\.offerId\.path: invalid path "@id"/],

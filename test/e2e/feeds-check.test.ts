@@ -126,7 +126,7 @@ describe('npm run feeds:check', () => {
     expect(JSON.parse(b.stdout)).toMatchObject({
       ok: false,
       dir: missingPath,
-      configError: expect.stringMatching(/feed Gridwise: fields\.title: path Envelope\.Body\.OfferList\.Offer\.Name: GridwiseOffer has no field "Name"/),
+      configError: expect.stringMatching(/feed Gridwise: fields\.title: path Envelope\.Body\.OfferList\.Offer\.Name: Envelope\.Body\.OfferList\.Offer has no field "Name"/),
       feeds: [],
     });
     expect(empty.code).toBe(1);

@@ -573,7 +573,7 @@ describe('a third feed in a new shape, added with YAML alone', () => {
   it('rejects a wrong path of the new feed at start-up, naming the key', () => {
     const cfg = yaml(GRIDCO_YAML.replace('Service.Tdu.Code', 'Service.Tdu.Id')) as Record<string, any>;
     expect(() => validateAgainstSchema(compileFeedMapping('Gridco', cfg), buildSchema(GRIDCO_SDL))).toThrow(
-      /^feed Gridco: fields\.utilityId: path Envelope\.Body\.Offers\.Offer\[\]\.Service\.Tdu\.Id: Tdu has no field "Id"/,
+      /^feed Gridco: fields\.utilityId: path Envelope\.Body\.Offers\.Offer\[\]\.Service\.Tdu\.Id: Envelope\.Body\.Offers\.Offer\[\]\.Service\.Tdu has no field "Id"/,
     );
   });
 });
