@@ -13,16 +13,18 @@ export interface PlausibleRange {
   quantity: PlausibleQuantity;
   soft: readonly [min: number, max: number];
   hard: readonly [min: number, max: number];
+  /** A usual value: of two readings that both fall in the soft range, the nearer one is the likelier. */
+  typical: number;
 }
 
 const USD = 1_000_000;
 const usd = (min: number, max: number) => [min * USD, max * USD] as const;
 
-const price: PlausibleRange = { quantity: 'microPerKwh', soft: usd(0.005, 1), hard: usd(0, 5) };
-const monthly: PlausibleRange = { quantity: 'micro', soft: usd(0, 100), hard: usd(0, 1000) };
-const fee: PlausibleRange = { quantity: 'micro', soft: usd(0, 1000), hard: usd(0, 10_000) };
-const deliveryRate: PlausibleRange = { quantity: 'microPerKwh', soft: usd(0, 0.5), hard: usd(0, 5) };
-const averageRate: PlausibleRange = { quantity: 'microPerKwh', soft: usd(0.01, 1), hard: usd(0, 5) };
+const price: PlausibleRange = { quantity: 'microPerKwh', soft: usd(0.005, 1), hard: usd(0, 5), typical: 0.12 * USD };
+const monthly: PlausibleRange = { quantity: 'micro', soft: usd(0, 100), hard: usd(0, 1000), typical: 10 * USD };
+const fee: PlausibleRange = { quantity: 'micro', soft: usd(0, 1000), hard: usd(0, 10_000), typical: 150 * USD };
+const deliveryRate: PlausibleRange = { quantity: 'microPerKwh', soft: usd(0, 0.5), hard: usd(0, 5), typical: 0.04 * USD };
+const averageRate: PlausibleRange = { quantity: 'microPerKwh', soft: usd(0.01, 1), hard: usd(0, 5), typical: 0.13 * USD };
 
 /** Feed kind -> canonical field path -> range. */
 export const PLAUSIBLE_RANGES: Readonly<Record<string, Readonly<Record<string, PlausibleRange>>>> = Object.freeze({
@@ -33,8 +35,8 @@ export const PLAUSIBLE_RANGES: Readonly<Record<string, Readonly<Record<string, P
     'minimumUsageFee.amount': fee,
     cancellationFee: fee,
     enrollmentFee: fee,
-    termMonths: { quantity: 'months', soft: [0, 60], hard: [0, 120] },
-    renewablePercent: { quantity: 'percent', soft: [0, 100], hard: [0, 100] },
+    termMonths: { quantity: 'months', soft: [0, 60], hard: [0, 120], typical: 12 },
+    renewablePercent: { quantity: 'percent', soft: [0, 100], hard: [0, 100], typical: 30 },
   },
   territories: {
     'delivery.fixedMonthly': monthly,

@@ -1,7 +1,7 @@
 // Assembles a running gateway: Mesh, shared stores, and one listener per environment. The reference
 // upstream is not its concern: server/launch.ts starts it beside the gateway for `npm start`.
 import type { Server } from 'node:http';
-import { loadConfig, feedUrlsFor, type GatewayConfig } from './config.js';
+import { loadConfig, feedUrlsFor, shownFeedUrls, type GatewayConfig } from './config.js';
 import { loadGatewayMesh, type GatewayMesh } from './mesh.js';
 import { createUpstreamFetch } from '../feeds/upstream/fetch.js';
 import type { Transport } from '../feeds/upstream/transport.js';
@@ -116,7 +116,7 @@ async function assemble(config: GatewayConfig, env: NodeJS.ProcessEnv, logger: L
     });
     servers.push(server);
     urls[environment] = `${(await listen(server, config.ports[environment], config.host)).url}/graphql`;
-    logger.info({ environment, url: urls[environment] }, 'listening');
+    logger.info({ environment, url: urls[environment], feeds: shownFeedUrls(environment, sources, env, upstreamUrl) }, 'listening');
   }
 
   return {

@@ -23,7 +23,12 @@ function numbersAt(v: unknown, segs: readonly string[]): number[] {
 /** Units of the same dimension in which the feed's number would fall in the soft range. */
 export function likelyUnits(value: number, unit: UnitName, range: PlausibleRange): UnitName[] {
   const raw = value / UNITS[unit].scale;
-  return unitsOfDimension(UNITS[unit].dimension).filter((u) => UNITS[u].scale !== UNITS[unit].scale && within(raw * UNITS[u].scale, range.soft));
+  const distance = (u: UnitName) => Math.abs(Math.log(Math.max(raw * UNITS[u].scale, 1e-9) / range.typical));
+  const fits = unitsOfDimension(UNITS[unit].dimension).filter((u) => UNITS[u].scale !== UNITS[unit].scale && within(raw * UNITS[u].scale, range.soft));
+  if (fits.length === 0) return [];
+  // The reading nearest a usual value; units of the same size (USD/MWh, mills/kWh) are named together.
+  const best = fits.reduce((a, b) => (distance(b) < distance(a) ? b : a));
+  return fits.filter((u) => UNITS[u].scale === UNITS[best].scale);
 }
 
 function finding(field: string, value: number, unit: UnitName | undefined, range: PlausibleRange): RangeFinding | null {
