@@ -21,6 +21,8 @@
 // Exit status: 0 all feeds ok (warnings allowed; --strict makes warnings fail), 1 a problem
 // (configuration error, a feed failing or answering a payload that does not map), 2 usage error.
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
@@ -252,6 +254,47 @@ async function checkFeed(m: Modules, b: FeedBinding, mesh: GatewayMesh, feedUrls
   return result;
 }
 
+/** A local server answering `/<feed>/…` with that feed's sample.json, so a sample goes through the feed's own source call. */
+async function serveSamples(samples: Map<string, { files: string[] }>): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    const feed = decodeURIComponent((req.url ?? '/').split('/')[1] ?? '');
+    const file = samples.get(feed)?.files[0];
+    res.writeHead(file ? 200 : 404, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+    res.end(file ? fs.readFileSync(file) : '{}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/**
+ * A feed's sample, answered by its own source call and mapped: values outside their possible range
+ * are problems, outside their plausible range warnings, each naming the field and the likely unit.
+ */
+async function checkSampleValues(m: Modules, b: FeedBinding, mesh: GatewayMesh, feedUrls: Record<string, string>, file: string, problems: string[], warnings: string[]): Promise<void> {
+  if (!b.execute) return;
+  const input: FeedInput = { zipCode: b.sampleZip, state: b.sampleState, customerClass: 'RESIDENTIAL', utilityId: 'SAMPLE' };
+  const shown = path.relative(process.cwd(), file) || file;
+  const scope: FeedScope = { feed: b.source, timeoutMs: b.timeoutMs, calls: [], stale: [] };
+  let mapped;
+  try {
+    mapped = b.map(await b.execute(b.args(input), m.withFeedScope({ ...mesh.meshContext, feedUrls }, scope)), input);
+  } catch (err) {
+    warnings.push(`${shown}: not mapped as the feed's answer: ${oneLine(err instanceof Error ? err.message : String(err))}`);
+    return;
+  }
+  const seen = new Set<string>();
+  for (const r of mapped.rejected) {
+    if (!r.implausible || seen.has(r.implausible)) continue;
+    seen.add(r.implausible);
+    problems.push(`${shown}: record ${r.index}: ${r.reason}`);
+  }
+  for (const d of mapped.doubts) {
+    if (seen.has(d.field)) continue;
+    seen.add(d.field);
+    warnings.push(`${shown}: record ${d.index}: ${oneLine(d.message)}`);
+  }
+}
+
 /** The fetch layer enforces the feed's timeout; this only guards against a hang elsewhere. */
 async function guarded<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -317,15 +360,21 @@ export async function runFeedsCheck(opts: Options, env: NodeJS.ProcessEnv): Prom
     report.upstream.fallbackUrl = fallback || null;
     const feedUrls = m.feedUrlsFor('production', sources, env, fallback);
     const samples = await m.contractSamples(opts.dir, bindings);
-    for (const b of bindings) {
-      const check = await checkFeed(m, b, mesh, feedUrls, opts);
-      const contract = samples.get(b.source);
-      if (contract?.problems.length) {
-        check.status = 'FAIL';
-        check.error = [check.error, ...contract.problems].filter(Boolean).join('; ');
+    const served = await serveSamples(samples);
+    try {
+      for (const b of bindings) {
+        const check = await checkFeed(m, b, mesh, feedUrls, opts);
+        const contract = samples.get(b.source);
+        const problems = [...(contract?.problems ?? [])];
+        if (contract?.files.length) await checkSampleValues(m, b, mesh, { ...feedUrls, [b.source]: `${served.url}/${b.source}` }, contract.files[0]!, problems, check.warnings);
+        if (problems.length) {
+          check.status = 'FAIL';
+          check.error = [check.error, ...problems.map((p) => oneLine(p))].filter(Boolean).join('; ');
+        }
+        report.feeds.push(check);
       }
-      for (const w of contract?.warnings ?? []) check.warnings.push(oneLine(w));
-      report.feeds.push(check);
+    } finally {
+      await served.close();
     }
     const warnings = report.feeds.reduce((n, f) => n + f.warnings.length, 0);
     const failed = report.feeds.filter((f) => f.status === 'FAIL').length;

@@ -3,7 +3,7 @@
 // counters and throttled warnings with an injected clock. End to end: test/e2e/utility-feed.test.ts
 // and test/e2e/feeds-check-round2.test.ts.
 import { describe, expect, it } from 'vitest';
-import { compileFeedMapping, FeedConfigError } from '../../feeds/mapping/index.js';
+import { compileFeedMapping, FeedConfigError, type FeedBinding } from '../../feeds/mapping/index.js';
 import { callPaged } from '../../feeds/paged-call.js';
 import { createFeedEvents, feedEventCounts, THROTTLE_MS } from '../../feeds/feed-events.js';
 import { likelyUnits, checkRanges } from '../../feeds/mapping/plausibility.js';
@@ -82,7 +82,7 @@ describe('context paths and call scope', () => {
 });
 
 describe('pagination (callPaged)', () => {
-  const bound = (over: Record<string, unknown> = {}) => compileFeedMapping('Sunpath', sunpath(over));
+  const bound = (over: Record<string, unknown> = {}) => compileFeedMapping('Sunpath', sunpath(over)) as unknown as FeedBinding<'offers'>;
 
   it('follows cursors to the last page, page arguments set per page', async () => {
     const asked: Record<string, unknown>[] = [];
@@ -167,7 +167,7 @@ describe('plausibility', () => {
   it('soft: the record is kept and a doubt names field and unit; hard: the record is dropped with the reason', () => {
     const b = compileFeedMapping('Sunpath', sunpath({ fields: { ...sunpath().fields, baseMonthly: { path: 'monthlyCents', unit: 'usd', default: 0 }, cancellationFee: { path: 'exitCents', unit: 'usd', default: 0 } } }));
     const out = b.map(page([rec('SOFT', 112.5, { monthlyCents: 495 }), rec('HARD', 112.5, { exitCents: 15000 }), rec('OK', 112.5, { monthlyCents: 9 })], null), request);
-    expect(out.records.map((o) => o.offerId)).toEqual(['SOFT', 'OK']);
+    expect(out.records.map((o) => (o as { offerId: string }).offerId)).toEqual(['SOFT', 'OK']);
     expect(out.doubts).toEqual([{ index: 0, field: 'baseMonthly', message: 'baseMonthly 495 USD is outside the plausible range 0 USD to 100 USD; looks like cents, not USD (unit: cents)' }]);
     expect(out.rejected).toEqual([{
       index: 1,
