@@ -9,6 +9,7 @@ import { createFeedEvents, feedEventCounts, THROTTLE_MS } from '../../feeds/feed
 import { likelyUnits, checkRanges } from '../../feeds/mapping/plausibility.js';
 import { plausibleRange, PLAUSIBLE_RANGES } from '../../domain/plausibility.js';
 import { KINDS } from '../../feeds/mapping/kinds.js';
+import { readFileSync } from 'node:fs';
 
 /** A Sunpath-like block: offers per utility, in cursor pages, utility and class from the context. */
 const sunpath = (over: Record<string, unknown> = {}) => ({
@@ -205,5 +206,32 @@ describe('feed events', () => {
       'feed Throttled: record dropped: implausible: y',
       'feed Throttled: pages left out: stopped after 4 pages',
     ]);
+  });
+});
+
+describe('docs/feeds.md, the feed author\'s reference', () => {
+  const doc = readFileSync(new URL('../../docs/feeds.md', import.meta.url), 'utf8');
+  const section = (title: string) => {
+    const start = doc.indexOf(title);
+    const end = doc.indexOf('\n## ', start + 1);
+    return doc.slice(start, end < 0 ? undefined : end);
+  };
+
+  it('lists every canonical field of every kind', () => {
+    const reference = section('## Canonical fields per feed kind');
+    for (const [kind, def] of Object.entries(KINDS)) {
+      const table = reference.slice(reference.indexOf(`### ${kind}`));
+      for (const field of Object.keys(def.fields)) {
+        const named = kind === 'stateStats' && field === 'generation' ? '`generation.<SOURCE>`' : new RegExp('`' + field + '(`|\\.)');
+        expect(table, `${kind}.${field}`).toMatch(named);
+      }
+    }
+  });
+
+  it('shows every plausible range of the table in code', () => {
+    const ranges = section('## Plausible ranges');
+    for (const [kind, table] of Object.entries(PLAUSIBLE_RANGES)) {
+      for (const field of Object.keys(table)) expect(ranges, `${kind}.${field}`).toMatch(new RegExp(`^\\| ${kind} \\|.*\`${field.replace('.', '\\.')}\``, 'm'));
+    }
   });
 });
