@@ -5,29 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { mappingOf, ROOT, writeConfigDir } from '../support/feed-config.js';
+import { feedsCheck, type Run } from '../support/feeds-check-cli.js';
 import { PAGES, startSunpath, type Upstream } from '../support/sunpath-upstream.js';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The CLI with upstream URLs and MESH_DIR cleared from the environment, plus `env`. */
-function feedsCheck(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.endsWith('_URL') && k !== 'MESH_DIR'));
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'cli/feeds-check.ts', ...args], { cwd: ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 const feedOf = (r: Run, feed: string) => JSON.parse(r.stdout).feeds.find((f: { feed: string }) => f.feed === feed);
 
