@@ -122,16 +122,6 @@ function parseSelector(inner: string, fail: () => never): Selector {
   return { type: 'filter', key, value };
 }
 
-/** Does this segment end by picking one element (index) or a filtered list (filter: first match in mode 'one')? */
-export function segmentPicks(seg: PathSegment): 'none' | 'index' | 'filter' {
-  let picks: 'none' | 'index' | 'filter' = 'none';
-  for (const s of seg.selectors) {
-    if (s.type === 'index') picks = 'index';
-    else if (s.type === 'filter') picks = 'filter';
-  }
-  return picks;
-}
-
 export function isObjectLike(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
