@@ -2,6 +2,8 @@
 import type { GraphQLError } from 'graphql';
 import type { FeedBinding, FeedKind } from '../feeds/mapping/types.js';
 import type { UpstreamCall } from '../feeds/upstream/feed-scope.js';
+import type { FeedEvents } from '../feeds/feed-events.js';
+import type { FeedMemo } from '../feeds/feed-memo.js';
 
 export type { UpstreamCall };
 
@@ -15,6 +17,10 @@ export interface ResolverSettings {
 
 export interface FeedRegistry {
   byKind<K extends FeedKind>(kind: K): FeedBinding<K>[];
+  /** Truncated pages, implausible records: counted and logged (throttled). */
+  events?: FeedEvents;
+  /** Utility-scoped answers shared across the ZIPs of a territory. */
+  memo?: FeedMemo;
 }
 
 export interface ResolverContext {

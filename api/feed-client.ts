@@ -1,8 +1,11 @@
-// Calls a declared feed on its Mesh source (server/mesh.ts: sourceCall) and maps its payload to
-// canonical records.
+// Calls a declared feed on its Mesh source (server/mesh.ts: sourceCall), page by page when it is
+// paginated, and maps its payload to canonical records. Offers feeds fan out by their call scope:
+// a request-scoped feed once per request, a utility-scoped one once per served choice territory.
 import { GraphQLError } from 'graphql';
-import type { CanonicalByKind, FeedBinding, FeedInput, FeedKind } from '../feeds/mapping/types.js';
+import type { Territory } from '../domain/canonical.js';
+import type { CanonicalByKind, FeedBinding, FeedInput, FeedKind, Rejection } from '../feeds/mapping/types.js';
 import { FeedPayloadError } from '../feeds/mapping/types.js';
+import { callPaged, type PagedResult } from '../feeds/paged-call.js';
 import type { ResolverContext } from './context.js';
 import { upstreamUnavailable } from './errors.js';
 import { withFeedScope } from '../feeds/upstream/feed-scope.js';
@@ -12,25 +15,35 @@ export async function fetchFeed<K extends FeedKind>(
   binding: FeedBinding<K>,
   input: FeedInput,
 ): Promise<CanonicalByKind[K][]> {
+  if (binding.scope === 'utility' && binding.cacheSeconds > 0 && ctx.feeds.memo) {
+    const key = `${binding.source}\u0000${JSON.stringify(binding.args(input))}`;
+    const kept = { maxAge: Infinity as number };
+    return ctx.feeds.memo.get(key, () => fetchLive(ctx, binding, input, kept), () => Math.min(binding.cacheSeconds, kept.maxAge));
+  }
+  return fetchLive(ctx, binding, input);
+}
+
+/** `kept.maxAge`: the shortest Cache-Control max-age the feed's answers allowed (0 for no-store). */
+async function fetchLive<K extends FeedKind>(ctx: ResolverContext, binding: FeedBinding<K>, input: FeedInput, kept?: { maxAge: number }): Promise<CanonicalByKind[K][]> {
   const execute = binding.execute;
   if (!execute) throw upstreamUnavailable(binding.source, 'is not configured');
-  let payload: unknown;
+  let result: PagedResult<K>;
   try {
-    const scope = { feed: binding.source, timeoutMs: binding.timeoutMs, calls: ctx.upstreamCalls, stale: ctx.staleFeeds };
-    const args = binding.args(input);
-    payload = await execute(args, withFeedScope(ctx, scope));
-  } catch (err) {
-    throw upstreamUnavailable(binding.source, describe(err));
-  }
-  if (payload instanceof Error) throw upstreamUnavailable(binding.source, describe(payload));
-  try {
-    const { records, rejected } = binding.map(payload);
-    if (rejected.length) noteRejections(ctx, binding.source, rejected);
-    return records;
+    result = await callPaged(binding, input, async (args, timeoutMs) => {
+      const scope = { feed: binding.source, timeoutMs, calls: ctx.upstreamCalls, stale: ctx.staleFeeds };
+      const before = ctx.upstreamCalls.length;
+      const payload = await execute(args, withFeedScope(ctx, scope));
+      if (kept) for (const c of ctx.upstreamCalls.slice(before)) if (typeof c.maxAge === 'number') kept.maxAge = Math.min(kept.maxAge, c.maxAge);
+      if (payload instanceof Error) throw payload;
+      return payload;
+    });
   } catch (err) {
     if (err instanceof FeedPayloadError) throw upstreamUnavailable(binding.source, 'answered with a malformed payload');
-    throw err;
+    throw upstreamUnavailable(binding.source, describe(err));
   }
+  if (result.truncated) ctx.feeds.events?.truncated(binding.source, result.truncated);
+  if (result.rejected.length) noteRejections(ctx, binding.source, result.rejected);
+  return result.records;
 }
 
 /** The single feed of a kind (territories, state statistics, premises): the first declared. */
@@ -40,22 +53,45 @@ export function soleFeed<K extends FeedKind>(ctx: ResolverContext, kind: K): Fee
   return binding;
 }
 
-/** Fans out to every feed of a kind in parallel; a failing feed adds an error and leaves the others' records. */
-export async function fetchAllFeeds<K extends FeedKind>(
+interface OffersCall {
+  binding: FeedBinding<'offers'>;
+  input: FeedInput;
+  /** Set for a utility-scoped call: the one territory it answers for. */
+  utilityId?: string;
+}
+
+/** One call per request-scoped feed; one per served territory (deduplicated) per utility-scoped feed. */
+function offersCalls(bindings: FeedBinding<'offers'>[], served: readonly Territory[], input: FeedInput): OffersCall[] {
+  const utilities = [...new Set(served.map((t) => t.utilityId))];
+  return bindings.flatMap((binding): OffersCall[] =>
+    binding.scope === 'utility'
+      ? utilities.map((utilityId) => ({ binding, utilityId, input: { utilityId, customerClass: input.customerClass } }))
+      : [{ binding, input }],
+  );
+}
+
+/**
+ * Offers of every offers feed for the served territories, in parallel; a failing call adds an
+ * error (naming the territory, for a utility-scoped feed) and leaves the others' records.
+ */
+export async function fetchOffers(
   ctx: ResolverContext,
-  kind: K,
+  served: readonly Territory[],
   input: FeedInput,
   path: ReadonlyArray<string | number>,
-): Promise<CanonicalByKind[K][]> {
-  const bindings = ctx.feeds.byKind(kind);
-  const settled = await Promise.allSettled(bindings.map((b) => fetchFeed(ctx, b, input)));
-  const records: CanonicalByKind[K][] = [];
+): Promise<CanonicalByKind['offers'][]> {
+  const calls = offersCalls(ctx.feeds.byKind('offers'), served, input);
+  const settled = await Promise.allSettled(calls.map((c) => fetchFeed(ctx, c.binding, c.input)));
+  const records: CanonicalByKind['offers'][] = [];
   const failures: GraphQLError[] = [];
   settled.forEach((s, i) => {
-    if (s.status === 'fulfilled') records.push(...s.value);
-    else failures.push(asFeedError(s.reason, bindings[i]!.source, path));
+    const call = calls[i]!;
+    if (s.status === 'fulfilled') {
+      // A utility-scoped answer counts for its own territory only.
+      records.push(...(call.utilityId ? s.value.filter((o) => o.utilityId === call.utilityId) : s.value));
+    } else failures.push(asFeedError(s.reason, call, path));
   });
-  if (failures.length === bindings.length && bindings.length > 0) {
+  if (failures.length === calls.length && calls.length > 0) {
     // Nothing to show: the field fails as a whole with the first feed's error; others are listed too.
     ctx.extraErrors.push(...failures.slice(1));
     throw failures[0];
@@ -64,9 +100,11 @@ export async function fetchAllFeeds<K extends FeedKind>(
   return records;
 }
 
-function asFeedError(reason: unknown, feed: string, path: ReadonlyArray<string | number>): GraphQLError {
-  const base = reason instanceof GraphQLError ? reason : upstreamUnavailable(feed);
-  return new GraphQLError(base.message, { path, extensions: base.extensions });
+function asFeedError(reason: unknown, call: OffersCall, path: ReadonlyArray<string | number>): GraphQLError {
+  const base = reason instanceof GraphQLError ? reason : upstreamUnavailable(call.binding.source);
+  if (!call.utilityId) return new GraphQLError(base.message, { path, extensions: base.extensions });
+  const message = base.message.replace(/ is unavailable:/, ` is unavailable for utility ${call.utilityId}:`);
+  return new GraphQLError(message, { path, extensions: { ...base.extensions, utilityId: call.utilityId } });
 }
 
 function describe(err: unknown): string {
@@ -79,7 +117,8 @@ function describe(err: unknown): string {
 }
 
 /** Records a feed sent that did not map are skipped; the request's upstream call says how many and why (logs, replay). */
-function noteRejections(ctx: ResolverContext, feed: string, rejected: { index: number; reason: string }[]) {
+function noteRejections(ctx: ResolverContext, feed: string, rejected: Rejection[]) {
+  for (const r of rejected) if (r.implausible) ctx.feeds.events?.implausible(feed, r.implausible, r.reason);
   const call = [...ctx.upstreamCalls].reverse().find((c) => c.feed === feed);
   if (call) {
     call.rejectedRecords = (call.rejectedRecords ?? 0) + rejected.length;

@@ -4,7 +4,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import type { DeliveryCharges, Territory } from '../domain/canonical.js';
 import type { ResolverContext } from './context.js';
 import { badUserInput } from './errors.js';
-import { fetchAllFeeds, fetchFeed, soleFeed } from './feed-client.js';
+import { fetchFeed, fetchOffers, soleFeed } from './feed-client.js';
 import { bySortKey, businessPlan, offersFor, residentialPlan } from './plans.js';
 import { localDateTime, switchDate } from '../domain/start-date.js';
 import { businessCalendar } from '../domain/calendar.js';
@@ -120,7 +120,7 @@ export const resolvers = {
       const utilityId = arg('utilityId', () => (args.utilityId == null ? undefined : v.utilityId(args.utilityId)));
       const served = await choiceTerritories(ctx, zipCode, utilityId);
       if (served.length === 0) return [];
-      const offers = await fetchAllFeeds(ctx, 'offers', { zipCode, utilityId, customerClass: 'RESIDENTIAL' }, pathOf(info));
+      const offers = await fetchOffers(ctx, served, { zipCode, utilityId, customerClass: 'RESIDENTIAL' }, pathOf(info));
       return offersFor(offers, served, 'RESIDENTIAL')
         .map(({ offer, delivery, territory }) =>
           residentialPlan(offer, delivery, zipCode, monthlyUsage, ctx.settings, ctx.partnerCode, currentPriceToCompare(ctx, territory)))
@@ -133,7 +133,7 @@ export const resolvers = {
       const utilityId = arg('utilityId', () => (args.utilityId == null ? undefined : v.utilityId(args.utilityId)));
       const served = await choiceTerritories(ctx, zipCode, utilityId);
       if (served.length === 0) return [];
-      const offers = await fetchAllFeeds(ctx, 'offers', { zipCode, utilityId, customerClass: 'COMMERCIAL' }, pathOf(info));
+      const offers = await fetchOffers(ctx, served, { zipCode, utilityId, customerClass: 'COMMERCIAL' }, pathOf(info));
       return offersFor(offers, served, 'COMMERCIAL')
         .map(({ offer, delivery }) => businessPlan(offer, delivery, annualUsage))
         .sort(bySortKey);

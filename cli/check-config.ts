@@ -1,7 +1,7 @@
 // `npm run config:check`: validates every setting (environment variables, cache.config.yaml,
 // .meshrc.yaml and its feed mappings) without starting anything, and prints the effective
 // configuration with secrets left out. Exit 0 when the gateway would start, 1 otherwise.
-import { ConfigError, loadConfig } from '../server/config.js';
+import { ConfigError, loadConfig, shownFeedUrls } from '../server/config.js';
 import { loadGatewayMesh, MeshStartupError } from '../server/mesh.js';
 import { createUpstreamFetch } from '../feeds/upstream/fetch.js';
 
@@ -44,7 +44,14 @@ async function main(): Promise<number> {
         checkoutToken: config.console.checkoutToken ? 'set' : 'not set (checkout uses the admin token)',
       },
       replayPersonalData: config.cacheReplay.replay.piiKey ? 'sealed with REPLAY_PII_KEY' : 'not stored (REPLAY_PII_KEY not set)',
-      feeds: mesh.feeds.all.map((f) => `${f.source} (${f.kind}, ${f.operation}, timeout ${f.timeoutMs} ms)`),
+      feeds: mesh.feeds.all.map((f) => {
+        const pages = f.pagination ? `, ${f.pagination.style} pages up to ${f.pagination.maxPages}` : '';
+        return `${f.source} (${f.kind}, ${f.operation}, called per ${f.scope === 'utility' ? 'utility' : 'request'}, timeout ${f.timeoutMs} ms${pages})`;
+      }),
+      // Where each feed is called from each environment: <SOURCE>_URL, CERTIFICATION_<SOURCE>_URL, UPSTREAM_URL.
+      feedUrls: Object.fromEntries(
+        config.environments.map((e) => [e, shownFeedUrls(e, mesh.feeds.all.map((f) => f.source), process.env, config.upstream.url)]),
+      ),
     };
     console.log(JSON.stringify(effective, null, 2));
     console.error('configuration ok');

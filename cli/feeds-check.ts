@@ -5,10 +5,14 @@
 //      (server/mesh.ts), which compiles every feed-mapping block and validates it against the schema
 //      the handler generated from the feed's contract (JSON Schema / OpenAPI): unknown paths,
 //      missing required canonical fields, unknown units... stop here with the feed and key named.
-//   2. contract samples: a `sample.json` next to a JSON Schema contract must match it.
-//   3. one call per feed with its sample input (`sampleZip` / `sampleState` of its mapping block),
-//      through the same source call and upstream fetch layer as the resolvers, then the mapping:
-//      status, latency, records mapped, records rejected (with reasons as warnings).
+//   2. contract samples: a `sample.json` next to a contract (JSON Schema, or the OpenAPI
+//      operation's 200 response schema) must match it; its values outside their plausible range
+//      (domain/plausibility.ts) are warnings naming the field and the likely unit mistake.
+//   3. one call per feed with its sample input (`sampleZip` / `sampleState` of its mapping block;
+//      a utility-scoped feed once per choice territory of the sample ZIP), pages followed as the
+//      gateway does, through the same source call and upstream fetch layer as the resolvers, then
+//      the mapping: status, latency, records mapped, records rejected (with reasons as warnings),
+//      values outside their plausible range and pages left out (maxPages, timeout) as warnings.
 //
 // Upstream: each feed's URL comes from <SOURCE>_URL, else UPSTREAM_URL, as in the gateway. When
 // neither is set for some feed, the reference upstream is started on a free port for the check
@@ -17,31 +21,31 @@
 // Exit status: 0 all feeds ok (warnings allowed; --strict makes warnings fail), 1 a problem
 // (configuration error, a feed failing or answering a payload that does not map), 2 usage error.
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import type { GatewayMesh } from '../server/mesh.js';
 import type { UpstreamFetch } from '../feeds/upstream/fetch.js';
 import type { FeedScope } from '../feeds/upstream/feed-scope.js';
-import type { FeedBinding, FeedInput } from '../feeds/mapping/types.js';
+import type { Doubt, FeedBinding, FeedInput, Rejection } from '../feeds/mapping/types.js';
 import type { ReferenceUpstream } from '../sources/reference-upstream/server.js';
 import { UsageError } from './usage.js';
 
 /** The gateway's modules, loaded only once the arguments are good (--help and usage errors stay fast). */
 async function gatewayModules() {
-  const [yaml, ajv, config, mesh, fetch, scope, types, reference] = await Promise.all([
-    import('js-yaml'),
-    import('ajv'),
+  const [config, mesh, fetch, scope, types, reference, paged, contracts] = await Promise.all([
     import('../server/config.js'),
     import('../server/mesh.js'),
     import('../feeds/upstream/fetch.js'),
     import('../feeds/upstream/feed-scope.js'),
     import('../feeds/mapping/types.js'),
     import('../sources/reference-upstream/server.js'),
+    import('../feeds/paged-call.js'),
+    import('../feeds/contract-samples.js'),
   ]);
   return {
-    yaml: yaml.default,
-    Ajv: ajv.Ajv,
     feedUrlsFor: config.feedUrlsFor,
     loadGatewayMesh: mesh.loadGatewayMesh,
     MeshStartupError: mesh.MeshStartupError,
@@ -50,6 +54,8 @@ async function gatewayModules() {
     FeedConfigError: types.FeedConfigError,
     FeedPayloadError: types.FeedPayloadError,
     startReferenceUpstream: reference.startReferenceUpstream,
+    callPaged: paged.callPaged,
+    contractSamples: contracts.contractSamples,
   };
 }
 type Modules = Awaited<ReturnType<typeof gatewayModules>>;
@@ -85,6 +91,9 @@ export interface FeedCheck {
   /** The feed's own arguments of the sample call (null when it was not called). */
   input: FeedInput | null;
   latencyMs: number | null;
+  /** Calls made (a utility-scoped feed: one per choice territory of the sample ZIP) and pages read. */
+  calls: number | null;
+  pages: number | null;
   records: number | null;
   rejected: number | null;
   warnings: string[];
@@ -161,6 +170,16 @@ function sampleInput(b: FeedBinding, opts: Options): { input: FeedInput } | { mi
   }
 }
 
+/** The inputs of the sample calls: one, or for a utility-scoped feed one per choice territory of the sample ZIP. */
+async function sampleCalls(b: FeedBinding, input: FeedInput, mesh: GatewayMesh, ctx: object): Promise<FeedInput[]> {
+  if (b.scope !== 'utility') return [input];
+  const [territories] = mesh.feeds.byKind('territories');
+  if (!territories?.execute) throw new Error('no territories feed to find the utilities of the sample ZIP');
+  const payload = await territories.execute(territories.args({ zipCode: input.zipCode }), ctx);
+  const served = territories.map(payload).records.filter((t) => t.market === 'DEREGULATED');
+  return [...new Set(served.map((t) => t.utilityId))].map((utilityId) => ({ utilityId, customerClass: input.customerClass }));
+}
+
 function oneLine(s: string, max = 300): string {
   const t = s.replace(/\s+/g, ' ').trim();
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
@@ -177,7 +196,7 @@ function httpDetail(scope: FeedScope): string {
 async function checkFeed(m: Modules, b: FeedBinding, mesh: GatewayMesh, feedUrls: Record<string, string>, opts: Options): Promise<FeedCheck> {
   const result: FeedCheck = {
     feed: b.source, kind: b.kind, operation: b.operation, status: 'FAIL', input: null,
-    latencyMs: null, records: null, rejected: null, warnings: [], error: null,
+    latencyMs: null, calls: null, pages: null, records: null, rejected: null, warnings: [], error: null,
   };
   const sample = sampleInput(b, opts);
   if ('missing' in sample) {
@@ -193,84 +212,111 @@ async function checkFeed(m: Modules, b: FeedBinding, mesh: GatewayMesh, feedUrls
   }
   const scope: FeedScope = { feed: b.source, timeoutMs: b.timeoutMs, calls: [], stale: [] };
   const started = performance.now();
-  let payload: unknown;
+  const outcome: { records: number; rejected: Rejection[]; doubts: Doubt[]; pages: number; truncated: string[] } = { records: 0, rejected: [], doubts: [], pages: 0, truncated: [] };
+  let inputs: FeedInput[] = [];
   try {
-    // The fetch layer enforces the feed's timeout; the race only guards against a hang elsewhere.
-    let timer: NodeJS.Timeout | undefined;
-    const guard = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${b.timeoutMs + 2000} ms`)), b.timeoutMs + 2000);
-    });
-    try {
-      payload = await Promise.race([
-        execute(b.args(sample.input), m.withFeedScope(ctx, scope)),
-        guard,
-      ]);
-    } finally {
-      clearTimeout(timer);
+    inputs = await sampleCalls(b, sample.input, mesh, ctx);
+    for (const input of inputs) {
+      const r = await m.callPaged(b, input, (args, timeoutMs) => guarded(execute(args, m.withFeedScope(ctx, { ...scope, timeoutMs })), timeoutMs + 2000));
+      const where = b.scope === 'utility' ? `utility ${input.utilityId}: ` : '';
+      outcome.records += r.records.length;
+      outcome.pages += r.pages;
+      outcome.rejected.push(...r.rejected.map((x) => ({ ...x, reason: where + x.reason })));
+      outcome.doubts.push(...r.doubts.map((x) => ({ ...x, message: where + x.message })));
+      if (r.truncated) outcome.truncated.push(where + r.truncated);
     }
   } catch (err) {
-    payload = err instanceof Error ? err : new Error(String(err));
+    result.latencyMs = Math.round(performance.now() - started);
+    if (err instanceof m.FeedPayloadError) result.error = `unusable payload: ${oneLine(err.message)}`;
+    else result.error = `the call failed: ${oneLine(err instanceof Error ? err.message : String(err))}${httpDetail(scope)}`;
+    return result;
   }
   result.latencyMs = Math.round(performance.now() - started);
-  if (payload instanceof Error) {
-    result.error = `the call failed: ${oneLine(payload.message)}${httpDetail(scope)}`;
-    return result;
-  }
-  try {
-    const mapped = b.map(payload);
-    result.records = mapped.records.length;
-    result.rejected = mapped.rejected.length;
-    for (const r of mapped.rejected.slice(0, MAX_LISTED_REJECTIONS)) result.warnings.push(`record ${r.index} rejected: ${oneLine(r.reason)}`);
-    if (mapped.rejected.length > MAX_LISTED_REJECTIONS) result.warnings.push(`${mapped.rejected.length - MAX_LISTED_REJECTIONS} more records rejected`);
-    if (mapped.records.length === 0) {
-      const what = sample.input.state ? `state ${sample.input.state}` : `ZIP ${sample.input.zipCode}`;
-      result.warnings.push(`no records for the sample ${what}; pick a sample the feed has data for`);
-    }
-  } catch (err) {
-    if (!(err instanceof m.FeedPayloadError)) throw err;
-    result.error = `unusable payload: ${oneLine(err.message)}`;
-    return result;
+  result.calls = inputs.length;
+  result.pages = outcome.pages;
+  result.records = outcome.records;
+  result.rejected = outcome.rejected.length;
+  for (const r of outcome.rejected.slice(0, MAX_LISTED_REJECTIONS)) result.warnings.push(`record ${r.index} rejected: ${oneLine(r.reason)}`);
+  if (outcome.rejected.length > MAX_LISTED_REJECTIONS) result.warnings.push(`${outcome.rejected.length - MAX_LISTED_REJECTIONS} more records rejected`);
+  for (const d of distinctDoubts(outcome.doubts)) result.warnings.push(`live value: record ${d.index}: ${oneLine(d.message)}`);
+  for (const t of outcome.truncated) result.warnings.push(`pages left out: ${t}`);
+  if (outcome.records === 0) {
+    const what = sample.input.state ? `state ${sample.input.state}` : `ZIP ${sample.input.zipCode}`;
+    result.warnings.push(inputs.length === 0 ? `no choice territory serves the sample ${what}; pick another sampleZip` : `no records for the sample ${what}; pick a sample the feed has data for`);
   }
   if (scope.stale?.length) result.warnings.push('answered from a stale copy (the feed failed)');
+  const implausible = outcome.rejected.find((r) => r.implausible);
+  if (implausible && outcome.records === 0) {
+    result.error = `every record was dropped, e.g. ${oneLine(implausible.reason)}`;
+    return result;
+  }
   result.status = 'ok';
   return result;
 }
 
-/** Every `sample.json` next to a JSON Schema contract of the config must match that contract. */
-function checkContractSamples(m: Modules, dir: string): Map<string, string[]> {
-  const problems = new Map<string, string[]>();
-  let raw: { sources?: unknown };
+/** A local server answering `/<feed>/…` with that feed's sample.json, so a sample goes through the feed's own source call. */
+async function serveSamples(samples: Map<string, { files: string[] }>): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    const feed = decodeURIComponent((req.url ?? '/').split('/')[1] ?? '');
+    const file = samples.get(feed)?.files[0];
+    res.writeHead(file ? 200 : 404, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+    res.end(file ? fs.readFileSync(file) : '{}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/**
+ * A feed's sample, answered by its own source call and mapped: values outside their possible range
+ * are problems, outside their plausible range warnings, each naming the field and the likely unit.
+ */
+async function checkSampleValues(m: Modules, b: FeedBinding, mesh: GatewayMesh, feedUrls: Record<string, string>, file: string, problems: string[], warnings: string[]): Promise<void> {
+  if (!b.execute) return;
+  const input: FeedInput = { zipCode: b.sampleZip, state: b.sampleState, customerClass: 'RESIDENTIAL', utilityId: 'SAMPLE' };
+  const shown = path.relative(process.cwd(), file) || file;
+  const scope: FeedScope = { feed: b.source, timeoutMs: b.timeoutMs, calls: [], stale: [] };
+  let mapped;
   try {
-    raw = m.yaml.load(fs.readFileSync(path.join(dir, '.meshrc.yaml'), 'utf8')) as { sources?: unknown };
-  } catch {
-    return problems; // loadGatewayMesh already reported it
+    mapped = b.map(await b.execute(b.args(input), m.withFeedScope({ ...mesh.meshContext, feedUrls }, scope)), input);
+  } catch (err) {
+    warnings.push(`${shown}: not mapped as the feed's answer: ${oneLine(err instanceof Error ? err.message : String(err))}`);
+    return;
   }
-  if (!Array.isArray(raw?.sources)) return problems;
-  const ajv = new m.Ajv({ allErrors: true, strict: false });
-  for (const src of raw.sources as { name?: unknown; handler?: { jsonSchema?: { operations?: { responseSchema?: unknown }[] } } }[]) {
-    const name = typeof src?.name === 'string' ? src.name : null;
-    const operations = src?.handler?.jsonSchema?.operations;
-    if (!name || !Array.isArray(operations)) continue;
-    for (const op of operations) {
-      if (typeof op?.responseSchema !== 'string' || /^https?:/.test(op.responseSchema)) continue;
-      const schemaFile = path.resolve(dir, op.responseSchema.split('#')[0]!);
-      const sampleFile = path.join(path.dirname(schemaFile), 'sample.json');
-      if (!fs.existsSync(sampleFile)) continue;
-      const list = problems.get(name) ?? [];
-      try {
-        const validate = ajv.compile(JSON.parse(fs.readFileSync(schemaFile, 'utf8')));
-        const sample = JSON.parse(fs.readFileSync(sampleFile, 'utf8'));
-        if (!validate(sample)) {
-          const first = validate.errors!.slice(0, 2).map((e) => `${e.instancePath || '(root)'} ${e.message}`).join('; ');
-          list.push(`${path.relative(process.cwd(), sampleFile) || sampleFile} does not match ${path.basename(schemaFile)}: ${first}`);
-        }
-      } catch (err) {
-        list.push(`cannot check ${path.relative(process.cwd(), sampleFile) || sampleFile}: ${oneLine((err as Error).message)}`);
-      }
-      if (list.length) problems.set(name, list);
-    }
+  const seen = new Set<string>();
+  for (const r of mapped.rejected) {
+    if (!r.implausible || seen.has(r.implausible)) continue;
+    seen.add(r.implausible);
+    problems.push(`${shown}: record ${r.index}: ${r.reason}`);
   }
-  return problems;
+  for (const d of mapped.doubts) {
+    if (seen.has(d.field)) continue;
+    seen.add(d.field);
+    warnings.push(`${shown}: record ${d.index}: ${oneLine(d.message)}`);
+  }
+}
+
+/** The fetch layer enforces the feed's timeout; this only guards against a hang elsewhere. */
+async function guarded<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const guard = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([p, guard]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** One warning per field and message shape: a feed off by a unit is off in every record. */
+function distinctDoubts(doubts: Doubt[]): Doubt[] {
+  const seen = new Set<string>();
+  return doubts.filter((d) => {
+    const k = `${d.field}\u0000${d.message.replace(/[0-9.]+ (USD|months|percent)/, '')}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  }).slice(0, MAX_LISTED_REJECTIONS);
 }
 
 export async function runFeedsCheck(opts: Options, env: NodeJS.ProcessEnv): Promise<CheckReport> {
@@ -313,15 +359,22 @@ export async function runFeedsCheck(opts: Options, env: NodeJS.ProcessEnv): Prom
     }
     report.upstream.fallbackUrl = fallback || null;
     const feedUrls = m.feedUrlsFor('production', sources, env, fallback);
-    const samples = checkContractSamples(m, opts.dir);
-    for (const b of bindings) {
-      const check = await checkFeed(m, b, mesh, feedUrls, opts);
-      const contract = samples.get(b.source);
-      if (contract?.length) {
-        check.status = 'FAIL';
-        check.error = [check.error, ...contract].filter(Boolean).join('; ');
+    const samples = await m.contractSamples(opts.dir, bindings);
+    const served = await serveSamples(samples);
+    try {
+      for (const b of bindings) {
+        const check = await checkFeed(m, b, mesh, feedUrls, opts);
+        const contract = samples.get(b.source);
+        const problems = [...(contract?.problems ?? [])];
+        if (contract?.files.length) await checkSampleValues(m, b, mesh, { ...feedUrls, [b.source]: `${served.url}/${b.source}` }, contract.files[0]!, problems, check.warnings);
+        if (problems.length) {
+          check.status = 'FAIL';
+          check.error = [check.error, ...problems.map((p) => oneLine(p))].filter(Boolean).join('; ');
+        }
+        report.feeds.push(check);
       }
-      report.feeds.push(check);
+    } finally {
+      await served.close();
     }
     const warnings = report.feeds.reduce((n, f) => n + f.warnings.length, 0);
     const failed = report.feeds.filter((f) => f.status === 'FAIL').length;

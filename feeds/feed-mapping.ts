@@ -2,9 +2,10 @@
 // the source's schema as it is: at start-up it compiles the source's mapping block and checks it
 // against the schema the handler generated (operation, arguments, every mapped path and leaf type),
 // so a wrong mapping fails the start with a FeedConfigError naming the feed and the key, instead
-// of failing requests later. The resolvers get the same bindings through bindingsFromConfig().
+// of failing requests later. The resolvers get the same bindings through bindingsFromConfig():
+// a block is compiled once (compiledMapping keeps it per config object), whoever asks first.
 import type { GraphQLSchema } from 'graphql';
-import { compileFeedMapping, validateAgainstSchema, type CompiledFeedBinding } from './mapping/index.js';
+import { compiledMapping, validateAgainstSchema } from './mapping/index.js';
 
 /** The options Mesh constructs a transform with (the subset we use). */
 export interface FeedMappingTransformOptions {
@@ -22,8 +23,6 @@ export default class FeedMappingTransform {
   readonly noWrap = true;
   readonly apiName: string;
   readonly config: unknown;
-  /** The compiled mapping, once transformSchema has run. */
-  binding?: CompiledFeedBinding;
 
   constructor(options: FeedMappingTransformOptions) {
     this.apiName = options.apiName;
@@ -31,9 +30,7 @@ export default class FeedMappingTransform {
   }
 
   transformSchema(schema: GraphQLSchema): GraphQLSchema {
-    const binding = compileFeedMapping(this.apiName, this.config);
-    validateAgainstSchema(binding, schema);
-    this.binding = binding;
+    validateAgainstSchema(compiledMapping(this.apiName, this.config), schema);
     return schema;
   }
 }

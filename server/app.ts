@@ -1,7 +1,7 @@
 // Assembles a running gateway: Mesh, shared stores, and one listener per environment. The reference
 // upstream is not its concern: server/launch.ts starts it beside the gateway for `npm start`.
 import type { Server } from 'node:http';
-import { loadConfig, feedUrlsFor, type GatewayConfig } from './config.js';
+import { loadConfig, feedUrlsFor, shownFeedUrls, type GatewayConfig } from './config.js';
 import { loadGatewayMesh, type GatewayMesh } from './mesh.js';
 import { createUpstreamFetch } from '../feeds/upstream/fetch.js';
 import type { Transport } from '../feeds/upstream/transport.js';
@@ -56,7 +56,7 @@ async function assemble(config: GatewayConfig, env: NodeJS.ProcessEnv, logger: L
 
   const fetchFn = createUpstreamFetch({ env, logger, transport: opts.upstreamTransport });
   closers.push(() => fetchFn.close());
-  const mesh = await loadGatewayMesh({ dir: config.meshDir, fetchFn });
+  const mesh = await loadGatewayMesh({ dir: config.meshDir, fetchFn, logger });
   closers.push(() => mesh.close());
   const sources = mesh.feeds.all.map((f) => f.source);
   // Root fields the keyed schema has and the playground's lacks: the playground names them as needing a key.
@@ -141,7 +141,7 @@ async function assemble(config: GatewayConfig, env: NodeJS.ProcessEnv, logger: L
       }));
     }
     urls[environment] = `${(await listen(server, config.ports[environment], config.host)).url}/graphql`;
-    logger.info({ environment, url: urls[environment] }, 'listening');
+    logger.info({ environment, url: urls[environment], feeds: shownFeedUrls(environment, sources, env, upstreamUrl) }, 'listening');
   }
 
   return {

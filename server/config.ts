@@ -1,6 +1,7 @@
 // Every setting comes from the environment, is checked once at start-up, and a bad value stops the
 // process with a message naming the variable (never a stack trace).
 import path from 'node:path';
+import { redactUrl } from '../feeds/upstream/fetch.js';
 import { envReader, ConfigError } from '../lib/env-reader.js';
 import { parseTrustProxy, type TrustProxy } from './http/client-ip.js';
 import { DEFAULT_LIMITS, type QueryLimits } from './graphql/limits.js';
@@ -217,4 +218,9 @@ export function feedUrlsFor(environment: EnvironmentName, sources: string[], env
     out[source] = (cert ?? own ?? fallback).replace(/\/+$/, '');
   }
   return out;
+}
+
+/** feedUrlsFor with credentials and secret query parameters left out, for logs and config:check. */
+export function shownFeedUrls(environment: EnvironmentName, sources: string[], env: NodeJS.ProcessEnv, fallback: string): Record<string, string> {
+  return Object.fromEntries(Object.entries(feedUrlsFor(environment, sources, env, fallback)).map(([feed, url]) => [feed, redactUrl(url)]));
 }

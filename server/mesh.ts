@@ -19,6 +19,8 @@ import type { MeshFetch } from '../feeds/upstream/fetch.js';
 import * as resolversModule from '../api/index.js';
 import * as feedMappingModule from '../feeds/feed-mapping.js';
 import * as meshLoggerModule from './mesh-logger.js';
+import { createFeedEvents, type WarnLogger } from '../feeds/feed-events.js';
+import { createFeedMemo } from '../feeds/feed-memo.js';
 
 export type SchemaVariant = 'keyed' | 'playground';
 
@@ -63,7 +65,7 @@ export class MeshStartupError extends Error {
   }
 }
 
-export async function loadGatewayMesh(opts: { dir: string; fetchFn: MeshFetch; logLevel?: string }): Promise<GatewayMesh> {
+export async function loadGatewayMesh(opts: { dir: string; fetchFn: MeshFetch; logLevel?: string; logger?: WarnLogger }): Promise<GatewayMesh> {
   const dir = path.resolve(opts.dir);
   const importFn = (id: string) => {
     // Our own modules named in .meshrc.yaml are linked in already: no per-start transpiling, and
@@ -82,13 +84,13 @@ export async function loadGatewayMesh(opts: { dir: string; fetchFn: MeshFetch; l
     raw = yaml.load(fs.readFileSync(path.join(dir, '.meshrc.yaml'), 'utf8')) as { sources?: unknown[] };
     if (!raw || typeof raw !== 'object') throw new Error('the file is empty or not a mapping');
   } catch (err) {
-    throw new MeshStartupError(`cannot read ${path.join(dir, '.meshrc.yaml')}: ${(err as Error).message}`);
+    throw new MeshStartupError(`cannot read ${path.join(dir, '.meshrc.yaml')}: ${(err as Error).message.replace(/\s+/g, ' ').trim()}`);
   }
   // Sources are always read from their contracts at start (no `mesh build` artifacts), so the
   // store is in memory whatever NODE_ENV says (Mesh's production default expects artifacts).
   const store = new MeshStore(path.join(dir, '.mesh'), new InMemoryStoreStorageAdapter(), { readonly: false, validate: false });
   const config = await processConfig(raw as never, { dir, importFn, generateCode: false, store }).catch((err: Error) => {
-    throw new MeshStartupError(`invalid .meshrc.yaml in ${dir}: ${err.message}`);
+    throw new MeshStartupError(`invalid .meshrc.yaml in ${dir}: ${err.message.replace(/\s+/g, ' ').trim()}`);
   });
   const feeds = bindingsFromConfig(raw);
   const errors: string[] = [];
@@ -97,8 +99,7 @@ export async function loadGatewayMesh(opts: { dir: string; fetchFn: MeshFetch; l
   try {
     mesh = await getMesh({ ...config, logger, fetchFn: opts.fetchFn as never });
   } catch (err) {
-    const detail = errors.length ? errors.join('; ') : (err as Error).message;
-    throw new MeshStartupError(`could not build the schema from the feeds: ${detail}`);
+    throw new MeshStartupError(startupMessage(errors, err));
   }
   const bound = feeds.map((binding) => {
     const source = mesh.rawSources.find((s) => s.name === binding.source);
@@ -116,6 +117,8 @@ export async function loadGatewayMesh(opts: { dir: string; fetchFn: MeshFetch; l
     feeds: {
       all: bound,
       byKind: <K extends FeedKind>(kind: K) => bound.filter((f) => f.kind === kind) as unknown as FeedBinding<K>[],
+      events: createFeedEvents(opts.logger),
+      memo: createFeedMemo(),
     },
     meshContext,
     close: () => mesh.destroy(),
@@ -164,6 +167,17 @@ function publicSchema(schema: GraphQLSchema, keep: (field: string) => boolean): 
       directiveFilter: (_name, directive) => isSpecifiedDirective(directive),
     }),
   );
+}
+
+/**
+ * One line in our words: a feed mapping's own error (`feed X: key: detail`, thrown by the
+ * feed-mapping transform and wrapped by Mesh) as it is; anything else after our lead-in.
+ */
+function startupMessage(errors: string[], err: unknown): string {
+  const all = [...errors, err instanceof Error ? err.message : String(err)];
+  const ours = all.map((e) => /(?:^|\s)(feed [_A-Za-z][_0-9A-Za-z]*: [\s\S]*)$/.exec(e)?.[1]).find(Boolean);
+  const line = (t: string) => t.replace(/\s+/g, ' ').trim();
+  return ours ? line(ours) : `could not build the schema from the feeds: ${line(errors.length ? errors.join('; ') : all.at(-1)!)}`;
 }
 
 /** Mesh logs a lot at info level; we keep its errors for the start-up message and pass warnings on. */

@@ -11,6 +11,20 @@
 //                  { from: <input key>, map: { ourValue: feedValue, ... } }   (unmapped values pass as is)
 //                  { const: value }
 //                an argument whose input is undefined (or null) is left out.
+//   scope:       request (default): called once per partner request with its inputs (a feed answering
+//                per ZIP) | utility (offers only): called once per choice territory serving the ZIP,
+//                in parallel, with the territory's utility id; the answer is reused for other ZIPs of
+//                the territory for cacheSeconds (default 60; 0 = not kept).
+//                The inputs a feed gets (kinds.ts `scopes`): offers/request zipCode, customerClass,
+//                and utilityId only when the partner names one; offers/utility utilityId,
+//                customerClass; territories zipCode; stateStats state; premises zipCode, address.
+//                A required feed argument must come from an input that is always given.
+//   pagination:  a feed answering in pages, followed within timeoutMs (for all pages) and maxPages
+//                (default 10); more pages than that are left out with a truncation warning.
+//                  { cursor: { arg: <feed argument>, next: <page path of the next cursor> }, maxPages }
+//                    the first call goes without the argument; an absent, null or '' cursor ends.
+//                  { page: { arg: <feed argument>, first: 1, sizeArg: <feed argument>, size: 50 }, maxPages }
+//                    a page with fewer than `size` records (or none) is the last.
 //   resultType:  when the operation returns a union (an OpenAPI operation with error responses:
 //                `VoltifyOffersResponse | VoltifyError`), the member that carries the records; the
 //                selection becomes `{ __typename ... on <resultType> { ... } }` and a payload of
@@ -20,7 +34,11 @@
 //   fields:      canonical key -> field spec (which keys exist and which are required: kinds.ts)
 //
 // Field spec: a path string, or { path, unit, map, default, const, items, fields }:
-//   path      where the value is, relative to the record (or to the enclosing `path`/`items` element)
+//   path      where the value is, relative to the record (or to the enclosing `path`/`items` element);
+//             for single values also a context path:
+//               $request.<input>   an input of the call (e.g. $request.utilityId of a utility-scoped
+//                                  feed, whose offers do not repeat it); must be always given
+//               $page.<path>       a field of the page outside the record list (e.g. $page.territory)
 //   const     a fixed value instead of a path
 //   default   used when the path is absent or null. default and const are what the feed would have
 //             sent: they go through `map` and `unit` like a read value.
@@ -40,16 +58,24 @@
 // wrong type, a negative amount, money with more decimals than its unit allows, an unknown enum
 // value... rejects the record with { index, reason }; map() never throws for a record.
 import {
+  CALL_SCOPES,
+  FEED_INPUT_KEYS,
   FeedConfigError,
   FeedPayloadError,
+  type CallScope,
   type CanonicalByKind,
+  type Doubt,
   type FeedBinding,
   type FeedInput,
+  type FeedInputKey,
   type FeedKind,
   type MappedPayload,
+  type Pagination,
+  type Rejection,
 } from './types.js';
 import { describeType, isGraphQLName, isObjectLike, parsePath, PathSyntaxError, readPath, type ParsedPath, type PathSegment } from './paths.js';
 import { convertUnit, DIMENSION_OF, unitInfo, unitsOfDimension, UnitValueError, UNITS, type UnitName } from './units.js';
+import { checkRanges } from './plausibility.js';
 import {
   AUTOMATIC_KEYS,
   KIND_NAMES,
@@ -59,15 +85,17 @@ import {
   type FieldDef,
   type FieldTable,
   type KindDef,
+  type ScopeInputs,
   type ValueType,
   type Values,
 } from './kinds.js';
 
-export const FEED_INPUT_KEYS = ['zipCode', 'utilityId', 'customerClass', 'state', 'address'] as const satisfies readonly (keyof FeedInput)[];
-export type FeedInputKey = (typeof FEED_INPUT_KEYS)[number];
+export { FEED_INPUT_KEYS, type FeedInputKey };
 
 export const DEFAULT_TIMEOUT_MS = 2000;
 export const DEFAULT_MAX_ITEMS = 10_000;
+export const DEFAULT_MAX_PAGES = 10;
+export const DEFAULT_UTILITY_CACHE_SECONDS = 60;
 
 // ------------------------------------------------------------------------------------ plan (for validation)
 
@@ -109,6 +137,10 @@ export interface MappingPlan {
   reads: PlannedRead[];
   args: PlannedArg[];
   maxItems: number;
+  scope: CallScope;
+  /** The inputs a call of this feed gets (always / only sometimes). */
+  inputs: ScopeInputs;
+  pagination: Pagination | null;
 }
 
 /** What compileFeedMapping returns: a FeedBinding plus the plan validateAgainstSchema checks. */
@@ -141,7 +173,7 @@ const list = (xs: readonly string[]): string => xs.join(', ');
 
 // ---------------------------------------------------------------------------------------------- compile
 
-const TOP_KEYS = ['kind', 'operation', 'timeoutMs', 'sampleZip', 'sampleState', 'maxItems', 'args', 'resultType', 'items', 'fields'];
+const TOP_KEYS = ['kind', 'operation', 'scope', 'timeoutMs', 'sampleZip', 'sampleState', 'maxItems', 'pagination', 'cacheSeconds', 'args', 'resultType', 'items', 'fields'];
 const SPEC_KEYS = ['path', 'unit', 'map', 'default', 'const', 'items', 'fields'];
 
 /** Compiles a source's feed-mapping config. Throws FeedConfigError (naming source and key) on any problem. */
@@ -164,12 +196,15 @@ export function compileFeedMapping(source: string, rawConfig: unknown): Compiled
   const operation = cfg.operation;
   if (typeof operation !== 'string' || !isGraphQLName(operation)) p.add('operation', `required: the source's Query field to call (got ${describeType(operation)})`);
 
+  const scope = scopeOf(p, def, cfg.scope);
+  const inputs: ScopeInputs = (def && def.scopes[scope]) || { always: [], sometimes: [] };
   const timeoutMs = intSetting(p, cfg, 'timeoutMs', 1, 600_000, DEFAULT_TIMEOUT_MS);
   const maxItems = intSetting(p, cfg, 'maxItems', 1, 1_000_000, DEFAULT_MAX_ITEMS);
+  const cacheSeconds = cacheSecondsOf(p, cfg, scope);
   const sampleZip = stringSetting(p, cfg, 'sampleZip', /^[0-9]{5}$/, 'a 5-digit ZIP code');
   const sampleState = stringSetting(p, cfg, 'sampleState', /^[A-Z]{2}$/, 'a two-letter state code');
 
-  const args = compileArgs(p, cfg.args);
+  const args = compileArgs(p, cfg.args, scope, inputs, def?.kind);
 
   let resultType: string | null = null;
   if (cfg.resultType !== undefined) {
@@ -186,39 +221,67 @@ export function compileFeedMapping(source: string, rawConfig: unknown): Compiled
     itemsRead = { key: 'items', prefix: [], path: items, expect: { kind: 'list' } };
     reads.push(itemsRead);
   }
+  const pages = compilePagination(p, cfg.pagination, args, items, reads);
 
   let rootTable: TableReader | undefined;
+  const units = new Map<string, UnitName>();
   if (def) {
     if (cfg.fields === undefined) p.add('fields', `required: the mapping of the ${def.kind} record`);
     else {
-      const c: Ctx = { p, reads, kind: def.kind, prefix: items ? items.segments : [], parent: itemsRead };
+      const c: Ctx = { p, reads, kind: def.kind, scope, inputs, units, field: '', prefix: items ? items.segments : [], parent: itemsRead };
       rootTable = compileTable(c, def.fields, cfg.fields, 'fields', AUTOMATIC_KEYS[def.kind]);
     }
   }
   p.throwIfAny(source);
 
   const kind = def!;
-  const plan: MappingPlan = { resultType, items, reads, args, maxItems };
+  const plan: MappingPlan = { resultType, items, reads, args, maxItems, scope, inputs, pagination: pages?.pagination ?? null };
+  const shape: PayloadShape = { source, kind, resultType, items, maxItems, table: rootTable!, units, next: pages?.next ?? null };
   const binding: CompiledFeedBinding = {
     source,
     kind: kind.kind,
     operation: operation as string,
     selectionSet: buildSelectionSet(reads, resultType),
     timeoutMs,
+    scope,
+    pagination: plan.pagination,
+    cacheSeconds,
     ...(sampleZip !== undefined ? { sampleZip } : {}),
     ...(sampleState !== undefined ? { sampleState } : {}),
     plan,
     args: (input: FeedInput) => buildArgs(args, input),
-    map: (payload: unknown) => mapPayload(source, kind, resultType, items, maxItems, rootTable!, payload),
+    map: (payload: unknown, request?: FeedInput) => mapPayload(shape, payload, request ?? {}),
   };
   return Object.freeze(binding);
 }
 
-function intSetting(p: Problems, cfg: Record<string, unknown>, key: string, min: number, max: number, fallback: number): number {
+function scopeOf(p: Problems, def: KindDef<FeedKind> | undefined, raw: unknown): CallScope {
+  const supported = def ? (Object.keys(def.scopes) as CallScope[]) : [...CALL_SCOPES];
+  if (raw === undefined) return supported[0]!;
+  if (typeof raw !== 'string' || !(CALL_SCOPES as readonly string[]).includes(raw)) {
+    p.add('scope', `expected one of ${list(CALL_SCOPES)}, got ${describeType(raw)}`);
+    return supported[0]!;
+  }
+  if (!supported.includes(raw as CallScope)) {
+    p.add('scope', `${def!.kind} feeds are called per ${list(supported)} only, not per ${raw}`);
+    return supported[0]!;
+  }
+  return raw as CallScope;
+}
+
+function cacheSecondsOf(p: Problems, cfg: Record<string, unknown>, scope: CallScope): number {
+  if (scope !== 'utility') {
+    if (cfg.cacheSeconds !== undefined) p.add('cacheSeconds', 'applies to utility-scoped feeds only (scope: utility)');
+    return 0;
+  }
+  return intSetting(p, cfg, 'cacheSeconds', 0, 86_400, DEFAULT_UTILITY_CACHE_SECONDS);
+}
+
+function intSetting(p: Problems, cfg: Record<string, unknown>, key: string, min: number, max: number, fallback: number, label = key): number {
   const v = cfg[key];
   if (v === undefined) return fallback;
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) {
-    p.add(key, `expected an integer ${min}..${max}, got ${describeType(v)}`);
+    p.add(label, `expected an integer ${min}..${max}, got ${describeType(v)}`);
     return fallback;
   }
   return v;
@@ -248,7 +311,17 @@ function pathOf(p: Problems, key: string, raw: unknown): ParsedPath | null {
 
 // ------------------------------------------------------------------------------------------------- args
 
-function compileArgs(p: Problems, raw: unknown): PlannedArg[] {
+function compileArgs(p: Problems, raw: unknown, scope: CallScope, inputs: ScopeInputs, kind: FeedKind | undefined): PlannedArg[] {
+  const out = parseArgs(p, raw);
+  const given = [...inputs.always, ...inputs.sometimes];
+  return out.filter((a) => {
+    if (!kind || !a.from || given.includes(a.from)) return true;
+    p.add(a.key, `${a.from} is never given to a ${scope}-scoped ${kind} feed (it gets ${list(given)})`);
+    return false;
+  });
+}
+
+function parseArgs(p: Problems, raw: unknown): PlannedArg[] {
   if (raw === undefined || raw === null) return [];
   if (!isObjectLike(raw)) {
     p.add('args', `expected a mapping of feed argument -> input, got ${describeType(raw)}`);
@@ -314,6 +387,74 @@ function mapOf(p: Problems, key: string, raw: unknown): Record<string, unknown> 
   return out;
 }
 
+// ------------------------------------------------------------------------------------------ pagination
+
+/** Where the next page starts, read from a page and the number of records it listed. */
+type NextReader = (page: unknown, listed: number) => NonNullable<MappedPayload<unknown>['next']>;
+
+function compilePagination(
+  p: Problems,
+  raw: unknown,
+  args: PlannedArg[],
+  items: ParsedPath | null,
+  reads: PlannedRead[],
+): { pagination: Pagination; next: NextReader } | null {
+  if (raw === undefined || raw === null) return null;
+  if (!isObjectLike(raw)) {
+    p.add('pagination', `expected { cursor: { arg, next } } or { page: { arg, size } }, got ${describeType(raw)}`);
+    return null;
+  }
+  for (const k of Object.keys(raw)) if (!['cursor', 'page', 'maxPages'].includes(k)) p.add(`pagination.${k}`, 'unknown setting (known: cursor, page, maxPages)');
+  const maxPages = intSetting(p, raw, 'maxPages', 1, 1000, DEFAULT_MAX_PAGES, 'pagination.maxPages');
+  if ((raw.cursor === undefined) === (raw.page === undefined)) {
+    p.add('pagination', 'set exactly one of cursor or page');
+    return null;
+  }
+  if (!items) p.add('items', 'a paginated feed needs items: the record list of each page');
+  const style = raw.cursor !== undefined ? 'cursor' : 'page';
+  const spec = raw[style];
+  const at = `pagination.${style}`;
+  if (!isObjectLike(spec)) {
+    p.add(at, `expected a mapping of settings, got ${describeType(spec)}`);
+    return null;
+  }
+  const known = style === 'cursor' ? ['arg', 'next'] : ['arg', 'first', 'sizeArg', 'size'];
+  for (const k of Object.keys(spec)) if (!known.includes(k)) p.add(`${at}.${k}`, `unknown setting (known: ${list(known)})`);
+  const argName = (k: string, required: boolean): string | null => {
+    const v = spec[k];
+    if (v === undefined && !required) return null;
+    if (typeof v !== 'string' || !isGraphQLName(v)) {
+      p.add(`${at}.${k}`, `expected the name of a feed argument, got ${describeType(v)}`);
+      return null;
+    }
+    if (args.some((a) => a.name === v)) p.add(`${at}.${k}`, `argument "${v}" is under args too; pagination sets it`);
+    return v;
+  };
+  const arg = argName('arg', true);
+  if (style === 'cursor') {
+    if (spec.next === undefined) {
+      p.add(`${at}.next`, 'required: the path of the next cursor in a page (e.g. paging.next)');
+      return null;
+    }
+    const next = pathOf(p, `${at}.next`, spec.next);
+    if (!next || !arg) return null;
+    reads.push({ key: `${at}.next`, prefix: [], path: next, expect: { kind: 'leaf', accepts: 'text', list: false } });
+    return {
+      pagination: { style, arg, maxPages },
+      next: (page) => {
+        const v = readPath(page, next, 'one');
+        return { cursor: typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null };
+      },
+    };
+  }
+  const sizeArg = argName('sizeArg', false);
+  const first = intSetting(p, spec, 'first', 0, 1_000_000, 1, `${at}.first`);
+  if (spec.size === undefined) p.add(`${at}.size`, 'required: the number of records a full page has');
+  const size = intSetting(p, spec, 'size', 1, 100_000, 1, `${at}.size`);
+  if (!arg) return null;
+  return { pagination: { style, arg, first, sizeArg, size, maxPages }, next: (_page, listed) => ({ more: listed >= size }) };
+}
+
 function buildArgs(args: PlannedArg[], input: FeedInput): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const given = (isObjectLike(input) ? input : {}) as Record<string, unknown>;
@@ -335,15 +476,27 @@ interface Ctx {
   p: Problems;
   reads: PlannedRead[];
   kind: FeedKind;
+  scope: CallScope;
+  inputs: ScopeInputs;
+  /** The feed's unit per canonical field path (for naming a likely unit mistake). */
+  units: Map<string, UnitName>;
+  /** Canonical path of the current table, with a trailing '.' ('' at the record). */
+  field: string;
   /** Absolute path of the current context. */
   prefix: PathSegment[];
   parent?: PlannedRead;
 }
 
+/** What `$page.` and `$request.` paths read: the page the record came in, the call's inputs. */
+interface ReadEnv {
+  page: unknown;
+  request: FeedInput;
+}
+
 /** Reads a table of canonical fields from a context object; `where` prefixes rejection labels. */
-type TableReader = (ctx: Record<string, unknown>, where: string) => Values;
+type TableReader = (ctx: Record<string, unknown>, where: string, env: ReadEnv) => Values;
 /** Reads one canonical field; returns undefined to leave the key out. Throws RecordError. */
-type FieldReader = (ctx: Record<string, unknown>, where: string) => unknown;
+type FieldReader = (ctx: Record<string, unknown>, where: string, env: ReadEnv) => unknown;
 
 function compileTable(c: Ctx, table: FieldTable, raw: unknown, key: string, automatic?: Record<string, string>): TableReader | undefined {
   if (!isObjectLike(raw)) {
@@ -368,10 +521,10 @@ function compileTable(c: Ctx, table: FieldTable, raw: unknown, key: string, auto
     const r = compileField(c, def, raw[name], `${key}.${name}`, name);
     if (r) readers.push([name, r]);
   }
-  return (ctx, where) => {
+  return (ctx, where, env) => {
     const out: Values = {};
     for (const [name, read] of readers) {
-      const v = read(ctx, where);
+      const v = read(ctx, where, env);
       if (v !== undefined) out[name] = v;
     }
     return out;
@@ -426,46 +579,63 @@ function disallow(c: Ctx, spec: Spec, key: string, keys: (keyof Spec)[], why: st
 
 type ScalarType = Extract<ValueType, { type: 'string' | 'enum' | 'int' | 'quantity' }>;
 
+/** A single value: shape of the spec, unit, map, then a constant or a read (record, page or request). */
 function compileScalar(c: Ctx, def: FieldDef, vt: ScalarType, spec: Spec, key: string, name: string): FieldReader | undefined {
-  if (disallow(c, spec, key, ['items', 'fields'], `${name} is a single value; items/fields do not apply`)) return undefined;
-  const hasConst = hasOwn(spec, 'const');
-  const hasDefault = hasOwn(spec, 'default');
-  if (hasConst && (spec.path !== undefined || hasDefault)) {
-    c.p.add(key, 'const excludes path and default');
-    return undefined;
-  }
-  if (!hasConst && spec.path === undefined) {
-    c.p.add(`${key}.path`, 'required (or const)');
-    return undefined;
-  }
-
-  // unit
-  let unit: UnitName | undefined;
-  if (vt.type === 'quantity') {
-    const dim = DIMENSION_OF[vt.target];
-    if (spec.unit === undefined) {
-      if (vt.defaultUnit) unit = vt.defaultUnit;
-      else c.p.add(`${key}.unit`, `required: ${name} is ${dim}; state the feed's unit (one of ${list(unitsOfDimension(dim))})`);
-    } else {
-      const info = unitInfo(spec.unit);
-      if (!info) c.p.add(`${key}.unit`, `unknown unit ${JSON.stringify(spec.unit)} (known: ${list(Object.keys(UNITS))})`);
-      else if (info.dimension !== dim) c.p.add(`${key}.unit`, `${info.name} is ${info.dimension}, but ${name} is ${dim} (one of ${list(unitsOfDimension(dim))})`);
-      else unit = info.name;
-    }
-    if (!unit) return undefined;
-  } else if (spec.unit !== undefined) {
-    c.p.add(`${key}.unit`, `${name} takes no unit`);
-    return undefined;
-  }
-
+  if (!scalarSpecShapeOk(c, spec, key, name)) return undefined;
+  const unit = scalarUnit(c, vt, spec, key, name);
+  if (unit === null) return undefined;
+  if (unit) c.units.set(`${c.field}${name}`, unit);
   let map: Record<string, unknown> | undefined;
   if (spec.map !== undefined) {
     map = mapOf(c.p, `${key}.map`, spec.map);
     if (!map) return undefined;
   }
+  const finalize = scalarFinalizer(def, vt, unit, map);
+  if (hasOwn(spec, 'const')) return scalarConstant(c, spec.const, finalize, key, name);
+  return scalarRead(c, vt, spec, key, name, unit, map, finalize);
+}
+
+type Finalize = (v: unknown, label: string) => unknown;
+
+function scalarSpecShapeOk(c: Ctx, spec: Spec, key: string, name: string): boolean {
+  if (disallow(c, spec, key, ['items', 'fields'], `${name} is a single value; items/fields do not apply`)) return false;
+  const hasConst = hasOwn(spec, 'const');
+  if (hasConst && (spec.path !== undefined || hasOwn(spec, 'default'))) {
+    c.p.add(key, 'const excludes path and default');
+    return false;
+  }
+  if (!hasConst && spec.path === undefined) {
+    c.p.add(`${key}.path`, 'required (or const)');
+    return false;
+  }
+  return true;
+}
+
+/** The feed's unit of a quantity (its kind's default when the YAML names none); undefined for non-quantities, null on a problem. */
+function scalarUnit(c: Ctx, vt: ScalarType, spec: Spec, key: string, name: string): UnitName | undefined | null {
+  if (vt.type !== 'quantity') {
+    if (spec.unit === undefined) return undefined;
+    c.p.add(`${key}.unit`, `${name} takes no unit`);
+    return null;
+  }
+  const dim = DIMENSION_OF[vt.target];
+  if (spec.unit === undefined) {
+    if (vt.defaultUnit) return vt.defaultUnit;
+    c.p.add(`${key}.unit`, `required: ${name} is ${dim}; state the feed's unit (one of ${list(unitsOfDimension(dim))})`);
+    return null;
+  }
+  const info = unitInfo(spec.unit);
+  if (!info) c.p.add(`${key}.unit`, `unknown unit ${JSON.stringify(spec.unit)} (known: ${list(Object.keys(UNITS))})`);
+  else if (info.dimension !== dim) c.p.add(`${key}.unit`, `${info.name} is ${info.dimension}, but ${name} is ${dim} (one of ${list(unitsOfDimension(dim))})`);
+  else return info.name;
+  return null;
+}
+
+/** A value as read (or defaulted) -> the canonical value: map, null handling, type and unit. */
+function scalarFinalizer(def: FieldDef, vt: ScalarType, unit: UnitName | undefined, map: Record<string, unknown> | undefined): Finalize {
   const nullable = (vt.type === 'string' || vt.type === 'quantity') && vt.nullable === true;
   const omittable = !def.required && def.absent === undefined;
-  const finalize = (v: unknown, label: string): unknown => {
+  return (v, label) => {
     if (map && isScalar(v) && hasOwn(map, String(v))) {
       const original = v;
       v = map[String(v)];
@@ -478,20 +648,59 @@ function compileScalar(c: Ctx, def: FieldDef, vt: ScalarType, spec: Spec, key: s
     }
     return checkScalar(vt, unit, v, label);
   };
+}
 
-  if (hasConst) {
-    let value: unknown;
-    try {
-      value = finalize(spec.const, name);
-    } catch (e) {
-      c.p.add(`${key}.const`, errorText(e));
-      return undefined;
-    }
-    return () => value;
+function scalarConstant(c: Ctx, raw: unknown, finalize: Finalize, key: string, name: string): FieldReader | undefined {
+  let value: unknown;
+  try {
+    value = finalize(raw, name);
+  } catch (e) {
+    c.p.add(`${key}.const`, errorText(e));
+    return undefined;
   }
+  return () => value;
+}
 
-  const path = pathOf(c.p, `${key}.path`, spec.path);
-  if (!path) return undefined;
+const REQUEST_PREFIX = '$request.';
+const PAGE_PREFIX = '$page.';
+
+/** Where a path reads from: the record (or enclosing element), the page, or the call's inputs. */
+type ReadFrom = { from: 'context' | 'page'; path: ParsedPath } | { from: 'request'; input: FeedInputKey; path: ParsedPath };
+
+function readFrom(c: Ctx, raw: unknown, key: string): ReadFrom | null {
+  if (typeof raw === 'string' && raw.startsWith('$')) {
+    if (raw.startsWith(PAGE_PREFIX)) {
+      const path = pathOf(c.p, key, raw.slice(PAGE_PREFIX.length));
+      return path && { from: 'page', path: { ...path, text: raw } };
+    }
+    const input = raw.slice(REQUEST_PREFIX.length);
+    if (!raw.startsWith(REQUEST_PREFIX) || !(FEED_INPUT_KEYS as readonly string[]).includes(input)) {
+      c.p.add(key, `unknown context path ${JSON.stringify(raw)} (use $request.<input> with an input of ${list(FEED_INPUT_KEYS)}, or $page.<path>)`);
+      return null;
+    }
+    if (!c.inputs.always.includes(input as FeedInputKey)) {
+      c.p.add(key, `${raw} is not always given to a ${c.scope}-scoped ${c.kind} feed (always given: ${list(c.inputs.always)})`);
+      return null;
+    }
+    return { from: 'request', input: input as FeedInputKey, path: { text: raw, segments: [] } };
+  }
+  const path = pathOf(c.p, key, raw);
+  return path && { from: 'context', path };
+}
+
+function scalarRead(
+  c: Ctx,
+  vt: ScalarType,
+  spec: Spec,
+  key: string,
+  name: string,
+  unit: UnitName | undefined,
+  map: Record<string, unknown> | undefined,
+  finalize: Finalize,
+): FieldReader | undefined {
+  const at = readFrom(c, spec.path, `${key}.path`);
+  if (!at) return undefined;
+  const hasDefault = hasOwn(spec, 'default');
   if (hasDefault && spec.default !== null) {
     try {
       finalize(spec.default, name);
@@ -500,24 +709,27 @@ function compileScalar(c: Ctx, def: FieldDef, vt: ScalarType, spec: Spec, key: s
       return undefined;
     }
   }
-  const accepts: LeafClass =
-    vt.type === 'quantity' ? (UNITS[unit!].moneyLike ? 'money' : 'number') : vt.type === 'int' ? 'number' : vt.type === 'enum' ? 'enum' : 'text';
-  const expect: Expect = { kind: 'leaf', accepts, list: false };
-  if (map) expect.mapKeys = Object.keys(map);
-  if (vt.type === 'enum') expect.values = vt.values;
-  c.reads.push({ key, prefix: c.prefix, path, parent: c.parent, expect });
-
+  if (at.from !== 'request') {
+    const accepts: LeafClass =
+      vt.type === 'quantity' ? (UNITS[unit!].moneyLike ? 'money' : 'number') : vt.type === 'int' ? 'number' : vt.type === 'enum' ? 'enum' : 'text';
+    const expect: Expect = { kind: 'leaf', accepts, list: false };
+    if (map) expect.mapKeys = Object.keys(map);
+    if (vt.type === 'enum') expect.values = vt.values;
+    // A page path is checked from the result's root, whatever record list encloses it.
+    c.reads.push(at.from === 'page' ? { key, prefix: [], path: at.path, expect } : { key, prefix: c.prefix, path: at.path, parent: c.parent, expect });
+  }
+  const { path } = at;
+  const read =
+    at.from === 'request'
+      ? (_ctx: Record<string, unknown>, env: ReadEnv) => (env.request as Record<string, unknown>)[at.input]
+      : at.from === 'page'
+        ? (_ctx: Record<string, unknown>, env: ReadEnv) => readPath(env.page, path, 'one')
+        : (ctx: Record<string, unknown>) => readPath(ctx, path, 'one');
   const dflt = spec.default;
-  return (ctx, where) => {
-    let v = readPath(ctx, path, 'one');
+  return (ctx, where, env) => {
+    let v = read(ctx, env);
     if ((v === undefined || v === null) && hasDefault) v = dflt;
-    const label = `${where}${name} (${path.text})`;
-    if (v === undefined || v === null) {
-      if (nullable) return null;
-      if (omittable) return undefined;
-      throw new RecordError(`${label}: missing`);
-    }
-    return finalize(v, label);
+    return finalize(v, `${where}${name} (${path.text})`);
   };
 }
 
@@ -616,7 +828,7 @@ function compileObjectAt(c: Ctx, fields: FieldTable, spec: Spec, key: string, na
     c.reads.push(read);
     inner = { ...c, prefix: [...c.prefix, ...path.segments], parent: read };
   }
-  const table = compileTable(inner, fields, spec.fields, `${key}.fields`);
+  const table = compileTable({ ...inner, field: `${c.field}${name}.` }, fields, spec.fields, `${key}.fields`);
   if (!table) return undefined;
   const at = path;
   return {
@@ -646,14 +858,14 @@ function compileObject(c: Ctx, vt: ObjectType, spec: Spec, key: string, name: st
   const nested = compileObjectAt(c, vt.fields, spec, key, name);
   if (!nested) return undefined;
   const { table } = nested;
-  return (ctx, where) => {
+  return (ctx, where, env) => {
     const { obj, label } = nested.locate(ctx, where);
     if (obj === undefined || obj === null) {
       if (vt.nullable) return null;
       throw new RecordError(`${label}: missing`);
     }
     if (!isObjectLike(obj)) throw new RecordError(`${label}: expected an object, got ${describeType(obj)}`);
-    return table(obj, `${where}${name}.`);
+    return table(obj, `${where}${name}.`, env);
   };
 }
 
@@ -690,9 +902,9 @@ function compileList(c: Ctx, vt: ListType, spec: Spec, key: string, name: string
     if (!items) return undefined;
     const read: PlannedRead = { key: `${key}.items`, prefix: c.prefix, path: items, parent: c.parent, expect: { kind: 'list' } };
     c.reads.push(read);
-    const table = compileTable({ ...c, prefix: [...c.prefix, ...items.segments], parent: read }, vt.fields, spec.fields, `${key}.fields`);
+    const table = compileTable({ ...c, field: `${c.field}${name}.`, prefix: [...c.prefix, ...items.segments], parent: read }, vt.fields, spec.fields, `${key}.fields`);
     if (!table) return undefined;
-    return (ctx, where) => {
+    return (ctx, where, env) => {
       const v = readPath(ctx, items, 'many');
       const label = `${where}${name} (${items.text})`;
       if (v === undefined || v === null) return atLeast([], label);
@@ -700,7 +912,7 @@ function compileList(c: Ctx, vt: ListType, spec: Spec, key: string, name: string
       if (v.length > MAX_NESTED_ITEMS) throw new RecordError(`${label}: ${v.length} entries, more than ${MAX_NESTED_ITEMS}`);
       const out = v.map((el, i) => {
         if (!isObjectLike(el)) throw new RecordError(`${where}${name}[${i}]: expected an object, got ${describeType(el)}`);
-        return table(el, `${where}${name}[${i}].`);
+        return table(el, `${where}${name}[${i}].`, env);
       });
       return atLeast(out, label);
     };
@@ -710,61 +922,75 @@ function compileList(c: Ctx, vt: ListType, spec: Spec, key: string, name: string
   const nested = compileObjectAt(c, vt.fields, spec, key, name);
   if (!nested) return undefined;
   const { table } = nested;
-  return (ctx, where) => {
+  return (ctx, where, env) => {
     const { obj, label } = nested.locate(ctx, where);
     if (obj === undefined || obj === null) return atLeast([], label);
     if (!isObjectLike(obj)) throw new RecordError(`${label}: expected an object, got ${describeType(obj)}`);
-    return atLeast([table(obj, `${where}${name}[0].`)], label);
+    return atLeast([table(obj, `${where}${name}[0].`, env)], label);
   };
 }
 
 // ------------------------------------------------------------------------------------------------- map
 
-function mapPayload<K extends FeedKind>(
-  source: string,
-  kind: KindDef<K>,
-  resultType: string | null,
-  items: ParsedPath | null,
-  maxItems: number,
-  table: TableReader,
-  payload: unknown,
-): MappedPayload<CanonicalByKind[K]> {
-  let records: unknown[];
+/** What mapPayload needs of a compiled mapping. */
+interface PayloadShape {
+  source: string;
+  kind: KindDef<FeedKind>;
+  resultType: string | null;
+  items: ParsedPath | null;
+  maxItems: number;
+  table: TableReader;
+  units: ReadonlyMap<string, UnitName>;
+  next: NextReader | null;
+}
+
+/** The record list of a payload (one page); throws FeedPayloadError when the payload is unusable. */
+function recordsOf(shape: PayloadShape, payload: unknown): unknown[] {
+  const { source, resultType, items } = shape;
   if (items && items.segments.length === 0) {
     if (!Array.isArray(payload)) throw new FeedPayloadError(source, `expected a list of records, got ${describeType(payload)}`);
-    records = payload;
-  } else {
-    if (!isObjectLike(payload)) throw new FeedPayloadError(source, `expected an object payload, got ${describeType(payload)}`);
-    const typename = Object.prototype.hasOwnProperty.call(payload, '__typename') ? payload.__typename : undefined;
-    if (resultType && typeof typename === 'string' && typename !== resultType) {
-      const error = typeof payload.error === 'string' ? `: ${payload.error.slice(0, 200)}` : '';
-      throw new FeedPayloadError(source, `answered ${typename}, not ${resultType}${error}`);
-    }
-    if (items) {
-      const v = readPath(payload, items, 'many');
-      if (!Array.isArray(v)) throw new FeedPayloadError(source, `items (${items.text}) is not a list (got ${describeType(v)})`);
-      records = v;
-    } else {
-      records = [payload];
-    }
+    return payload;
   }
+  if (!isObjectLike(payload)) throw new FeedPayloadError(source, `expected an object payload, got ${describeType(payload)}`);
+  const typename = Object.prototype.hasOwnProperty.call(payload, '__typename') ? payload.__typename : undefined;
+  if (resultType && typeof typename === 'string' && typename !== resultType) {
+    const error = typeof payload.error === 'string' ? `: ${payload.error.slice(0, 200)}` : '';
+    throw new FeedPayloadError(source, `answered ${typename}, not ${resultType}${error}`);
+  }
+  if (!items) return [payload];
+  const v = readPath(payload, items, 'many');
+  if (!Array.isArray(v)) throw new FeedPayloadError(source, `items (${items.text}) is not a list (got ${describeType(v)})`);
+  return v;
+}
 
+function mapPayload<K extends FeedKind>(shape: PayloadShape, payload: unknown, request: FeedInput): MappedPayload<CanonicalByKind[K]> {
+  const { source, kind, maxItems, table } = shape;
+  const records = recordsOf(shape, payload);
+  const env: ReadEnv = { page: payload, request };
   const out: CanonicalByKind[K][] = [];
-  const rejected: { index: number; reason: string }[] = [];
+  const rejected: Rejection[] = [];
+  const doubts: Doubt[] = [];
   const seen = new Map<string, number>();
   const n = Math.min(records.length, maxItems);
   for (let i = 0; i < n; i++) {
     try {
       const rec = records[i];
       if (!isObjectLike(rec)) throw new RecordError(`expected an object, got ${describeType(rec)}`);
-      const values = table(rec, '');
-      const record = kind.build(values, source);
+      const values = table(rec, '', env);
+      const record = kind.build(values, source) as CanonicalByKind[K];
       if (kind.key) {
         const id = String(values[kind.key]);
         const first = seen.get(id);
         if (first !== undefined) throw new RecordError(`${kind.key}: duplicate ${JSON.stringify(id)} (first at index ${first})`);
         seen.set(id, i);
       }
+      const findings = checkRanges(kind.kind, values, shape.units);
+      const hard = findings.find((f) => f.level === 'hard');
+      if (hard) {
+        rejected.push({ index: i, reason: `implausible: ${hard.message}`, implausible: hard.field });
+        continue;
+      }
+      for (const f of findings) doubts.push({ index: i, field: f.field, message: f.message });
       out.push(record);
     } catch (e) {
       const reason = e instanceof RecordError ? e.message : `could not be mapped: ${e instanceof Error ? e.message : String(e)}`;
@@ -777,7 +1003,9 @@ function mapPayload<K extends FeedKind>(
       reason: `records ${maxItems}..${records.length - 1} not mapped: the feed sent ${records.length}, more than maxItems (${maxItems})`,
     });
   }
-  return { records: out, rejected };
+  const mapped: MappedPayload<CanonicalByKind[K]> = { records: out, rejected, doubts };
+  if (shape.next) mapped.next = shape.next(payload, records.length);
+  return mapped;
 }
 
 // --------------------------------------------------------------------------------------- selection set

@@ -4,6 +4,8 @@
 import { compileFeedMapping, type CompiledFeedBinding } from './compile.js';
 import { isObjectLike } from './paths.js';
 import { FeedConfigError, type FeedBinding } from './types.js';
+import { Problems } from './compile.js';
+import { requireArg } from './validate.js';
 
 export { compileFeedMapping, buildSelectionSet, FEED_INPUT_KEYS, DEFAULT_MAX_ITEMS, DEFAULT_TIMEOUT_MS } from './compile.js';
 export type { CompiledFeedBinding, MappingPlan, PlannedRead, PlannedArg, Expect, LeafClass, FeedInputKey } from './compile.js';
@@ -14,6 +16,19 @@ export { convertUnit, UNITS, UNIT_NAMES, UnitValueError } from './units.js';
 export type { UnitName, Dimension, CanonicalQuantity } from './units.js';
 export { KINDS, KIND_NAMES, MAX_NESTED_ITEMS, RecordError } from './kinds.js';
 export * from './types.js';
+
+/** Compiled blocks by their config object: the transform (which validates) and the resolvers' bindings share one compile. */
+const compiled = new WeakMap<object, CompiledFeedBinding>();
+
+/** compileFeedMapping, once per config object (and source name). */
+export function compiledMapping(source: string, rawConfig: unknown): CompiledFeedBinding {
+  if (!isObjectLike(rawConfig)) return compileFeedMapping(source, rawConfig);
+  const hit = compiled.get(rawConfig);
+  if (hit && hit.source === source) return hit;
+  const binding = compileFeedMapping(source, rawConfig);
+  compiled.set(rawConfig, binding);
+  return binding;
+}
 
 /** A transform key that is this mapping: `feed-mapping`, or any path ending in `feed-mapping.ts`. */
 export function isFeedMappingKey(key: string): boolean {
@@ -46,9 +61,28 @@ export function bindingsFromConfig(rawMeshConfig: { sources?: any[] } | null | u
     if (configs.length > 1) throw new FeedConfigError(name, 'transforms', 'more than one feed-mapping transform on this source');
     if (names.has(name)) throw new FeedConfigError(name, 'name', 'two mapped sources have this name');
     names.add(name);
-    out.push(compileFeedMapping(name, configs[0]));
+    const binding = compiledMapping(name, configs[0]);
+    checkPathArgs(binding, src.handler);
+    out.push(binding);
   });
   return out;
+}
+
+/**
+ * Arguments a JSON Schema operation puts in its request path (`/x/{args.utility}`) are needed on
+ * every call, whatever type the handler gives them: an optional input there fails every call
+ * made without it, before the feed is even asked.
+ */
+function checkPathArgs(binding: CompiledFeedBinding, handler: unknown): void {
+  const ops = isObjectLike(handler) && isObjectLike(handler.jsonSchema) ? handler.jsonSchema.operations : undefined;
+  if (!Array.isArray(ops)) return;
+  const op = ops.find((o) => isObjectLike(o) && o.field === binding.operation);
+  if (!isObjectLike(op) || typeof op.path !== 'string') return;
+  const p = new Problems();
+  for (const [, name] of op.path.matchAll(/\{args\.([_A-Za-z][_0-9A-Za-z]*)\}/g)) {
+    requireArg(p, binding.plan, name!, `the request path ${op.path} needs argument "${name}"`);
+  }
+  p.throwIfAny(binding.source);
 }
 
 export type { FeedBinding };

@@ -8,7 +8,7 @@ import type { CanonicalOffer, CustomerClass, EnergyBlock, HolidayRule, RateType,
 import { businessCalendar, CalendarRuleError } from '../../domain/calendar.js';
 import { SWITCHING_KINDS } from '../../domain/start-date.js';
 import type { CanonicalQuantity, UnitName } from './units.js';
-import type { CanonicalByKind, FeedKind, GenerationSource, ServiceAccount, StateStats } from './types.js';
+import type { CallScope, CanonicalByKind, FeedInputKey, FeedKind, GenerationSource, ServiceAccount, StateStats } from './types.js';
 
 /** A record that does not map; the message is its rejection reason. */
 export class RecordError extends Error {
@@ -41,9 +41,17 @@ export type FieldTable = Readonly<Record<string, FieldDef>>;
 
 export type Values = Record<string, unknown>;
 
+/** The inputs a feed of a kind is called with, per call scope: always given, or only sometimes. */
+export interface ScopeInputs {
+  always: readonly FeedInputKey[];
+  sometimes: readonly FeedInputKey[];
+}
+
 export interface KindDef<K extends FeedKind> {
   kind: K;
   fields: FieldTable;
+  /** The call scopes this kind supports (the first is the default) and their inputs. */
+  scopes: Readonly<Partial<Record<CallScope, ScopeInputs>>>;
   /** Field whose value identifies a record; later duplicates in one payload are rejected. */
   key?: string;
   build(values: Values, source: string): CanonicalByKind[K];
@@ -123,6 +131,11 @@ export function energyBlocksFrom(blocks: BlockValues[]): EnergyBlock[] {
 const offers: KindDef<'offers'> = {
   kind: 'offers',
   fields: offerFields,
+  // Utility-scoped answers are shared by every ZIP of the territory, so the ZIP is not an input.
+  scopes: {
+    request: { always: ['zipCode', 'customerClass'], sometimes: ['utilityId'] },
+    utility: { always: ['utilityId', 'customerClass'], sometimes: [] },
+  },
   key: 'offerId',
   build(v, source): CanonicalOffer {
     const credits = v.credits as { minKwh: number; amount: number }[];
@@ -163,6 +176,7 @@ function chargesFrom(v: unknown): Territory['delivery'] {
 const territories: KindDef<'territories'> = {
   kind: 'territories',
   key: 'utilityId',
+  scopes: { request: { always: ['zipCode'], sometimes: [] } },
   fields: {
     utilityId: req(text),
     name: req(text),
@@ -247,6 +261,7 @@ const generationMwh: ValueType = { type: 'quantity', target: 'mwh', defaultUnit:
 
 const stateStats: KindDef<'stateStats'> = {
   kind: 'stateStats',
+  scopes: { request: { always: ['state'], sometimes: [] } },
   fields: {
     state: req(stateCode),
     name: req(text),
@@ -281,6 +296,7 @@ const stateStats: KindDef<'stateStats'> = {
 const premises: KindDef<'premises'> = {
   kind: 'premises',
   key: 'accountId',
+  scopes: { request: { always: ['zipCode', 'address'], sometimes: [] } },
   fields: {
     accountId: req(text),
     idType: req(text),

@@ -12,6 +12,23 @@ export interface FeedInput {
   address?: string;
 }
 
+export const FEED_INPUT_KEYS = ['zipCode', 'utilityId', 'customerClass', 'state', 'address'] as const satisfies readonly (keyof FeedInput)[];
+export type FeedInputKey = (typeof FEED_INPUT_KEYS)[number];
+
+/**
+ * How often a feed is called for one partner request: `request` once with the request's inputs (a
+ * feed answering per ZIP); `utility` once per choice territory serving the ZIP, with that
+ * territory's utility id (offers feeds answering per utility; the answer is shared by every ZIP of
+ * the territory).
+ */
+export type CallScope = 'request' | 'utility';
+export const CALL_SCOPES: readonly CallScope[] = ['request', 'utility'];
+
+/** How a paginated feed is followed (see compile.ts, `pagination`). */
+export type Pagination =
+  | { style: 'cursor'; arg: string; maxPages: number }
+  | { style: 'page'; arg: string; first: number; sizeArg: string | null; size: number; maxPages: number };
+
 /** EIA's nine categories, plus WIND and SOLAR for feeds that report them apart from OTHER_RENEWABLES. */
 export type GenerationSource =
   | 'COAL' | 'PETROLEUM' | 'NATURAL_GAS' | 'OTHER_GASES' | 'NUCLEAR' | 'HYDRO'
@@ -43,10 +60,28 @@ export interface CanonicalByKind {
   premises: ServiceAccount;
 }
 
+export interface Rejection {
+  index: number;
+  reason: string;
+  /** Set when the record mapped but a canonical value is outside its hard plausibility range. */
+  implausible?: string;
+}
+
+/** A value inside the hard range but outside the soft one: served, reported by feeds:check. */
+export interface Doubt {
+  index: number;
+  field: string;
+  message: string;
+}
+
 export interface MappedPayload<T> {
   records: T[];
-  /** Records dropped because they did not map (wrong type, missing required field...). */
-  rejected: { index: number; reason: string }[];
+  /** Records dropped because they did not map (wrong type, missing required field, implausible value...). */
+  rejected: Rejection[];
+  /** Values outside their soft plausibility range (records kept). */
+  doubts: Doubt[];
+  /** Pagination: the cursor / whether another page follows this one (absent without pagination). */
+  next?: { cursor: string | null } | { more: boolean };
 }
 
 export interface FeedBinding<K extends FeedKind = FeedKind> {
@@ -57,10 +92,20 @@ export interface FeedBinding<K extends FeedKind = FeedKind> {
   operation: string;
   /** GraphQL selection set (with braces) covering every path the mapping reads. */
   selectionSet: string;
+  /** Once per request, or once per served utility (offers only). */
+  scope: CallScope;
+  /** Set for a paginated feed. */
+  pagination: Pagination | null;
+  /** Seconds a utility-scoped answer is reused for other ZIPs of the territory (0: not kept). */
+  cacheSeconds: number;
   /** The feed's own arguments for this request. */
   args(input: FeedInput): Record<string, unknown>;
-  /** Payload (the operation's result) -> canonical records. Never throws on bad records; throws FeedPayloadError when the payload as a whole is unusable (null, wrong type). */
-  map(payload: unknown): MappedPayload<CanonicalByKind[K]>;
+  /**
+   * Payload (the operation's result, one page) -> canonical records; `request` is what `$request.*`
+   * reads. Never throws on bad records; throws FeedPayloadError when the payload as a whole is
+   * unusable (null, wrong type).
+   */
+  map(payload: unknown, request?: FeedInput): MappedPayload<CanonicalByKind[K]>;
   /** Calls the operation on the source's schema (set once Mesh has built the sources). */
   execute?: (args: Record<string, unknown>, context: object) => Promise<unknown>;
   /** Per-feed settings from the YAML. */

@@ -6,6 +6,7 @@
 //   usd_per_kwh     rate        integer micro-USD per kWh      (at most 6 decimals)
 //   cents_per_kwh   rate        integer micro-USD per kWh      (at most 4 decimals): 12.4 -> 124000
 //   usd_per_mwh     rate        integer micro-USD per kWh      (at most 3 decimals): 120.55 -> 120550
+//   mills_per_kwh   rate        integer micro-USD per kWh      (a mill is 1/10 cent; same as usd_per_mwh)
 //   months          duration    months
 //   years           duration    months (x12; must come out a whole number of months)
 //   kwh             energy      kWh or MWh, as the canonical field wants (exact decimal shift)
@@ -26,7 +27,7 @@ import { describeType } from './paths.js';
 
 export type Dimension = 'money' | 'rate' | 'duration' | 'energy' | 'share';
 export type UnitName =
-  | 'usd' | 'cents' | 'usd_per_kwh' | 'cents_per_kwh' | 'usd_per_mwh'
+  | 'usd' | 'cents' | 'usd_per_kwh' | 'cents_per_kwh' | 'usd_per_mwh' | 'mills_per_kwh'
   | 'months' | 'years' | 'kwh' | 'mwh' | 'percent' | 'fraction';
 
 /** What a canonical field holds. */
@@ -37,20 +38,25 @@ export interface UnitInfo {
   dimension: Dimension;
   /** Money and rates: decimal strings accepted, converted through domain/money.ts. */
   moneyLike: boolean;
+  /** Canonical units per unit (micro-USD per USD, months per year...): for naming a likely unit mistake. */
+  scale: number;
+  /** How people write it. */
+  label: string;
 }
 
 export const UNITS: Readonly<Record<UnitName, UnitInfo>> = Object.freeze({
-  usd: { name: 'usd', dimension: 'money', moneyLike: true },
-  cents: { name: 'cents', dimension: 'money', moneyLike: true },
-  usd_per_kwh: { name: 'usd_per_kwh', dimension: 'rate', moneyLike: true },
-  cents_per_kwh: { name: 'cents_per_kwh', dimension: 'rate', moneyLike: true },
-  usd_per_mwh: { name: 'usd_per_mwh', dimension: 'rate', moneyLike: true },
-  months: { name: 'months', dimension: 'duration', moneyLike: false },
-  years: { name: 'years', dimension: 'duration', moneyLike: false },
-  kwh: { name: 'kwh', dimension: 'energy', moneyLike: false },
-  mwh: { name: 'mwh', dimension: 'energy', moneyLike: false },
-  percent: { name: 'percent', dimension: 'share', moneyLike: false },
-  fraction: { name: 'fraction', dimension: 'share', moneyLike: false },
+  usd: { name: 'usd', dimension: 'money', moneyLike: true, scale: 1e6, label: 'USD' },
+  cents: { name: 'cents', dimension: 'money', moneyLike: true, scale: 1e4, label: 'cents' },
+  usd_per_kwh: { name: 'usd_per_kwh', dimension: 'rate', moneyLike: true, scale: 1e6, label: 'USD/kWh' },
+  cents_per_kwh: { name: 'cents_per_kwh', dimension: 'rate', moneyLike: true, scale: 1e4, label: 'cents/kWh' },
+  usd_per_mwh: { name: 'usd_per_mwh', dimension: 'rate', moneyLike: true, scale: 1e3, label: 'USD/MWh' },
+  mills_per_kwh: { name: 'mills_per_kwh', dimension: 'rate', moneyLike: true, scale: 1e3, label: 'mills/kWh' },
+  months: { name: 'months', dimension: 'duration', moneyLike: false, scale: 1, label: 'months' },
+  years: { name: 'years', dimension: 'duration', moneyLike: false, scale: 12, label: 'years' },
+  kwh: { name: 'kwh', dimension: 'energy', moneyLike: false, scale: 1, label: 'kWh' },
+  mwh: { name: 'mwh', dimension: 'energy', moneyLike: false, scale: 1000, label: 'MWh' },
+  percent: { name: 'percent', dimension: 'share', moneyLike: false, scale: 1, label: 'percent' },
+  fraction: { name: 'fraction', dimension: 'share', moneyLike: false, scale: 100, label: 'a fraction of 1' },
 } satisfies Record<UnitName, UnitInfo>);
 
 export const UNIT_NAMES = Object.keys(UNITS) as UnitName[];
@@ -153,6 +159,7 @@ function money(value: unknown, unit: UnitName, field: string, opts: ConvertOptio
       case 'cents_per_kwh':
         return microFromCents(v, field, o);
       case 'usd_per_mwh':
+      case 'mills_per_kwh':
         return microFromUsdPerMwh(v, field, o);
       default:
         throw new Error(`unhandled money unit ${unit}`);

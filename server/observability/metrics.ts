@@ -13,6 +13,8 @@
 // Read when scraped:
 //   gateway_upstream_circuit_breaker_state{feed}             0 closed, 1 half-open, 2 open
 //   gateway_upstream_{calls,attempts,dedup_hits,retries,stale_served}_total{feed}
+//   gateway_feed_truncated_total{feed}                       feed calls whose pages were cut off (maxPages, timeout)
+//   gateway_feed_records_dropped_total{feed,field}           records dropped for a value outside its possible range
 //   gateway_response_cache_events_total{event}               lru_hits, redis_hits, stores, evictions, read_errors, ...
 //   gateway_redis_up                                         1 ready, 0 otherwise (absent without REDIS_URL)
 //   gateway_replay_records_total{outcome}                    enqueued, written, dropped, write_errors, retries
@@ -23,6 +25,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { EnvironmentName, HttpPlugin, Reply, RequestState } from '../http/plugin.js';
 import { upstreamStats, type FeedStats } from '../../feeds/upstream/stats.js';
+import { feedEventCounts } from '../../feeds/feed-events.js';
 import { responseCacheStats } from '../stores/response-cache.js';
 import { replayStats } from '../stores/replay-store.js';
 import { unknownEnumStats } from '../../api/enum-values.js';
@@ -100,6 +103,26 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
   fromUpstreamStats('gateway_upstream_dedup_hits_total', 'Calls answered by joining an identical in-flight request (process-wide), by feed.', (s) => s.dedupHits);
   fromUpstreamStats('gateway_upstream_retries_total', 'Upstream attempts after the first (process-wide), by feed.', (s) => s.retries);
   fromUpstreamStats('gateway_upstream_stale_served_total', 'Failed upstream calls answered from a stale copy (process-wide), by feed.', (s) => s.staleServed);
+  new Counter({
+    name: 'gateway_feed_truncated_total',
+    help: 'Feed calls whose pages were cut off at maxPages or the feed\'s timeout (process-wide), by feed.',
+    labelNames: ['feed'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [feed, c] of Object.entries(feedEventCounts())) this.inc({ feed }, c.truncated);
+    },
+  });
+  new Counter({
+    name: 'gateway_feed_records_dropped_total',
+    help: 'Feed records dropped, never served, for a value outside its possible range (process-wide), by feed and canonical field.',
+    labelNames: ['feed', 'field'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [feed, c] of Object.entries(feedEventCounts())) for (const [field, n] of Object.entries(c.implausible)) this.inc({ feed, field }, n);
+    },
+  });
   new Counter({
     name: 'gateway_response_cache_events_total',
     help: 'Response cache store events (process-wide): lru_hits, redis_hits, stores, not_stored, bypasses, evictions, read_errors, write_errors, purges.',

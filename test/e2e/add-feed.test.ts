@@ -9,111 +9,38 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import yaml from 'js-yaml';
 import { launchGateway as startGateway } from '../../server/launch.js';
+import { expectedTier, gatewayEnv, gql, issueKeyWithCli, mappingOf, pastedConfigText, ROOT, scaled, writeConfigDir, type Mapping } from '../support/feed-config.js';
 import type { GatewayHandle } from '../../server/app.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const GRIDWISE_VENDORS = ['Gridwise Energy Services LLC', 'Pecan Hollow Power LLC', 'Ironbridge Electric Supply Inc.'];
+const BLOCK = 'examples/gridwise-feed.yaml';
 
 // ------------------------------------------------------------------------------------- configuration
 
 /** The repo's .meshrc.yaml with the example block appended, as `cat … >> .meshrc.yaml` in docs/adding-a-feed.md. */
-function pastedConfigText(): string {
+function pasted(): string {
   const cfg = fs.readFileSync(path.join(ROOT, '.meshrc.yaml'), 'utf8');
-  const block = fs.readFileSync(path.join(ROOT, 'examples/gridwise-feed.yaml'), 'utf8');
   // `sources:` must stay the last list of the file for the append to land in it.
   expect(cfg.slice(cfg.search(/^sources:/m)).search(/\n(?=[^\s#])/)).toBe(-1);
-  return cfg + block;
+  return pastedConfigText(BLOCK);
 }
-
-/** Every `./…` path (values and keys, e.g. the transform's) made absolute into the repo. */
-function absolute(v: unknown): unknown {
-  const fix = (s: string) => (s.startsWith('./') ? path.join(ROOT, s) : s);
-  if (typeof v === 'string') return fix(v);
-  if (Array.isArray(v)) return v.map(absolute);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [fix(k), absolute(x)]));
-  return v;
-}
-
-type Mapping = Record<string, any>;
 
 /** Writes a config dir from the pasted config; `mutate` may edit the Gridwise feed-mapping block. */
-function writeConfigDir(parent: string, name: string, mutate?: (mapping: Mapping) => void): string {
-  const config = yaml.load(pastedConfigText()) as { sources: any[] };
-  if (mutate) {
-    const gridwise = config.sources.find((s) => s.name === 'Gridwise');
-    mutate(gridwise.transforms[0]['./feeds/feed-mapping.ts']);
-  }
-  const dir = path.join(parent, name);
-  fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, '.meshrc.yaml'), yaml.dump(absolute(config), { lineWidth: -1 }));
-  return dir;
+function writeGridwiseDir(parent: string, name: string, mutate?: (mapping: Mapping) => void): string {
+  pasted();
+  return writeConfigDir(parent, name, [BLOCK], mutate && ((config) => mutate(mappingOf(config, 'Gridwise'))));
 }
 
 // ------------------------------------------------------------------------------------------- helpers
-
-function issueKeyWithCli(keysFile: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('npx', ['tsx', 'cli/keys.ts', 'issue', '--env', 'production', '--partner', 'ACME'], {
-      cwd: ROOT,
-      env: { ...process.env, KEYS_FILE: keysFile },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const key = stdout.trim().split('\n').at(-1)?.trim();
-      if (code !== 0 || !key) reject(new Error(`keys issue failed (${code}): ${stderr}`));
-      else resolve(key);
-    });
-  });
-}
-
-function gatewayEnv(tmp: string, meshDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH,
-    PRODUCTION_PORT: '0', CERTIFICATION_PORT: '0', PLAYGROUND_PORT: '0', UPSTREAM_PORT: '0', OPS_PORT: '0',
-    LOG_LEVEL: 'silent',
-    DATA_DIR: path.join(tmp, 'data'),
-    KEYS_FILE: path.join(tmp, 'keys.json'),
-    MESH_DIR: meshDir,
-    // Each case must reach the feed, not a cached answer or a stale copy a test before it left:
-    // a failing feed is then an error whatever ran first.
-    CACHE_ENABLED: 'false',
-    STALE_IF_ERROR_SECONDS: '0',
-    ...extra,
-  };
-}
-
-async function gql(g: GatewayHandle, key: string, query: string): Promise<{ status: number; json: any }> {
-  const res = await fetch(g.urls.production!, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': key },
-    body: JSON.stringify({ query }),
-  });
-  return { status: res.status, json: await res.json() };
-}
 
 const PLAN_FIELDS = `title term rateType price renewablePercent utilityId supplier { name }
   fees { cancellationUsd enrollmentUsd baseMonthlyUsd minimumUsageFeeUsd minimumUsageKwh usageCredits { minKwh creditUsd } }
   rates { usageKwh allInRateUsdPerKwh avgMonthlyBillUsd }`;
 
 // --------------------------------------------------------------- independent pricing (no gateway code)
-
-/** Decimal text -> integer count of 10^-scale units, exactly (no float arithmetic). */
-function scaled(text: string, scale: number): number {
-  const m = /^(\d+)(?:\.(\d+))?$/.exec(text);
-  if (!m) throw new Error(`not a plain decimal: ${text}`);
-  const frac = m[2] ?? '';
-  if (/[^0]/.test(frac.slice(scale))) throw new Error(`${text} has more than ${scale} decimals`);
-  return Number(m[1]) * 10 ** scale + Number(frac.slice(0, scale).padEnd(scale, '0') || '0');
-}
 
 interface GridwiseOffer {
   '@id': string;
@@ -143,14 +70,6 @@ function billMicro(o: GridwiseOffer, delivery: { fixedMicro: number; perKwhMicro
   if (min && kwh < min.BelowKWh) total += scaled(min.Charge, 6);
   for (const c of o.Pricing.Credits?.Credit ?? []) if (kwh >= c.ThresholdKWh) total -= scaled(c.Amount, 6);
   return Math.max(0, total);
-}
-
-/** The published tier: rate = bill / usage (micro, half-up), kept off the x.x5 tie; bill = round(usage * rate, 1). */
-function expectedTier(bill: number, kwh: number): { usageKwh: number; allInRateUsdPerKwh: number; avgMonthlyBillUsd: number } {
-  let rate = Math.floor((2 * bill + kwh) / (2 * kwh));
-  if ((kwh * rate) % 100_000 === 50_000) rate += kwh * rate <= bill ? 1 : -1;
-  const deci = Math.floor((2 * kwh * rate + 100_000) / 200_000);
-  return { usageKwh: kwh, allInRateUsdPerKwh: Number((rate / 1e6).toFixed(6)), avgMonthlyBillUsd: Number((deci / 10).toFixed(1)) };
 }
 
 const RATE_TYPE = { FixedRate: 'FIXED', VariableRate: 'VARIABLE', IndexRate: 'INDEXED' } as const;
@@ -195,7 +114,7 @@ describe('a third supplier feed added by configuration (examples/gridwise-feed.y
   let g: GatewayHandle;
 
   beforeAll(async () => {
-    g = await startGateway({ env: gatewayEnv(tmp, writeConfigDir(tmp, 'mesh')) });
+    g = await startGateway({ env: gatewayEnv(tmp, writeGridwiseDir(tmp, 'mesh')) });
   });
   afterAll(async () => {
     await g?.close();
@@ -203,7 +122,7 @@ describe('a third supplier feed added by configuration (examples/gridwise-feed.y
 
   it('pastes into the sources list: one more source, nothing else changed', () => {
     const before = yaml.load(fs.readFileSync(path.join(ROOT, '.meshrc.yaml'), 'utf8')) as { sources: { name: string }[] };
-    const after = yaml.load(pastedConfigText()) as typeof before;
+    const after = yaml.load(pasted()) as typeof before;
     expect(after.sources.map((s) => s.name)).toEqual([...before.sources.map((s) => s.name), 'Gridwise']);
     expect({ ...after, sources: after.sources.slice(0, -1) }).toEqual(before);
     expect(g.mesh.feeds.byKind('offers').map((f) => f.source)).toEqual(['Voltify', 'Brightgrid', 'Gridwise']);
@@ -279,13 +198,13 @@ describe('a third supplier feed added by configuration (examples/gridwise-feed.y
 
 describe('mapping mistakes stop the start, naming the feed and the key', () => {
   const cases: [string, (m: Mapping) => void, RegExp][] = [
-    ['an unknown path', (m) => void (m.fields.supplierName = 'Vendor.Name'), /feed Gridwise: fields\.supplierName: path Envelope\.Body\.OfferList\.Offer\.Vendor\.Name: GridwiseVendor has no field "Name"/],
+    ['an unknown path', (m) => void (m.fields.supplierName = 'Vendor.Name'), /feed Gridwise: fields\.supplierName: path Envelope\.Body\.OfferList\.Offer\.Vendor\.Name: Envelope\.Body\.OfferList\.Offer\.Vendor has no field "Name"/],
     ['a missing required canonical field', (m) => void delete m.fields.utilityId, /feed Gridwise: fields\.utilityId: required for kind offers/],
     ['an unknown unit', (m) => void (m.fields.energyBlocks.fields.price.unit = 'usd_per_gwh'), /feed Gridwise: fields\.energyBlocks\.fields\.price\.unit: unknown unit "usd_per_gwh"/],
     ['the feed\'s key "@id" instead of its GraphQL name', (m) => void (m.fields.offerId = '@id'), /feed Gridwise: fields\.offerId\.path: invalid path "@id"/],
   ];
   it.each(cases)('%s', async (_, mutate, message) => {
-    const dir = writeConfigDir(tmp, `bad-${Math.random().toString(36).slice(2)}`, mutate);
+    const dir = writeGridwiseDir(tmp, `bad-${Math.random().toString(36).slice(2)}`, mutate);
     await expect(startGateway({ env: gatewayEnv(tmp, dir) })).rejects.toThrow(message);
   });
 });
@@ -305,7 +224,7 @@ describe('malformed Gridwise payloads are reported and skipped, never crash the 
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    g = await startGateway({ env: gatewayEnv(tmp, writeConfigDir(tmp, 'mesh-wrong'), { GRIDWISE_URL: url }) });
+    g = await startGateway({ env: gatewayEnv(tmp, writeGridwiseDir(tmp, 'mesh-wrong'), { GRIDWISE_URL: url }) });
   });
   afterAll(async () => {
     await g?.close();

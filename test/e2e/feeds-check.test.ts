@@ -7,31 +7,11 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import yaml from 'js-yaml';
+import { feedsCheck, type Run } from '../support/feeds-check-cli.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI with the environment cleared of upstream URLs and MESH_DIR, plus `env`. */
-function feedsCheck(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.endsWith('_URL') && k !== 'MESH_DIR'));
-  return new Promise((resolve, reject) => {
-    // What `npm run feeds:check` runs (tsx cli/feeds-check.ts), minus npm's start-up.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'cli/feeds-check.ts', ...args], { cwd: ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 function expectNoStackTrace(r: Run): void {
   expect(`${r.stdout}\n${r.stderr}`).not.toMatch(/^\s+at .+[:(]/m);
@@ -126,7 +106,7 @@ describe('npm run feeds:check', () => {
     expect(JSON.parse(b.stdout)).toMatchObject({
       ok: false,
       dir: missingPath,
-      configError: expect.stringMatching(/feed Gridwise: fields\.title: path Envelope\.Body\.OfferList\.Offer\.Name: GridwiseOffer has no field "Name"/),
+      configError: expect.stringMatching(/feed Gridwise: fields\.title: path Envelope\.Body\.OfferList\.Offer\.Name: Envelope\.Body\.OfferList\.Offer has no field "Name"/),
       feeds: [],
     });
     expect(empty.code).toBe(1);

@@ -137,12 +137,12 @@ function misfits(v: unknown, s: Shape, at = 'record'): string[] {
 describe('supplier feeds -> canonical offers', () => {
   it('maps the Voltify sample exactly', () => {
     const out = voltify.map({ offers: [voltifyOffer()] });
-    expect(out).toEqual({ records: [expectedVoltify], rejected: [] });
+    expect(out).toEqual({ records: [expectedVoltify], rejected: [], doubts: [] });
   });
 
   it('maps the BrightGrid sample exactly', () => {
     const out = brightgrid.map({ data: { zip: '75001', plans: [brightgridPlan()] } });
-    expect(out).toEqual({ records: [expectedBrightgrid], rejected: [] });
+    expect(out).toEqual({ records: [expectedBrightgrid], rejected: [], doubts: [] });
   });
 
   it('gives both feeds identical canonical shapes', () => {
@@ -233,7 +233,7 @@ describe('malformed payloads', () => {
   });
 
   it('an empty list is no records, not an error', () => {
-    expect(voltify.map({ offers: [] })).toEqual({ records: [], rejected: [] });
+    expect(voltify.map({ offers: [] })).toEqual({ records: [], rejected: [], doubts: [] });
   });
 
   type Patch = (o: Record<string, any>) => void;
@@ -398,7 +398,7 @@ describe('territories, state statistics and premises', () => {
     expect(reasons.PTC_NEGATIVE).toMatch(/negative/);
     expect(reasons.KIND).toMatch(/unknown value/);
     expect(reasons.ANCHOR).toMatch(/ISO date/);
-    expect(feed('Territories').map({ zip: '00000', utilities: [] })).toEqual({ records: [], rejected: [] });
+    expect(feed('Territories').map({ zip: '00000', utilities: [] })).toEqual({ records: [], rejected: [], doubts: [] });
   });
 
   it('maps the state statistics sample (one record per payload)', () => {
@@ -416,6 +416,7 @@ describe('territories, state statistics and premises', () => {
         },
       ],
       rejected: [],
+      doubts: [],
     });
     const bad = feed('Eia').map({ ...payload, generationMwh: { ...payload.generationMwh, coal: -3 } });
     expect(bad.records).toEqual([]);
@@ -612,7 +613,7 @@ describe('a third feed in a new shape, added with YAML alone', () => {
   it('rejects a wrong path of the new feed at start-up, naming the key', () => {
     const cfg = yaml(GRIDCO_YAML.replace('Service.Tdu.Code', 'Service.Tdu.Id')) as Record<string, any>;
     expect(() => validateAgainstSchema(compileFeedMapping('Gridco', cfg), buildSchema(GRIDCO_SDL))).toThrow(
-      /^feed Gridco: fields\.utilityId: path Envelope\.Body\.Offers\.Offer\[\]\.Service\.Tdu\.Id: Tdu has no field "Id"/,
+      /^feed Gridco: fields\.utilityId: path Envelope\.Body\.Offers\.Offer\[\]\.Service\.Tdu\.Id: Envelope\.Body\.Offers\.Offer\[\]\.Service\.Tdu has no field "Id"/,
     );
   });
 });
@@ -633,7 +634,7 @@ const voltifyRecord = fc
     termMonths: fc.integer({ min: 0, max: 60 }),
     bounds: fc.uniqueArray(fc.integer({ min: 1, max: 100_000 }), { maxLength: 4 }),
     lastOpen: fc.boolean(),
-    cents: fc.array(decimal(10_000_000, 4), { minLength: 5, maxLength: 5 }),
+    cents: fc.array(decimal(5_000_000, 4), { minLength: 5, maxLength: 5 }), // up to 5 USD/kWh, the hard plausibility bound
     base: fc.option(decimal(100_000_000, 6), { nil: undefined }),
     credits: fc.array(fc.record({ minKwh: fc.integer({ min: 0, max: 5000 }), usd: decimal(500_000_000, 6) }), { maxLength: 3 }),
     minimum: fc.option(fc.record({ belowKwh: fc.integer({ min: 0, max: 5000 }), usd: decimal(100_000_000, 6) }), { nil: null }),

@@ -7,6 +7,7 @@ import FeedMappingTransform from '../../feeds/feed-mapping.js';
 import {
   bindingsFromConfig,
   compileFeedMapping,
+  compiledMapping,
   FeedConfigError,
   validateAgainstSchema,
   type CompiledFeedBinding,
@@ -300,7 +301,7 @@ describe('config errors (against the source schema)', () => {
     c.fields.title = 'productTitle';
     const e = configError(() => compileAndValidate('Voltify', c));
     expect(e.key).toBe('fields.title');
-    expect(e.message).toMatch(/^feed Voltify: fields\.title: path offers\.productTitle: Offer has no field "productTitle"/);
+    expect(e.message).toMatch(/^feed Voltify: fields\.title: path offers\.productTitle: offers has no field "productTitle"/);
   });
 
   it('an unknown path inside a list, an object path and the items path', () => {
@@ -331,7 +332,7 @@ describe('config errors (against the source schema)', () => {
     e.args.class = { from: 'customerClass', map: { RESIDENTIAL: 'RES', COMMERCIAL: 'commercial' } };
     const err = configError(() => compileAndValidate('Voltify', e));
     expect(err.key).toBe('args.class');
-    expect(err.message).toContain('"RES" is not a value of enum VoltifyCustomerClassParam');
+    expect(err.message).toContain('"RES" is not a value of the argument\'s enum (residential, commercial)');
     const f = voltify();
     f.args.class = 'customerClass';
     expect(configError(() => compileAndValidate('Voltify', f)).key).toBe('args.class');
@@ -355,7 +356,7 @@ describe('config errors (against the source schema)', () => {
   it('objects where a value is needed, lists where one value is needed, and the reverse', () => {
     const c = voltify();
     c.fields.title = 'minimumUsage';
-    expect(configError(() => compileAndValidate('Voltify', c)).message).toContain('an object type');
+    expect(configError(() => compileAndValidate('Voltify', c)).message).toContain('path offers.minimumUsage is an object; map a field of it');
     const d = voltify();
     d.fields.title = 'energyChargeCentsPerKwh.cents';
     expect(() => compileAndValidate('Voltify', d)).toThrow(FeedConfigError); // Float for text
@@ -370,10 +371,10 @@ describe('config errors (against the source schema)', () => {
   it('filters: unknown key, non-enum value, on a non-list', () => {
     const c = brightgrid();
     c.fields.energyBlocks.items = 'pricing.components[type=ENERGY]';
-    expect(configError(() => compileAndValidate('Brightgrid', c)).message).toContain('Component has no field "type" to filter on');
+    expect(configError(() => compileAndValidate('Brightgrid', c)).message).toContain('the elements of components have no field "type" to filter on');
     const d = brightgrid();
     d.fields.baseMonthly.path = 'pricing.components[kind=FIXED].amount';
-    expect(configError(() => compileAndValidate('Brightgrid', d)).message).toContain('"FIXED" is not a value of enum ComponentKind');
+    expect(configError(() => compileAndValidate('Brightgrid', d)).message).toContain('"FIXED" is not a value of kind');
     const e = brightgrid();
     e.fields.title = 'name[kind=X]';
     expect(configError(() => compileAndValidate('Brightgrid', e)).message).toContain('not a list');
@@ -384,7 +385,7 @@ describe('config errors (against the source schema)', () => {
     c.fields.rateType.map = { 'fixed-rate': 'FIXED', 'variable-rate': 'VARIABLE', indexed: 'INDEXED' };
     const e = configError(() => compileAndValidate('Brightgrid', c));
     expect(e.key).toBe('fields.rateType');
-    expect(e.message).toContain('"fixed-rate", "variable-rate" are not values of enum BrightgridContractType');
+    expect(e.message).toContain('"fixed-rate", "variable-rate" are not values of data.plans.contract.type (fixed_rate, variable_rate, indexed)');
   });
 
   it('feed enum values that would map to none of ours', () => {
@@ -397,16 +398,16 @@ describe('config errors (against the source schema)', () => {
     expect(() => compileAndValidate('Brightgrid', c)).not.toThrow();
     const v = voltify();
     delete v.fields.customerClass.map; // Residential/Commercial are not ours as they are
-    expect(configError(() => compileAndValidate('Voltify', v)).message).toContain('enum CustomerClassV at offers.customerClass has values "Residential", "Commercial"');
+    expect(configError(() => compileAndValidate('Voltify', v)).message).toContain('offers.customerClass has values "Residential", "Commercial"');
   });
 
   it('a union result needs resultType, naming one of its members', () => {
     const { resultType: _r, ...noResultType } = voltify();
     const e = configError(() => compileAndValidate('Voltify', noResultType));
     expect(e.key).toBe('resultType');
-    expect(e.message).toContain('listOffers returns the union listOffers_response (VoltifyOffersResponse, VoltifyError); set resultType');
+    expect(e.message).toContain('listOffers returns one of VoltifyOffersResponse, VoltifyError; set resultType');
     expect(configError(() => compileAndValidate('Voltify', { ...voltify(), resultType: 'VoltifyOffer' })).message).toContain(
-      'VoltifyOffer is not a member of listOffers_response',
+      'listOffers returns one of VoltifyOffersResponse, VoltifyError, not VoltifyOffer',
     );
     expect(configError(() => compileAndValidate('Brightgrid', { ...brightgrid(), resultType: 'Plan' })).key).toBe('resultType');
     expect(() => compileAndValidate('Brightgrid', { ...brightgrid(), resultType: 'BrightgridResponse' })).not.toThrow();
@@ -417,7 +418,7 @@ describe('config errors (against the source schema)', () => {
     const s = buildSchema(SDL.replace('green: Green fees: Fees', 'green: GreenOrNot fees: Fees') + ' union GreenOrNot = Green | Fees');
     const e = configError(() => compileAndValidate('Brightgrid', brightgrid(), s));
     expect(e.key).toBe('fields.renewablePercent');
-    expect(e.message).toContain('GreenOrNot is a union');
+    expect(e.message).toContain('data.plans.green is one of several object types');
   });
 });
 
@@ -429,7 +430,13 @@ describe('the Mesh transform', () => {
     const t = make('Voltify', transformOf('Voltify'));
     expect(t.noWrap).toBe(true);
     expect(t.transformSchema(schema)).toBe(schema);
-    expect(t.binding?.source).toBe('Voltify');
+  });
+
+  it('compiles a block once: the transform and the resolvers\' bindings share it', () => {
+    const c = transformOf('Voltify');
+    make('Voltify', c).transformSchema(schema);
+    const [fromConfig] = bindingsFromConfig({ sources: [{ name: 'Voltify', transforms: [{ 'feed-mapping': c }] }] });
+    expect(compiledMapping('Voltify', c)).toBe(fromConfig);
   });
 
   it('throws FeedConfigError naming the feed and key', () => {

@@ -1,0 +1,63 @@
+// One feed call as the mapping declares it: a single page, or pages followed (cursor or page
+// number) until the feed says there are no more, `maxPages` is reached or the feed's timeout (for
+// all pages together) runs out. Used by the resolvers and by feeds:check, so both see the same.
+import { performance } from 'node:perf_hooks';
+import type { CanonicalByKind, Doubt, FeedBinding, FeedInput, FeedKind, Rejection } from './mapping/types.js';
+
+/** Calls the feed's operation once with these arguments, within `timeoutMs`. */
+export type PageCall = (args: Record<string, unknown>, timeoutMs: number) => Promise<unknown>;
+
+export interface PagedResult<K extends FeedKind> {
+  records: CanonicalByKind[K][];
+  rejected: Rejection[];
+  doubts: Doubt[];
+  pages: number;
+  /** Why pages were left out (cap or time), null when the feed was followed to its end. */
+  truncated: string | null;
+}
+
+/** The feed's arguments for page `n` (0-based); `cursor` from the page before. */
+function pageArgs(b: FeedBinding, base: Record<string, unknown>, n: number, cursor: string | null): Record<string, unknown> {
+  const pg = b.pagination;
+  if (!pg) return base;
+  if (pg.style === 'cursor') return n === 0 ? base : { ...base, [pg.arg]: cursor };
+  return { ...base, [pg.arg]: pg.first + n, ...(pg.sizeArg ? { [pg.sizeArg]: pg.size } : {}) };
+}
+
+export async function callPaged<K extends FeedKind>(b: FeedBinding<K>, input: FeedInput, call: PageCall, now: () => number = () => performance.now()): Promise<PagedResult<K>> {
+  const base = b.args(input);
+  const deadline = now() + b.timeoutMs;
+  const out: PagedResult<K> = { records: [], rejected: [], doubts: [], pages: 0, truncated: null };
+  let cursor: string | null = null;
+  for (;;) {
+    const n = out.pages;
+    const left = deadline - now();
+    if (n > 0 && left <= 0) {
+      out.truncated = `stopped after ${n} pages: its timeout (${b.timeoutMs} ms, for all pages) ran out`;
+      break;
+    }
+    let payload: unknown;
+    try {
+      payload = await call(pageArgs(b, base, n, cursor), n === 0 ? b.timeoutMs : Math.ceil(left));
+    } catch (err) {
+      // A later page that runs past the feed's timeout leaves the pages before it standing.
+      if (n === 0 || deadline - now() > 0) throw err;
+      out.truncated = `stopped after ${n} pages: its timeout (${b.timeoutMs} ms, for all pages) ran out`;
+      break;
+    }
+    const mapped = b.map(payload, input);
+    out.records.push(...mapped.records);
+    out.rejected.push(...mapped.rejected.map((r) => (n ? { ...r, reason: `page ${n + 1}: ${r.reason}` } : r)));
+    out.doubts.push(...mapped.doubts.map((d) => (n ? { ...d, message: `page ${n + 1}: ${d.message}` } : d)));
+    out.pages = n + 1;
+    const next = mapped.next;
+    const more = next ? ('cursor' in next ? next.cursor !== null : next.more) : false;
+    if (!more || !b.pagination) break;
+    if (next && 'cursor' in next) cursor = next.cursor;
+    if (out.pages >= b.pagination.maxPages) {
+      out.truncated = `stopped after ${out.pages} pages (maxPages ${b.pagination.maxPages}); the feed has more`;
+      break;
+    }
+  }
+  return out;
+}
