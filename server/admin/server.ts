@@ -22,6 +22,7 @@ import type { ReplayQuery, ReplayStore } from '../stores/replay-store.js';
 import type { ResponseCache } from '../stores/response-cache.js';
 import { parseDuration } from '../stores/cache-config.js';
 import { listen } from '../http/listen.js';
+import { throttledWarning } from '../../lib/throttled-warning.js';
 import { PartnerError, type PartnerStore } from '../keys/partners.js';
 import type { SupportConsole } from './console/console.js';
 
@@ -89,17 +90,9 @@ function decodeSegment(raw: string): string | null {
 
 export async function startAdminServer(opts: AdminServerOptions): Promise<AdminServer> {
   const now = opts.now ?? Date.now;
-  const warnEveryMs = opts.warnEveryMs ?? 1000;
-  let lastWarnAt = -Infinity;
-  let unreported = 0;
-  const noteFailedAuth = (req: IncomingMessage) => {
-    unreported++;
-    const t = now();
-    if (t - lastWarnAt < warnEveryMs) return;
-    lastWarnAt = t;
-    opts.logger?.warn({ remoteAddress: req.socket.remoteAddress, path: (req.url ?? '/').split('?', 1)[0]!.slice(0, 100), failedSinceLastWarning: unreported }, 'admin endpoint: authentication failed');
-    unreported = 0;
-  };
+  const warnFailedAuth = throttledWarning((obj, msg) => opts.logger?.warn(obj, msg), { everyMs: opts.warnEveryMs, now, countField: 'failedSinceLastWarning' });
+  const noteFailedAuth = (req: IncomingMessage) =>
+    warnFailedAuth({ remoteAddress: req.socket.remoteAddress, path: (req.url ?? '/').split('?', 1)[0]!.slice(0, 100) }, 'admin endpoint: authentication failed');
 
   const send = (res: ServerResponse, status: number, body: unknown) => {
     const text = JSON.stringify(body);

@@ -74,6 +74,9 @@ beforeAll(async () => {
     DATA_DIR: path.join(tmp, 'data'), REDIS_URL: redis.url, KEYS_FILE: keysFile, PLAYGROUND_ALLOWANCE: '1000',
     // Small budgets: the attack of row 3 needs only a few hundred requests to fill them.
     REPLAY_MAX_BYTES: '1MiB', REPLAY_PLAYGROUND_MAX_BYTES: '64KiB', REPLAY_PII_KEY: PII_KEY,
+    // Row 3 as the issue found it: the request-path defences (free-request rate, query bytes) would
+    // refuse most of the flood before the body is read; this file tests what replay keeps of it.
+    PLAYGROUND_FREE_REQUESTS: '1000000', PLAYGROUND_MAX_QUERY_BYTES: '65536',
   };
   gw = await startGateway({ env: { ...env, ADMIN_TOKEN, ADMIN_PORT: String(adminPort) } });
   reader = await connectRedis(redis.url);

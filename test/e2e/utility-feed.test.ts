@@ -17,7 +17,7 @@ import { PAGES, startSunpath, SUPPLIER, type SunpathOffer, type Upstream } from 
 
 /** Delivery charges of the reference upstream's territories (sources/reference-upstream/data/utilities.ts), in micro-USD. */
 const DELIVERY: Record<string, { fixedMicro: number; perKwhMicro: number }> = {
-  ONCOR: { fixedMicro: 4_230_000, perKwhMicro: 51_893 },
+  ONCOR: { fixedMicro: 4_230_000, perKwhMicro: 55_833 },
   CENTERPOINT: { fixedMicro: 4_390_000, perKwhMicro: 54_697 },
 };
 
