@@ -106,7 +106,7 @@ export async function renderPlaygroundPage(): Promise<string> {
   const { renderGraphiQL } = await import('@graphql-yoga/render-graphiql');
   const tabs = playgroundTabs();
   if (tabs[0]) tabs[0].query = ALLOWANCE_NOTE + tabs[0].query;
-  return renderGraphiQL({ endpoint: '/graphql', title: 'Energy plan data playground', defaultQuery: DEFAULT_QUERY, defaultTabs: tabs.length ? tabs : undefined, headerEditorEnabled: false } as never);
+  return renderGraphiQL({ endpoint: '/graphql', title: 'Energy plan data playground', ...(tabs[0] ? { defaultTabs: tabs, query: tabs[0].query, variables: tabs[0].variables } : { defaultQuery: DEFAULT_QUERY }), headerEditorEnabled: false } as never);
 }
 
 interface Asset {
