@@ -146,11 +146,6 @@ describe.skipIf(problem)('Redis Cluster: two gateway instances', () => {
       expect(counted.headers.get('x-ratelimit-remaining')).toBe(String(ALLOWANCE - 1));
       expect(await Promise.all(Array.from({ length: 10 }, keyedDuring))).toEqual(Array(10).fill(200));
 
-      // A gateway starts while a seed node is down (the lost node listed first).
-      const seeds = [cluster.ports[lost]!, ...cluster.ports.filter((_, i) => i !== lost)];
-      const c = await startTestGateway({ ...env(), REDIS_URL: `redis-cluster://${seeds.map((p) => `127.0.0.1:${p}`).join(',')}` });
-      expect((await c.post('production', UTILS('60601'))).status).toBe(200);
-      await c.close();
     } finally {
       await cluster.start(lost);
     }
