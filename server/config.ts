@@ -10,6 +10,7 @@ import { connectionLimits, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } fr
 // Response cache and replay settings are parsed in server/stores/cache-config.ts.
 import { loadCacheReplaySettings, parseDuration, type CacheReplaySettings } from './stores/cache-config.js';
 import { parseRedisUrl } from './stores/redis-url.js';
+import type { PlaygroundProcessSettings } from './playground-process.js';
 import { loadTlsPair, type TlsFiles } from './http/tls.js';
 
 export interface GatewayConfig {
@@ -43,6 +44,8 @@ export interface GatewayConfig {
   logLevel: string;
   /** How long SIGTERM waits for in-flight requests before cutting connections. */
   shutdownGraceMs: number;
+  /** `npm start`: the playground in a process of its own (server/playground-process.ts). */
+  playgroundProcess: PlaygroundProcessSettings;
   /** HTTPS on the partner listeners (TLS_CERT_FILE + TLS_KEY_FILE), null for plain HTTP. */
   tls: TlsFiles | null;
   /** TTLs (schema, cache.config.yaml / CACHE_CONFIG), CACHE_* and REPLAY_* sizes and retention. */
@@ -176,6 +179,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     shutdownGraceMs: int('SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
     tls,
+    playgroundProcess: {
+      enabled: bool('PLAYGROUND_PROCESS', true),
+      opsPort: port('PLAYGROUND_OPS_PORT', 9465)!,
+      nice: int('PLAYGROUND_NICE', 10, 0, 19),
+    },
     cacheReplay,
     certificationEnrollmentBaseUrl: url('CERTIFICATION_ENROLLMENT_BASE_URL', 'https://enroll-certification.energyplans.example/residential', ['https:']),
     console: loadConsoleSettings(env, cwd, keysFile, cacheReplay.replay.retentionMs, problems),

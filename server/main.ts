@@ -1,19 +1,27 @@
-// `npm start`: the reference upstream and all three environments on local ports.
+// `npm start`: the reference upstream and all three environments on local ports, the playground
+// in a process of its own (server/playground-process.ts; PLAYGROUND_PROCESS=off keeps one process).
 //
 // Shutdown (SIGTERM from the orchestrator, SIGINT from a terminal): stop accepting, let in-flight
 // requests finish within SHUTDOWN_GRACE_MS (then cut what is left), flush the replay log, close
 // Redis and the upstream pool (GatewayHandle.close), exit 0. If closing itself hangs, a watchdog
 // exits 1 a few seconds after the grace period; a second signal exits 1 at once.
 import { launchGateway as startGateway } from './launch.js';
-import { ConfigError } from './config.js';
+import { ConfigError, loadConfig } from './config.js';
+import { exitWithParent, keyedEnvironments, playgroundProcessEnv, startPlaygroundProcess, type PlaygroundProcess } from './playground-process.js';
 import { MeshStartupError } from './mesh.js';
 
 /** Time on top of the grace period for flushing replay and closing Redis before giving up. */
 const CLOSE_MARGIN_MS = 5_000;
 
 try {
-  const gateway = await startGateway();
+  const settings = loadConfig(process.env);
+  const keyed = keyedEnvironments(settings.playgroundProcess, settings.environments);
+  const gateway = await startGateway(keyed ? { env: { ...process.env, ENVIRONMENTS: keyed.join(',') } } : {});
   const { logger } = gateway;
+  let playground: PlaygroundProcess | null = null;
+  if (keyed) {
+    playground = startPlaygroundProcess({ env: playgroundProcessEnv(process.env, gateway.upstreamUrl, settings.playgroundProcess), nice: settings.playgroundProcess.nice, logger });
+  }
   let stopping = false;
   const stop = async (reason: string, code: number) => {
     if (stopping) {
@@ -28,7 +36,7 @@ try {
     }, gateway.config.shutdownGraceMs + CLOSE_MARGIN_MS);
     watchdog.unref();
     try {
-      await gateway.close();
+      await Promise.all([gateway.close(), playground?.close(gateway.config.shutdownGraceMs)]);
       logger.info({ reason }, 'shut down cleanly');
     } catch (err) {
       logger.error({ err }, 'error while shutting down');
@@ -36,6 +44,7 @@ try {
     }
     process.exit(code);
   };
+  exitWithParent((reason) => void stop(reason, 0));
   process.on('SIGTERM', () => void stop('SIGTERM', 0));
   process.on('SIGINT', () => void stop('SIGINT', 0));
   // A forgotten promise somewhere must not take every partner's traffic down with it: log it and
