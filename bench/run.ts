@@ -242,7 +242,7 @@ interface MemoryReading {
 
 /** Resident set size and its peak, MB, from /proc (Linux). */
 /** The gateway's memory plus its child processes' (the playground process under `npm start`). */
-function memoryWithChildren(pid: number | undefined): { rssMb: number | null; peakRssMb: number | null } {
+function memoryWithChildren(pid: number | undefined): { rssMb: number | null; peakRssMb: number | null; rssByProcessMb: (number | null)[] } {
   let children: number[] = [];
   try {
     children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
@@ -251,7 +251,7 @@ function memoryWithChildren(pid: number | undefined): { rssMb: number | null; pe
   }
   const all = [pid, ...children].map(memoryOf);
   const sum = (k: 'rssMb' | 'peakRssMb') => (all.every((m) => m[k] !== null) ? Math.round(all.reduce((a, m) => a + m[k]!, 0) * 10) / 10 : null);
-  return { rssMb: sum('rssMb'), peakRssMb: sum('peakRssMb') };
+  return { rssMb: sum('rssMb'), peakRssMb: sum('peakRssMb'), rssByProcessMb: all.map((m) => m.rssMb) };
 }
 
 function memoryOf(pid: number | undefined): { rssMb: number | null; peakRssMb: number | null } {
@@ -567,7 +567,8 @@ async function isolationScenario(g: Gateway, keyedHeaders: Record<string, string
   // Attacks 1-5 from many client IPs, one after the other.
   const attack = async (name: string, description: string, o: Options) => {
     const r = row(name, description, Number(o.connections ?? 1), { result: await autocannon({ timeout: 10, ...o }), cpuUsPerRequest: null });
-    r.notes = { rssMb: memoryWithChildren(pid).rssMb };
+    const m = memoryWithChildren(pid);
+    r.notes = { rssMb: m.rssMb, rssByProcessMb: m.rssByProcessMb };
     rows.push(r);
   };
   const manyIps = (body: () => string, headers: Record<string, string> = playHeaders) => [{ method: 'POST' as const, path: '/graphql', headers, setupRequest: (req: object) => ({ ...req, headers: { ...headers, 'x-forwarded-for': ipFor(n++) }, body: body() }) }];
@@ -591,7 +592,8 @@ async function isolationScenario(g: Gateway, keyedHeaders: Record<string, string
   const open = sockets.filter((s) => !s.destroyed && s.readyState === 'open').length;
   const served = await checkOnce(g.urls.production, keyedHeaders);
   const r5 = row('attack 5', 'keyed cache hits while 1,300 idle sockets are opened to the playground', 4, await load({ ...probe, duration: Math.min(opts.duration, 5) }, pid));
-  r5.notes = { socketsStillOpenAfter500ms: open, productionStatus: served.status, rssMb: memoryWithChildren(pid).rssMb };
+  const m5 = memoryWithChildren(pid);
+  r5.notes = { socketsStillOpenAfter500ms: open, productionStatus: served.status, rssMb: m5.rssMb, rssByProcessMb: m5.rssByProcessMb };
   rows.push(r5);
   for (const s of sockets) s.destroy();
   return { rows, memory: await memoryAfterRun(g) };
