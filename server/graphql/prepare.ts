@@ -120,6 +120,8 @@ function withCode(code: string) {
   return (err: GraphQLError): GraphQLError => {
     if (!(err instanceof GraphQLError)) return new GraphQLError('Could not read the query.', { extensions: { code } });
     // armor rules report through a plain message; keep their text and locations, add our code.
-    return new GraphQLError(err.message, { nodes: err.nodes, source: err.source, positions: err.positions, extensions: { ...err.extensions, code: (err.extensions?.code as string) ?? code } });
+    // Locations from source and positions, not AST nodes: a cached error holding its nodes would
+    // keep the whole token list of a hostile document alive beyond what entryBytes counts.
+    return new GraphQLError(err.message, { source: err.source, positions: err.positions, extensions: { ...err.extensions, code: (err.extensions?.code as string) ?? code } });
   };
 }

@@ -104,6 +104,20 @@ describe('memory held for client documents (issue 12, row 1)', () => {
     expect(prepare.cachedBytes()).toBe(held);
   });
 
+  it('a cached validation error keeps its locations but not the document (attack 2: invalid 1,000-token queries)', () => {
+    const prepare = createPreparer(schema, DEFAULT_LIMITS.playground, 2);
+    const invalid = `{ ${'nope '.repeat(900)} }`;
+    const first = prepare(invalid, null);
+    const again = prepare(invalid, null);
+    for (const r of [first, again]) {
+      expect(r.ok).toBe(false);
+      if (r.ok) continue;
+      expect(r.errors.flatMap((e) => e.toJSON().locations ?? []).length).toBeGreaterThan(0);
+      // No AST node, hence no token list, stays reachable from the cache.
+      expect(r.errors.every((e) => e.nodes === undefined)).toBe(true);
+    }
+  });
+
   it('a cache budget of 0 keeps nothing and still answers', () => {
     const prepare = createPreparer(schema, { ...DEFAULT_LIMITS.playground, documentCacheBytes: 0 }, 2);
     expect(prepare('{ __typename }', null).ok).toBe(true);
