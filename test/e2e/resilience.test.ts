@@ -433,29 +433,43 @@ describe('graceful shutdown (SIGTERM)', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'resilience-sigterm-'));
     const keysFile = path.join(dir, 'keys.json');
     const key = (await issueKey(keysFile, { environment: 'production', partnerCode: 'ACME' })).key;
-    const [prod, cert, play, up, ops] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
     // What `npm start` runs (the bundle), without npm in between so the signal goes straight to it.
     execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT });
-    const child = spawn(process.execPath, ['dist/gateway.mjs'], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH,
-        PRODUCTION_PORT: String(prod), CERTIFICATION_PORT: String(cert), PLAYGROUND_PORT: String(play), UPSTREAM_PORT: String(up), OPS_PORT: String(ops),
-        DATA_DIR: dir, KEYS_FILE: keysFile, LOG_LEVEL: 'silent', SHUTDOWN_GRACE_MS: '8000',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (d) => (output += d));
-    child.stderr.on('data', (d) => (output += d));
-    const exited = new Promise<{ code: number | null; signal: string | null; at: number }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
-    try {
+    // Free ports are found, then bound by the gateway: another test process may take one in
+    // between (EADDRINUSE). Then the start is tried again on new ports.
+    const start = async () => {
+      const [prod, cert, play, up, ops, playOps] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
+      const child = spawn(process.execPath, ['dist/gateway.mjs'], {
+        cwd: ROOT,
+        env: {
+          PATH: process.env.PATH,
+          PRODUCTION_PORT: String(prod), CERTIFICATION_PORT: String(cert), PLAYGROUND_PORT: String(play), UPSTREAM_PORT: String(up), OPS_PORT: String(ops), PLAYGROUND_OPS_PORT: String(playOps),
+          DATA_DIR: dir, KEYS_FILE: keysFile, LOG_LEVEL: 'silent', SHUTDOWN_GRACE_MS: '8000',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (d) => (output += d));
+      child.stderr.on('data', (d) => (output += d));
+      const exited = new Promise<{ code: number | null; signal: string | null; at: number }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
       const base = `http://127.0.0.1:${prod}`;
-      // tsx transpiles the whole gateway at start: seconds, more on a busy machine.
+      // The bundle starts in a second or two, more on a busy machine.
       await eventually(async () => {
         if (child.exitCode !== null) throw new Error(`gateway exited during start-up (${child.exitCode}): ${output}`);
         return (await fetch(`${base}/healthz`).catch(() => null))?.status === 200;
       }, 75_000);
+      return { child, exited, base, up, prod, output: () => output };
+    };
+    let gateway: Awaited<ReturnType<typeof start>> | null = null;
+    for (let attempt = 1; !gateway; attempt++) {
+      try {
+        gateway = await start();
+      } catch (err) {
+        if (attempt >= 3 || !/EADDRINUSE/.test(String(err))) throw err;
+      }
+    }
+    const { child, exited, base, up, prod, output } = gateway;
+    try {
       // The in-flight request: one feed answers after 2 s (within its 2.5 s budget).
       const ctl = await fetch(`http://127.0.0.1:${up}/__faults/brightgrid`, { method: 'POST', body: JSON.stringify({ kind: 'slow', ms: 2000 }) });
       expect(ctl.status).toBe(200);
@@ -484,7 +498,7 @@ describe('graceful shutdown (SIGTERM)', () => {
       expect(answer.json.data.residentialPlans.length).toBeGreaterThan(0);
       expect(answer.at - started).toBeGreaterThanOrEqual(1900);
       const exit = await exited;
-      expect(exit, output).toMatchObject({ code: 0, signal: null });
+      expect(exit, output()).toMatchObject({ code: 0, signal: null });
       // Exit 0 means main.ts's watchdog (grace + 5 s, exit 1) did not have to cut it short.
       expect(exit.at - started).toBeLessThan(700 + 8000 + 5000);
       console.info(`SIGTERM: in-flight answered after ${answer.at - started} ms, process exited after ${exit.at - started} ms`);
