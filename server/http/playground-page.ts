@@ -21,6 +21,7 @@ import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { IncomingMessage } from 'node:http';
 import type { Reply } from './plugin.js';
+import { PROJECT_ROOT } from '../../lib/project-root.js';
 
 /** Where the built page lives beside the bundle (dist/playground/). */
 export const PLAYGROUND_DIR_NAME = 'playground';
@@ -61,7 +62,7 @@ const DEFAULT_QUERY = `${ALLOWANCE_NOTE}query Plans {
 /** The partner query collection the playground opens with, one tab each (keyed-only/ left out). */
 export const PLAYGROUND_QUERIES_DIR = path.join('examples', 'partners', 'queries');
 
-export function playgroundTabs(root = projectRoot()): { query: string; variables?: string }[] {
+export function playgroundTabs(root = PROJECT_ROOT): { query: string; variables?: string }[] {
   const dir = path.join(root, PLAYGROUND_QUERIES_DIR);
   if (!fs.existsSync(dir)) return [];
   return fs.readdirSync(dir).filter((f) => f.endsWith('.graphql')).sort().map((f) => {
@@ -70,13 +71,6 @@ export function playgroundTabs(root = projectRoot()): { query: string; variables
     if (fs.existsSync(vars)) tab.variables = fs.readFileSync(vars, 'utf8');
     return tab;
   });
-}
-
-/** The nearest folder above this module with a package.json (from source and from dist/ alike). */
-function projectRoot(): string {
-  let d = path.dirname(fileURLToPath(import.meta.url));
-  while (!fs.existsSync(path.join(d, 'package.json')) && path.dirname(d) !== d) d = path.dirname(d);
-  return d;
 }
 
 // Wraps fetch before GraphiQL loads, so every answer's allowance header updates the count shown.
