@@ -536,7 +536,7 @@ async function sharedRedisScenario(gatewayEnv: NodeJS.ProcessEnv, redisUrl: stri
 }
 
 // ------------------------------------------------------------------------------------------------
-// Isolation (issue 12): keyed latency under a keyless flood, memory under attacks 1-5
+// Isolation: keyed latency under a keyless flood, memory under attacks 1-5
 
 /** Attack 1's document: ~1,000 tokens of fragment spreads, introspection only, distinct per n. */
 const spreadDocument = (n: number) => JSON.stringify({ query: `{ ${'...A '.repeat(480)} } fragment A on Query { __typename } #${n}` });

@@ -1,4 +1,4 @@
-// `npm run partners -- <command>`: partner records for certification onboarding (issue 17), the
+// `npm run partners -- <command>`: partner records for certification onboarding, the
 // same file the console edits (PARTNERS_FILE, default partners.json beside KEYS_FILE). Every change
 // is written to the audit log as cli:<os user>; running gateways pick it up within a second.
 //

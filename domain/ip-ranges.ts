@@ -1,4 +1,4 @@
-// Certification test IPs: single addresses and CIDR ranges, IPv4 and IPv6 (issue 17). Pure rules:
+// Certification test IPs: single addresses and CIDR ranges, IPv4 and IPv6. Pure rules:
 // parsing with clear refusals (malformed, host bits set, enormous, overlapping), and membership.
 import { isIP } from 'node:net';
 

@@ -1,4 +1,4 @@
-// Partner records for certification onboarding (issue 17): code, name, contact and the test IPs
+// Partner records for certification onboarding: code, name, contact and the test IPs
 // (addresses or CIDR ranges) enabled for the certification checkout flow, each with who enabled it
 // and when. Stored beside the keys file (PARTNERS_FILE, default partners.json next to KEYS_FILE),
 // plain JSON (IPs are not secrets), written under the same lock and atomic rename as the keys, and

@@ -1,4 +1,4 @@
-// The audit trail of the support console and the onboarding commands (issue 17): who did what,
+// The audit trail of the support console and the onboarding commands: who did what,
 // when and from where (sign-in, search, record view, unmasking, rerun, partner changes). Kept
 // longer than replay records (AUDIT_RETENTION, default 400 days; never shorter than
 // REPLAY_RETENTION). Every instance writes to the same place: a Redis sorted set scored by time

@@ -1,4 +1,4 @@
-// The support console and certification onboarding (issue 17), on the admin listener: support
+// The support console and certification onboarding, on the admin listener: support
 // tokens (a KeyStore of its own over the keys file, hot-reloaded), partner records (polled every
 // 250 ms, so a change reaches every instance within a second), the audit log, reruns on a private
 // listener of this gateway, and the unmasking seam.

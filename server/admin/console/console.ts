@@ -1,4 +1,4 @@
-// The support console (issue 17), served under /console by the admin listener: sign-in with a
+// The support console, served under /console by the admin listener: sign-in with a
 // personal support token, request search, a record page, rerun with a side-by-side diff, the audit
 // log and partner onboarding. Every state-changing request is a POST carrying the session's CSRF
 // token (and, when the browser sends one, an Origin of this host); every page carries a strict CSP.
