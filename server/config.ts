@@ -36,7 +36,7 @@ export interface GatewayConfig {
   persistedQueryMaxBytes: number;
   limits: { keyed: QueryLimits; playground: QueryLimits };
   playgroundAllowance: number;
-  /** Free playground requests per client IP per window (server/plugins/free-request-rate.ts); points 0 = off. */
+  /** Free playground requests per client IP per window (server/plugins/playground-allowance.ts, server/stores/free-rate.ts); points 0 = off. */
   playgroundFreeRate: { points: number; windowSeconds: number };
   /** Connection budgets and timeouts of each environment's listener (server/http/connections.ts). */
   connections: { keyed: ConnectionLimits; playground: ConnectionLimits };

@@ -18,7 +18,18 @@
 // Every playground response that passes through the plugins carries X-RateLimit-Limit and
 // X-RateLimit-Remaining (onRequest peeks the current count; a counted call updates it). When the
 // count is spent, a counted call gets HTTP 429 (RATE_LIMITED, reason ALLOWANCE_USED_UP) and
-// remaining 0. Free requests are not unlimited: see server/plugins/free-request-rate.ts.
+// remaining 0.
+//
+// Free is not unlimited: free requests are rate-limited per client IP (IPv6 per /64, like the
+// allowance): at most `freeRate.points` per `freeRate.windowSeconds`, counted beside the allowance
+// (server/stores/free-rate.ts; in Redis when REDIS_URL is set, so every instance shares it). Every
+// playground request takes a free point in onRequest, before its body is read, in the same store
+// round trip that reads the allowance; a call the allowance counts gets its point back in the
+// same round trip that counts it. A client over the rate is refused from memory until its window
+// ends: HTTP 429, code RATE_LIMITED, extensions.reason FREE_REQUEST_RATE (the spent allowance is
+// ALLOWANCE_USED_UP), Retry-After, and the allowance headers as usual. While refused, its counted
+// calls are refused too: a person using GraphiQL never gets there (it sends two free requests per
+// page load and one per schema refresh).
 //
 // When the store cannot count (Redis down), a counted call is refused with HTTP 503
 // (SERVICE_UNAVAILABLE) and Retry-After: fail closed, see server/stores/allowance.ts. Free requests are
@@ -33,16 +44,21 @@ import { allowanceSubject } from '../http/client-ip.js';
 import { throttledWarning } from '../../lib/throttled-warning.js';
 
 export interface AllowancePluginOptions {
+  /** Counts free requests too when built with a free rate (createAllowanceStore's freeRate). */
   store: AllowanceStore;
   limit: number;
+  /** For the refusal's message: the free rate the store was built with. */
+  freeRate?: { points: number; windowSeconds: number };
   /** Seconds in Retry-After when the store is unavailable. */
   retryAfterSeconds?: number;
   logger?: { warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
 }
 
 export const LIMIT_HEADER = 'X-RateLimit-Limit';
-/** extensions.reason of the 429 for a spent allowance (FREE_REQUEST_RATE is the other 429, see free-request-rate.ts). */
+/** extensions.reason of the 429 for a spent allowance (FREE_REQUEST_RATE is the other 429). */
 export const ALLOWANCE_USED_UP = 'ALLOWANCE_USED_UP';
+/** extensions.reason of the 429 for too many free requests. */
+export const FREE_REQUEST_RATE = 'FREE_REQUEST_RATE';
 export const REMAINING_HEADER = 'X-RateLimit-Remaining';
 
 export function allowancePlugin(opts: AllowancePluginOptions): HttpPlugin {
@@ -51,6 +67,7 @@ export function allowancePlugin(opts: AllowancePluginOptions): HttpPlugin {
   const exhausted = `The playground allowance of ${limit} calls for your IP address is used up; it does not refill. Ask for a key to use the API.`;
   // A client can send spent calls as fast as it likes: one warning per second, with a count.
   const warnExhausted = throttledWarning((obj, msg) => logger?.warn(obj, msg));
+  const warnFreeRate = throttledWarning((obj, msg) => logger?.warn(obj, msg));
   let lastOutageLog = 0;
   const logOutage = (state: RequestState, err: unknown) => {
     // One line per 10 s at most while the store is down, not one per request.
@@ -59,18 +76,30 @@ export function allowancePlugin(opts: AllowancePluginOptions): HttpPlugin {
     logger?.error({ requestId: state.requestId, error: (err as Error).message }, 'playground allowance store unavailable: refusing counted calls (503)');
   };
 
+  const tooManyFree = `Too many free playground requests (introspection, invalid queries, page loads, calls after the allowance is spent) from your IP address: at most ${opts.freeRate?.points} per ${opts.freeRate?.windowSeconds} s. Try again later.`;
+  const freeRateReply = (state: RequestState, ms: number): Reply => {
+    const retryAfter = Math.max(1, Math.ceil(ms / 1000));
+    state.notes.allowance = { ...(state.notes.allowance as object | undefined), counted: false, reason: 'free_request_rate' };
+    warnFreeRate({ requestId: state.requestId, clientIp: state.clientIp }, 'request refused: playground free-request rate');
+    const reply = errorReply(429, tooManyFree, 'RATE_LIMITED', { reason: FREE_REQUEST_RATE, retryAfterSeconds: retryAfter });
+    reply.headers['Retry-After'] = String(retryAfter);
+    return reply;
+  };
+
   return {
     name: 'playground-allowance',
-    async onRequest(state: RequestState): Promise<void> {
+    async onRequest(state: RequestState): Promise<Reply | void> {
       state.headers[LIMIT_HEADER] = String(limit);
-      try {
-        const { remaining } = await store.peek(allowanceSubject(state.clientIp));
-        state.headers[REMAINING_HEADER] = String(remaining);
-      } catch (err) {
+      const admission = await store.admit(allowanceSubject(state.clientIp));
+      if (admission.remaining === null) {
         state.headers[REMAINING_HEADER] = '0';
         state.notes.allowance = { limit, unavailable: true };
-        logOutage(state, err);
+        logOutage(state, admission.error);
+      } else {
+        state.headers[REMAINING_HEADER] = String(admission.remaining);
       }
+      if (admission.freeRefusedMs > 0) return freeRateReply(state, admission.freeRefusedMs);
+      return undefined;
     },
     async onOperation(state: RequestState, op: PreparedOperation): Promise<Reply | void> {
       if (op.operation.operation !== 'query') {

@@ -10,6 +10,10 @@
 //   <DATA_DIR>/allowance.log before the call is answered, replayed at start so a restart does not
 //   refill. One process per data directory (enforced with a lock file); several processes need Redis.
 //
+// Free requests (free-rate.ts) are counted beside the allowance: `admit` peeks the allowance and
+// charges one free request in one step, and `consume` gives the point back when it counts the call,
+// so a counted playground call costs two store round trips (in Redis, one script each).
+//
 // Failure policy: FAIL CLOSED. When the store cannot count (Redis down or timing out, the log not
 // writable), consume() rejects with AllowanceUnavailableError and the playground answers 503 with
 // Retry-After instead of serving uncounted calls: the allowance is the only thing between an
@@ -19,6 +23,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { canReach, noteRedisFailure, redisDeadline, redisHealth, type RedisClient } from './redis-health.js';
+import { FreeRateCounter, type FreeRate } from './free-rate.js';
 
 export interface AllowanceResult {
   /** True when this call was counted and may be served. */
@@ -29,12 +34,26 @@ export interface AllowanceResult {
   used: number;
 }
 
+export interface Admission {
+  /** Calls left (not counted), or null when the store cannot tell (Redis down). */
+  remaining: number | null;
+  /** Milliseconds the client stays refused for too many free requests; 0 when within the free rate. */
+  freeRefusedMs: number;
+  /** Why remaining is null. */
+  error?: unknown;
+}
+
 export interface AllowanceStore {
   readonly limit: number;
-  /** Counts one call for `ip` if any allowance is left. Rejects with AllowanceUnavailableError when it cannot count. */
+  /**
+   * Counts one call for `ip` if any allowance is left, and gives back the free request `admit`
+   * charged for it. Rejects with AllowanceUnavailableError when it cannot count.
+   */
   consume(ip: string): Promise<AllowanceResult>;
   /** Calls left, without counting. Rejects with AllowanceUnavailableError when it cannot tell. */
   peek(ip: string): Promise<{ remaining: number }>;
+  /** Before a playground request's body is read: calls left, and one free request charged. Never rejects. */
+  admit(ip: string): Promise<Admission>;
   /** `degraded` says what a partial Redis outage costs (a cluster with a master down). */
   health(): { ok: boolean; mode: string; degraded?: string };
   close(): Promise<void> | void;
@@ -60,42 +79,59 @@ export function allowanceKey(ip: string): string {
   return `${ALLOWANCE_KEY_PREFIX}${ip}`;
 }
 
-// KEYS[1] the counter, ARGV[1] the limit. Returns { allowed (1|0), used }.
+// KEYS[1] the allowance counter, KEYS[2] the free-request counter (same hash slot); ARGV[1] the
+// limit, ARGV[2] 1 to give a charged free request back. Returns { allowed (1|0), used }.
 const CONSUME_LUA = `
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')
 local limit = tonumber(ARGV[1])
 if used < limit then
   used = redis.call('INCR', KEYS[1])
+  if ARGV[2] == '1' and tonumber(redis.call('GET', KEYS[2]) or '0') > 0 then redis.call('DECR', KEYS[2]) end
   return {1, used}
 end
 return {0, used}
 `;
 
-type ConsumeCommand = (key: string, limit: number) => Promise<[number, number]>;
+// KEYS as above; ARGV[1] the free window (ms), ARGV[2] 1 to charge a free request. Returns
+// { allowance used, free requests in the window, ms left of the window }.
+const ADMIT_LUA = `
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+if ARGV[2] ~= '1' then return {used, 0, 0} end
+local n = redis.call('INCR', KEYS[2])
+local ttl = redis.call('PTTL', KEYS[2])
+if ttl < 0 then
+  ttl = tonumber(ARGV[1])
+  redis.call('PEXPIRE', KEYS[2], ttl)
+end
+return {used, n, ttl}
+`;
+
+type Script = (allowance: string, free: string, a: number, b: number) => Promise<[number, number, number?]>;
+
+/** The free-request counter of a client, in the allowance key's hash slot (a Cluster runs both scripts). */
+export function freeRateKey(ip: string): string {
+  return `epg:free-rate:v2:{${allowanceKey(ip)}}`;
+}
 
 export class RedisAllowanceStore implements AllowanceStore {
-  private readonly run: ConsumeCommand;
+  private readonly consumeScript: Script;
+  private readonly admitScript: Script;
+  readonly free: FreeRateCounter;
 
   /** The Redis client is shared (server/stores/redis-connection.ts); close() leaves it open. */
-  constructor(private readonly redis: RedisClient, readonly limit: number) {
+  constructor(private readonly redis: RedisClient, readonly limit: number, freeRate: FreeRate = { points: 0, windowSeconds: 60 }) {
+    this.free = new FreeRateCounter(freeRate);
     const client = redis as RedisClient & Record<string, unknown>;
     // defineCommand sends EVALSHA and falls back to EVAL on NOSCRIPT (e.g. after a Redis restart).
-    if (typeof client.epgAllowanceConsume !== 'function') {
-      redis.defineCommand('epgAllowanceConsume', { numberOfKeys: 1, lua: CONSUME_LUA });
-    }
-    this.run = (key, lim) => (client.epgAllowanceConsume as (k: string, l: number) => Promise<[number, number]>).call(redis, key, lim);
+    if (typeof client.epgPlaygroundConsume !== 'function') redis.defineCommand('epgPlaygroundConsume', { numberOfKeys: 2, lua: CONSUME_LUA });
+    if (typeof client.epgPlaygroundAdmit !== 'function') redis.defineCommand('epgPlaygroundAdmit', { numberOfKeys: 2, lua: ADMIT_LUA });
+    this.consumeScript = (client.epgPlaygroundConsume as Script).bind(redis);
+    this.admitScript = (client.epgPlaygroundAdmit as Script).bind(redis);
   }
 
   async consume(ip: string): Promise<AllowanceResult> {
     const key = allowanceKey(ip);
-    this.failFastWhenDown(key);
-    let reply: [number, number];
-    try {
-      reply = await redisDeadline(this.run(key, this.limit), ALLOWANCE_DEADLINE_MS);
-    } catch (err) {
-      noteRedisFailure(this.redis, key, err);
-      throw new AllowanceUnavailableError(`allowance store (Redis) unavailable: ${(err as Error).message}`, { cause: err });
-    }
+    const reply = await this.ask(key, () => this.consumeScript(key, freeRateKey(ip), this.limit, this.free.enabled ? 1 : 0));
     const allowed = Number(reply[0]) === 1;
     const used = Number(reply[1]);
     return { allowed, used, remaining: allowed ? Math.max(0, this.limit - used) : 0 };
@@ -103,26 +139,41 @@ export class RedisAllowanceStore implements AllowanceStore {
 
   async peek(ip: string): Promise<{ remaining: number }> {
     const key = allowanceKey(ip);
-    this.failFastWhenDown(key);
-    let raw: string | null;
+    const raw = await this.ask(key, () => this.redis.get(key));
+    return { remaining: Math.max(0, this.limit - (Number(raw) || 0)) };
+  }
+
+  async admit(ip: string): Promise<Admission> {
+    // A client known to be over the free rate is refused from memory; its remaining calls are
+    // still read, so the allowance headers stay exact.
+    const blocked = this.free.enabled ? this.free.blockedFor(ip) : 0;
+    const charge = this.free.enabled && !blocked;
+    const key = allowanceKey(ip);
     try {
-      raw = await redisDeadline(this.redis.get(key), ALLOWANCE_DEADLINE_MS);
+      const [used, count, msLeft] = await this.ask(key, () => this.admitScript(key, freeRateKey(ip), this.free.windowMs, charge ? 1 : 0));
+      const remaining = Math.max(0, this.limit - (Number(used) || 0));
+      return { remaining, freeRefusedMs: charge ? this.free.verdict(ip, Number(count), Number(msLeft)) : blocked };
+    } catch (error) {
+      // Redis down: the in-memory limiter counts free requests meanwhile.
+      return { remaining: null, freeRefusedMs: charge ? await this.free.charge(ip) : blocked, error };
+    }
+  }
+
+  /** One command on `key`, within the deadline, failing at once when its Redis is known to be down. */
+  private async ask<T>(key: string, command: () => Promise<T>): Promise<T> {
+    if (!canReach(this.redis, key)) throw new AllowanceUnavailableError('allowance store (Redis) unavailable: not connected or not answering');
+    try {
+      return await redisDeadline(command(), ALLOWANCE_DEADLINE_MS);
     } catch (err) {
       noteRedisFailure(this.redis, key, err);
       throw new AllowanceUnavailableError(`allowance store (Redis) unavailable: ${(err as Error).message}`, { cause: err });
     }
-    return { remaining: Math.max(0, this.limit - (Number(raw) || 0)) };
   }
 
   health() {
     const { state } = redisHealth(this.redis);
     if (state === 'partial') return { ok: false, mode: 'redis', degraded: 'counted calls of clients whose counter is on an unreachable master are refused (503)' };
     return { ok: state === 'up', mode: 'redis', ...(state === 'down' ? { degraded: 'every counted call is refused (503)' } : {}) };
-  }
-
-  /** A Redis (or the cluster master of this key) known to be down or hung is not asked: no wait for a timeout. */
-  private failFastWhenDown(key: string): void {
-    if (!canReach(this.redis, key)) throw new AllowanceUnavailableError('allowance store (Redis) unavailable: not connected or not answering');
   }
 
   close(): void {}
@@ -137,23 +188,26 @@ export class RedisAllowanceStore implements AllowanceStore {
 export class EmbeddedAllowanceStore implements AllowanceStore {
   private fd: number | null;
 
-  private constructor(readonly file: string, readonly limit: number, private readonly counts: Map<string, number>, fd: number, readonly skippedLines: number) {
+  readonly free: FreeRateCounter;
+
+  private constructor(readonly file: string, readonly limit: number, private readonly counts: Map<string, number>, fd: number, readonly skippedLines: number, freeRate: FreeRate) {
     this.fd = fd;
+    this.free = new FreeRateCounter(freeRate);
   }
 
-  static async open(dataDir: string, limit: number, opts: { fileName?: string } = {}): Promise<EmbeddedAllowanceStore> {
+  static async open(dataDir: string, limit: number, opts: { fileName?: string; freeRate?: FreeRate } = {}): Promise<EmbeddedAllowanceStore> {
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const file = path.resolve(dataDir, opts.fileName ?? 'allowance.log');
     acquireOwnership(file);
     try {
-      return EmbeddedAllowanceStore.load(file, limit);
+      return EmbeddedAllowanceStore.load(file, limit, opts.freeRate ?? { points: 0, windowSeconds: 60 });
     } catch (err) {
       releaseOwnership(file);
       throw err;
     }
   }
 
-  private static load(file: string, limit: number): EmbeddedAllowanceStore {
+  private static load(file: string, limit: number, freeRate: FreeRate): EmbeddedAllowanceStore {
     const { counts, skipped } = readLog(file);
     // Compact: one line per IP, written atomically, before we start appending.
     const tmp = `${file}.${process.pid}.tmp`;
@@ -167,7 +221,7 @@ export class EmbeddedAllowanceStore implements AllowanceStore {
     }
     fs.renameSync(tmp, file);
     const fd = fs.openSync(file, 'a', 0o600);
-    return new EmbeddedAllowanceStore(file, limit, counts, fd, skipped);
+    return new EmbeddedAllowanceStore(file, limit, counts, fd, skipped, freeRate);
   }
 
   // Check, count and append happen in one synchronous step: no other call can interleave.
@@ -183,11 +237,18 @@ export class EmbeddedAllowanceStore implements AllowanceStore {
       throw new AllowanceUnavailableError(`allowance log ${this.file} not writable: ${(err as Error).message}`, { cause: err });
     }
     this.counts.set(ip, next);
+    if (this.free.enabled) this.free.refund(ip);
     return { allowed: true, used: next, remaining: Math.max(0, this.limit - next) };
   }
 
   async peek(ip: string): Promise<{ remaining: number }> {
     return { remaining: Math.max(0, this.limit - (this.counts.get(ip) ?? 0)) };
+  }
+
+  async admit(ip: string): Promise<Admission> {
+    const blocked = this.free.enabled ? this.free.blockedFor(ip) : 0;
+    const freeRefusedMs = blocked || (this.free.enabled ? await this.free.charge(ip) : 0);
+    return { remaining: Math.max(0, this.limit - (this.counts.get(ip) ?? 0)), freeRefusedMs };
   }
 
   health() {
@@ -264,6 +325,6 @@ function readLog(file: string): { counts: Map<string, number>; skipped: number }
   return { counts, skipped };
 }
 
-export async function createAllowanceStore(opts: { redis: RedisClient | null; dataDir: string; limit: number }): Promise<AllowanceStore> {
-  return opts.redis ? new RedisAllowanceStore(opts.redis, opts.limit) : EmbeddedAllowanceStore.open(opts.dataDir, opts.limit);
+export async function createAllowanceStore(opts: { redis: RedisClient | null; dataDir: string; limit: number; freeRate?: FreeRate }): Promise<AllowanceStore> {
+  return opts.redis ? new RedisAllowanceStore(opts.redis, opts.limit, opts.freeRate) : EmbeddedAllowanceStore.open(opts.dataDir, opts.limit, { freeRate: opts.freeRate });
 }

@@ -6,7 +6,6 @@ import { KeyStore } from '../keys/key-store.js';
 import type { HttpPlugin } from '../http/plugin.js';
 import { apiKeyPlugin } from '../plugins/api-key.js';
 import { allowancePlugin } from '../plugins/playground-allowance.js';
-import { freeRequestRatePlugin } from '../plugins/free-request-rate.js';
 import type { CapabilitySetup } from './types.js';
 
 export const environmentsCapability: CapabilitySetup = async ({ config, logger, redis }) => {
@@ -16,18 +15,14 @@ export const environmentsCapability: CapabilitySetup = async ({ config, logger, 
   let allowance: AllowanceStore | null = null;
   if (config.environments.includes('playground')) {
     try {
-      allowance = await createAllowanceStore({ redis, dataDir: config.dataDir, limit: config.playgroundAllowance });
+      allowance = await createAllowanceStore({ redis, dataDir: config.dataDir, limit: config.playgroundAllowance, freeRate: config.playgroundFreeRate });
     } catch (err) {
       keys?.close();
       throw err;
     }
     logger.info({ mode: allowance.health().mode, limit: config.playgroundAllowance }, 'playground allowance store');
   }
-  // The allowance first: it sets the allowance headers a rate-limit refusal carries too, and notes
-  // which calls it counted (those are not free).
-  const allowancePlugins: HttpPlugin[] = allowance
-    ? [allowancePlugin({ store: allowance, limit: config.playgroundAllowance, logger }), freeRequestRatePlugin({ ...config.playgroundFreeRate, redis, logger })]
-    : [];
+  const allowancePlugins: HttpPlugin[] = allowance ? [allowancePlugin({ store: allowance, limit: config.playgroundAllowance, freeRate: config.playgroundFreeRate, logger })] : [];
 
   return {
     name: 'environments',

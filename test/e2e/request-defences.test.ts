@@ -11,6 +11,7 @@ import { Redis } from 'ioredis';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { eventually } from '../support/eventually.js';
+import { freeRateKey } from '../../server/stores/allowance.js';
 
 const FREE = 12;
 const PLANS = 'query Plans($zip: String!) { residentialPlans(zipCode: $zip) { title } }';
@@ -119,7 +120,7 @@ describe('row 2: free is not unlimited', () => {
     await play(ip, { query: '{ __typename }' });
     const client = new Redis(redis.url);
     try {
-      expect(Number(await client.get(`epg:free-rate:v1:${ip}`))).toBe(1);
+      expect(Number(await client.get(freeRateKey(ip)))).toBe(1);
     } finally {
       client.disconnect();
     }
