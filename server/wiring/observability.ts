@@ -4,11 +4,11 @@
 // plugins see each request after every other plugin has had its say.
 import { createGatewayMetrics } from '../observability/metrics.js';
 import { startOpsServer, type OpsServer } from '../observability/ops-server.js';
-import { requestLogPlugin, type RequestLogger } from '../observability/request-log.js';
+import { requestLogPlugin } from '../observability/request-log.js';
 import type { HttpPlugin } from '../http/plugin.js';
 import type { CapabilitySetup } from './types.js';
 import { isRedisUp, redisHealth } from '../stores/redis-connection.js';
-import { requestLineLogger } from '../../lib/logger.js';
+import { requestLineWriter } from '../../lib/logger.js';
 import { onUnknownEnumValue } from '../../api/enum-values.js';
 
 /** A new feed value is logged once per enum and value per hour: it repeats on every answer. */
@@ -16,7 +16,7 @@ const UNKNOWN_ENUM_LOG_MS = 60 * 60 * 1000;
 
 export const observabilityCapability: CapabilitySetup = async ({ config, logger, redis }) => {
   const metrics = createGatewayMetrics({ redisUp: redis ? () => isRedisUp(redis) : null });
-  const requestLog = requestLogPlugin(requestLineLogger(logger) as unknown as RequestLogger);
+  const requestLog = requestLogPlugin(requestLineWriter(logger));
   const lastLogged = new Map<string, number>();
   const stopEnumLog = onUnknownEnumValue((type, value) => {
     const key = `${type} ${value}`;

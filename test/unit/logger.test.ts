@@ -5,12 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { requestLineLogger } from '../../lib/logger.js';
+import { requestLineWriter } from '../../lib/logger.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 function run(level: string, script: string): Record<string, unknown>[] {
-  const code = `import { createLogger, requestLineLogger } from './lib/logger.ts';\n${script}\nprocess.exit(0);`;
+  const code = `import { createLogger, requestLineWriter } from './lib/logger.ts';\n${script}\nprocess.exit(0);`;
   const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH, LOG_LEVEL: level } });
   expect(r.status, r.stderr).toBe(0);
   return r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
@@ -21,7 +21,7 @@ describe('logger', () => {
     const lines = run('info', `
       const logger = createLogger();
       logger.info({ apiKey: 'k-secret', headers: { 'x-api-key': 'k-secret' }, variables: { address: '1 Main St' }, err: { address: '2 Main St' } }, 'event');
-      for (let i = 0; i < 500; i++) requestLineLogger(logger).info({ requestId: 'r' + i, status: 200 }, 'request');
+      for (let i = 0; i < 500; i++) requestLineWriter(logger).writeLine('info', '"requestId":"r' + i + '","status":200', 'request');
       logger.warn({ token: 't-secret' }, 'last');
     `);
     expect(lines).toHaveLength(502);
@@ -36,14 +36,29 @@ describe('logger', () => {
   it('request lines follow the level', () => {
     const lines = run('warn', `
       const logger = createLogger();
-      requestLineLogger(logger).info({ requestId: 'r' }, 'request');
-      requestLineLogger(logger).warn({ requestId: 'r5' }, 'request');
+      const w = requestLineWriter(logger);
+      for (const level of ['debug', 'info', 'warn']) if (w.isLevelEnabled(level)) w.writeLine(level, '"requestId":"r-' + level + '"', 'request');
     `);
-    expect(lines.map((l) => l.requestId)).toEqual(['r5']);
+    expect(lines.map((l) => l.requestId)).toEqual(['r-warn']);
   });
 
-  it('a logger made elsewhere (tests) is its own request-line logger', () => {
-    const plain = { info() {} };
-    expect(requestLineLogger(plain)).toBe(plain);
+  it('request lines are written in pino\'s own format', () => {
+    const lines = run('debug', `
+      import pino from 'pino';
+      const logger = createLogger();
+      requestLineWriter(logger).writeLine('debug', '"requestId":"r1","partnerCode":null,"n":1.5', 'request');
+      pino({ base: { service: 'energy-plan-gateway' } }).info({ requestId: 'r2', partnerCode: null, n: 1.5 }, 'request');
+    `);
+    const shape = (l: Record<string, unknown>) => Object.keys(l);
+    expect(shape(lines[0]!)).toEqual(shape(lines[1]!));
+    expect(lines[0]).toMatchObject({ level: 20, service: 'energy-plan-gateway', requestId: 'r1', partnerCode: null, n: 1.5, msg: 'request' });
+    expect(typeof lines[0]!.time).toBe('number');
+  });
+
+  it('a logger made elsewhere (tests) is handed objects', () => {
+    const got: unknown[] = [];
+    const plain = { info: (o: object, msg?: string) => void got.push(o, msg) };
+    requestLineWriter(plain).writeLine('info', '"requestId":"r","status":200', 'request');
+    expect(got).toEqual([{ requestId: 'r', status: 200 }, 'request']);
   });
 });
