@@ -15,8 +15,9 @@
 //
 // Stores:
 // - Redis (REDIS_URL): one chunk per written batch (up to 500 records) with a TTL of the
-//   retention, in which each distinct response body is stored once (a cached answer sent 500 times
-//   is one body and 500 small records: a tenth of the bytes and of Redis' work per record); a
+//   retention, in which each distinct response body, query text and variables is stored once (a
+//   cached answer sent 500 times is one body, one query and 500 records of ~300 bytes that refer
+//   to them, deflated to ~30 bytes each); a
 //   sorted-set index of chunks by their newest record, a hash from request id to chunk, a hash of
 //   chunk sizes and a byte counter. Retention and the size bound drop whole chunks, oldest first.
 //   All keys share the hash tag `{replay}` so the Lua scripts that keep them consistent also run
@@ -32,7 +33,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { canReach, type RedisClient } from './redis-health.js';
 import type { ReplaySettings } from './cache-config.js';
-import { recordJson, type QueryDigest, type SealedBox } from './replay-privacy.js';
+import { recordJson, safeJson, type QueryDigest, type SealedBox } from './replay-privacy.js';
 
 export interface ReplayUpstreamCall {
   feed: string;
@@ -376,52 +377,92 @@ function defineScripts(redis: RedisClient): ScriptedRedis {
   return r;
 }
 
-/** A chunk as stored: each distinct body once; a record's responseBody is an index into bodies. */
+/**
+ * A chunk as stored. v3 keeps each distinct response body, query text and variables once, and a
+ * record refers to them by index: a cache hit's record is then a few hundred bytes of its own
+ * (id, time, partner, status, headers), built by concatenation. v2 (bodies only) is still read.
+ */
 interface StoredChunk {
-  v: 2;
+  v: 2 | 3;
   bodies: string[];
-  records: (Omit<ReplayRecord, 'responseBody'> & { responseBody: number })[];
+  texts?: string[];
+  vars?: string[];
+  records: (Omit<ReplayRecord, 'responseBody' | 'query' | 'variables'> & { responseBody: number; query: number | string | null; variables: number | Record<string, unknown> | null })[];
 }
 
-/** Serializes a batch with each distinct body once; records that cannot be serialized are left out. */
+/** A JSON string literal; most values (ids, names, addresses) need no escaping, so no JSON.stringify. */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+const str = (s: string) => (PLAIN.test(s) ? `"${s}"` : JSON.stringify(s));
+const strOrNull = (s: string | null) => (s === null ? 'null' : str(s));
+
+/** Distinct values of one chunk, each stored once. */
+class Table<K> {
+  readonly values: string[] = [];
+  private readonly index = new Map<K | string, number>();
+  /** The index of `key`'s value; `text` makes the stored value on first sight. */
+  at(key: K, text: () => string): number {
+    let i = this.index.get(key);
+    if (i !== undefined) return i;
+    const value = text();
+    i = this.index.get(value);
+    if (i === undefined) {
+      i = this.values.length;
+      this.values.push(value);
+      this.index.set(value, i);
+    }
+    this.index.set(key, i);
+    return i;
+  }
+}
+
+function headersJson(headers: Record<string, string>): string {
+  let out = '';
+  for (const k in headers) out += `${out ? ',' : ''}${str(k)}:${str(headers[k]!)}`;
+  return `{${out}}`;
+}
+
+function recordText(r: ReplayRecord, body: number, query: number | null, variables: number | null): string {
+  let out = `{"id":${str(r.id)},"time":${str(r.time)},"environment":${str(r.environment)},"partnerCode":${strOrNull(r.partnerCode)},"clientIp":${str(r.clientIp)},"operationName":${strOrNull(r.operationName)},"query":${query ?? 'null'}`;
+  if (r.queryDigest) out += `,"queryDigest":${JSON.stringify(r.queryDigest)}`;
+  if (r.personalData) out += `,"personalData":${JSON.stringify(r.personalData)}`;
+  out += `,"variables":${variables ?? 'null'},"status":${r.status},"responseBody":${body},"responseHeaders":${headersJson(r.responseHeaders)},"fromCache":${r.fromCache},"cache":${strOrNull(r.cache)},"upstreamCalls":${r.upstreamCalls.length ? JSON.stringify(r.upstreamCalls) : '[]'},"durationMs":${r.durationMs}`;
+  if (r.notes) out += `,"notes":${JSON.stringify(r.notes)}`;
+  return `${out}}`;
+}
+
+/** Serializes a batch with each distinct body, query and variables once; records that cannot be serialized are left out. */
 export function encodeChunk(records: ReplayRecord[]): { json: string; ids: string[]; newest: number; skipped: number } {
-  const bodies: string[] = [];
-  const bodyIndex = new Map<string, number>();
+  const bodies = new Table<string>();
+  const texts = new Table<string>();
+  const vars = new Table<object>();
   const parts: string[] = [];
   const ids: string[] = [];
-  let newest = 0;
+  let newest = '';
   let skipped = 0;
-  for (const record of records) {
-    let at = bodyIndex.get(record.responseBody);
-    const isNew = at === undefined;
-    if (at === undefined) at = bodies.length;
-    let json: string;
-    // The body is swapped for its index in place (the queue owns its records) instead of copied.
-    const body = record.responseBody;
+  for (const r of records) {
+    let text: string;
     try {
-      (record as { responseBody: unknown }).responseBody = at;
-      json = recordJson(record);
+      const query = r.query === null ? null : texts.at(r.query, () => r.query!);
+      // Variables come from a parsed body (one frozen object per distinct body): their JSON is made once per chunk.
+      const variables = r.variables === null ? null : vars.at(r.variables, () => safeJson(r.variables));
+      text = recordText(r, bodies.at(r.responseBody, () => r.responseBody), query, variables);
     } catch {
       skipped++;
       continue;
-    } finally {
-      record.responseBody = body;
     }
-    if (isNew) {
-      bodyIndex.set(record.responseBody, at);
-      bodies.push(record.responseBody);
-    }
-    parts.push(json);
-    ids.push(record.id);
-    const t = Date.parse(record.time);
-    if (Number.isFinite(t) && t > newest) newest = t;
+    parts.push(text);
+    ids.push(r.id);
+    // ISO 8601 times of one format order as strings do.
+    if (r.time > newest) newest = r.time;
   }
-  return { json: `{"v":2,"bodies":${JSON.stringify(bodies)},"records":[${parts.join(',')}]}`, ids, newest, skipped };
+  const t = Date.parse(newest);
+  const json = `{"v":3,"bodies":${JSON.stringify(bodies.values)},"texts":${JSON.stringify(texts.values)},"vars":${JSON.stringify(vars.values)},"records":[${parts.join(',')}]}`;
+  return { json, ids, newest: Number.isFinite(t) ? t : 0, skipped };
 }
 
 const deflate = promisify(zlib.deflateRaw);
 
-/** A chunk as stored in Redis: raw-deflated JSON (records repeat their query, headers and notes). */
+/** A chunk as stored in Redis: raw-deflated JSON (records repeat their partner, headers and notes). */
 export async function packChunk(json: string): Promise<Buffer> {
   return deflate(Buffer.from(json), { level: 1, windowBits: 13, memLevel: 6 });
 }
@@ -432,8 +473,16 @@ export function unpackChunk(stored: Buffer): string {
 
 export function decodeChunk(raw: string): ReplayRecord[] {
   const chunk = JSON.parse(raw) as StoredChunk;
-  if (chunk?.v !== 2 || !Array.isArray(chunk.records)) return [];
-  return chunk.records.map((r) => ({ ...r, responseBody: chunk.bodies[r.responseBody] ?? '' }));
+  if ((chunk?.v !== 2 && chunk?.v !== 3) || !Array.isArray(chunk.records)) return [];
+  if (chunk.v === 2) return chunk.records.map((r) => ({ ...r, responseBody: chunk.bodies[r.responseBody] ?? '' }) as ReplayRecord);
+  const text = (i: unknown) => (typeof i === 'number' ? chunk.texts?.[i] ?? null : null);
+  const vars = (i: unknown) => (typeof i === 'number' && chunk.vars?.[i] !== undefined ? (JSON.parse(chunk.vars[i]!) as Record<string, unknown> | null) : null);
+  return chunk.records.map((r) => ({
+    ...r,
+    query: text(r.query),
+    variables: vars(r.variables),
+    responseBody: chunk.bodies[r.responseBody] ?? '',
+  }));
 }
 
 class RedisBackend implements Backend {

@@ -4,7 +4,7 @@ import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { connectRedis, type RedisClient } from '../../server/stores/redis-connection.js';
-import { REPLAY_KEYS, createReplayStore, statusMatches, type ReplayRecord } from '../../server/stores/replay-store.js';
+import { REPLAY_KEYS, createReplayStore, decodeChunk, encodeChunk, statusMatches, type ReplayRecord } from '../../server/stores/replay-store.js';
 import type { ReplaySettings } from '../../server/stores/cache-config.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 
@@ -218,6 +218,32 @@ describe('Redis store', () => {
     expect(store.stats()).toMatchObject({ written: 200, dropped: 0 });
     await store.close();
     await client.flushall();
+  });
+
+  it('stores each distinct query and variables of a chunk once; hostile strings and unserializable variables survive', () => {
+    const query = `query Plans($zip: String!) { residentialPlans(zipCode: $zip) { title } } # "quoted" \\ \u2028 \u0001`;
+    const variables = Object.freeze({ zip: '75001' });
+    const recs = Array.from({ length: 100 }, (_, i) => record({ query, variables: i % 10 === 0 ? { zip: `7500${i % 3}`, '"k"': '\n' } : variables, fromCache: true, cache: 'HIT', partnerCode: i === 5 ? 'A"\\B' : 'ACME' }));
+    const looped: Record<string, unknown> = { a: 1 };
+    looped.self = looped;
+    recs.push(record({ variables: looped }));
+    const { json, ids, skipped } = encodeChunk(recs);
+    expect(skipped).toBe(0);
+    expect(ids).toEqual(recs.map((r) => r.id));
+    const chunk = JSON.parse(json);
+    expect(chunk.v).toBe(3);
+    expect(chunk.texts).toHaveLength(2);
+    expect(chunk.vars.length).toBeLessThanOrEqual(5);
+    expect(json.split(query.slice(0, 30)).length - 1).toBe(1);
+    const back = decodeChunk(json);
+    expect(back.slice(0, 100)).toEqual(recs.slice(0, 100));
+    expect(back[100]!.variables).toMatchObject({ $unrecorded: expect.any(String) });
+  });
+
+  it('reads chunks of the previous format (v2: bodies only)', () => {
+    const r = record({ fromCache: true, cache: 'HIT' });
+    const v2 = JSON.stringify({ v: 2, bodies: [r.responseBody], records: [{ ...r, responseBody: 0 }] });
+    expect(decodeChunk(v2)).toEqual([r]);
   });
 
   it('keeps the total under the size bound, dropping whole chunks, oldest first', async () => {
