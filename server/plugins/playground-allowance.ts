@@ -25,8 +25,8 @@
 // (server/stores/free-rate.ts; in Redis when REDIS_URL is set, so every instance shares it). Every
 // playground request takes a free point in onRequest, before its body is read, in the same store
 // round trip that reads the allowance; a call the allowance counts gets its point back in the
-// same round trip that counts it. A client over the rate is refused from memory until its window
-// ends: HTTP 429, code RATE_LIMITED, extensions.reason FREE_REQUEST_RATE (the spent allowance is
+// same round trip that counts it. A client over the rate is refused from memory, without a round
+// trip, until its window ends (its remaining calls as read when the refusal began): HTTP 429, code RATE_LIMITED, extensions.reason FREE_REQUEST_RATE (the spent allowance is
 // ALLOWANCE_USED_UP), Retry-After, and the allowance headers as usual. While refused, its counted
 // calls are refused too: a person using GraphiQL never gets there (it sends two free requests per
 // page load and one per schema refresh).
@@ -94,7 +94,7 @@ export function allowancePlugin(opts: AllowancePluginOptions): HttpPlugin {
       if (admission.remaining === null) {
         state.headers[REMAINING_HEADER] = '0';
         state.notes.allowance = { limit, unavailable: true };
-        logOutage(state, admission.error);
+        if (admission.error) logOutage(state, admission.error);
       } else {
         state.headers[REMAINING_HEADER] = String(admission.remaining);
       }

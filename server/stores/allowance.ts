@@ -144,18 +144,17 @@ export class RedisAllowanceStore implements AllowanceStore {
   }
 
   async admit(ip: string): Promise<Admission> {
-    // A client known to be over the free rate is refused from memory; its remaining calls are
-    // still read, so the allowance headers stay exact.
-    const blocked = this.free.enabled ? this.free.blockedFor(ip) : 0;
-    const charge = this.free.enabled && !blocked;
+    // A client known to be over the free rate is refused from memory, without a round trip.
+    const blocked = this.free.enabled ? this.free.blockedFor(ip) : null;
+    if (blocked) return { remaining: blocked.remaining, freeRefusedMs: blocked.ms };
     const key = allowanceKey(ip);
     try {
-      const [used, count, msLeft] = await this.ask(key, () => this.admitScript(key, freeRateKey(ip), this.free.windowMs, charge ? 1 : 0));
+      const [used, count, msLeft] = await this.ask(key, () => this.admitScript(key, freeRateKey(ip), this.free.windowMs, this.free.enabled ? 1 : 0));
       const remaining = Math.max(0, this.limit - (Number(used) || 0));
-      return { remaining, freeRefusedMs: charge ? this.free.verdict(ip, Number(count), Number(msLeft)) : blocked };
+      return { remaining, freeRefusedMs: this.free.enabled ? this.free.verdict(ip, Number(count), Number(msLeft), remaining) : 0 };
     } catch (error) {
       // Redis down: the in-memory limiter counts free requests meanwhile.
-      return { remaining: null, freeRefusedMs: charge ? await this.free.charge(ip) : blocked, error };
+      return { remaining: null, freeRefusedMs: this.free.enabled ? await this.free.charge(ip, null) : 0, error };
     }
   }
 
@@ -246,9 +245,10 @@ export class EmbeddedAllowanceStore implements AllowanceStore {
   }
 
   async admit(ip: string): Promise<Admission> {
-    const blocked = this.free.enabled ? this.free.blockedFor(ip) : 0;
-    const freeRefusedMs = blocked || (this.free.enabled ? await this.free.charge(ip) : 0);
-    return { remaining: Math.max(0, this.limit - (this.counts.get(ip) ?? 0)), freeRefusedMs };
+    const remaining = Math.max(0, this.limit - (this.counts.get(ip) ?? 0));
+    const blocked = this.free.enabled ? this.free.blockedFor(ip) : null;
+    const freeRefusedMs = blocked ? blocked.ms : this.free.enabled ? await this.free.charge(ip, remaining) : 0;
+    return { remaining, freeRefusedMs };
   }
 
   health() {

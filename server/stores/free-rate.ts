@@ -24,7 +24,8 @@ const BLOCKED_MAX = 100_000;
 export class FreeRateCounter {
   readonly windowMs: number;
   private readonly memory: RateLimiterMemory;
-  private readonly blocked = new LRUCache<string, number>({ max: BLOCKED_MAX });
+  /** Client -> when its refusal ends, and its remaining calls when it began (answered while refused). */
+  private readonly blocked = new LRUCache<string, { until: number; remaining: number | null }>({ max: BLOCKED_MAX });
 
   constructor(readonly rate: FreeRate) {
     this.windowMs = rate.windowSeconds * 1000;
@@ -35,31 +36,34 @@ export class FreeRateCounter {
     return this.rate.points > 0;
   }
 
-  /** Milliseconds a client known to be over the limit stays refused; 0 when not known to be. */
-  blockedFor(subject: string, now = Date.now()): number {
-    const until = this.blocked.get(subject);
-    if (until === undefined) return 0;
-    if (until > now) return until - now;
+  /**
+   * A client known to be over the limit: how long it stays refused, and the remaining calls read
+   * when its refusal began (its counted calls are refused meanwhile, so they do not change here).
+   */
+  blockedFor(subject: string, now = Date.now()): { ms: number; remaining: number | null } | null {
+    const b = this.blocked.get(subject);
+    if (b === undefined) return null;
+    if (b.until > now) return { ms: b.until - now, remaining: b.remaining };
     this.blocked.delete(subject);
-    return 0;
+    return null;
   }
 
   /** The verdict on a count of free requests in the current window (from a store): ms refused, 0 when within. */
-  verdict(subject: string, count: number, msLeft: number, now = Date.now()): number {
+  verdict(subject: string, count: number, msLeft: number, remaining: number | null, now = Date.now()): number {
     if (count <= this.rate.points) return 0;
     const ms = Math.max(1, msLeft);
-    this.blocked.set(subject, now + ms);
+    this.blocked.set(subject, { until: now + ms, remaining });
     return ms;
   }
 
   /** Charges one point in memory (no store, or the store is down): ms refused, 0 when within. */
-  async charge(subject: string): Promise<number> {
+  async charge(subject: string, remaining: number | null): Promise<number> {
     try {
       await this.memory.consume(subject);
       return 0;
     } catch (res) {
       if (!(res instanceof RateLimiterRes)) return 0;
-      return this.verdict(subject, res.consumedPoints, res.msBeforeNext);
+      return this.verdict(subject, res.consumedPoints, res.msBeforeNext, remaining);
     }
   }
 
