@@ -16,6 +16,7 @@
 import { pathOf, type HttpPlugin, type Reply, type RequestState } from '../http/plugin.js';
 import { schemaPolicy } from '../../api/schema-policy.js';
 import type { LineWriter } from '../../lib/logger.js';
+import { jsonString as str, jsonStringOrNull as strOrNull } from '../../lib/json-text.js';
 
 export interface UpstreamCallLog {
   feed: string;
@@ -83,11 +84,6 @@ function loggableOperationName(op: RequestState['operation']): string | null {
   const name = op?.operationName;
   return name && OPERATION_NAME.test(name) ? name : null;
 }
-
-/** A JSON string literal: most values (ids, addresses, names) need no escaping, so no JSON.stringify. */
-const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
-const str = (s: string) => (PLAIN.test(s) ? `"${s}"` : JSON.stringify(s));
-const strOrNull = (s: string | null) => (s === null ? 'null' : str(s));
 
 /**
  * The fields of a request's log line as JSON text (`"requestId":"…",…`): built by concatenation,

@@ -34,6 +34,7 @@ import path from 'node:path';
 import { canReach, type RedisClient } from './redis-health.js';
 import type { ReplaySettings } from './cache-config.js';
 import { recordJson, safeJson, type QueryDigest, type SealedBox } from './replay-privacy.js';
+import { jsonString as str, jsonStringOrNull as strOrNull } from '../../lib/json-text.js';
 
 export interface ReplayUpstreamCall {
   feed: string;
@@ -389,11 +390,6 @@ interface StoredChunk {
   vars?: string[];
   records: (Omit<ReplayRecord, 'responseBody' | 'query' | 'variables'> & { responseBody: number; query: number | string | null; variables: number | Record<string, unknown> | null })[];
 }
-
-/** A JSON string literal; most values (ids, names, addresses) need no escaping, so no JSON.stringify. */
-const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
-const str = (s: string) => (PLAIN.test(s) ? `"${s}"` : JSON.stringify(s));
-const strOrNull = (s: string | null) => (s === null ? 'null' : str(s));
 
 /** Distinct values of one chunk, each stored once. */
 class Table<K> {
