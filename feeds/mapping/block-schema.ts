@@ -99,6 +99,7 @@ const PAGINATION: SchemaObject = {
     maxPages: int(1, 1000, 'most pages followed in one call (within timeoutMs); the rest are left out with a warning', DEFAULT_MAX_PAGES),
   }),
   type: ['object', 'null'],
+  title: '{ cursor: { arg, next } } or { page: { arg, size } }',
   description: 'a feed answering in pages: { cursor: { arg, next } } or { page: { arg, first, sizeArg, size } }, and maxPages',
   if: { type: 'object' },
   then: { description: 'set exactly one of cursor or page', anyOf: [{ required: ['cursor'] }, { required: ['page'] }], not: { required: ['cursor', 'page'] } },
@@ -221,6 +222,7 @@ export const BLOCK_SCHEMA: SchemaObject = {
     sampleState: { type: 'string', pattern: '^[A-Z]{2}$', title: 'a two-letter state code', description: 'the state feeds:check calls the feed with' },
     args: {
       type: ['object', 'null'],
+      title: 'a mapping of feed argument -> input',
       description: 'feed argument -> our input: an input name, { from, map } or { const }; an argument whose input is not given is left out',
       maxProperties: MAX_ENTRIES,
       // GraphQL reserves names starting with "__".

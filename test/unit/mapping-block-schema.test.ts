@@ -142,7 +142,7 @@ describe('shape errors name the feed and the key, what was expected and what was
       ['a map value as an object', (b) => void (b.args.class.map.RESIDENTIAL = { v: 'res' }), 'args.class.map.RESIDENTIAL', /expected a string, number, boolean or null, got an object/],
       ['an argument as a number', (b) => void (b.args.zip = 5), 'args.zip', /expected an input name, \{ from, map \} or \{ const \}, got number 5/],
       ['an argument const as a list', (b) => void (b.args.channel = { const: ['web'] }), 'args.channel.const', /expected a string, number or boolean, got a list/],
-      ['pagination as text', (b) => void (b.pagination = 'cursor'), 'pagination', /expected a mapping or null, got string "cursor"/],
+      ['pagination as text', (b) => void (b.pagination = 'cursor'), 'pagination', /expected \{ cursor: \{ arg, next \} \} or \{ page: \{ arg, size \} \}, got string "cursor"/],
       ['a page size as text', (b) => void (b.pagination = { page: { arg: 'p', size: '50' } }), 'pagination.page.size', /expected an integer 1\.\.100000, got string "50"/],
       ['an object given as a path', (b) => void (b.fields.minimumUsageFee = 'minimum'), 'fields.minimumUsageFee', /expected a mapping \(\{ path, fields \} or \{ const: null \}\), got string "minimum"/],
       ['a list given as a path', (b) => void (b.fields.energyBlocks = 'tiers'), 'fields.energyBlocks', /expected a mapping \(\{ items, fields \} or \{ path, fields \}\), got string "tiers"/],
@@ -217,9 +217,9 @@ describe('shape errors name the feed and the key, what was expected and what was
       ['fields', (b) => void (b.fields = [b.fields]), 'fields', /expected a mapping \(kind offers\), got a list/],
       ['a field spec', (b) => void (b.fields.title = ['name']), 'fields.title', /expected a path or \{ path, map, default, const \}, got a list/],
       ['nested fields', (b) => void (b.fields.energyBlocks.fields = [b.fields.energyBlocks.fields]), 'fields.energyBlocks.fields', /expected a mapping \(kind offers\), got a list/],
-      ['args', (b) => void (b.args = ['zipCode']), 'args', /expected a mapping or null, got a list/],
+      ['args', (b) => void (b.args = ['zipCode']), 'args', /expected a mapping of feed argument -> input, got a list/],
       ['a map', (b) => void (b.args.class.map = [['RESIDENTIAL', 'res']]), 'args.class.map', /expected a mapping \(feed value -> our value\), got a list/],
-      ['pagination', (b) => void (b.pagination = [{ cursor: { arg: 'c', next: 'n' } }]), 'pagination', /expected a mapping or null, got a list/],
+      ['pagination', (b) => void (b.pagination = [{ cursor: { arg: 'c', next: 'n' } }]), 'pagination', /expected \{ cursor: \{ arg, next \} \} or \{ page: \{ arg, size \} \}, got a list/],
       ['a page', (b) => void (b.pagination = { page: [{ arg: 'p', size: 5 }] }), 'pagination.page', /expected a mapping, got a list/],
     ])('%s', (_what, change, key, detail) => expectRefused(change, key, detail));
   });
