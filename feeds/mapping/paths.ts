@@ -43,12 +43,10 @@ export class PathSyntaxError extends Error {
   }
 }
 
-const NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
+/** A GraphQL name: a path's field names, filter keys, and the names a mapping block gives. */
+export const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
+const NAME = GRAPHQL_NAME;
 const MAX_PATH_LENGTH = 500;
-
-export function isGraphQLName(s: string): boolean {
-  return NAME.test(s);
-}
 
 /** Parses a path; throws PathSyntaxError. */
 export function parsePath(text: unknown): ParsedPath {

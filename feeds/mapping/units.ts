@@ -70,10 +70,6 @@ export const DIMENSION_OF: Readonly<Record<CanonicalQuantity, Dimension>> = Obje
   percent: 'share',
 });
 
-export function unitInfo(name: unknown): UnitInfo | undefined {
-  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(UNITS, name) ? UNITS[name as UnitName] : undefined;
-}
-
 export function unitsOfDimension(dim: Dimension): UnitName[] {
   return UNIT_NAMES.filter((u) => UNITS[u].dimension === dim);
 }

@@ -247,7 +247,7 @@ describe('config errors (compile), each naming the feed and the key', () => {
 
   it('unknown settings and spec keys', () => {
     expect(configError(() => compileFeedMapping('Voltify', { ...voltify(), feilds: {} })).key).toBe('feilds');
-    expect(configError(() => compileFeedMapping('Voltify', withField('title', { path: 'productName', dflt: 'x' }))).key).toBe('fields.title');
+    expect(configError(() => compileFeedMapping('Voltify', withField('title', { path: 'productName', dflt: 'x' }))).key).toBe('fields.title.dflt');
   });
 
   it('bad paths, defaults and consts', () => {
