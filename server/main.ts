@@ -7,13 +7,14 @@
 // exits 1 a few seconds after the grace period; a second signal exits 1 at once.
 import { launchGateway as startGateway } from './launch.js';
 import { ConfigError, loadConfig } from './config.js';
-import { exitWithParent, keyedEnvironments, playgroundProcessEnv, startPlaygroundProcess, type PlaygroundProcess } from './playground-process.js';
+import { applyPlaygroundChildPriority, exitWithParent, keyedEnvironments, playgroundProcessEnv, startPlaygroundProcess, type PlaygroundProcess } from './playground-process.js';
 import { MeshStartupError } from './mesh.js';
 
 /** Time on top of the grace period for flushing replay and closing Redis before giving up. */
 const CLOSE_MARGIN_MS = 5_000;
 
 try {
+  applyPlaygroundChildPriority(process.env);
   const settings = loadConfig(process.env);
   const keyed = keyedEnvironments(settings.playgroundProcess, settings.environments);
   const gateway = await startGateway(keyed ? { env: { ...process.env, ENVIRONMENTS: keyed.join(',') } } : {});

@@ -4,7 +4,14 @@
 // process, instead of queueing on the keyed environments' event loop, heap and garbage collector.
 // The parent supervises it: a playground that dies is started again (with a growing pause), a
 // parent that stops takes it down, and a playground whose parent vanished exits by itself.
+//
+// On Linux a niceness belongs to a thread, and a thread takes its creator's. The parent lowers the
+// child's main thread right after the fork; threads node had started before that (V8's garbage
+// collection and compiler helpers, which do much of a flood's work) would keep the keyed
+// environments' priority. So the child, first thing, lowers every thread it has to the niceness the
+// parent passes in PLAYGROUND_CHILD_NICE (set only by the parent).
 import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import type { EnvironmentName } from './http/plugin.js';
 
@@ -41,7 +48,32 @@ export function playgroundProcessEnv(env: NodeJS.ProcessEnv, upstreamUrl: string
     START_REFERENCE_UPSTREAM: 'false',
     OPS_PORT: String(settings.opsPort),
     ADMIN_TOKEN: '',
+    PLAYGROUND_CHILD_NICE: String(settings.nice),
   };
+}
+
+/**
+ * In the playground process: every thread at the niceness its parent asked for (PLAYGROUND_CHILD_NICE);
+ * threads started later take it from the main thread. Nothing to do elsewhere. A thread already
+ * lower is left alone (raising a priority needs a privilege).
+ */
+export function applyPlaygroundChildPriority(env: NodeJS.ProcessEnv): void {
+  const nice = Number(env.PLAYGROUND_CHILD_NICE);
+  if (!Number.isInteger(nice) || nice <= 0 || nice > 19) return;
+  let threads: number[];
+  try {
+    threads = fs.readdirSync('/proc/self/task').map(Number);
+  } catch {
+    // Not Linux: the niceness the parent set is the whole process's.
+    return;
+  }
+  for (const tid of threads) {
+    try {
+      if (os.getPriority(tid) < nice) os.setPriority(tid, nice);
+    } catch {
+      // The thread has ended.
+    }
+  }
 }
 
 export interface PlaygroundProcess {

@@ -70,6 +70,10 @@ describe('npm start: the playground in a process of its own', () => {
     expect(pid).toBeGreaterThan(0);
     expect(pid).not.toBe(s.proc.pid);
     expect(os.getPriority(pid!)).toBe(10);
+    // Linux keeps a niceness per thread: every thread of it, not only the main one.
+    if (fs.existsSync(`/proc/${pid}/task`)) {
+      for (const tid of fs.readdirSync(`/proc/${pid}/task`)) expect(os.getPriority(Number(tid))).toBe(10);
+    }
     const play = await utilities(s.ports.playground);
     expect(play.status).toBe(200);
     expect(play.headers.get('x-ratelimit-remaining')).toBe('9');
