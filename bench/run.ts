@@ -4,7 +4,7 @@
 // (child), a direct-upstream client (child) and the gateway (child: the bundle run with the node
 // flags and environment of `npm start`, read from package.json, without the npm launcher so its
 // pid is the gateway's; request log at info into a file), and loads them with autocannon from
-// this process.
+// this process (the isolation scenario from child processes of its own: see there).
 //
 // Scenarios (every req/s is also given as a ratio to the baseline of the same run):
 //   baseline     bare node:http, fixed 2 KB JSON body
@@ -26,11 +26,17 @@
 //   records      the cached scenario again on gateways with LOG_LEVEL=warn (`cached/no-log`) and
 //                REPLAY_ENABLED=false (`cached/no-replay`): the CPU per request that the request log
 //                line and the replay record add to a hit
-//   isolation    keyed cache hits (4 connections) alone, then during a playground flood of
-//                free requests from one client (16 connections of distinct ~1,000-token documents;
-//                target: keyed p99 within 2x of quiet); then attacks 1-5 of the issue from many client
-//                IPs (the per-IP rate limit does not help there: memory bounds must) and the gateway's
-//                RSS during (VmHWM) and after them (target <= 250 MB)
+//   isolation    the gateway as `npm start` runs it (the playground in its own, lower-priority
+//                process). A keyed probe (bench/keyed-probe.ts, a child process): cache hits at a fixed
+//                rate (--probe-rate, 500 req/s over 4 keep-alive connections), each timed with
+//                process.hrtime.bigint(); p50/p99/max in ms with two decimals. Run quiet, then during
+//                a playground flood of free requests from one client (bench/playground-flood.ts, a
+//                child process at the playground's niceness, --flood-nice: 16 connections of distinct
+//                ~1,000-token documents); target: keyed p99 within 2x of quiet. Each probe row notes
+//                the whole machine's busy share and load average (other work on the machine shows
+//                there), the flood row the playground's and Redis' CPU. Then attacks 1-5 of the issue
+//                from many client IPs (the per-IP rate limit does not help there: memory bounds must)
+//                and the gateway's RSS during (VmHWM) and after them, per process (target <= 250 MB)
 //   mesh         the stock GraphQL Mesh v0 server (`mesh build` + `mesh start`, one process) over the
 //                same reference upstream, asked for the same three feed calls as raw source fields
 //                (bench/mesh-start/: config derived from .meshrc.yaml, query, checks); the gateway
@@ -41,7 +47,8 @@
 // Flags: --duration 8 (s per scenario), --connections 50, --warmup 2 (s, discarded), --starts 3,
 //        --zip 75001, --only cached,baseline (subset), --runner dist|tsx (dist, the default: bundle with
 //        scripts/build.mjs and run dist/gateway.mjs, as `npm start` does), --no-json,
-//        --rate N (fixed req/s: compare CPU per request without saturating), --profile DIR (V8 CPU profiles of the gateway processes), --env K=V,K=V (extra gateway
+//        --rate N (fixed req/s: compare CPU per request without saturating), --probe-rate N and
+//        --flood-nice N (isolation: the keyed probe's req/s, the flood generator's niceness), --profile DIR (V8 CPU profiles of the gateway processes), --env K=V,K=V (extra gateway
 //        environment, for experiments), --settle 10 (s of idle before the RSS is read again; 0: not).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -568,6 +575,20 @@ interface ProbeResult {
   maxMs: number;
   missedSlots: number;
   lagP99Ms: number;
+  machineBusyPct?: number | null;
+  loadAvg1m?: number;
+}
+
+/** All CPUs' busy and total time so far (Linux /proc/stat, clock ticks); null elsewhere. */
+function machineCpu(): { busy: number; total: number } | null {
+  try {
+    const t = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal: idle and iowait are not busy.
+    const total = t.slice(0, 8).reduce((a, b) => a + b, 0);
+    return { busy: total - t[3]! - t[4]!, total };
+  } catch {
+    return null;
+  }
 }
 
 /** A keyed probe run of `seconds` (after --warmup): latency, and the keyed process's CPU per request. */
@@ -575,14 +596,21 @@ async function keyedProbe(g: Gateway, headers: Record<string, string>, seconds: 
   const pid = g.child.proc.pid;
   const env = { PATH: process.env.PATH, URL: g.urls.production, BODY, HEADERS: JSON.stringify(headers), RATE: String(opts.probeRate), CONNECTIONS: '4', DURATION: String(seconds), WARMUP: String(opts.warmup) };
   const { child, line } = startChild('keyed probe', process.execPath, ['--import', 'tsx', 'bench/keyed-probe.ts'], env, /^RESULT (\{.*\})$/);
-  let cpu0: number | null = null;
+  // Read when the probe's warm-up is over.
+  const start: { read: boolean; cpuMs: number | null; machine: { busy: number; total: number } | null } = { read: false, cpuMs: null, machine: null };
   child.proc.stdout!.on('data', (d: Buffer) => {
-    if (cpu0 === null && d.toString().includes('MEASURING')) cpu0 = cpuMsOf(pid);
+    if (start.read || !d.toString().includes('MEASURING')) return;
+    Object.assign(start, { read: true, cpuMs: cpuMsOf(pid), machine: machineCpu() });
   });
   try {
     const m = await withTimeout(line, (opts.warmup + seconds + 60) * 1000, 'keyed probe');
     const cpu1 = cpuMsOf(pid);
+    const machine1 = machineCpu();
     const probe = JSON.parse(m![1]!) as ProbeResult;
+    const { cpuMs: cpu0, machine: machine0 } = start;
+    // How busy the whole machine was meanwhile (other work on a shared machine shows here).
+    probe.machineBusyPct = machine0 && machine1 ? Math.round((100 * (machine1.busy - machine0.busy)) / Math.max(1, machine1.total - machine0.total)) : null;
+    probe.loadAvg1m = Math.round(os.loadavg()[0]! * 100) / 100;
     return { probe, cpuUsPerRequest: cpu0 !== null && cpu1 !== null && probe.count ? Math.round(((cpu1 - cpu0) * 1000) / probe.count) : null };
   } finally {
     await child.stop();
@@ -604,7 +632,7 @@ function probeRow(scenario: string, description: string, measured: { probe: Prob
     totalRequests: p.count,
     bytesPerResponse: 0,
     cpuUsPerRequest: measured.cpuUsPerRequest,
-    notes: { maxMs: p.maxMs, missedSlots: p.missedSlots, probeLagP99Ms: p.lagP99Ms },
+    notes: { maxMs: p.maxMs, missedSlots: p.missedSlots, probeLagP99Ms: p.lagP99Ms, machineBusyPct: p.machineBusyPct, loadAvg1m: p.loadAvg1m },
   };
 }
 
