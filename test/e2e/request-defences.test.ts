@@ -11,7 +11,7 @@ import { Redis } from 'ioredis';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { eventually } from '../support/eventually.js';
-import { freeRateKey } from '../../server/stores/allowance.js';
+import { allowanceKey, freeRateKey } from '../../server/stores/allowance.js';
 
 const FREE = 12;
 const PLANS = 'query Plans($zip: String!) { residentialPlans(zipCode: $zip) { title } }';
@@ -113,6 +113,44 @@ describe('row 2: free is not unlimited', () => {
     const page = await fetch(t.g.urls.playground!, { headers: { accept: 'text/html', 'x-forwarded-for': ip } });
     await page.arrayBuffer();
     expect(page.status).toBe(429);
+  });
+
+  it('an IP over the limit is refused without a Redis command, not even the allowance peek, with its allowance headers', async () => {
+    const ip = nextIp();
+    for (let i = 0; i < FREE; i++) expect((await play(ip, { query: `{ __typename } #${i}` })).status).toBe(200);
+    // Every command naming this IP's allowance or free-request counter, in the order Redis ran them.
+    const monitor = await new Redis(redis.url).monitor();
+    const client = new Redis(redis.url);
+    const keys = [allowanceKey(ip), freeRateKey(ip)];
+    const commands: string[] = [];
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args.some((a) => keys.includes(a))) commands.push(args.join(' '));
+    });
+    /** Commands seen up to a marker sent now (MONITOR reports in order, so nothing earlier is still to come). */
+    const settled = async () => {
+      await client.exists(keys[0]!);
+      await eventually(async () => commands.at(-1)?.startsWith('exists ') ?? false, 5_000, 20);
+      return commands.splice(0).slice(0, -1);
+    };
+    try {
+      await settled();
+      // The request that goes over asks Redis (the peek, the count) ...
+      const over = await play(ip, { query: '{ __typename } #over' });
+      expect(over.status).toBe(429);
+      expect((await settled()).length).toBeGreaterThan(0);
+      // ... the ones after it do not.
+      const refused = await Promise.all(Array.from({ length: 20 }, (_, i) => play(ip, { query: `{ __typename } #${i}` })));
+      expect(await settled()).toEqual([]);
+      for (const r of [over, ...refused]) {
+        expect(r.status).toBe(429);
+        expect(r.json.errors[0].extensions).toMatchObject({ code: 'RATE_LIMITED', reason: 'FREE_REQUEST_RATE' });
+        expect(r.headers.get('x-ratelimit-limit')).toBe('2');
+        expect(r.headers.get('x-ratelimit-remaining')).toBe('2');
+      }
+    } finally {
+      monitor.disconnect();
+      client.disconnect();
+    }
   });
 
   it('the count is kept in Redis, shared by every gateway process', async () => {
