@@ -14,6 +14,7 @@ import { LRUCache } from 'lru-cache';
 import { canReach, noteRedisFailure, redisDeadline as withTimeout, redisHealth, type RedisClient } from './redis-health.js';
 import { schemaPolicy } from '../../api/schema-policy.js';
 import type { CacheSettings, TtlRule } from './cache-config.js';
+import { subscribeChannels, type RedisSubscription } from './redis-subscription.js';
 import { acknowledgePurge, awaitAcks, liveInstances, newInstanceId, startHeartbeat } from './instance-registry.js';
 
 export type SchemaVariant = 'keyed' | 'playground';
@@ -239,7 +240,7 @@ export class ResponseCache {
   /** Bumped whenever an epoch changes: epochVector answers from its memo until then. */
   private epochSeq = 0;
   private readonly vectors = new WeakMap<string[], { seq: number; text: string }>();
-  private subscriber: RedisClient | null = null;
+  private subscription: RedisSubscription | null = null;
   /** This process in the instance registry (purge acknowledgements). */
   private readonly instanceId = newInstanceId();
   private stopHeartbeat: (() => Promise<void>) | null = null;
@@ -264,25 +265,21 @@ export class ResponseCache {
     });
   }
 
-  /** Reads purge epochs and subscribes to purge messages (no-op without Redis). */
+  /**
+   * Reads purge epochs and subscribes to purge messages (no-op without Redis). Bounded: a Redis
+   * that does not answer leaves the subscription to be retried in the background, and the epochs
+   * to the periodic refresh.
+   */
   async start(): Promise<void> {
     if (!this.redis) return;
     await this.refreshEpochs();
     this.stopHeartbeat = startHeartbeat(this.redis, this.instanceId, (err) => this.onError(err, 'instance heartbeat'));
-    try {
-      const sub = this.redis.duplicate() as RedisClient;
-      sub.on('error', () => {});
-      this.subscriber = sub;
-      if (sub.status === 'wait') await sub.connect();
-      await sub.subscribe(PURGE_CHANNEL);
-      sub.on('message', (channel: string, message: string) => {
-        if (channel === PURGE_CHANNEL) this.onPurgeMessage(message);
-      });
-      // After a reconnect we may have missed messages: re-read the epochs.
-      sub.on('ready', () => void this.refreshEpochs());
-    } catch (err) {
-      this.onError(err, 'cache purge subscription');
-    }
+    this.subscription = await subscribeChannels(this.redis, [PURGE_CHANNEL], {
+      onMessage: (_channel, message) => this.onPurgeMessage(message),
+      onError: (err) => this.onError(err, 'cache purge subscription'),
+      // Messages may have been missed before a (re)subscription: re-read the epochs.
+      onSubscribed: () => void this.refreshEpochs(),
+    });
     this.refreshTimer = setInterval(() => void this.refreshEpochs(), this.settings.epochRefreshMs);
     this.refreshTimer.unref();
   }
@@ -490,9 +487,8 @@ export class ResponseCache {
     await this.stopHeartbeat?.();
     if (this.refreshTimer) clearInterval(this.refreshTimer);
     this.refreshTimer = null;
-    const sub = this.subscriber;
-    this.subscriber = null;
-    if (sub) sub.disconnect();
+    this.subscription?.close();
+    this.subscription = null;
     this.lru.clear();
   }
 }

@@ -31,6 +31,8 @@ describe.skipIf(problem)('Redis Cluster: two gateway instances', () => {
   let b: TestGateway;
   let opsA: number;
   let reader: RedisClient;
+  /** A third instance, started while a master is down. */
+  let c: TestGateway | null = null;
   const env = () => ({ REDIS_URL: cluster.url, TRUST_PROXY: '127.0.0.1', PLAYGROUND_ALLOWANCE: String(ALLOWANCE), });
   const play = (gw: TestGateway, ip: string, query = COUNTED) => gw.post('playground', query, undefined, { headers: { 'x-forwarded-for': ip } });
 
@@ -44,6 +46,7 @@ describe.skipIf(problem)('Redis Cluster: two gateway instances', () => {
 
   afterAll(async () => {
     reader?.disconnect();
+    await c?.close();
     await a?.close();
     await b?.close();
     await cluster?.stop();
@@ -146,13 +149,32 @@ describe.skipIf(problem)('Redis Cluster: two gateway instances', () => {
       expect(counted.headers.get('x-ratelimit-remaining')).toBe(String(ALLOWANCE - 1));
       expect(await Promise.all(Array.from({ length: 10 }, keyedDuring))).toEqual(Array(10).fill(200));
 
+      // A gateway starts while a seed node is down (the lost node listed first), within a bound,
+      // answers keyed requests and says what is degraded.
+      const seeds = [cluster.ports[lost]!, ...cluster.ports.filter((_, i) => i !== lost)];
+      const t0 = Date.now();
+      c = await startTestGateway({ ...env(), REDIS_URL: `redis-cluster://${seeds.map((p) => `127.0.0.1:${p}`).join(',')}` });
+      expect(Date.now() - t0).toBeLessThan(20_000);
+      expect((await c.post('production', UTILS('60601'))).status).toBe(200);
+      const hc = await eventually(async () => {
+        const r = await readyz(c!);
+        return r.status === 503 && r.body.redis.startsWith('partial') && r.body;
+      });
+      expect(hc.redis).toBe('partial: 1 of 3 masters not answering');
+      expect(hc.allowance.degraded).toMatch(/unreachable master/);
     } finally {
       await cluster.start(lost);
     }
     await cluster.ready();
     // Recovery without a restart: readiness, the allowance on the lost slots, and the replay
     // records written during the outage (retried, not dropped).
-    await eventually(async () => (await readyz(a)).status === 200 && (await readyz(b)).status === 200, 15_000);
+    await eventually(async () => (await readyz(a)).status === 200 && (await readyz(b)).status === 200 && (await readyz(c!)).status === 200, 15_000);
+    // The gateway started during the outage takes purges like the others (its subscription held or was retried).
+    await eventually(async () => {
+      const out: string[] = [];
+      await runCacheCli(['purge', '--all'], { ...process.env, REDIS_URL: cluster.url }, { out: (l) => out.push(l), err: (l) => out.push(l) });
+      return /3 of 3 live instance\(s\) confirmed/.test(out.join('\n'));
+    }, 15_000, 500);
     const back = await play(a, onLost[0]!);
     expect(back.status).toBe(200);
     expect(back.headers.get('x-ratelimit-remaining')).toBe(String(ALLOWANCE - 1));
