@@ -2,12 +2,16 @@
 // allowance exact under concurrency across instances, purge and replay across instances with a
 // truthful count, a master killed under load (readiness says what is degraded, nobody waits on the
 // lost master, the playground fails closed, keyed requests answer) and recovery without a restart.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { clusterSupportProblem, slotOwners, startTestCluster, type TestCluster } from '../support/redis-cluster.js';
 import { freePort } from '../support/redis-server.js';
 import { eventually } from '../support/eventually.js';
 import { runCacheCli } from '../../cli/cache.js';
+import { runKeysCli } from '../../cli/keys.js';
 import { connectRedis, type RedisClient } from '../../server/stores/redis-connection.js';
 import { allowanceKey } from '../../server/stores/allowance.js';
 import { createReplayStore, REPLAY_KEYS } from '../../server/stores/replay-store.js';
@@ -33,7 +37,9 @@ describe.skipIf(problem)('Redis Cluster: two gateway instances', () => {
   let reader: RedisClient;
   /** A third instance, started while a master is down. */
   let c: TestGateway | null = null;
-  const env = () => ({ REDIS_URL: cluster.url, TRUST_PROXY: '127.0.0.1', PLAYGROUND_ALLOWANCE: String(ALLOWANCE), });
+  // One keys file for every instance, as a shared volume would give them.
+  const keysFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'epg-cluster-keys-')), 'keys.json');
+  const env = () => ({ REDIS_URL: cluster.url, TRUST_PROXY: '127.0.0.1', PLAYGROUND_ALLOWANCE: String(ALLOWANCE), KEYS_FILE: keysFile });
   const play = (gw: TestGateway, ip: string, query = COUNTED) => gw.post('playground', query, undefined, { headers: { 'x-forwarded-for': ip } });
 
   beforeAll(async () => {
@@ -50,6 +56,7 @@ describe.skipIf(problem)('Redis Cluster: two gateway instances', () => {
     await a?.close();
     await b?.close();
     await cluster?.stop();
+    fs.rmSync(path.dirname(keysFile), { recursive: true, force: true });
   });
 
   it('accepts redis-cluster://h:p,h:p and reports the cluster up', async () => {
@@ -92,6 +99,26 @@ describe.skipIf(problem)('Redis Cluster: two gateway instances', () => {
     expect(out.join('\n')).toMatch(/2 of 2 live instance\(s\) confirmed/);
     expect((await a.post('production', qa)).headers.get('x-cache')).toBe('MISS');
     expect((await b.post('production', qb)).headers.get('x-cache')).toBe('MISS');
+  });
+
+  it('a key revoked with the CLI is refused by both instances at once, and the CLI says 2 of 2', async () => {
+    const cli = async (args: string[]) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await runKeysCli(args, { KEYS_FILE: keysFile, REDIS_URL: cluster.url }, { out: (l) => out.push(l), err: (l) => err.push(l) });
+      return { code, out: out.join('\n'), err: err.join('\n'), last: out.at(-1)! };
+    };
+    const issued = await cli(['issue', '--env', 'production', '--partner', 'CLUSTER']);
+    expect(issued.err).toMatch(/key change applied by 2 of 2 live instance\(s\)/);
+    const key = issued.last;
+    expect((await a.post('production', UTILS('60601'), undefined, { key })).status).toBe(200);
+    expect((await b.post('production', UTILS('60601'), undefined, { key })).status).toBe(200);
+    const id = /Issued key (key_[0-9a-f]{16})/.exec(issued.err)![1]!;
+    const revoked = await cli(['revoke', id]);
+    expect(revoked.code).toBe(0);
+    expect(revoked.out).toMatch(/key change applied by 2 of 2 live instance\(s\)/);
+    expect((await a.post('production', UTILS('60601'), undefined, { key })).status).toBe(403);
+    expect((await b.post('production', UTILS('60601'), undefined, { key })).status).toBe(403);
   });
 
   it('replay records written by either instance are found through the cluster', async () => {
