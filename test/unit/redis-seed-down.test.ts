@@ -4,7 +4,8 @@
 // client happens to pick, and a subscription must end up on a node that answers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSupportProblem, startTestCluster, startTestSentinel, type TestCluster, type TestSentinel } from '../support/redis-cluster.js';
-import { connectRedis, REDIS_START_DEADLINE_MS, type RedisClient } from '../../server/stores/redis-connection.js';
+import { connectRedis, REDIS_START_DEADLINE_MS, RedisUnavailableError, type RedisClient } from '../../server/stores/redis-connection.js';
+import { freePort } from '../support/redis-server.js';
 import { subscribeChannels, type RedisSubscription } from '../../server/stores/redis-subscription.js';
 import { eventually } from '../support/eventually.js';
 
@@ -89,4 +90,16 @@ describe.skipIf(problem)('Redis Sentinel: the first sentinel down', () => {
     for (const c of clients) expect(c.status).toBe('ready');
     expect(await subscribersReached(clients.slice(1), clients[0]!)).toBe(clients.length - 1);
   }, 60_000);
+});
+
+describe('no node answers', () => {
+  it.each(['redis', 'redis-cluster', 'redis-sentinel'])('%s: the start gives up at the deadline with the last error', async (scheme) => {
+    const [p1, p2] = [await freePort(), await freePort()];
+    const url = scheme === 'redis' ? `redis://127.0.0.1:${p1}` : `${scheme}://127.0.0.1:${p1},127.0.0.1:${p2}${scheme === 'redis-sentinel' ? '/mymaster' : ''}`;
+    const t0 = Date.now();
+    const err = await connectRedis(url, 800).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RedisUnavailableError);
+    expect((err as Error).message).toMatch(/Redis is unreachable .*no node answered within 800 ms/);
+    expect(Date.now() - t0).toBeLessThan(2000);
+  });
 });
