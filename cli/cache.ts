@@ -13,7 +13,8 @@ import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from '../server/config.js';
-import { connectRedis, safeTarget } from '../server/stores/redis-connection.js';
+import { safeTarget } from '../server/stores/redis-connection.js';
+import { unreached, withRedis } from './reach.js';
 import { purgeInRedis } from '../server/stores/response-cache.js';
 import { UsageError, isUsageError, type Io } from './usage.js';
 import { schemaPolicy } from '../api/schema-policy.js';
@@ -65,15 +66,10 @@ async function cacheCommand(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pro
   const what = values.all ? 'every cached answer' : `cached answers selecting ${fields.join(', ')}`;
 
   if (config.redisUrl) {
-    const redis = await connectRedis(config.redisUrl);
-    try {
-      const { epochs, receivers, live } = await purgeInRedis(redis, values.all ? { all: true } : { fields });
-      const others = receivers < live ? `; the other ${live - receivers} re-read the purge epochs within CACHE_EPOCH_REFRESH_MS (5 s)` : '';
-      io.out(`purged ${what} on every gateway instance using ${safeTarget(config.redisUrl)} (epochs ${JSON.stringify(epochs)}; ${receivers} instance(s) notified: ${receivers} of ${live} live instance(s) confirmed${others})`);
-      return 0;
-    } finally {
-      redis.disconnect();
-    }
+    const { epochs, receivers, live } = await withRedis(config.redisUrl, (redis) => purgeInRedis(redis, values.all ? { all: true } : { fields }));
+    const others = unreached({ applied: receivers, refused: 0, live }, 'they re-read the purge epochs within CACHE_EPOCH_REFRESH_MS, 5 s');
+    io.out(`purged ${what} on every gateway instance using ${safeTarget(config.redisUrl)} (epochs ${JSON.stringify(epochs)}; ${receivers} instance(s) notified: ${receivers} of ${live} live instance(s) confirmed${others})`);
+    return 0;
   }
 
   const adminUrl = values['admin-url'] ?? (config.ports.admin !== null ? `http://127.0.0.1:${config.ports.admin}` : null);

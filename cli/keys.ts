@@ -6,8 +6,11 @@
 //   revoke <key-id>                                         or: revoke --partner CODE --env E
 //
 // The keys file is KEYS_FILE (default <DATA_DIR>/keys.json), resolved exactly as the gateway does
-// (server/config.ts); `--file PATH` overrides it. A running gateway picks changes up within a few
-// seconds. Exit status: 0 done, 1 failed, 2 usage error.
+// (server/config.ts); `--file PATH` overrides it. A running gateway re-reads the file within a
+// second of a change. With REDIS_URL (the gateways' Redis) issue and revoke also announce the change
+// to every running instance, which re-reads its keys file at once and answers whether it shows the
+// change; the command prints how many of the live instances applied it (as `npm run cache -- purge`
+// does for purges). Exit status: 0 done (the file changed, whatever the reach), 1 failed, 2 usage error.
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,12 +21,16 @@ import {
   normalizePartnerCode,
   readKeysFile,
   revokeKeys,
+  type KeyChange,
   type KeyEnvironment,
   type KeyRecord,
   type RevokeSelector,
 } from '../server/keys/key-store.js';
 import { StoreFileError } from '../server/keys/locked-file.js';
 import { UsageError, type Io } from './usage.js';
+import { announce, KEYS_TOPIC } from '../server/stores/instance-registry.js';
+import { safeTarget } from '../server/stores/redis-connection.js';
+import { unreached, withRedis } from './reach.js';
 
 const USAGE = `Usage: npm run keys -- <command> [options]
 
@@ -43,7 +50,8 @@ Options:
   -h, --help      show this help
 
 Partner codes: 2-32 characters A-Z, 0-9, "_" or "-" (lower case is upper-cased).
-A running gateway picks up issued and revoked keys within a few seconds.`;
+A running gateway picks up issued and revoked keys within a second. With REDIS_URL, issue and revoke
+also tell every running instance at once and print how many of the live instances applied the change.`;
 
 const OPTIONS = {
   env: { type: 'string' },
@@ -75,31 +83,39 @@ export async function runKeysCli(argv: string[], env: NodeJS.ProcessEnv, io: Io)
     const file = keysFile(values.file, env);
     const run = COMMANDS[command];
     if (!run) throw new UsageError(`unknown command "${command}" (use issue, list or revoke)`);
-    return await run(values, rest, file, io);
+    return await run(values, rest, { file, env }, io);
   } catch (err) {
     return reportFailure(io, err);
   }
 }
 
-type Command = (values: Values, rest: string[], file: string, io: Io) => Promise<number>;
+interface Target {
+  file: string;
+  env: NodeJS.ProcessEnv;
+}
+
+type Command = (values: Values, rest: string[], target: Target, io: Io) => Promise<number>;
 
 const COMMANDS: Record<string, Command> = { issue: issueCommand, list: listCommand, revoke: revokeCommand };
 
-async function issueCommand(values: Values, rest: string[], file: string, io: Io): Promise<number> {
+async function issueCommand(values: Values, rest: string[], { file, env }: Target, io: Io): Promise<number> {
   noPositionals(rest, 'issue');
   onlyFlags(values, ['env', 'partner', 'file'], 'issue');
   const environment = requireEnv(values.env);
   if (!values.partner) throw new UsageError(environment === 'support' ? 'issue --env support needs --partner PERSON (the support user\'s handle)' : 'issue needs --partner CODE');
   const partnerCode = partner(values.partner);
+  const redisUrl = loadConfig(env).redisUrl;
   const { key, record } = await issueKey(file, { environment, partnerCode });
   const holder = environment === 'support' ? `support user ${record.partnerCode}` : `partner ${record.partnerCode} in ${record.environment}`;
   io.err(`Issued key ${record.id} for ${holder} (${file}).`);
   io.err(`Give it to the ${environment === 'support' ? 'support user' : 'partner'} now: it is not stored and cannot be shown again. The key is the last line of stdout.`);
   io.out(key);
+  // stdout's last line stays the key: the reach goes to stderr.
+  io.err(await announceKeyChange(redisUrl, [{ id: record.id, state: 'active' }]));
   return 0;
 }
 
-async function listCommand(values: Values, rest: string[], file: string, io: Io): Promise<number> {
+async function listCommand(values: Values, rest: string[], { file }: Target, io: Io): Promise<number> {
   noPositionals(rest, 'list');
   onlyFlags(values, ['env', 'partner', 'file', 'json', 'active'], 'list');
   const environment = values.env === undefined ? null : requireEnv(values.env);
@@ -112,13 +128,34 @@ async function listCommand(values: Values, rest: string[], file: string, io: Io)
   return 0;
 }
 
-async function revokeCommand(values: Values, rest: string[], file: string, io: Io): Promise<number> {
+async function revokeCommand(values: Values, rest: string[], { file, env }: Target, io: Io): Promise<number> {
   onlyFlags(values, ['env', 'partner', 'file'], 'revoke');
-  const outcome = await revokeKeys(file, revokeSelector(values, rest));
+  const selector = revokeSelector(values, rest);
+  const redisUrl = loadConfig(env).redisUrl;
+  const outcome = await revokeKeys(file, selector);
   for (const k of outcome.revoked) io.out(`revoked ${k.id} (${k.partnerCode}, ${k.environment})`);
   for (const k of outcome.alreadyRevoked) io.out(`already revoked ${k.id} (${k.partnerCode}, ${k.environment}) at ${k.revokedAt}`);
-  if (outcome.revoked.length) io.err('A running gateway refuses the revoked key within a few seconds.');
+  if (outcome.revoked.length) io.out(await announceKeyChange(redisUrl, outcome.revoked.map((k) => ({ id: k.id, state: 'revoked' as const }))));
   return 0;
+}
+
+const ANNOUNCE_CONNECT_MS = 3000;
+
+/**
+ * Tells the running instances (with Redis) and says how many applied the change; without Redis,
+ * says when they pick it up. Never throws: the change is in the file whatever happens here.
+ */
+async function announceKeyChange(redisUrl: string | null, keys: KeyChange['keys']): Promise<string> {
+  if (!redisUrl) return 'Running gateways pick the change up from the keys file within about a second (no REDIS_URL: they are not told, nor counted).';
+  try {
+    // The change is made: waiting long on a Redis that does not answer would add nothing.
+    const reach = await withRedis(redisUrl, (redis) => announce(redis, KEYS_TOPIC, { keys }), ANNOUNCE_CONNECT_MS);
+    return `key change applied by ${reach.applied} of ${reach.live} live instance(s) using ${safeTarget(redisUrl)}${unreached(reach,
+      'they re-read the keys file within about a second of a change, if it is the file this command wrote',
+      'answered that their keys file does not show the change: give every instance the file this command wrote (KEYS_FILE)')}`;
+  } catch (err) {
+    return `The change is in the keys file, but the gateways could not be told through Redis (${(err as Error)?.message ?? err}): they pick it up from the file within about a second, uncounted.`;
+  }
 }
 
 function revokeSelector(values: Values, rest: string[]): RevokeSelector {

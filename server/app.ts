@@ -12,6 +12,8 @@ import type { EnvironmentName, HttpPlugin } from './http/plugin.js';
 import { createLogger, type Logger } from '../lib/logger.js';
 import { connectRedis, redisHealth, safeTarget, watchRedis, type RedisClient } from './stores/redis-connection.js';
 import type { Capability, CapabilitySetup } from './wiring/types.js';
+import { storeErrorLog } from './wiring/store-errors.js';
+import { InstanceBus } from './stores/instance-registry.js';
 import { capabilities } from './wiring/index.js';
 
 export interface GatewayHandle {
@@ -65,6 +67,7 @@ async function assemble(config: GatewayConfig, env: NodeJS.ProcessEnv, logger: L
   const supplierFeeds = mesh.feeds.byKind('offers').length;
 
   let redis: RedisClient | null = null;
+  let bus: InstanceBus | null = null;
   if (config.redisUrl) {
     redis = await connectRedis(config.redisUrl);
     const unwatch = watchRedis(redis);
@@ -73,6 +76,9 @@ async function assemble(config: GatewayConfig, env: NodeJS.ProcessEnv, logger: L
       return redis!.quit().then(() => undefined, () => redis!.disconnect());
     });
     logger.info({ redis: safeTarget(config.redisUrl) }, 'store: Redis');
+    bus = await InstanceBus.open(redis, storeErrorLog(logger, 'purges and key changes reach this instance by polling'));
+    // Closed after the capabilities (closers run in reverse): it leaves the registries last.
+    closers.push(() => bus!.close());
   } else {
     logger.info({ dataDir: config.dataDir }, 'store: embedded (no REDIS_URL): in-process cache, allowance counters in the data directory');
   }
@@ -84,7 +90,7 @@ async function assemble(config: GatewayConfig, env: NodeJS.ProcessEnv, logger: L
     return privateListener(environment, plugins);
   };
   for (const setup of setups) {
-    const cap = await setup({ config, logger, redis, mesh, createPrivateListener });
+    const cap = await setup({ config, logger, redis, bus, mesh, createPrivateListener });
     caps.push(cap);
     closers.push(() => cap.close?.());
   }

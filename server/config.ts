@@ -46,7 +46,7 @@ export interface GatewayConfig {
   shutdownGraceMs: number;
   /** `npm start`: the playground in a process of its own (server/playground-process.ts). */
   playgroundProcess: PlaygroundProcessSettings;
-  /** HTTPS on the partner listeners (TLS_CERT_FILE + TLS_KEY_FILE), null for plain HTTP. */
+  /** HTTPS on the partner listeners (TLS_CERT_FILE + TLS_KEY_FILE; HTTP/2 too with TLS_HTTP2), null for plain HTTP. */
   tls: TlsFiles | null;
   /** TTLs (schema, cache.config.yaml / CACHE_CONFIG), CACHE_* and REPLAY_* sizes and retention. */
   cacheReplay: CacheReplaySettings;
@@ -122,8 +122,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   let tls: TlsFiles | null = null;
   const certFile = env.TLS_CERT_FILE?.trim();
   const keyFile = env.TLS_KEY_FILE?.trim();
+  const http2 = bool('TLS_HTTP2', false);
+  if (http2 && !(certFile && keyFile)) {
+    problems.push('TLS_HTTP2 needs TLS_CERT_FILE and TLS_KEY_FILE: the gateway serves HTTP/2 over TLS only (behind a TLS-terminating load balancer, let the load balancer speak HTTP/2)');
+  }
   if (certFile && keyFile) {
-    tls = { certFile: path.resolve(cwd, certFile), keyFile: path.resolve(cwd, keyFile) };
+    tls = { certFile: path.resolve(cwd, certFile), keyFile: path.resolve(cwd, keyFile), http2 };
     try {
       loadTlsPair(tls);
     } catch (err) {

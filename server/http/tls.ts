@@ -1,8 +1,21 @@
-// HTTPS for the partner listeners when TLS_CERT_FILE and TLS_KEY_FILE are set (HTTP/1.1).
+// HTTPS for the partner listeners when TLS_CERT_FILE and TLS_KEY_FILE are set: HTTP/1.1, and with
+// TLS_HTTP2=on HTTP/2 too on the same port (ALPN picks; clients without ALPN get HTTP/1.1).
 // Renewed certificates are picked up without a restart: both files are polled and, once they
 // form a valid pair again, the secure context is swapped for new connections
 // (server.setSecureContext); a half-written or mismatched pair keeps the old one and is reported.
 // Every answer on TLS carries HSTS (a client that once reached us over HTTPS stays on it).
+//
+// HTTP/2 goes through node's compatibility API (http2.createSecureServer with allowHTTP1), so the
+// listener's handler serves both protocols unchanged. What node:http does for a listener and
+// HTTP/2 sessions lack is done here:
+// - HTTP/1.1 connections on that port read node:http's settings from the server object (header,
+//   request and keep-alive timeouts, their sweep, the header size bound): they are set on it;
+// - a stream must deliver its whole request within the request timeout (else 408 and the stream
+//   is cancelled), a session with no open stream is closed after the keep-alive timeout, a session
+//   carries at most H2_MAX_STREAMS requests at once, header lists are bounded like HTTP/1.1's;
+// - closing the server sends every session a GOAWAY (in-flight streams finish), and
+//   closeAllConnections() also cuts sessions.
+import http2, { type Http2SecureServer, type Http2Session, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import fs from 'node:fs';
 import http, { type IncomingMessage, type RequestListener, type ServerOptions } from 'node:http';
 import https from 'node:https';
@@ -11,7 +24,12 @@ import tls from 'node:tls';
 export interface TlsFiles {
   certFile: string;
   keyFile: string;
+  /** Serve HTTP/2 beside HTTP/1.1 (TLS_HTTP2). */
+  http2?: boolean;
 }
+
+/** Requests one HTTP/2 session may have in flight at once (SETTINGS_MAX_CONCURRENT_STREAMS). */
+export const H2_MAX_STREAMS = 100;
 
 export const HSTS = 'max-age=31536000';
 
@@ -33,16 +51,102 @@ export function loadTlsPair(files: TlsFiles): { cert: Buffer; key: Buffer } {
   return { cert, key };
 }
 
-/** An HTTP/1.1 server, over TLS when `files` is given (same options and handler either way). */
-export function createHttpServer(files: TlsFiles | null, options: ServerOptions, handler: RequestListener): http.Server {
+/** The options of a listener that both kinds of server take from it. */
+export type ListenerServerOptions = ServerOptions & {
+  headersTimeout: number;
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  connectionsCheckingInterval: number;
+  maxHeaderSize: number;
+};
+
+/** An HTTP/1.1 server, over TLS when `files` is given, with HTTP/2 beside it when they say so. */
+export function createHttpServer(files: TlsFiles | null, options: ListenerServerOptions, handler: RequestListener): http.Server {
   if (!files) return http.createServer(options, handler);
   const withHsts: RequestListener = (req: IncomingMessage, res) => {
     res.setHeader('strict-transport-security', HSTS);
     handler(req, res);
   };
+  if (files.http2) return createHttp2Server(files, options, withHsts);
   const server = https.createServer({ ...options, ...loadTlsPair(files), minVersion: 'TLSv1.2' }, withHsts);
   // https.Server has every http.Server method the listeners use (close*, timeouts).
   return server as unknown as http.Server;
+}
+
+function createHttp2Server(files: TlsFiles, options: ListenerServerOptions, handler: RequestListener): http.Server {
+  const server: Http2SecureServer = http2.createSecureServer({
+    ...loadTlsPair(files),
+    minVersion: 'TLSv1.2',
+    allowHTTP1: true,
+    settings: { maxConcurrentStreams: H2_MAX_STREAMS, maxHeaderListSize: options.maxHeaderSize },
+  });
+  // Read by node:http for the HTTP/1.1 connections of this server.
+  const { headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval, maxHeaderSize } = options;
+  Object.assign(server, { headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval, maxHeaderSize });
+
+  const sessions = new Set<Http2Session>();
+  server.on('session', (session: Http2Session) => {
+    sessions.add(session);
+    let open = 0;
+    session.on('stream', (stream) => {
+      open++;
+      stream.once('close', () => open--);
+    });
+    // Idle: no frame for the keep-alive timeout while no request is open (a slow answer is not idle).
+    session.setTimeout(keepAliveTimeout, () => {
+      if (open === 0) session.close();
+    });
+    session.once('close', () => sessions.delete(session));
+  });
+
+  server.on('request', (req: Http2ServerRequest | IncomingMessage, res: Http2ServerResponse | http.ServerResponse) => {
+    if (req.httpVersionMajor === 2) limitRequestTime(req as Http2ServerRequest, res as Http2ServerResponse, requestTimeout);
+    handler(req as IncomingMessage, res as http.ServerResponse);
+  });
+
+  const close = server.close.bind(server);
+  const closeHttp1 = http.Server.prototype.closeAllConnections;
+  Object.assign(server, {
+    // GOAWAY: a session takes no new request and ends once its streams are answered.
+    close(cb?: (err?: Error) => void) {
+      for (const s of sessions) s.close();
+      return close(cb);
+    },
+    closeAllConnections() {
+      for (const s of sessions) s.destroy();
+      closeHttp1.call(server);
+    },
+  });
+  // The listeners use it through http.Server's methods, each of which it now has.
+  return server as unknown as http.Server;
+}
+
+/** The HTTP/2 counterpart of node:http's requestTimeout: the whole request within `ms`, else 408. */
+function limitRequestTime(req: Http2ServerRequest, res: Http2ServerResponse, ms: number): void {
+  // Headers that ended the stream (no body): the request is complete; a slow answer is not the client's doing.
+  if (req.stream.endAfterHeaders) return;
+  const timer = setTimeout(() => {
+    if (req.complete) return;
+    const stream = res.stream;
+    // The client may still be sending: once the answer is out, the stream is ended without error
+    // (RST_STREAM NO_ERROR after a complete response, RFC 9113 section 8.1).
+    const end = () => {
+      if (!stream.closed) stream.close(http2.constants.NGHTTP2_NO_ERROR);
+    };
+    // Whoever waits for the rest of the body is told it will not come.
+    req.destroy(new Error('request timed out'));
+    if (!res.headersSent) {
+      const body = JSON.stringify({ errors: [{ message: 'Request timed out.', extensions: { code: 'BAD_REQUEST' } }] });
+      res.writeHead(408, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)) });
+      res.end(body, end);
+    } else if (res.writableEnded) {
+      end();
+    }
+  }, ms);
+  timer.unref();
+  const done = () => clearTimeout(timer);
+  req.once('end', done);
+  res.once('close', done);
 }
 
 /**

@@ -19,7 +19,9 @@
 // hash, and the record (revoked or not, after any reload) is looked up by it on every request.
 //
 // Reload: a running gateway polls the file (stat: mtime, size, inode) every `reloadMs` and reloads
-// on change, so issued and revoked keys take effect within a few seconds without a restart. Writes
+// on change, so issued and revoked keys take effect within a second without a restart; with Redis,
+// `npm run keys` also announces each change to every instance (server/stores/instance-registry.ts),
+// which re-reads the file at once and answers whether it shows the change (applyChange). Writes
 // are atomic (temp file + rename), so a reader sees either the old or the new file. A file that
 // cannot be read or parsed on reload keeps the last good set of keys and logs an error: the gateway
 // neither crashes nor opens up.
@@ -228,6 +230,28 @@ export async function revokeKeys(file: string, selector: RevokeSelector, now = n
   });
 }
 
+/** What `npm run keys` changed, as announced to running instances: each key and its new state. */
+export type KeyState = 'active' | 'revoked';
+export interface KeyChange {
+  keys: { id: string; state: KeyState }[];
+}
+
+const KEY_ID = /^key_[0-9a-f]{16}$/;
+const MAX_CHANGED_KEYS = 10_000;
+
+/** A key change read from a message of another process; null when it is not one. */
+export function parseKeyChange(message: Record<string, unknown>): KeyChange | null {
+  const keys = message.keys;
+  if (!Array.isArray(keys) || keys.length === 0 || keys.length > MAX_CHANGED_KEYS) return null;
+  const out: KeyChange['keys'] = [];
+  for (const k of keys as unknown[]) {
+    const { id, state } = (k ?? {}) as { id?: unknown; state?: unknown };
+    if (typeof id !== 'string' || !KEY_ID.test(id) || (state !== 'active' && state !== 'revoked')) return null;
+    out.push({ id, state });
+  }
+  return { keys: out };
+}
+
 export interface KeyStoreOptions {
   reloadMs?: number;
   logger?: KeyStoreLogger;
@@ -297,8 +321,27 @@ export class KeyStore {
 
   /** Whether a key id exists and is not revoked (the console re-checks its sessions with it). */
   isActive(id: string): boolean {
-    for (const r of this.byHash.values()) if (r.id === id) return !r.revokedAt;
-    return false;
+    return this.keyState(id) === 'active';
+  }
+
+  /** Whether the loaded file holds key `id`, and whether it is revoked. */
+  keyState(id: string): KeyState | 'unknown' {
+    for (const r of this.byHash.values()) if (r.id === id) return r.revokedAt ? 'revoked' : 'active';
+    return 'unknown';
+  }
+
+  /**
+   * A key change announced by `npm run keys` (through Redis): re-reads the file now and says
+   * whether it shows the change (each key in the announced state). It reads once more when not,
+   * in case a poll had read the file just before it was written. False: this instance's keys file
+   * does not have the change (it is not the file the command wrote).
+   */
+  async applyChange(change: KeyChange): Promise<boolean> {
+    const shows = () => change.keys.every((k) => this.keyState(k.id) === k.state);
+    await this.reload();
+    if (shows()) return true;
+    await this.reload();
+    return shows();
   }
 
   /** Active keys per environment and the state of the file, for health output. */

@@ -7,9 +7,14 @@
 // - Embedded: an in-process LRU per environment, bounded by the same byte budget.
 //
 // A store that fails is a cache that misses: the client sends the full document again (the APQ
-// protocol's own fallback), so answers are never affected.
+// protocol's own fallback), so answers are never affected. A lookup waits at most
+// PERSISTED_QUERY_DEADLINE_MS, and none is sent while the part of Redis holding it is known down.
 import { LRUCache } from 'lru-cache';
 import type { RedisClient } from './redis-connection.js';
+import { canReach, noteRedisFailure, redisDeadline } from './redis-health.js';
+
+/** A lookup gives up after this (as a response-cache read does): the request goes on as a miss. */
+export const PERSISTED_QUERY_DEADLINE_MS = 200;
 
 export interface PersistedQueryStore {
   readonly kind: 'redis' | 'embedded';
@@ -73,7 +78,13 @@ export function createPersistedQueryStore(opts: { redis: RedisClient | null; max
       kind: 'redis',
       async get(environment, hash) {
         const [docs, lru] = persistedQueryKeys(environment);
-        return (await scripts.epgApqGet(docs, lru, hash, now())) ?? null;
+        if (!canReach(redis, docs)) throw new Error('persisted query store (Redis) not connected or not answering');
+        try {
+          return (await redisDeadline(scripts.epgApqGet(docs, lru, hash, now()), PERSISTED_QUERY_DEADLINE_MS)) ?? null;
+        } catch (err) {
+          noteRedisFailure(redis, docs, err);
+          throw err;
+        }
       },
       async put(environment, hash, document) {
         const [docs, lru, bytes] = persistedQueryKeys(environment);

@@ -1,7 +1,8 @@
 // One ioredis connection (standalone, Sentinel or Cluster, from REDIS_URL) shared by the response
-// cache, the playground allowance and the replay log. Start-up fails loudly when Redis is
-// unreachable; once running, commands fail fast while Redis is down (no offline queue) and the
-// client reconnects by itself. How healthy it is: server/stores/redis-health.ts.
+// cache, the playground allowance and the replay log. Start-up fails loudly when no node answers
+// within REDIS_START_DEADLINE_MS, and starts as soon as one does (a seed node or sentinel that is
+// down is skipped); once running, commands fail fast while Redis is down (no offline queue) and
+// the client reconnects by itself. How healthy it is: server/stores/redis-health.ts.
 import { Redis, Cluster, type RedisOptions, type ClusterOptions } from 'ioredis';
 import { parseRedisUrl, describeRedisTarget, type RedisTarget } from './redis-url.js';
 import type { RedisClient } from './redis-health.js';
@@ -31,6 +32,11 @@ const COMMON: RedisOptions = {
 // master known to be down altogether.
 const CLUSTER: ClusterOptions = {
   enableOfflineQueue: false,
+  // ioredis' ready check sends CLUSTER INFO to a random node of the slot map, which may be a master
+  // that is down; when it fails, the client reconnects but the promise of connect() never settles
+  // (a start-up that hangs). Readiness comes from the slot map instead, and redis-health.ts reads
+  // CLUSTER INFO from every master.
+  enableReadyCheck: false,
   lazyConnect: true,
   maxRedirections: 3,
   retryDelayOnFailover: 100,
@@ -66,13 +72,42 @@ export function redisFromUrl(url: string): RedisClient {
   return new Redis({ ...nodeOptions(t), db: t.db, host: t.nodes[0]!.host, port: t.nodes[0]!.port });
 }
 
-export async function connectRedis(url: string): Promise<RedisClient> {
+/** How long a start waits for Redis: a node must answer within this (then the start fails). */
+export const REDIS_START_DEADLINE_MS = 10_000;
+
+/**
+ * Resolves once the client is ready (starting it when it has not been), rejects after `ms` with
+ * the last connection error. Never relies on the promise of connect(), which a failed Cluster
+ * attempt can leave pending while ioredis retries by itself.
+ */
+export function whenReady(client: RedisClient, ms: number): Promise<void> {
+  if (client.status === 'ready') return Promise.resolve();
+  return new Promise<void>((resolve, reject) => {
+    let lastError = '';
+    const onError = (err: Error) => { lastError = err?.message ?? String(err); };
+    const done = (err?: Error) => {
+      clearTimeout(timer);
+      client.off('ready', onReady);
+      client.off('error', onError);
+      if (err) reject(err); else resolve();
+    };
+    const onReady = () => done();
+    const timer = setTimeout(() => done(new Error(`no node answered within ${ms} ms${lastError ? ` (last error: ${lastError})` : ''}`)), ms);
+    client.on('ready', onReady);
+    client.on('error', onError);
+    if (client.status === 'wait' || client.status === 'end') client.connect().catch((err: Error) => onError(err));
+  });
+}
+
+export async function connectRedis(url: string, deadlineMs = REDIS_START_DEADLINE_MS): Promise<RedisClient> {
   const client = redisFromUrl(url);
   // Errors are reported through health and metrics; an unhandled 'error' event would crash us.
   client.on('error', () => {});
   try {
-    await client.connect();
-    await client.ping();
+    // Ready means a node answered: the master (standalone, Sentinel: after ioredis' INFO check)
+    // or a node that gave the slot map (Cluster). A PING would prove no more on a Cluster, where
+    // it goes to a random node, possibly the one that is down.
+    await whenReady(client, deadlineMs);
   } catch (err) {
     client.disconnect();
     throw new RedisUnavailableError(`REDIS_URL is set but Redis is unreachable (${safeTarget(url)}): ${(err as Error).message}`);

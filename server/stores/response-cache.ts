@@ -14,13 +14,12 @@ import { LRUCache } from 'lru-cache';
 import { canReach, noteRedisFailure, redisDeadline as withTimeout, redisHealth, type RedisClient } from './redis-health.js';
 import { schemaPolicy } from '../../api/schema-policy.js';
 import type { CacheSettings, TtlRule } from './cache-config.js';
-import { acknowledgePurge, awaitAcks, liveInstances, newInstanceId, startHeartbeat } from './instance-registry.js';
+import { announce, PURGE_TOPIC, type InstanceBus } from './instance-registry.js';
 
 export type SchemaVariant = 'keyed' | 'playground';
 
 export const REDIS_ENTRY_PREFIX = 'epg:cache:r:';
 export const EPOCHS_KEY = 'epg:cache:epochs';
-export const PURGE_CHANNEL = 'epg:cache:purge';
 /** Epoch field bumped by `purge --all`. */
 export const ALL_FIELDS = '*';
 
@@ -109,6 +108,8 @@ export interface ResponseCacheOptions {
   schemaIds?: Partial<Record<SchemaVariant, string>>;
   now?: () => number;
   onError?: (err: unknown, what: string) => void;
+  /** This process' instance bus (with Redis): purge messages of other instances, acknowledged. */
+  bus?: InstanceBus | null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -206,7 +207,7 @@ function decodeEntry(raw: string): CachedEntry | null {
  * applied it (waiting up to `ackWaitMs` for every live one: server/stores/instance-registry.ts)
  * and how many were live.
  */
-export async function purgeInRedis(redis: RedisClient, target: PurgeTarget, ackWaitMs = 2000): Promise<{ epochs: Record<string, number>; receivers: number; live: number }> {
+export async function purgeInRedis(redis: RedisClient, target: PurgeTarget, ackWaitMs?: number): Promise<{ epochs: Record<string, number>; receivers: number; live: number }> {
   const fields = target.all ? [ALL_FIELDS] : [...new Set(target.fields ?? [])];
   if (fields.length === 0) throw new Error('nothing to purge: name --field or --all');
   const multi = redis.multi();
@@ -218,11 +219,8 @@ export async function purgeInRedis(redis: RedisClient, target: PurgeTarget, ackW
     if (err) throw err;
     epochs[f] = Number(value);
   });
-  const id = newInstanceId();
-  const live = await liveInstances(redis);
-  await redis.publish(PURGE_CHANNEL, JSON.stringify({ fields, epochs, id }));
-  const receivers = await awaitAcks(redis, id, live, ackWaitMs);
-  return { epochs, receivers, live };
+  const { applied, live } = await announce(redis, PURGE_TOPIC, { fields, epochs }, ackWaitMs);
+  return { epochs, receivers: applied, live };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -239,10 +237,7 @@ export class ResponseCache {
   /** Bumped whenever an epoch changes: epochVector answers from its memo until then. */
   private epochSeq = 0;
   private readonly vectors = new WeakMap<string[], { seq: number; text: string }>();
-  private subscriber: RedisClient | null = null;
-  /** This process in the instance registry (purge acknowledgements). */
-  private readonly instanceId = newInstanceId();
-  private stopHeartbeat: (() => Promise<void>) | null = null;
+  private readonly bus: InstanceBus | null;
   private refreshTimer: NodeJS.Timeout | null = null;
   private closed = false;
 
@@ -252,6 +247,7 @@ export class ResponseCache {
     this.now = opts.now ?? Date.now;
     this.schemaIds = opts.schemaIds ?? {};
     this.onError = opts.onError ?? (() => {});
+    this.bus = opts.bus ?? null;
     this.lru = new LRUCache<string, CachedEntry>({
       maxSize: opts.settings.lruBytes,
       maxEntrySize: Math.min(opts.settings.lruBytes, 2 * opts.settings.maxEntryBytes + 160),
@@ -264,25 +260,15 @@ export class ResponseCache {
     });
   }
 
-  /** Reads purge epochs and subscribes to purge messages (no-op without Redis). */
+  /**
+   * Reads purge epochs and serves purge messages on the instance bus (no-op without Redis).
+   * Bounded: epochs that cannot be read now are read by the periodic refresh.
+   */
   async start(): Promise<void> {
     if (!this.redis) return;
     await this.refreshEpochs();
-    this.stopHeartbeat = startHeartbeat(this.redis, this.instanceId, (err) => this.onError(err, 'instance heartbeat'));
-    try {
-      const sub = this.redis.duplicate() as RedisClient;
-      sub.on('error', () => {});
-      this.subscriber = sub;
-      if (sub.status === 'wait') await sub.connect();
-      await sub.subscribe(PURGE_CHANNEL);
-      sub.on('message', (channel: string, message: string) => {
-        if (channel === PURGE_CHANNEL) this.onPurgeMessage(message);
-      });
-      // After a reconnect we may have missed messages: re-read the epochs.
-      sub.on('ready', () => void this.refreshEpochs());
-    } catch (err) {
-      this.onError(err, 'cache purge subscription');
-    }
+    // Messages may have been missed before a (re)subscription: re-read the epochs then.
+    this.bus?.serve(PURGE_TOPIC, (message) => this.onPurgeMessage(message), () => void this.refreshEpochs());
     this.refreshTimer = setInterval(() => void this.refreshEpochs(), this.settings.epochRefreshMs);
     this.refreshTimer.unref();
   }
@@ -443,21 +429,14 @@ export class ResponseCache {
     }
   }
 
-  private onPurgeMessage(message: string): void {
-    try {
-      const msg = JSON.parse(message) as { fields?: unknown; epochs?: unknown; id?: unknown };
-      const fields = Array.isArray(msg.fields) ? msg.fields.map(String) : [ALL_FIELDS];
-      const epochs = msg.epochs && typeof msg.epochs === 'object' ? (msg.epochs as Record<string, number>) : {};
-      this.bump('purges');
-      this.applyEpochs(epochs, fields);
-      // Applied: say so to the purger (ids are ours: a short token, nothing else is accepted).
-      if (this.redis && typeof msg.id === 'string' && /^[0-9a-f-]{36}$/.test(msg.id)) {
-        acknowledgePurge(this.redis, msg.id, this.instanceId).catch((err) => this.onError(err, 'purge acknowledgement'));
-      }
-    } catch {
-      // Unreadable message: the periodic refresh catches up.
-    }
+  /** A purge of another instance (or the CLI): applied at once, so acknowledged. */
+  private onPurgeMessage(msg: Record<string, unknown>): boolean {
+    const fields = Array.isArray(msg.fields) ? msg.fields.map(String) : [ALL_FIELDS];
+    const epochs = msg.epochs && typeof msg.epochs === 'object' ? (msg.epochs as Record<string, number>) : {};
+    this.bump('purges');
+    this.applyEpochs(epochs, fields);
     void this.refreshEpochs();
+    return true;
   }
 
   private applyEpochs(epochs: Record<string, number>, fields: string[]): void {
@@ -487,12 +466,8 @@ export class ResponseCache {
 
   async close(): Promise<void> {
     this.closed = true;
-    await this.stopHeartbeat?.();
     if (this.refreshTimer) clearInterval(this.refreshTimer);
     this.refreshTimer = null;
-    const sub = this.subscriber;
-    this.subscriber = null;
-    if (sub) sub.disconnect();
     this.lru.clear();
   }
 }

@@ -14,19 +14,13 @@ import { requestCoalescingPlugin } from '../plugins/request-coalescing.js';
 import { replayPlugin } from '../plugins/replay.js';
 import type { HttpPlugin } from '../http/plugin.js';
 import type { CapabilitySetup } from './types.js';
+import { storeErrorLog } from './store-errors.js';
 
 export const cacheReplayCapability: CapabilitySetup = async (ctx) => {
-  const { config, logger, redis, mesh } = ctx;
+  const { config, logger, redis, mesh, bus } = ctx;
   const { cache: cacheSettings, replay: replaySettings } = config.cacheReplay;
 
-  // At most one log line per kind of failure per 10 s while a store is down.
-  const lastLog = new Map<string, number>();
-  const onError = (err: unknown, what: string) => {
-    const t = Date.now();
-    if (t - (lastLog.get(what) ?? 0) < 10_000) return;
-    lastLog.set(what, t);
-    logger.warn({ error: (err as Error)?.message ?? String(err) }, `${what} failed (answers are not affected)`);
-  };
+  const onError = storeErrorLog(logger, 'answers are not affected');
 
   const schemaId = (sdl: string) => createHash('sha256').update(sdl).digest('hex').slice(0, 16);
   const cache = cacheSettings.enabled
@@ -35,6 +29,7 @@ export const cacheReplayCapability: CapabilitySetup = async (ctx) => {
         redis,
         schemaIds: { keyed: schemaId(printSchema(mesh.schemas.keyed)), playground: schemaId(printSchema(mesh.schemas.playground)) },
         onError,
+        bus,
       })
     : null;
   await cache?.start();

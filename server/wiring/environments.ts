@@ -7,11 +7,15 @@ import type { HttpPlugin } from '../http/plugin.js';
 import { apiKeyPlugin } from '../plugins/api-key.js';
 import { allowancePlugin } from '../plugins/playground-allowance.js';
 import type { CapabilitySetup } from './types.js';
+import { serveKeyChanges } from './key-changes.js';
 
-export const environmentsCapability: CapabilitySetup = async ({ config, logger, redis }) => {
+export const environmentsCapability: CapabilitySetup = async ({ config, logger, redis, bus }) => {
   const keyed = config.environments.some((e) => e !== 'playground');
   const keys = keyed ? await KeyStore.open(config.keysFile, { logger, reloadMs: 1000 }) : null;
-  if (keys) logger.info({ keysFile: keys.file, activeKeys: keys.status().activeKeys }, 'api keys loaded');
+  if (keys) {
+    logger.info({ keysFile: keys.file, activeKeys: keys.status().activeKeys }, 'api keys loaded');
+    serveKeyChanges(bus, keys);
+  }
   let allowance: AllowanceStore | null = null;
   if (config.environments.includes('playground')) {
     try {

@@ -4,18 +4,12 @@
 import { createPersistedQueryStore } from '../stores/persisted-query-store.js';
 import { persistedQueryPlugin } from '../plugins/persisted-queries.js';
 import type { CapabilitySetup } from './types.js';
+import { storeErrorLog } from './store-errors.js';
 
 export const persistedQueriesCapability: CapabilitySetup = async ({ config, logger, redis }) => {
   const store = createPersistedQueryStore({ redis, maxBytes: config.persistedQueryMaxBytes });
   logger.info({ store: store.kind, maxBytesPerEnvironment: config.persistedQueryMaxBytes }, 'persisted queries (APQ)');
-  // At most one log line per kind of failure per 10 s while the store is down.
-  const lastLog = new Map<string, number>();
-  const onError = (err: unknown, what: string) => {
-    const t = Date.now();
-    if (t - (lastLog.get(what) ?? 0) < 10_000) return;
-    lastLog.set(what, t);
-    logger.warn({ error: (err as Error)?.message ?? String(err) }, `${what} failed (clients resend the full query)`);
-  };
+  const onError = storeErrorLog(logger, 'clients resend the full query');
   return {
     name: 'persisted-queries',
     plugins: (environment) => [persistedQueryPlugin({ store, environment, onError })],

@@ -10,6 +10,7 @@ import { rerunOnPrivateListener } from '../admin/rerun.js';
 import { createSupportConsole, type SupportConsole } from '../admin/console/console.js';
 import { createUnmasker } from '../admin/console/masking.js';
 import type { WiringContext } from './types.js';
+import { serveKeyChanges } from './key-changes.js';
 
 export interface SupportParts {
   console: SupportConsole;
@@ -18,8 +19,9 @@ export interface SupportParts {
 }
 
 export async function openSupportConsole(ctx: WiringContext, replay: ReplayStore | null): Promise<SupportParts> {
-  const { config, logger, redis } = ctx;
+  const { config, logger, redis, bus } = ctx;
   const keys = await KeyStore.open(config.keysFile, { logger, reloadMs: 1000 });
+  serveKeyChanges(bus, keys);
   let partners: PartnerStore;
   try {
     partners = await PartnerStore.open(config.console.partnersFile, { reloadMs: 250, onError: (error) => logger.error({ file: config.console.partnersFile, error }, 'partners file could not be reloaded; keeping the last good partners') });

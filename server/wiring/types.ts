@@ -6,12 +6,15 @@ import type { EnvironmentName, HttpPlugin } from '../http/plugin.js';
 import type { Logger } from '../../lib/logger.js';
 import type { RedisClient } from '../stores/redis-connection.js';
 import type { GatewayMesh } from '../mesh.js';
+import type { InstanceBus } from '../stores/instance-registry.js';
 
 export interface WiringContext {
   config: GatewayConfig;
   logger: Logger;
   /** Null when REDIS_URL is not set: each capability then uses its embedded store. */
   redis: RedisClient | null;
+  /** Messages to every instance sharing Redis (purges, key changes), with acknowledgements; null without Redis. */
+  bus: InstanceBus | null;
   mesh: GatewayMesh;
   /**
    * A listener of this gateway's environment with the given plugins instead of the capabilities'

@@ -2,12 +2,16 @@
 // allowance exact under concurrency across instances, purge and replay across instances with a
 // truthful count, a master killed under load (readiness says what is degraded, nobody waits on the
 // lost master, the playground fails closed, keyed requests answer) and recovery without a restart.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { clusterSupportProblem, slotOwners, startTestCluster, type TestCluster } from '../support/redis-cluster.js';
 import { freePort } from '../support/redis-server.js';
 import { eventually } from '../support/eventually.js';
 import { runCacheCli } from '../../cli/cache.js';
+import { runKeysCli } from '../../cli/keys.js';
 import { connectRedis, type RedisClient } from '../../server/stores/redis-connection.js';
 import { allowanceKey } from '../../server/stores/allowance.js';
 import { createReplayStore, REPLAY_KEYS } from '../../server/stores/replay-store.js';
@@ -31,7 +35,11 @@ describe.skipIf(problem)('Redis Cluster: two gateway instances', () => {
   let b: TestGateway;
   let opsA: number;
   let reader: RedisClient;
-  const env = () => ({ REDIS_URL: cluster.url, TRUST_PROXY: '127.0.0.1', PLAYGROUND_ALLOWANCE: String(ALLOWANCE), });
+  /** A third instance, started while a master is down. */
+  let c: TestGateway | null = null;
+  // One keys file for every instance, as a shared volume would give them.
+  const keysFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'epg-cluster-keys-')), 'keys.json');
+  const env = () => ({ REDIS_URL: cluster.url, TRUST_PROXY: '127.0.0.1', PLAYGROUND_ALLOWANCE: String(ALLOWANCE), KEYS_FILE: keysFile });
   const play = (gw: TestGateway, ip: string, query = COUNTED) => gw.post('playground', query, undefined, { headers: { 'x-forwarded-for': ip } });
 
   beforeAll(async () => {
@@ -44,9 +52,11 @@ describe.skipIf(problem)('Redis Cluster: two gateway instances', () => {
 
   afterAll(async () => {
     reader?.disconnect();
+    await c?.close();
     await a?.close();
     await b?.close();
     await cluster?.stop();
+    fs.rmSync(path.dirname(keysFile), { recursive: true, force: true });
   });
 
   it('accepts redis-cluster://h:p,h:p and reports the cluster up', async () => {
@@ -89,6 +99,26 @@ describe.skipIf(problem)('Redis Cluster: two gateway instances', () => {
     expect(out.join('\n')).toMatch(/2 of 2 live instance\(s\) confirmed/);
     expect((await a.post('production', qa)).headers.get('x-cache')).toBe('MISS');
     expect((await b.post('production', qb)).headers.get('x-cache')).toBe('MISS');
+  });
+
+  it('a key revoked with the CLI is refused by both instances at once, and the CLI says 2 of 2', async () => {
+    const cli = async (args: string[]) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await runKeysCli(args, { KEYS_FILE: keysFile, REDIS_URL: cluster.url }, { out: (l) => out.push(l), err: (l) => err.push(l) });
+      return { code, out: out.join('\n'), err: err.join('\n'), last: out.at(-1)! };
+    };
+    const issued = await cli(['issue', '--env', 'production', '--partner', 'CLUSTER']);
+    expect(issued.err).toMatch(/key change applied by 2 of 2 live instance\(s\)/);
+    const key = issued.last;
+    expect((await a.post('production', UTILS('60601'), undefined, { key })).status).toBe(200);
+    expect((await b.post('production', UTILS('60601'), undefined, { key })).status).toBe(200);
+    const id = /Issued key (key_[0-9a-f]{16})/.exec(issued.err)![1]!;
+    const revoked = await cli(['revoke', id]);
+    expect(revoked.code).toBe(0);
+    expect(revoked.out).toMatch(/key change applied by 2 of 2 live instance\(s\)/);
+    expect((await a.post('production', UTILS('60601'), undefined, { key })).status).toBe(403);
+    expect((await b.post('production', UTILS('60601'), undefined, { key })).status).toBe(403);
   });
 
   it('replay records written by either instance are found through the cluster', async () => {
@@ -146,13 +176,32 @@ describe.skipIf(problem)('Redis Cluster: two gateway instances', () => {
       expect(counted.headers.get('x-ratelimit-remaining')).toBe(String(ALLOWANCE - 1));
       expect(await Promise.all(Array.from({ length: 10 }, keyedDuring))).toEqual(Array(10).fill(200));
 
+      // A gateway starts while a seed node is down (the lost node listed first), within a bound,
+      // answers keyed requests and says what is degraded.
+      const seeds = [cluster.ports[lost]!, ...cluster.ports.filter((_, i) => i !== lost)];
+      const t0 = Date.now();
+      c = await startTestGateway({ ...env(), REDIS_URL: `redis-cluster://${seeds.map((p) => `127.0.0.1:${p}`).join(',')}` });
+      expect(Date.now() - t0).toBeLessThan(20_000);
+      expect((await c.post('production', UTILS('60601'))).status).toBe(200);
+      const hc = await eventually(async () => {
+        const r = await readyz(c!);
+        return r.status === 503 && r.body.redis.startsWith('partial') && r.body;
+      });
+      expect(hc.redis).toBe('partial: 1 of 3 masters not answering');
+      expect(hc.allowance.degraded).toMatch(/unreachable master/);
     } finally {
       await cluster.start(lost);
     }
     await cluster.ready();
     // Recovery without a restart: readiness, the allowance on the lost slots, and the replay
     // records written during the outage (retried, not dropped).
-    await eventually(async () => (await readyz(a)).status === 200 && (await readyz(b)).status === 200, 15_000);
+    await eventually(async () => (await readyz(a)).status === 200 && (await readyz(b)).status === 200 && (await readyz(c!)).status === 200, 15_000);
+    // The gateway started during the outage takes purges like the others (its subscription held or was retried).
+    await eventually(async () => {
+      const out: string[] = [];
+      await runCacheCli(['purge', '--all'], { ...process.env, REDIS_URL: cluster.url }, { out: (l) => out.push(l), err: (l) => out.push(l) });
+      return /3 of 3 live instance\(s\) confirmed/.test(out.join('\n'));
+    }, 15_000, 500);
     const back = await play(a, onLost[0]!);
     expect(back.status).toBe(200);
     expect(back.headers.get('x-ratelimit-remaining')).toBe(String(ALLOWANCE - 1));

@@ -51,6 +51,25 @@ describe.skipIf(problem)('Redis Sentinel: two gateway instances and a failover',
     expect(out.join('\n')).toMatch(/2 of 2 live instance\(s\) confirmed/);
   });
 
+  it('a gateway starts while the first sentinel of the list is down, and takes purges', async () => {
+    await sentinel.killSentinel(0);
+    let c: TestGateway | null = null;
+    try {
+      const t0 = Date.now();
+      c = await startTestGateway(env());
+      expect(Date.now() - t0).toBeLessThan(20_000);
+      expect((await c.post('production', UTILS('60601'))).status).toBe(200);
+      // A sentinel down is no Redis outage: the master answers.
+      expect(await readyz(c)).toMatchObject({ status: 200, body: { redis: 'up' } });
+      const out: string[] = [];
+      expect(await runCacheCli(['purge', '--all'], { ...process.env, REDIS_URL: sentinel.url }, { out: (l) => out.push(l), err: (l) => out.push(l) })).toBe(0);
+      expect(out.join('\n')).toMatch(/3 of 3 live instance\(s\) confirmed/);
+    } finally {
+      await c?.close();
+      await sentinel.startSentinel(0);
+    }
+  }, 60_000);
+
   it('master killed under load: keyed answers, playground fails closed then recovers, replay records survive', async () => {
     const oldMaster = sentinel.masterPort();
     const ids: string[] = [];

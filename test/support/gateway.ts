@@ -18,7 +18,8 @@ export interface TestGateway {
 /** `opts.now`: the gateway's clock (injected in tests of dates); `opts.logger`: capture its log. */
 export async function startTestGateway(env: Record<string, string> = {}, opts: { now?: () => Date; logger?: StartOptions['logger'] } = {}): Promise<TestGateway> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-e2e-'));
-  const keysFile = path.join(dataDir, 'keys.json');
+  // Instances given one KEYS_FILE share it (each still gets keys of its own in it).
+  const keysFile = env.KEYS_FILE ?? path.join(dataDir, 'keys.json');
   const production = (await issueKey(keysFile, { environment: 'production', partnerCode: 'ACME' })).key;
   const certification = (await issueKey(keysFile, { environment: 'certification', partnerCode: 'ACME' })).key;
   const g = await startGateway({

@@ -118,6 +118,9 @@ export interface TestSentinel {
   killData(port: number): Promise<void>;
   /** Start that data node again (it rejoins as a replica once the sentinels reconfigure it). */
   startData(port: number): Promise<void>;
+  /** SIGKILL sentinel i (0 is the first of the URL's host list); startSentinel(i) brings it back. */
+  killSentinel(i: number): Promise<void>;
+  startSentinel(i: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -167,11 +170,15 @@ export async function startTestSentinel(opts: { downAfterMs?: number } = {}): Pr
     url: `redis-sentinel://${sentinels.map((s) => `127.0.0.1:${s.port}`).join(',')}/${name}`,
     masterName: name,
     masterPort() {
-      const out = redisCli(sentinels[0]!.port, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name).trim().split('\n');
+      // Asks the first sentinel that runs (a test may have killed some).
+      const asked = sentinels.find((s) => s.child) ?? sentinels[0]!;
+      const out = redisCli(asked.port, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name).trim().split('\n');
       return Number(out[1]);
     },
     killData: (port) => dataNodes.get(port)!.kill(),
     startData: (port) => dataNodes.get(port)!.start(),
+    killSentinel: (i) => sentinels[i]!.kill(),
+    startSentinel: (i) => sentinels[i]!.start(),
     stop,
   };
 }

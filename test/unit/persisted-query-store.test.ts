@@ -1,7 +1,7 @@
 // The APQ document store is bounded by bytes per environment and evicts the least recently used
 // document first, the same way embedded and on a real redis-server (Lua script).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPersistedQueryStore, persistedQueryKeys, type PersistedQueryStore } from '../../server/stores/persisted-query-store.js';
+import { createPersistedQueryStore, persistedQueryKeys, PERSISTED_QUERY_DEADLINE_MS, type PersistedQueryStore } from '../../server/stores/persisted-query-store.js';
 import { connectRedis, type RedisClient } from '../../server/stores/redis-connection.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 
@@ -51,5 +51,21 @@ describe.each(['embedded', 'redis'] as const)('%s store', (kind) => {
     await s.put('certification', 'c'.repeat(64), doc(8));
     await s.put('certification', 'c'.repeat(64), doc(8));
     if (kind === 'redis') expect(Number(await client.get(persistedQueryKeys('certification')[2]))).toBe(40);
+  });
+});
+
+describe('redis store: a Redis that hangs', () => {
+  it('a lookup gives up at the deadline (a miss for the client), not at the command timeout', async () => {
+    const s = createPersistedQueryStore({ redis: client, maxBytes: 1000 });
+    await s.put('production', 'c'.repeat(64), doc(3));
+    redis.pause();
+    try {
+      const t0 = Date.now();
+      await expect(s.get('production', 'c'.repeat(64))).rejects.toThrow(/timed out/);
+      expect(Date.now() - t0).toBeLessThan(PERSISTED_QUERY_DEADLINE_MS + 150);
+    } finally {
+      redis.resume();
+    }
+    expect(await s.get('production', 'c'.repeat(64))).toBe(doc(3));
   });
 });

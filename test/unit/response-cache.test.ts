@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IncomingMessage } from 'node:http';
 import { connectRedis, type RedisClient } from '../../server/stores/redis-connection.js';
+import { InstanceBus } from '../../server/stores/instance-registry.js';
 import { loadCacheReplaySettings, type CacheSettings } from '../../server/stores/cache-config.js';
 import {
   ResponseCache,
@@ -319,8 +320,10 @@ describe('shared through Redis', () => {
   });
 
   it('an answer stored by one instance is a hit on another; a purge reaches both', async () => {
-    const one = new ResponseCache({ settings: settings(), redis: a });
-    const two = new ResponseCache({ settings: settings(), redis: b });
+    const busA = await InstanceBus.open(a, () => {});
+    const busB = await InstanceBus.open(b, () => {});
+    const one = new ResponseCache({ settings: settings(), redis: a, bus: busA });
+    const two = new ResponseCache({ settings: settings(), redis: b, bus: busB });
     await one.start();
     await two.start();
     try {
@@ -342,6 +345,8 @@ describe('shared through Redis', () => {
     } finally {
       await one.close();
       await two.close();
+      await busA.close();
+      await busB.close();
     }
   });
 

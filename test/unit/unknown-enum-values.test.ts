@@ -48,7 +48,7 @@ describe('feedEnum', () => {
   it('logs a new value once per enum and value per hour, bounded', async () => {
     const warn = vi.fn();
     const logger = { warn, info: vi.fn(), error: vi.fn(), debug: vi.fn(), child: () => logger } as any;
-    const cap = await observabilityCapability({ config: { ports: { ops: null } } as any, logger, redis: null, mesh: {} as any, createPrivateListener: (() => { throw new Error('not used'); }) as any });
+    const cap = await observabilityCapability({ config: { ports: { ops: null } } as any, logger, redis: null, bus: null, mesh: {} as any, createPrivateListener: (() => { throw new Error('not used'); }) as any });
     try {
       await run([{ meterType: 'PLC', premiseType: 'PLC' }, { meterType: 'PLC', premiseType: 'SMART' }]);
       const lines = warn.mock.calls.map(([fields]) => `${fields.enum} ${fields.value}`);
