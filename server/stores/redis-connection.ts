@@ -72,7 +72,7 @@ export function redisFromUrl(url: string): RedisClient {
   return new Redis({ ...nodeOptions(t), db: t.db, host: t.nodes[0]!.host, port: t.nodes[0]!.port });
 }
 
-/** How long a start waits for Redis: a node must answer within this (then the start fails). */
+/** How long a start waits for a Cluster or Sentinel set: a node must answer within this (then the start fails). */
 export const REDIS_START_DEADLINE_MS = 10_000;
 
 /**
@@ -95,7 +95,10 @@ export function whenReady(client: RedisClient, ms: number): Promise<void> {
     const timer = setTimeout(() => done(new Error(`no node answered within ${ms} ms${lastError ? ` (last error: ${lastError})` : ''}`)), ms);
     client.on('ready', onReady);
     client.on('error', onError);
-    if (client.status === 'wait' || client.status === 'end') client.connect().catch((err: Error) => onError(err));
+    // A single node that refuses the connection fails the start at once, as it always did; a
+    // Cluster or Sentinel set waits for any of its nodes until the deadline.
+    const single = !(client instanceof Cluster) && !(client as Redis).options.sentinels?.length;
+    if (client.status === 'wait' || client.status === 'end') client.connect().catch((err: Error) => (single ? done(new Error(lastError || err.message)) : onError(err)));
   });
 }
 

@@ -93,9 +93,15 @@ describe.skipIf(problem)('Redis Sentinel: the first sentinel down', () => {
 });
 
 describe('no node answers', () => {
-  it.each(['redis', 'redis-cluster', 'redis-sentinel'])('%s: the start gives up at the deadline with the last error', async (scheme) => {
+  it('redis (one node): a refused connection fails the start at once', async () => {
+    const err = await connectRedis(`redis://127.0.0.1:${await freePort()}`, 5000).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RedisUnavailableError);
+    expect((err as Error).message).toMatch(/Redis is unreachable .*ECONNREFUSED/);
+  });
+
+  it.each(['redis-cluster', 'redis-sentinel'])('%s: the start gives up at the deadline with the last error', async (scheme) => {
     const [p1, p2] = [await freePort(), await freePort()];
-    const url = scheme === 'redis' ? `redis://127.0.0.1:${p1}` : `${scheme}://127.0.0.1:${p1},127.0.0.1:${p2}${scheme === 'redis-sentinel' ? '/mymaster' : ''}`;
+    const url = `${scheme}://127.0.0.1:${p1},127.0.0.1:${p2}${scheme === 'redis-sentinel' ? '/mymaster' : ''}`;
     const t0 = Date.now();
     const err = await connectRedis(url, 800).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RedisUnavailableError);
