@@ -1,11 +1,13 @@
 // Structured logs (pino). Keys, tokens and full street addresses never reach a log line.
 //
 // Asynchronous stdout: a slow reader of stdout (a stalled log collector) must not stall request
-// handling, so lines are queued while a write is in flight and go out together in the next one.
-// Lines are also gathered up to LOG_BATCH_BYTES before a write (at most LOG_FLUSH_MS late): one
-// write per ~20 request lines instead of one each, which under load cost the event loop more than
-// building the lines. pino flushes what is still queued when the process exits, including on a
+// handling. Lines are gathered here up to LOG_BATCH_BYTES (at most LOG_FLUSH_MS late) and handed to
+// pino's asynchronous destination (sonic-boom) a batch at a time: one write per ~20 request lines
+// instead of one each. The batch is ours, not sonic-boom's, because sonic-boom measures the UTF-8
+// length of its whole pending text on every write (a few µs per line at 8 KB pending, more than
+// building the line). What is still gathered is written out when the process exits, including on a
 // fatal error.
+import fs from 'node:fs';
 import pino from 'pino';
 
 const BASE = { service: 'energy-plan-gateway' };
@@ -16,8 +18,44 @@ export type LineLevel = keyof typeof LEVEL_NUMBERS;
 const LOG_BATCH_BYTES = 8 * 1024;
 const LOG_FLUSH_MS = 200;
 
+/** A destination that gathers lines and hands sonic-boom one string per batch. */
+function batchedStdout() {
+  const boom = pino.destination({ dest: 1, sync: false });
+  let pending = '';
+  const drain = () => {
+    if (pending === '') return;
+    const batch = pending;
+    pending = '';
+    boom.write(batch);
+  };
+  setInterval(drain, LOG_FLUSH_MS).unref();
+  // At exit nothing asynchronous runs any more: what sonic-boom queued, then what we gathered, is
+  // written synchronously.
+  process.once('exit', () => {
+    try {
+      boom.flushSync();
+      if (pending !== '') fs.writeSync(1, pending);
+    } catch {
+      // stdout already closed: nothing more can be written.
+    }
+    pending = '';
+  });
+  return {
+    write(line: string) {
+      pending += line;
+      if (pending.length >= LOG_BATCH_BYTES) drain();
+      return true;
+    },
+    /** pino's logger.flush(cb). */
+    flush(cb?: (err?: Error) => void) {
+      drain();
+      boom.flush(cb);
+    },
+  };
+}
+
 export function createLogger(level = process.env.LOG_LEVEL ?? 'info') {
-  const dest = pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES, periodicFlush: LOG_FLUSH_MS });
+  const dest = batchedStdout();
   const logger = pino({
     level,
     base: BASE,
