@@ -7,7 +7,10 @@ import { fileURLToPath } from 'node:url';
 import yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { compileFeedMapping, FeedConfigError, isFeedMappingKey, KIND_NAMES, UNIT_NAMES, FEED_INPUT_KEYS } from '../../feeds/mapping/index.js';
-import { BLOCK_SCHEMA, blockShapeProblems } from '../../feeds/mapping/block-schema.js';
+import { BLOCK_AJV_OPTIONS, BLOCK_SCHEMA, blockShapeProblems, blockValidatorSource } from '../../feeds/mapping/block-schema.js';
+import { Ajv } from 'ajv';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const read = (file: string) => readFileSync(`${ROOT}${file}`, 'utf8');
@@ -222,6 +225,39 @@ describe('shape errors name the feed and the key, what was expected and what was
       ['pagination', (b) => void (b.pagination = [{ cursor: { arg: 'c', next: 'n' } }]), 'pagination', /expected \{ cursor: \{ arg, next \} \} or \{ page: \{ arg, size \} \}, got a list/],
       ['a page', (b) => void (b.pagination = { page: [{ arg: 'p', size: 5 }] }), 'pagination.page', /expected a mapping, got a list/],
     ])('%s', (_what, change, key, detail) => expectRefused(change, key, detail));
+  });
+});
+
+describe('the validator compiled ahead of time (npm start\'s build)', () => {
+  it('answers exactly as the one compiled at load, valid and invalid blocks alike', async () => {
+    // Beside the project, so its require() of ajv's runtime resolves as in the bundle.
+    const dir = mkdtempSync(`${ROOT}test/.block-validator-`);
+    try {
+      const file = `${dir}/validator.mjs`;
+      writeFileSync(file, `import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);\n${blockValidatorSource()}`);
+      const ahead = (await import(pathToFileURL(file).href)).default as (b: unknown) => boolean & { errors?: unknown };
+      const atLoad = new Ajv(BLOCK_AJV_OPTIONS).compile(BLOCK_SCHEMA);
+      const changes: Change[] = [
+        () => {},
+        (b) => void delete b.kind,
+        (b) => void (b.kind = 'tariffs'),
+        (b) => void (b.feilds = {}),
+        (b) => void (b.fields.title = { path: 'name', unit: 'usd' }),
+        (b) => void (b.timeoutMs = -5),
+        (b) => void (b.args = []),
+        (b) => void (b.fields.energyBlocks.fields.price.unit = 'usd_per_gwh'),
+        (b) => void (b.pagination = { cursor: { arg: 'c' } }),
+      ];
+      for (const change of changes) {
+        const b = block();
+        change(b);
+        const errorsOf = (v: { errors?: unknown }) => JSON.parse(JSON.stringify((v.errors ?? []) as object[]));
+        expect(ahead(b)).toBe(atLoad(b));
+        expect(errorsOf(ahead as { errors?: unknown })).toEqual(errorsOf(atLoad));
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
