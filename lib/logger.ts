@@ -30,7 +30,8 @@ function batchedStdout() {
   };
   setInterval(drain, LOG_FLUSH_MS).unref();
   // At exit nothing asynchronous runs any more: what sonic-boom queued, then what we gathered, is
-  // written synchronously.
+  // written synchronously (a batch already on its way on libuv's pool may land after them, as with
+  // pino's own exit flush; each line carries its time).
   process.once('exit', () => {
     try {
       boom.flushSync();
