@@ -53,11 +53,27 @@ const up = async (port: number) => (await fetch(`http://127.0.0.1:${port}/health
 const utilities = (port: number) =>
   fetch(`http://127.0.0.1:${port}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ utilities(zipCode: "75001") { id } }' }) });
 
+/**
+ * startMain, until both listeners are ours: free ports are found, then bound, and another test
+ * process may take one in between (EADDRINUSE), when its own listener would answer in ours' place.
+ */
+async function startListening(extra: Record<string, string> = {}): Promise<Started> {
+  for (let attempt = 1; ; attempt++) {
+    const started = await startMain(extra);
+    const listening = (environment: string, port: number) => started.lines.some((l) => l.msg === 'listening' && l.environment === environment && String(l.url).includes(`:${port}/`));
+    const taken = () => started.lines.some((l) => /EADDRINUSE/.test(JSON.stringify(l)));
+    await eventually(async () => taken() || (listening('production', started.ports.production) && listening('playground', started.ports.playground) && (await up(started.ports.production)) && (await up(started.ports.playground))), 120_000, 250);
+    if (!taken()) return started;
+    started.proc.kill('SIGKILL');
+    await started.exited;
+    if (attempt >= 3) throw new Error('a port was taken by another process three times in a row');
+  }
+}
+
 describe('npm start: the playground in a process of its own', () => {
   let s: Started;
   beforeAll(async () => {
-    s = await startMain();
-    await eventually(async () => (await up(s.ports.production)) && (await up(s.ports.playground)), 120_000, 250);
+    s = await startListening();
   });
   afterAll(() => {
     if (s?.proc.exitCode === null) s.proc.kill('SIGKILL');
@@ -110,9 +126,8 @@ describe('npm start: the playground in a process of its own', () => {
 
 describe('PLAYGROUND_PROCESS=off', () => {
   it('keeps every environment in one process', async () => {
-    const s = await startMain({ PLAYGROUND_PROCESS: 'off' });
+    const s = await startListening({ PLAYGROUND_PROCESS: 'off' });
     try {
-      await eventually(async () => (await up(s.ports.production)) && (await up(s.ports.playground)), 120_000, 250);
       expect(s.lines.some((l) => l.msg === 'playground process started')).toBe(false);
     } finally {
       s.proc.kill('SIGTERM');
