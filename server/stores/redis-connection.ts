@@ -18,11 +18,7 @@ export class RedisUnavailableError extends Error {
 
 const retry = (times: number) => Math.min(50 * 2 ** Math.min(times, 6), 2000);
 
-// Auto-pipelining: the commands of every request handled in one turn of the event loop go out in
-// one write (a loopback write costs the sender the receiver's TCP work too: two small writes a
-// playground request were a fifth of its CPU).
 const COMMON: RedisOptions = {
-  enableAutoPipelining: true,
   enableOfflineQueue: false,
   maxRetriesPerRequest: 1,
   connectTimeout: 2000,
@@ -35,7 +31,6 @@ const COMMON: RedisOptions = {
 // short retries cover a MOVED after a failover; server/stores/redis-health.ts stops sending to a
 // master known to be down altogether.
 const CLUSTER: ClusterOptions = {
-  enableAutoPipelining: true,
   enableOfflineQueue: false,
   // ioredis' ready check sends CLUSTER INFO to a random node of the slot map, which may be a master
   // that is down; when it fails, the client reconnects but the promise of connect() never settles
