@@ -31,22 +31,25 @@ const precompiledValidator = {
   },
 };
 
-await build({
-  ...common,
-  plugins: [precompiledValidator],
-  entryPoints: { gateway: 'server/main.ts' },
-  // typescript: an optional loader of graphql-tag-pluck the gateway never calls; render-graphiql: only
-  // the build below uses it.
-  external: ['graphql', 'typescript', '@graphql-yoga/render-graphiql'],
-  // CommonJS libraries inside an ES module bundle still call require() for Node's built-ins.
-  banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
-  outdir: 'dist',
-  outExtension: { '.js': '.mjs' },
-  // Maps for debugging (`NODE_OPTIONS=--enable-source-maps`); the bundle itself is not minified.
-  sourcemap: true,
-  sourcesContent: false,
-});
-await fs.rm(validatorCode, { force: true });
+try {
+  await build({
+    ...common,
+    plugins: [precompiledValidator],
+    entryPoints: { gateway: 'server/main.ts' },
+    // typescript: an optional loader of graphql-tag-pluck the gateway never calls; render-graphiql: only
+    // the build below uses it.
+    external: ['graphql', 'typescript', '@graphql-yoga/render-graphiql'],
+    // CommonJS libraries inside an ES module bundle still call require() for Node's built-ins.
+    banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
+    outdir: 'dist',
+    outExtension: { '.js': '.mjs' },
+    // Maps for debugging (`NODE_OPTIONS=--enable-source-maps`); the bundle itself is not minified.
+    sourcemap: true,
+    sourcesContent: false,
+  });
+} finally {
+  await fs.rm(validatorCode, { force: true });
+}
 
 const renderer = path.resolve('dist/.render-playground.mjs');
 await build({ ...common, packages: 'external', entryPoints: ['server/http/playground-page.ts'], outfile: renderer });

@@ -21,7 +21,7 @@
 // remaining 0.
 //
 // Free is not unlimited: free requests are rate-limited per client IP (IPv6 per /64, like the
-// allowance): at most `freeRate.points` per `freeRate.windowSeconds`, counted beside the allowance
+// allowance): at most `points` per `windowSeconds` of the store's free rate, counted beside the allowance
 // (server/stores/free-rate.ts; in Redis when REDIS_URL is set, so every instance shares it). Every
 // playground request takes a free point in onRequest, before its body is read, in the same store
 // round trip that reads the allowance; a call the allowance counts gets its point back in the
@@ -47,8 +47,6 @@ export interface AllowancePluginOptions {
   /** Counts free requests too when built with a free rate (createAllowanceStore's freeRate). */
   store: AllowanceStore;
   limit: number;
-  /** For the refusal's message: the free rate the store was built with. */
-  freeRate?: { points: number; windowSeconds: number };
   /** Seconds in Retry-After when the store is unavailable. */
   retryAfterSeconds?: number;
   logger?: { warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
@@ -76,7 +74,7 @@ export function allowancePlugin(opts: AllowancePluginOptions): HttpPlugin {
     logger?.error({ requestId: state.requestId, error: (err as Error).message }, 'playground allowance store unavailable: refusing counted calls (503)');
   };
 
-  const tooManyFree = `Too many free playground requests (introspection, invalid queries, page loads, calls after the allowance is spent) from your IP address: at most ${opts.freeRate?.points} per ${opts.freeRate?.windowSeconds} s. Try again later.`;
+  const tooManyFree = `Too many free playground requests (introspection, invalid queries, page loads, calls after the allowance is spent) from your IP address: at most ${store.free.rate.points} per ${store.free.rate.windowSeconds} s. Try again later.`;
   const freeRateReply = (state: RequestState, ms: number): Reply => {
     const retryAfter = Math.max(1, Math.ceil(ms / 1000));
     state.notes.allowance = { ...(state.notes.allowance as object | undefined), counted: false, reason: 'free_request_rate' };

@@ -45,6 +45,8 @@ export interface Admission {
 
 export interface AllowanceStore {
   readonly limit: number;
+  /** The free-request rate counted beside the allowance (points 0: none). */
+  readonly free: FreeRateCounter;
   /**
    * Counts one call for `ip` if any allowance is left, and gives back the free request `admit`
    * charged for it. Rejects with AllowanceUnavailableError when it cannot count.

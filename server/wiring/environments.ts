@@ -26,7 +26,7 @@ export const environmentsCapability: CapabilitySetup = async ({ config, logger, 
     }
     logger.info({ mode: allowance.health().mode, limit: config.playgroundAllowance }, 'playground allowance store');
   }
-  const allowancePlugins: HttpPlugin[] = allowance ? [allowancePlugin({ store: allowance, limit: config.playgroundAllowance, freeRate: config.playgroundFreeRate, logger })] : [];
+  const allowancePlugins: HttpPlugin[] = allowance ? [allowancePlugin({ store: allowance, limit: config.playgroundAllowance, logger })] : [];
 
   return {
     name: 'environments',

@@ -51,7 +51,7 @@ describe.each(Object.keys(stores))('free-request rate (%s)', (kind) => {
 
   it('lets `points` requests through per IP, then 429 FREE_REQUEST_RATE with Retry-After and the allowance headers', async () => {
     const warnings: object[] = [];
-    const plugin = allowancePlugin({ store: await open({ points: 3, windowSeconds: 60 }), limit: 10, freeRate: { points: 3, windowSeconds: 60 }, logger: { warn: (o: object) => void warnings.push(o), error: () => {} } });
+    const plugin = allowancePlugin({ store: await open({ points: 3, windowSeconds: 60 }), limit: 10, logger: { warn: (o: object) => void warnings.push(o), error: () => {} } });
     for (let i = 0; i < 3; i++) expect(await plugin.onRequest!(stateFor('192.0.2.1'))).toBeUndefined();
     const refused = stateFor('192.0.2.1');
     const reply = (await plugin.onRequest!(refused)) as { status: number; body: string; headers: Record<string, string> };
@@ -73,7 +73,7 @@ describe.each(Object.keys(stores))('free-request rate (%s)', (kind) => {
   });
 
   it('gives a counted call its point back, and counts the allowance exactly', async () => {
-    const plugin = allowancePlugin({ store: await open({ points: 2, windowSeconds: 60 }), limit: 10, freeRate: { points: 2, windowSeconds: 60 } });
+    const plugin = allowancePlugin({ store: await open({ points: 2, windowSeconds: 60 }), limit: 10 });
     for (let i = 0; i < 10; i++) {
       const s = stateFor('192.0.2.9');
       expect(await plugin.onRequest!(s)).toBeUndefined();
