@@ -22,7 +22,8 @@
 //   + prom-client's default process metrics (process_*, nodejs_*)
 // The scrape-time upstream, cache-store and replay figures are process-wide counters kept by those
 // layers (upstreamStats, responseCacheStats, replayStats): one gateway per process in production.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { tallyCounter, tallyHistogram, type TallyHistogramSeries, type TallySeries } from './tally.js';
 import type { EnvironmentName, HttpPlugin, Reply, RequestState } from '../http/plugin.js';
 import { upstreamStats, type FeedStats } from '../../feeds/upstream/stats.js';
 import { feedEventCounts } from '../../feeds/feed-events.js';
@@ -54,8 +55,9 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
   const registry = new Registry();
   if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
 
-  const counter = <L extends string>(name: string, help: string, labelNames: L[]) => new Counter<L>({ name, help, labelNames, registers: [registry] });
-  const histogram = <L extends string>(name: string, help: string, labelNames: L[], buckets: number[]) => new Histogram<L>({ name, help, labelNames, buckets, registers: [registry] });
+  // Series counted per request or per upstream call are tallies (observability/tally.ts).
+  const counter = <L extends string>(name: string, help: string, labelNames: L[]) => tallyCounter<L>(registry, name, help, labelNames);
+  const histogram = <L extends string>(name: string, help: string, labelNames: L[], buckets: number[]) => tallyHistogram<L>(registry, name, help, labelNames, buckets);
   const requests = counter('gateway_requests_total', 'Requests answered, by environment and HTTP status.', ['environment', 'status']);
   const duration = histogram('gateway_request_duration_seconds', 'Time from request received to answer sent (ms resolution), by environment.', ['environment'], REQUEST_BUCKETS);
   const hits = counter('gateway_cache_hits_total', 'Executable operations answered from the response cache.', ['environment']);
@@ -75,7 +77,7 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
   const upstreamDuration = histogram('gateway_upstream_request_duration_seconds', 'Upstream feed calls as the resolver saw them (retries included), by feed.', ['feed'], UPSTREAM_BUCKETS);
   const upstreamErrors = counter('gateway_upstream_errors_total', 'Failed upstream feed calls (after retries), by feed and kind (timeout, network, status, malformed, too_large, circuit_open, aborted).', ['feed', 'kind']);
   const playground = counter('gateway_playground_calls_total', 'Playground /graphql requests: counted against the allowance, refused (used up or store down), free (introspection, page loads, errors before validation).', ['result']);
-  const playgroundResult = { counted: counterChild(playground, { result: 'counted' }), refused: counterChild(playground, { result: 'refused' }), free: counterChild(playground, { result: 'free' }) };
+  const playgroundResult = { counted: playground.series({ result: 'counted' }), refused: playground.series({ result: 'refused' }), free: playground.series({ result: 'free' }) };
 
   new Gauge({
     name: 'gateway_upstream_circuit_breaker_state',
@@ -172,25 +174,18 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
     });
   }
 
-  // Label children found once per label set, each exported at 0 from then on.
-  const statusChildren = new Map<string, { inc(n?: number): void }>();
-  const requestChild = (environment: string, status: number) => {
-    const k = `${environment} ${status}`;
-    let c = statusChildren.get(k);
-    if (!c) statusChildren.set(k, (c = counterChild(requests, { environment, status: String(status) })));
-    return c;
-  };
-  const feedChildren = new Map<string, { observe(v: number): void }>();
+  // Series found once per label set, each exported at 0 from then on.
+  const feedChildren = new Map<string, TallyHistogramSeries>();
   const feedChild = (feed: string) => {
     let c = feedChildren.get(feed);
-    if (!c) feedChildren.set(feed, (c = histogramChild(upstreamDuration, { feed })));
+    if (!c) feedChildren.set(feed, (c = upstreamDuration.series({ feed })));
     return c;
   };
-  const errorChildren = new Map<string, { inc(n?: number): void }>();
+  const errorChildren = new Map<string, TallySeries>();
   const errorChild = (feed: string, kind: string) => {
     const k = `${feed} ${kind}`;
     let c = errorChildren.get(k);
-    if (!c) errorChildren.set(k, (c = counterChild(upstreamErrors, { feed, kind })));
+    if (!c) errorChildren.set(k, (c = upstreamErrors.series({ feed, kind })));
     return c;
   };
 
@@ -198,17 +193,23 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
     registry,
     render: () => registry.metrics(),
     plugin(environment) {
-      const durationChild = histogramChild(duration, { environment });
-      const hitChild = counterChild(hits, { environment });
-      const missChild = counterChild(misses, { environment });
-      const coalescedChild = counterChild(coalesced, { environment });
+      const statusChildren = new Map<number, TallySeries>();
+      const requestChild = (status: number) => {
+        let c = statusChildren.get(status);
+        if (!c) statusChildren.set(status, (c = requests.series({ environment, status: String(status) })));
+        return c;
+      };
+      const durationChild = duration.series({ environment });
+      const hitChild = hits.series({ environment });
+      const missChild = misses.series({ environment });
+      const coalescedChild = coalesced.series({ environment });
       let counts = hitCounts.get(environment);
       if (!counts) hitCounts.set(environment, (counts = { hits: 0, misses: 0 }));
       const hc = counts;
       return {
         name: 'metrics',
         onResponse(state: RequestState, reply: Reply): void {
-          requestChild(environment, reply.status).inc();
+          requestChild(reply.status).inc();
           durationChild.observe(Math.max(0, Date.now() - state.receivedAt) / 1000);
           const op = state.operation;
           if (op && !op.introspectionOnly) {
@@ -232,19 +233,6 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
       };
     },
   };
-}
-
-/** A counter's series for one label set, exported at 0 before its first increment. */
-function counterChild<L extends string>(counter: Counter<L>, labels: Record<L, string>) {
-  const child = counter.labels(labels);
-  child.inc(0);
-  return child;
-}
-
-/** A histogram's series for one label set, exported (all buckets 0) before its first sample. */
-function histogramChild<L extends string>(histogram: Histogram<L>, labels: Record<L, string>) {
-  histogram.zero(labels);
-  return histogram.labels(labels);
 }
 
 /** "status 503", "timeout (served a 3 s old copy)" -> "status", "timeout". */

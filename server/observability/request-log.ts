@@ -66,6 +66,17 @@ const looksPersonal = (name: string) => {
 function hasPersonalData(variables: Record<string, unknown> | null | undefined, rootFields: string[] | undefined): boolean {
   if (rootFields?.some((f) => schemaPolicy.personalArgsOf(f).length > 0)) return true;
   if (!variables) return false;
+  // Repeated request texts share one frozen variables object (http/request-body.ts): decided once.
+  const known = personalVariables.get(variables);
+  if (known !== undefined) return known;
+  const found = namesPersonalData(variables);
+  if (Object.isFrozen(variables)) personalVariables.set(variables, found);
+  return found;
+}
+
+const personalVariables = new WeakMap<object, boolean>();
+
+function namesPersonalData(variables: Record<string, unknown>): boolean {
   for (const [k, v] of Object.entries(variables)) {
     if (looksPersonal(k)) return true;
     if (v && typeof v === 'object' && !Array.isArray(v)) for (const k2 of Object.keys(v)) if (looksPersonal(k2)) return true;

@@ -6,6 +6,7 @@ import { pathOf, type HttpPlugin, type Reply, type RequestState } from '../http/
 import type { ReplayRecord, ReplayStore } from '../stores/replay-store.js';
 import { digestQuery, sealPersonalData } from '../stores/replay-privacy.js';
 import { schemaPolicy } from '../../api/schema-policy.js';
+import { isoTime } from '../../lib/iso-time.js';
 
 const KEPT_HEADERS = /^(x-request-id|x-cache|age|retry-after|x-ratelimit-.*)$/i;
 const SECRET_NOTE = /^(x-?api-?key|api_?key|key|token|secret|password|authorization)$/i;
@@ -26,7 +27,7 @@ export function replayRecord(state: RequestState, reply: Reply, now = Date.now()
   }
   const record: ReplayRecord = {
     id: state.requestId,
-    time: new Date(state.receivedAt).toISOString(),
+    time: isoTime(state.receivedAt),
     environment: state.environment,
     partnerCode: state.partnerCode,
     clientIp: state.clientIp,

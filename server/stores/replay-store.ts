@@ -10,71 +10,33 @@
 // keyed environments first, so a keyless request reusing a partner's id never shadows its record.
 //
 // Writing never slows or fails a request: records go into a bounded in-memory queue (count and
-// bytes) and are written in batches in the background. A full queue or a store outage drops
-// records and counts them (`dropped`); nothing is retried forever.
+// bytes) and are written in batches in the background. A record is encoded into its partition's
+// batch the moment it is queued (replay-chunk.ts): a queued batch is one buffer, not objects kept
+// alive until it is written. A full queue or a store outage drops records and counts them
+// (`dropped`); nothing is retried forever.
 //
 // Stores:
 // - Redis (REDIS_URL): one chunk per written batch (up to 500 records) with a TTL of the
-//   retention, in which each distinct response body, query text and variables is stored once (a
-//   cached answer sent 500 times is one body, one query and 500 records of ~300 bytes that refer
-//   to them, deflated to ~30 bytes each); a
-//   sorted-set index of chunks by their newest record, a hash from request id to chunk, a hash of
-//   chunk sizes and a byte counter. Retention and the size bound drop whole chunks, oldest first.
-//   All keys share the hash tag `{replay}` so the Lua scripts that keep them consistent also run
-//   on Redis Cluster.
+//   retention, in the format of replay-chunk.ts (a cached answer sent 500 times is one body and
+//   500 records of ~200 bytes, deflated to ~30 bytes each); a sorted-set index of chunks by their
+//   newest record, a hash from request id to chunk, a hash of chunk sizes and a byte counter.
+//   Retention and the size bound drop whole chunks, oldest first. All keys share the hash tag
+//   `{replay}` so the Lua scripts that keep them consistent also run on Redis Cluster.
 // - Embedded (no Redis): append-only JSONL segment files under <DATA_DIR>/replay/, rotated by
 //   size; whole segments are deleted when older than the retention or when the total exceeds the
 //   size bound (so the bound holds to within one segment).
 import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { promisify } from 'node:util';
-import zlib from 'node:zlib';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { canReach, type RedisClient } from './redis-health.js';
 import type { ReplaySettings } from './cache-config.js';
-import { recordJson, safeJson, type QueryDigest, type SealedBox } from './replay-privacy.js';
-import { jsonString as str, jsonStringOrNull as strOrNull } from '../../lib/json-text.js';
+import type { ReplayRecord } from './replay-record.js';
+import { chunkEncoder, decodeChunk, linesEncoder, packChunk, unpackChunk, type BatchEncoder, type EncodedBatch } from './replay-chunk.js';
 
-export interface ReplayUpstreamCall {
-  feed: string;
-  url: string;
-  status: number | null;
-  durationMs: number;
-  error?: string;
-}
+export { decodeChunk, encodeChunk, packChunk, unpackChunk } from './replay-chunk.js';
 
-export interface ReplayRecord {
-  /** The request id (x-request-id). */
-  id: string;
-  /** When the request was received, ISO 8601. */
-  time: string;
-  environment: string;
-  partnerCode: string | null;
-  clientIp: string;
-  operationName: string | null;
-  /**
-   * The operation text as sent: null when the request had no readable body, or when it was not
-   * executed (refused, invalid, introspection-only: see queryDigest), or a mask (personalData).
-   */
-  query: string | null;
-  /** For a request not executed: its text's digest instead of the text. */
-  queryDigest?: QueryDigest;
-  /** Present when the record touches personal data: those parts are masked, sealed when a key was set. */
-  personalData?: { sealed: SealedBox | null; unsealed?: true };
-  variables: Record<string, unknown> | null;
-  status: number;
-  /** The exact body sent. */
-  responseBody: string;
-  /** The headers that matter for support: x-request-id, x-cache, age, X-RateLimit-*, Retry-After. */
-  responseHeaders: Record<string, string>;
-  fromCache: boolean;
-  cache: string | null;
-  upstreamCalls: ReplayUpstreamCall[];
-  durationMs: number;
-  /** Plugins' notes (allowance state, key id, cache level). */
-  notes?: Record<string, unknown>;
-}
+export type { ReplayRecord, ReplayUpstreamCall } from './replay-record.js';
 
 export interface ReplayQuery {
   partner?: string;
@@ -140,8 +102,9 @@ function approxSize(r: ReplayRecord): number {
 }
 
 interface Backend {
-  /** Writes a batch; returns how many records could not be serialized (dropped). */
-  write(records: ReplayRecord[]): Promise<number>;
+  /** A new batch, encoded record by record as they are queued. */
+  encoder(): BatchEncoder;
+  write(batch: EncodedBatch): Promise<void>;
   get(id: string, environment?: string): Promise<ReplayRecord | null>;
   list(q: ReplayQuery): Promise<ReplayRecord[]>;
   close(): Promise<void>;
@@ -161,7 +124,11 @@ export function retryPauses(budgetMs: number): number[] {
 }
 
 class QueuedReplayStore implements ReplayStore {
-  private queue: ReplayRecord[] = [];
+  /** Batches being filled, one per partition; records are encoded into them as they arrive. */
+  private readonly open = new Map<string, { enc: BatchEncoder; bytes: number }>();
+  /** Full (or due) batches waiting to be written, oldest first. */
+  private ready: { partition: string; batch: EncodedBatch; bytes: number }[] = [];
+  private queuedRecords = 0;
   private queuedBytes = 0;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
@@ -173,7 +140,7 @@ class QueuedReplayStore implements ReplayStore {
 
   constructor(
     readonly kind: 'redis' | 'embedded',
-    private readonly backend: Backend,
+    private readonly backend: PartitionedBackend,
     private readonly settings: ReplaySettings,
     private readonly onError: (err: unknown, what: string) => void,
   ) {
@@ -184,13 +151,19 @@ class QueuedReplayStore implements ReplayStore {
     try {
       if (this.closed) return this.noteDropped();
       const size = approxSize(record);
-      if (this.queue.length >= this.settings.queueMaxRecords || this.queuedBytes + size > this.settings.queueMaxBytes) {
+      if (this.queuedRecords >= this.settings.queueMaxRecords || this.queuedBytes + size > this.settings.queueMaxBytes) {
         return this.noteDropped();
       }
-      this.queue.push(record);
-      this.queuedBytes += size;
+      const partition = partitionOf(record);
+      let open = this.open.get(partition);
+      if (!open) this.open.set(partition, (open = { enc: this.backend.encoder(partition), bytes: 0 }));
       this.counters.enqueued++;
       replayStats.enqueued++;
+      if (!open.enc.add(record)) return this.noteDropped();
+      this.queuedRecords++;
+      this.queuedBytes += size;
+      open.bytes += size;
+      if (open.enc.count >= BATCH) this.seal(partition);
       this.schedule();
     } catch {
       this.noteDropped();
@@ -202,9 +175,21 @@ class QueuedReplayStore implements ReplayStore {
     replayStats.dropped += n;
   }
 
+  /** Moves a batch being filled to the write queue. */
+  private seal(partition: string): void {
+    const open = this.open.get(partition);
+    if (!open) return;
+    this.open.delete(partition);
+    this.ready.push({ partition, batch: open.enc.finish(), bytes: open.bytes });
+  }
+
+  private sealAll(): void {
+    for (const partition of [...this.open.keys()]) this.seal(partition);
+  }
+
   private schedule(): void {
     if (this.running) return;
-    if (this.queue.length >= BATCH) {
+    if (this.ready.length) {
       if (this.timer) clearTimeout(this.timer);
       this.timer = null;
       this.running = this.drain();
@@ -213,6 +198,7 @@ class QueuedReplayStore implements ReplayStore {
     if (!this.timer) {
       this.timer = setTimeout(() => {
         this.timer = null;
+        this.sealAll();
         if (!this.running) this.running = this.drain();
       }, FLUSH_DELAY_MS);
       this.timer.unref?.();
@@ -221,15 +207,15 @@ class QueuedReplayStore implements ReplayStore {
 
   private async drain(): Promise<void> {
     try {
-      while (this.queue.length) {
-        const batch = this.queue.splice(0, BATCH);
-        for (const r of batch) this.queuedBytes -= approxSize(r);
+      for (let next = this.ready.shift(); next; next = this.ready.shift()) {
+        const { partition, batch, bytes } = next;
+        this.queuedRecords -= batch.count;
+        this.queuedBytes -= bytes;
         for (let attempt = 0; ; attempt++) {
           try {
-            const unserializable = await this.backend.write(batch);
-            if (unserializable) this.noteDropped(unserializable);
-            this.counters.written += batch.length - unserializable;
-            replayStats.written += batch.length - unserializable;
+            await this.backend.write(partition, batch);
+            this.counters.written += batch.count;
+            replayStats.written += batch.count;
             break;
           } catch (err) {
             this.counters.writeErrors++;
@@ -237,7 +223,7 @@ class QueuedReplayStore implements ReplayStore {
             this.onError(err, 'replay write');
             const pause = this.retryPauses[attempt];
             if (pause === undefined || this.closing) {
-              this.noteDropped(batch.length);
+              this.noteDropped(batch.count);
               break;
             }
             replayStats.retries++;
@@ -247,14 +233,18 @@ class QueuedReplayStore implements ReplayStore {
       }
     } finally {
       this.queuedBytes = Math.max(0, this.queuedBytes);
+      this.queuedRecords = Math.max(0, this.queuedRecords);
       this.running = null;
+      // Batches sealed while this one was being written.
+      if (this.ready.length) this.schedule();
     }
   }
 
   async flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    while (this.running || this.queue.length) {
+    this.sealAll();
+    while (this.running || this.ready.length) {
       if (!this.running) this.running = this.drain();
       await this.running;
     }
@@ -269,7 +259,7 @@ class QueuedReplayStore implements ReplayStore {
   }
 
   stats(): ReplayStats {
-    return { store: this.kind, ...this.counters, queued: this.queue.length, queuedBytes: Math.max(0, this.queuedBytes) };
+    return { store: this.kind, ...this.counters, queued: this.queuedRecords, queuedBytes: Math.max(0, this.queuedBytes) };
   }
 
   async close(): Promise<void> {
@@ -309,24 +299,24 @@ export const REPLAY_KEYS = replayKeys('production');
 /** What a request id costs in the ids hash beyond its own bytes (Redis' per-field overhead, roughly). */
 const ID_OVERHEAD_BYTES = 64;
 
-// KEYS: chunk, chunk ids, index, sizes, bytes, ids. ARGV: chunk id, chunk, ids text, score (ms),
-// ttl (ms), size, then every request id of the chunk.
+// KEYS: chunk, chunk ids, index, sizes, bytes, ids. ARGV: chunk id, chunk, ids text (one per
+// line), score (ms), ttl (ms), size.
 const PUT_LUA = `
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[5])
 redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[5])
 redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1])
 redis.call('HSET', KEYS[4], ARGV[1], ARGV[6])
 redis.call('INCRBY', KEYS[5], ARGV[6])
-local i = 7
-while i <= #ARGV do
-  local t = {}
-  for j = i, math.min(i + 199, #ARGV) do
-    t[#t + 1] = ARGV[j]
-    t[#t + 1] = ARGV[1]
+local t = {}
+for id in string.gmatch(ARGV[3], '[^\\n]+') do
+  t[#t + 1] = id
+  t[#t + 1] = ARGV[1]
+  if #t >= 400 then
+    redis.call('HSET', KEYS[6], unpack(t))
+    t = {}
   end
-  redis.call('HSET', KEYS[6], unpack(t))
-  i = i + 200
 end
+if #t > 0 then redis.call('HSET', KEYS[6], unpack(t)) end
 return 1
 `;
 
@@ -378,109 +368,6 @@ function defineScripts(redis: RedisClient): ScriptedRedis {
   return r;
 }
 
-/**
- * A chunk as stored. v3 keeps each distinct response body, query text and variables once, and a
- * record refers to them by index: a cache hit's record is then a few hundred bytes of its own
- * (id, time, partner, status, headers), built by concatenation. v2 (bodies only) is still read.
- */
-interface StoredChunk {
-  v: 2 | 3;
-  bodies: string[];
-  texts?: string[];
-  vars?: string[];
-  records: (Omit<ReplayRecord, 'responseBody' | 'query' | 'variables'> & { responseBody: number; query: number | string | null; variables: number | Record<string, unknown> | null })[];
-}
-
-/** Distinct values of one chunk, each stored once. */
-class Table<K> {
-  readonly values: string[] = [];
-  private readonly index = new Map<K | string, number>();
-  /** The index of `key`'s value; `text` makes the stored value on first sight. */
-  at(key: K, text: () => string): number {
-    let i = this.index.get(key);
-    if (i !== undefined) return i;
-    const value = text();
-    i = this.index.get(value);
-    if (i === undefined) {
-      i = this.values.length;
-      this.values.push(value);
-      this.index.set(value, i);
-    }
-    this.index.set(key, i);
-    return i;
-  }
-}
-
-function headersJson(headers: Record<string, string>): string {
-  let out = '';
-  for (const k in headers) out += `${out ? ',' : ''}${str(k)}:${str(headers[k]!)}`;
-  return `{${out}}`;
-}
-
-function recordText(r: ReplayRecord, body: number, query: number | null, variables: number | null): string {
-  let out = `{"id":${str(r.id)},"time":${str(r.time)},"environment":${str(r.environment)},"partnerCode":${strOrNull(r.partnerCode)},"clientIp":${str(r.clientIp)},"operationName":${strOrNull(r.operationName)},"query":${query ?? 'null'}`;
-  if (r.queryDigest) out += `,"queryDigest":${JSON.stringify(r.queryDigest)}`;
-  if (r.personalData) out += `,"personalData":${JSON.stringify(r.personalData)}`;
-  out += `,"variables":${variables ?? 'null'},"status":${r.status},"responseBody":${body},"responseHeaders":${headersJson(r.responseHeaders)},"fromCache":${r.fromCache},"cache":${strOrNull(r.cache)},"upstreamCalls":${r.upstreamCalls.length ? JSON.stringify(r.upstreamCalls) : '[]'},"durationMs":${r.durationMs}`;
-  if (r.notes) out += `,"notes":${JSON.stringify(r.notes)}`;
-  return `${out}}`;
-}
-
-/** Serializes a batch with each distinct body, query and variables once; records that cannot be serialized are left out. */
-export function encodeChunk(records: ReplayRecord[]): { json: string; ids: string[]; newest: number; skipped: number } {
-  const bodies = new Table<string>();
-  const texts = new Table<string>();
-  const vars = new Table<object>();
-  const parts: string[] = [];
-  const ids: string[] = [];
-  let newest = '';
-  let skipped = 0;
-  for (const r of records) {
-    let text: string;
-    try {
-      const query = r.query === null ? null : texts.at(r.query, () => r.query!);
-      // Variables come from a parsed body (one frozen object per distinct body): their JSON is made once per chunk.
-      const variables = r.variables === null ? null : vars.at(r.variables, () => safeJson(r.variables));
-      text = recordText(r, bodies.at(r.responseBody, () => r.responseBody), query, variables);
-    } catch {
-      skipped++;
-      continue;
-    }
-    parts.push(text);
-    ids.push(r.id);
-    // ISO 8601 times of one format order as strings do.
-    if (r.time > newest) newest = r.time;
-  }
-  const t = Date.parse(newest);
-  const json = `{"v":3,"bodies":${JSON.stringify(bodies.values)},"texts":${JSON.stringify(texts.values)},"vars":${JSON.stringify(vars.values)},"records":[${parts.join(',')}]}`;
-  return { json, ids, newest: Number.isFinite(t) ? t : 0, skipped };
-}
-
-const deflate = promisify(zlib.deflateRaw);
-
-/** A chunk as stored in Redis: raw-deflated JSON (records repeat their partner, headers and notes). */
-export async function packChunk(json: string): Promise<Buffer> {
-  return deflate(Buffer.from(json), { level: 1, windowBits: 13, memLevel: 6 });
-}
-
-export function unpackChunk(stored: Buffer): string {
-  return zlib.inflateRawSync(stored).toString('utf8');
-}
-
-export function decodeChunk(raw: string): ReplayRecord[] {
-  const chunk = JSON.parse(raw) as StoredChunk;
-  if ((chunk?.v !== 2 && chunk?.v !== 3) || !Array.isArray(chunk.records)) return [];
-  if (chunk.v === 2) return chunk.records.map((r) => ({ ...r, responseBody: chunk.bodies[r.responseBody] ?? '' }) as ReplayRecord);
-  const text = (i: unknown) => (typeof i === 'number' ? chunk.texts?.[i] ?? null : null);
-  const vars = (i: unknown) => (typeof i === 'number' && chunk.vars?.[i] !== undefined ? (JSON.parse(chunk.vars[i]!) as Record<string, unknown> | null) : null);
-  return chunk.records.map((r) => ({
-    ...r,
-    query: text(r.query),
-    variables: vars(r.variables),
-    responseBody: chunk.bodies[r.responseBody] ?? '',
-  }));
-}
-
 class RedisBackend implements Backend {
   private readonly redis: ScriptedRedis;
   private readonly chunkPrefix = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}-`;
@@ -490,32 +377,34 @@ class RedisBackend implements Backend {
     this.redis = defineScripts(redis);
   }
 
-  async write(records: ReplayRecord[]): Promise<number> {
+  encoder(): BatchEncoder {
+    // Records already past the retention would be trimmed at once: they are not written. A batch
+    // is filled within FLUSH_DELAY_MS, so its cutoff is read once.
+    const cutoff = new Date(this.now() - this.settings.retentionMs).toISOString();
+    return chunkEncoder((r) => !(r.time < cutoff));
+  }
+
+  async write(batch: EncodedBatch): Promise<void> {
     if (!canReach(this.redis, REPLAY_KEYS.index)) throw new Error('Redis is down (or the cluster master of the replay keys)');
     const now = this.now();
     const cutoff = now - this.settings.retentionMs;
-    // Records already past the retention would be trimmed at once: they are not written.
-    const live = records.filter((r) => !(Date.parse(r.time) < cutoff));
-    const { json, ids, newest, skipped } = encodeChunk(live);
     const p = this.redis.pipeline() as unknown as {
       epgReplayPutChunk(...a: (string | number | Buffer)[]): void;
       epgReplayTrimChunks(...a: (string | number)[]): void;
       exec(): Promise<[Error | null, unknown][] | null>;
     };
-    if (ids.length) {
+    if (batch.count) {
       const chunkId = `${this.chunkPrefix}${(this.chunkSeq++).toString(36)}`;
       // Deflated off the event loop (libuv's pool); a Buffer goes to the socket as is.
-      const body = await packChunk(json);
-      const idsText = ids.join('\n');
-      const size = body.length + idsText.length + ids.length * ID_OVERHEAD_BYTES;
+      const body = await packChunk(batch.data);
+      const size = body.length + batch.ids.length + batch.count * ID_OVERHEAD_BYTES;
       p.epgReplayPutChunk(this.keys.chunk(chunkId), this.keys.chunkIds(chunkId), this.keys.index, this.keys.sizes, this.keys.bytes, this.keys.ids,
-        chunkId, body, idsText, newest || now, this.settings.retentionMs, size, ...ids);
+        chunkId, body, batch.ids, batch.newest || now, this.settings.retentionMs, size);
     }
     p.epgReplayTrimChunks(this.keys.index, this.keys.sizes, this.keys.bytes, this.keys.ids, cutoff, this.settings.maxBytes, this.keys.chunkPrefix, this.keys.chunkIdsPrefix, 1000);
     const res = await p.exec();
     const failed = (res ?? []).find(([err]) => err);
     if (!res || failed) throw failed?.[0] ?? new Error('Redis pipeline failed');
-    return skipped;
   }
 
   async get(id: string): Promise<ReplayRecord | null> {
@@ -612,18 +501,13 @@ class FileBackend implements Backend {
     return out.sort((a, b) => a.startedAt - b.startedAt || a.file.localeCompare(b.file));
   }
 
-  async write(records: ReplayRecord[]): Promise<number> {
-    const lines: string[] = [];
-    for (const r of records) {
-      try {
-        lines.push(recordJson(r));
-      } catch {
-        // counted as dropped by the caller
-      }
-    }
-    if (lines.length === 0) return records.length;
-    const text = lines.join('\n') + '\n';
-    const bytes = Buffer.byteLength(text);
+  encoder(): BatchEncoder {
+    return linesEncoder();
+  }
+
+  async write(batch: EncodedBatch): Promise<void> {
+    if (batch.count === 0) return;
+    const bytes = batch.data.length;
     // Make room first, so the total stays within the bound after the append.
     await this.trim(bytes);
     if (!this.current || this.current.size >= this.settings.segmentBytes) {
@@ -632,9 +516,8 @@ class FileBackend implements Backend {
       const name = `replay-${String(startedAt).padStart(13, '0')}-${process.pid}-${this.seq++}.jsonl`;
       this.current = { file: path.join(this.dir, name), startedAt, size: 0, mtimeMs: startedAt };
     }
-    await fsp.appendFile(this.current.file, text, { mode: 0o600 });
+    await fsp.appendFile(this.current.file, batch.data, { mode: 0o600 });
     this.current.size += bytes;
-    return records.length - lines.length;
   }
 
   /**
@@ -783,7 +666,7 @@ export function partitionSettings(partition: string, s: ReplaySettings): ReplayS
   };
 }
 
-class PartitionedBackend implements Backend {
+class PartitionedBackend {
   private readonly parts = new Map<string, Backend>();
   private readonly order: string[] = PARTITION_ENVIRONMENTS.flatMap((e) => [e, `${e}.personal`]);
 
@@ -799,17 +682,12 @@ class PartitionedBackend implements Backend {
     return environment === undefined ? this.order : this.order.filter((p) => p.split('.')[0] === environment);
   }
 
-  async write(records: ReplayRecord[]): Promise<number> {
-    const groups = new Map<string, ReplayRecord[]>();
-    for (const r of records) {
-      const p = partitionOf(r);
-      const g = groups.get(p);
-      if (g) g.push(r);
-      else groups.set(p, [r]);
-    }
-    let skipped = 0;
-    for (const [p, g] of groups) skipped += await this.part(p).write(g);
-    return skipped;
+  encoder(partition: string): BatchEncoder {
+    return this.part(partition).encoder();
+  }
+
+  write(partition: string, batch: EncodedBatch): Promise<void> {
+    return this.part(partition).write(batch);
   }
 
   async get(id: string, environment?: string): Promise<ReplayRecord | null> {

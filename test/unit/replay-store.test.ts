@@ -231,7 +231,7 @@ describe('Redis store', () => {
     expect(skipped).toBe(0);
     expect(ids).toEqual(recs.map((r) => r.id));
     const chunk = JSON.parse(json);
-    expect(chunk.v).toBe(3);
+    expect(chunk.v).toBe(4);
     expect(chunk.texts).toHaveLength(2);
     expect(chunk.vars.length).toBeLessThanOrEqual(5);
     expect(json.split(query.slice(0, 30)).length - 1).toBe(1);

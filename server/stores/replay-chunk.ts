@@ -1,0 +1,220 @@
+// How a batch of replay records is stored, and how it is built: each record is encoded the moment
+// it is queued, into bytes outside the JS heap, so a queued batch is one buffer rather than hundreds
+// of objects that live through garbage collections until the batch is written (the cost a cache
+// hit's record used to carry).
+//
+// - Redis chunks (v4): JSON in which each distinct response body, query text and variables is
+//   stored once, and so is each distinct shape (what records share: environment, partner,
+//   operation, status, body, cache state); a record is a small array of its own parts (id, time,
+//   client, duration, headers, notes) and its shape's index. A cached answer sent 500 times is one
+//   body, one shape and 500 records of ~200 bytes. Raw-deflated. v3 and v2 chunks are still read.
+// - Embedded segments: one JSON line per record.
+import zlib from 'node:zlib';
+import { promisify } from 'node:util';
+import type { ReplayRecord } from './replay-record.js';
+import { recordJson, safeJson } from './replay-privacy.js';
+import { jsonString as str, jsonStringOrNull as strOrNull } from '../../lib/json-text.js';
+import { ByteBuilder } from '../../lib/byte-builder.js';
+
+/** A batch ready to write: its bytes, its request ids one per line, and the time of its newest record. */
+export interface EncodedBatch {
+  data: Buffer;
+  ids: Buffer;
+  count: number;
+  /** ms since epoch; 0 when empty. */
+  newest: number;
+}
+
+export interface BatchEncoder {
+  readonly count: number;
+  /** Adds a record: false when it cannot be serialized (it is left out). */
+  add(record: ReplayRecord): boolean;
+  finish(): EncodedBatch;
+}
+
+/** Request ids of a batch, one per line, and the newest record's time. */
+class BatchIds {
+  readonly text = new ByteBuilder();
+  count = 0;
+  private newestIso = '';
+
+  note(r: ReplayRecord): void {
+    this.text.append(this.count++ ? `\n${r.id}` : r.id);
+    // ISO 8601 times of one format order as strings do.
+    if (r.time > this.newestIso) this.newestIso = r.time;
+  }
+
+  newest(): number {
+    const t = Date.parse(this.newestIso);
+    return Number.isFinite(t) ? t : 0;
+  }
+}
+
+/** Distinct values of one chunk, each stored once. */
+class Table<K> {
+  readonly values: string[] = [];
+  private readonly index = new Map<K | string, number>();
+  /** The index of `key`'s value; `text` makes the stored value on first sight. */
+  at(key: K, text: () => string): number {
+    let i = this.index.get(key);
+    if (i !== undefined) return i;
+    const value = text();
+    i = this.index.get(value);
+    if (i === undefined) {
+      i = this.values.length;
+      this.values.push(value);
+      this.index.set(value, i);
+    }
+    this.index.set(key, i);
+    return i;
+  }
+}
+
+function headersJson(headers: Record<string, string>): string {
+  let out = '';
+  for (const k in headers) out += `${out ? ',' : ''}${str(k)}:${str(headers[k]!)}`;
+  return `{${out}}`;
+}
+
+/** The parts of a record that repeat from request to request (a cached answer's partner, operation, body). */
+type Shape = Pick<ReplayRecord, 'environment' | 'partnerCode' | 'operationName' | 'query' | 'variables' | 'status' | 'responseBody' | 'fromCache' | 'cache'>;
+
+function sameShape(a: Shape, b: ReplayRecord): boolean {
+  return a.environment === b.environment && a.partnerCode === b.partnerCode && a.operationName === b.operationName && a.query === b.query
+    && a.variables === b.variables && a.status === b.status && a.fromCache === b.fromCache && a.cache === b.cache;
+}
+
+/**
+ * A v4 chunk: each record is a small array of what is its own (id, time, client, duration,
+ * headers, notes) and the index of its shape, the array of what it shares with other records
+ * (environment, partner, operation, query, variables, status, body, cache state, upstream calls,
+ * digest, personal-data box), each distinct shape stored once. `keep(record)` false leaves a
+ * record out without counting it as lost (one already past the retention).
+ */
+export function chunkEncoder(keep: (r: ReplayRecord) => boolean = () => true): BatchEncoder {
+  const bodies = new Table<string>();
+  const texts = new Table<string>();
+  const vars = new Table<object>();
+  const shapes = new Table<string>();
+  // The last shape seen with each body: a cache hit's record finds its shape without building it.
+  const lastShape = new Map<string, { shape: Shape; index: number }>();
+  const records = new ByteBuilder();
+  const ids = new BatchIds();
+
+  function shapeOf(r: ReplayRecord): number {
+    // Upstream calls, digests and sealed boxes are a record's own objects: such records build their shape.
+    const plain = r.upstreamCalls.length === 0 && !r.queryDigest && !r.personalData;
+    const last = plain ? lastShape.get(r.responseBody) : undefined;
+    if (last && sameShape(last.shape, r)) return last.index;
+    const query = r.query === null ? 'null' : String(texts.at(r.query, () => r.query!));
+    // Variables come from a parsed body (one frozen object per distinct body): their JSON is made once per chunk.
+    const variables = r.variables === null ? 'null' : String(vars.at(r.variables, () => safeJson(r.variables)));
+    const text = `[${str(r.environment)},${strOrNull(r.partnerCode)},${strOrNull(r.operationName)},${query},${variables},${r.status},${bodies.at(r.responseBody, () => r.responseBody)},${r.fromCache},${strOrNull(r.cache)},${r.upstreamCalls.length ? JSON.stringify(r.upstreamCalls) : '[]'},${r.queryDigest ? JSON.stringify(r.queryDigest) : 'null'},${r.personalData ? JSON.stringify(r.personalData) : 'null'}]`;
+    const index = shapes.at(text, () => text);
+    if (plain) lastShape.set(r.responseBody, { shape: r, index });
+    return index;
+  }
+
+  return {
+    get count() {
+      return ids.count;
+    },
+    add(r) {
+      if (!keep(r)) return true;
+      let text: string;
+      try {
+        text = `[${str(r.id)},${str(r.time)},${str(r.clientIp)},${r.durationMs},${shapeOf(r)},${headersJson(r.responseHeaders)},${r.notes ? JSON.stringify(r.notes) : 'null'}]`;
+      } catch {
+        return false;
+      }
+      records.append(ids.count ? `,${text}` : text);
+      ids.note(r);
+      return true;
+    },
+    finish() {
+      const head = Buffer.from(`{"v":4,"bodies":${JSON.stringify(bodies.values)},"texts":${JSON.stringify(texts.values)},"vars":${JSON.stringify(vars.values)},"shapes":[${shapes.values.join(',')}],"records":[`);
+      return { data: Buffer.concat([head, records.bytes(), Buffer.from(']}')]), ids: ids.text.bytes(), count: ids.count, newest: ids.newest() };
+    },
+  };
+}
+
+/** JSON lines, one whole record each (the embedded store's segments). */
+export function linesEncoder(): BatchEncoder {
+  const lines = new ByteBuilder();
+  const ids = new BatchIds();
+  return {
+    get count() {
+      return ids.count;
+    },
+    add(r) {
+      let line: string;
+      try {
+        line = recordJson(r);
+      } catch {
+        return false;
+      }
+      lines.append(`${line}\n`);
+      ids.note(r);
+      return true;
+    },
+    finish() {
+      return { data: lines.bytes(), ids: ids.text.bytes(), count: ids.count, newest: ids.newest() };
+    },
+  };
+}
+
+/** A whole batch as a chunk's JSON text (tests). */
+export function encodeChunk(records: ReplayRecord[]): { json: string; ids: string[]; newest: number; skipped: number } {
+  const enc = chunkEncoder();
+  let skipped = 0;
+  for (const r of records) if (!enc.add(r)) skipped++;
+  const batch = enc.finish();
+  return { json: batch.data.toString('utf8'), ids: batch.count ? batch.ids.toString('utf8').split('\n') : [], newest: batch.newest, skipped };
+}
+
+const deflate = promisify(zlib.deflateRaw);
+
+/** A chunk as stored in Redis: raw-deflated JSON (records repeat their partner, headers and notes). */
+export async function packChunk(json: Buffer | string): Promise<Buffer> {
+  return deflate(typeof json === 'string' ? Buffer.from(json) : json, { level: 1, windowBits: 13, memLevel: 6 });
+}
+
+export function unpackChunk(stored: Buffer): string {
+  return zlib.inflateRawSync(stored).toString('utf8');
+}
+
+type StoredRecord = Omit<ReplayRecord, 'responseBody' | 'query' | 'variables'> & { responseBody: number; query: number | string | null; variables: number | Record<string, unknown> | null };
+
+/** A chunk as stored: v4 (records and shapes as arrays), v3 (records refer to bodies, texts and variables), v2 (to bodies). */
+interface StoredChunk {
+  v: 2 | 3 | 4;
+  bodies: string[];
+  texts?: string[];
+  vars?: string[];
+  shapes?: unknown[][];
+  records: StoredRecord[] | unknown[][];
+}
+
+export function decodeChunk(raw: string): ReplayRecord[] {
+  const chunk = JSON.parse(raw) as StoredChunk;
+  if ((chunk?.v !== 2 && chunk?.v !== 3 && chunk?.v !== 4) || !Array.isArray(chunk.records)) return [];
+  const body = (i: unknown) => (typeof i === 'number' ? chunk.bodies[i] ?? '' : '');
+  if (chunk.v === 2) return (chunk.records as StoredRecord[]).map((r) => ({ ...r, responseBody: body(r.responseBody) }) as ReplayRecord);
+  const text = (i: unknown) => (typeof i === 'number' ? chunk.texts?.[i] ?? null : null);
+  const vars = (i: unknown) => (typeof i === 'number' && chunk.vars?.[i] !== undefined ? (JSON.parse(chunk.vars[i]!) as Record<string, unknown> | null) : null);
+  if (chunk.v === 3) {
+    return (chunk.records as StoredRecord[]).map((r) => ({ ...r, query: text(r.query), variables: vars(r.variables), responseBody: body(r.responseBody) }));
+  }
+  return (chunk.records as unknown[][]).map(([id, time, clientIp, durationMs, shapeIndex, responseHeaders, notes]) => {
+    const [environment, partnerCode, operationName, query, variables, status, responseBody, fromCache, cache, upstreamCalls, queryDigest, personalData] = chunk.shapes?.[shapeIndex as number] ?? [];
+    // The order of a record as the replay plugin builds it.
+    const r = {
+      id, time, environment, partnerCode, clientIp, operationName, query: text(query), variables: vars(variables), status, responseBody: body(responseBody),
+      responseHeaders, fromCache, cache, upstreamCalls, durationMs,
+    } as ReplayRecord;
+    if (notes !== null && notes !== undefined) r.notes = notes as Record<string, unknown>;
+    if (queryDigest) r.queryDigest = queryDigest as ReplayRecord['queryDigest'];
+    if (personalData) r.personalData = personalData as ReplayRecord['personalData'];
+    return r;
+  });
+}
