@@ -18,7 +18,7 @@
 // Stores:
 // - Redis (REDIS_URL): one chunk per written batch (up to 500 records) with a TTL of the
 //   retention, in the format of replay-chunk.ts (a cached answer sent 500 times is one body and
-//   500 records of ~200 bytes, deflated to ~30 bytes each); a sorted-set index of chunks by their
+//   500 records of ~250 bytes, deflated to ~30 bytes each); a sorted-set index of chunks by their
 //   newest record, a hash from request id to chunk, a hash of chunk sizes and a byte counter.
 //   Retention and the size bound drop whole chunks, oldest first. All keys share the hash tag
 //   `{replay}` so the Lua scripts that keep them consistent also run on Redis Cluster.
@@ -235,8 +235,9 @@ class QueuedReplayStore implements ReplayStore {
       this.queuedBytes = Math.max(0, this.queuedBytes);
       this.queuedRecords = Math.max(0, this.queuedRecords);
       this.running = null;
-      // Batches sealed while this one was being written.
-      if (this.ready.length) this.schedule();
+      // Batches filled or begun while this one was being written (a record queued meanwhile set
+      // no timer: schedule() waits for a running drain).
+      if (this.ready.length || this.open.size) this.schedule();
     }
   }
 

@@ -152,6 +152,28 @@ describe('embedded store (JSONL segments)', () => {
     await store.close();
   });
 
+  it('records of several partitions queued together each reach their own batch; the queue counts what is not written yet', async () => {
+    const store = createReplayStore({ redis: null, dataDir: path.join(dir, 'interleaved'), settings: settings({ queueMaxRecords: 1000 }) });
+    const recs = Array.from({ length: 1200 }, (_, i) => record({ environment: ['production', 'playground', 'certification'][i % 3]!, partnerCode: i % 3 === 1 ? null : 'ACME', personalData: i % 7 === 0 ? { sealed: null } : undefined }));
+    for (const r of recs) store.enqueue(r);
+    // 1,000 queued at most: full batches (500 records) of one partition go to be written as they fill.
+    expect(store.stats().enqueued + store.stats().dropped).toBe(1200);
+    expect(store.stats().queued).toBeLessThanOrEqual(1000);
+    await store.flush();
+    const { written, dropped } = store.stats();
+    expect(written + dropped).toBe(1200);
+    expect(store.stats()).toMatchObject({ queued: 0, queuedBytes: 0 });
+    for (const r of recs.slice(0, 30)) {
+      const found = await store.get(r.id, r.environment);
+      if (found) expect(found).toEqual(r);
+    }
+    for (const env of ['production', 'playground', 'certification']) {
+      const listed = await store.list({ environment: env, limit: 2000 });
+      expect(listed.every((r) => r.environment === env)).toBe(true);
+    }
+    await store.close();
+  });
+
   it('a full queue drops and counts instead of growing', async () => {
     const store = createReplayStore({ redis: null, dataDir: path.join(dir, 'd'), settings: settings({ queueMaxRecords: 3 }) });
     for (let i = 0; i < 10; i++) store.enqueue(record());
@@ -293,6 +315,23 @@ describe('Redis store', () => {
     expect(await client.zcard(REPLAY_KEYS.index)).toBe(1);
     expect(await store.get(later.id)).toEqual(later);
     expect(Number(await client.get(REPLAY_KEYS.bytes))).toBe(await sizesTotal());
+    await store.close();
+    await client.flushall();
+  });
+
+  it('a record queued while a batch is being written is written after it, with nothing more queued and no flush', async () => {
+    const store = createReplayStore({ redis: client, dataDir: '/nonexistent', settings: settings() });
+    const first = record();
+    store.enqueue(first);
+    // Redis holds writes for 400 ms: the first batch's write is under way when the second record comes.
+    await client.call('CLIENT', 'PAUSE', '400', 'WRITE');
+    await new Promise((r) => setTimeout(r, 120));
+    const second = record();
+    store.enqueue(second);
+    const deadline = Date.now() + 5000;
+    while (!(await store.get(second.id)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(await store.get(first.id)).toEqual(first);
+    expect(await store.get(second.id)).toEqual(second);
     await store.close();
     await client.flushall();
   });
