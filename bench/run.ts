@@ -54,6 +54,7 @@
 //        environment, for experiments), --settle 10 (s of idle before the RSS is read again; 0: not).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -106,6 +107,9 @@ const opts = {
   gatewayRoot: f['gateway-root'] ? path.resolve(f['gateway-root']) : ROOT,
   /** --rate N: fixed overall request rate instead of as fast as possible (CPU per request at a steady load). */
   rate: f.rate ? num('rate', 1000) : null,
+  /** --instructions-requests N / --instructions-warmup N: requests counted, and sent before counting, under callgrind. */
+  instructionsRequests: Math.round(num('instructions-requests', 1000)),
+  instructionsWarmup: Math.round(num('instructions-warmup', 1000)),
   /** --rounds N: the records scenario's interleaved rounds (each target loaded once a round). */
   rounds: Math.round(num('rounds', 3)),
   /** --probe-rate N: the isolation scenario's keyed probe, req/s over its 4 connections. */
@@ -117,9 +121,10 @@ const opts = {
 };
 /** --flood-nice N: niceness of the isolation flood's load generator (default: the playground process's). */
 const floodNice = Math.max(0, Math.min(19, Math.round(Number(f['flood-nice'] ?? opts.env.PLAYGROUND_NICE ?? 10)) || 0));
-const ALL = ['baseline', 'floor', 'floor-uws', 'cached', 'records', 'uncached', 'miss-storm', 'direct', 'playground', 'overhead', 'isolation', 'shared', 'mesh'] as const;
+const ALL = ['baseline', 'floor', 'floor-uws', 'cached', 'records', 'uncached', 'miss-storm', 'direct', 'playground', 'overhead', 'isolation', 'shared', 'mesh', 'instructions'] as const;
 type ScenarioName = (typeof ALL)[number];
-const only = new Set<ScenarioName>((f.only ? f.only.split(',') : ALL) as ScenarioName[]);
+// `instructions` runs under valgrind for minutes: only when asked for.
+const only = new Set<ScenarioName>((f.only ? f.only.split(',') : ALL.filter((s) => s !== 'instructions')) as ScenarioName[]);
 for (const s of only) if (!ALL.includes(s)) throw new Error(`--only: unknown scenario "${s}" (${ALL.join(', ')})`);
 if (opts.runner !== 'tsx' && opts.runner !== 'dist') throw new Error('--runner must be tsx or dist');
 
@@ -309,7 +314,7 @@ function startRuntime(): { env: Record<string, string>; args: string[] } {
   return { env, args: m[2]!.trim().split(/\s+/).filter(Boolean) };
 }
 
-async function startGatewayChild(name: string, base: NodeJS.ProcessEnv, extra: NodeJS.ProcessEnv = {}): Promise<Gateway> {
+async function startGatewayChild(name: string, base: NodeJS.ProcessEnv, extra: NodeJS.ProcessEnv = {}, wrap: string[] = []): Promise<Gateway> {
   const [production, certification, playground, ops] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const runtime = opts.runner === 'dist' ? startRuntime() : { env: {}, args: [] };
   const env = { ...runtime.env, ...base, PRODUCTION_PORT: String(production), CERTIFICATION_PORT: String(certification), PLAYGROUND_PORT: String(playground), OPS_PORT: String(ops), ...extra };
@@ -318,9 +323,10 @@ async function startGatewayChild(name: string, base: NodeJS.ProcessEnv, extra: N
   const t0 = performance.now();
   // In the run's temporary directory (DATA_DIR's parent), removed at the end with it.
   const logFile = path.join(path.dirname(String(base.DATA_DIR ?? os.tmpdir())), `${name.replace(/\W+/g, '-')}.log`);
-  const { child } = startChild(name, process.execPath, args, env, undefined, opts.gatewayRoot, logFile);
+  const [cmd, ...cmdArgs] = [...wrap, process.execPath, ...args] as [string, ...string[]];
+  const { child } = startChild(name, cmd, cmdArgs, env, undefined, opts.gatewayRoot, logFile);
   const healthz = `http://127.0.0.1:${production}/healthz`;
-  await waitFor200(healthz, 30_000, child);
+  await waitFor200(healthz, wrap.length ? 300_000 : 30_000, child);
   const startMs = performance.now() - t0;
   return {
     child,
@@ -457,6 +463,29 @@ function ipFor(n: number): string {
   // 10.0.0.0/8 spread over 65536 addresses, so each IP gets a handful of calls.
   const i = n % 65536;
   return `10.${(i >> 8) & 255}.${i & 255}.${1 + (Math.floor(n / 65536) % 250)}`;
+}
+
+/** Sends n keyed requests one after the other on one keep-alive connection; returns how many were not 200. */
+async function sequential(url: string, headers: Record<string, string>, n: number): Promise<number> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const u = new URL(url);
+  let bad = 0;
+  try {
+    for (let i = 0; i < n; i++) {
+      await new Promise<void>((resolve, reject) => {
+        const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', agent, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+          if (res.statusCode !== 200) bad++;
+          res.resume();
+          res.on('end', resolve);
+        });
+        req.on('error', reject);
+        req.end(BODY);
+      });
+    }
+  } finally {
+    agent.destroy();
+  }
+  return bad;
 }
 
 async function checkOnce(url: string, headers: Record<string, string>): Promise<{ status: number; cache: string | null; bytes: number }> {
@@ -751,6 +780,8 @@ async function main() {
   const rows: Row[] = [];
   const startup: { ms: number[]; runner: string } = { ms: [], runner: opts.runner };
   const memory: Record<string, MemoryReading> = {};
+  /** Instructions per request by target (the `instructions` scenario). */
+  const instructions: Record<string, number> = {};
   try {
     if (opts.runner === 'dist') {
       const b = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
@@ -900,6 +931,65 @@ async function main() {
       }
     });
 
+    await run('instructions', async () => {
+      // Instructions per request, counted by valgrind's callgrind: the same figure for the same code
+      // whatever else the machine is doing (time and CPU figures move by ±20% on a shared machine).
+      // The floor server and the gateways as in `records`, one connection, requests one after the
+      // other: --instructions-warmup of them (not counted: JIT, caches), then --instructions-requests
+      // counted. User-space instructions of every thread (the deflate and file writes on libuv's
+      // pool included); the kernel's share (socket writes) is not in it.
+      if (spawnSync('valgrind', ['--version']).status !== 0) throw new Error('valgrind is not installed (apt-get install valgrind)');
+      const dir = path.join(tmp, 'callgrind');
+      fs.mkdirSync(dir, { recursive: true });
+      const wrap = ['valgrind', '--tool=callgrind', `--callgrind-out-file=${dir}/cg.%p`, '--smc-check=all-non-file', '--separate-threads=yes'];
+      // Per thread: the main thread and libuv's pool (deflate, file writes) are the request's work;
+      // V8's platform threads (optimizing compiles, concurrent GC) are reported apart: how much
+      // compiling still happens after the warm-up depends on valgrind's pace, not on the code.
+      const threadTotals = (pid: number) => {
+        const own = { main: 0, pool: 0, v8: 0 };
+        for (const f of fs.readdirSync(dir).filter((n) => n.startsWith(`cg.${pid}.`))) {
+          const text = fs.readFileSync(path.join(dir, f), 'utf8');
+          const total = Number(/^(?:totals|summary):\s+(\d+)/m.exec(text)?.[1] ?? 0);
+          const thread = Number(/^thread:\s+(\d+)/m.exec(text)?.[1] ?? 1);
+          if (thread === 1) own.main += total;
+          else if (/PlatformWorkerThread/.test(text)) own.v8 += total;
+          else own.pool += total;
+        }
+        return own;
+      };
+      const count = async (name: string, url: string, pid: number, headers: Record<string, string>) => {
+        await sequential(url, headers, opts.instructionsWarmup);
+        if (spawnSync('callgrind_control', ['-z', String(pid)]).status !== 0) throw new Error(`callgrind_control -z ${pid} failed`);
+        for (const f of fs.readdirSync(dir).filter((n) => n.startsWith(`cg.${pid}.`))) fs.rmSync(path.join(dir, f));
+        const bad = await sequential(url, headers, opts.instructionsRequests);
+        if (spawnSync('callgrind_control', ['-d', String(pid)]).status !== 0) throw new Error(`callgrind_control -d ${pid} failed`);
+        if (bad) throw new Error(`instructions (${name}): ${bad} of ${opts.instructionsRequests} answers were not 200`);
+        const t = threadTotals(pid);
+        if (!t.main) throw new Error(`no callgrind dump for ${name}`);
+        const per = (n: number) => Math.round(n / opts.instructionsRequests);
+        instructions[name] = per(t.main + t.pool);
+        instructions[`${name} (V8 background threads)`] = per(t.v8);
+      };
+      const floorPort = await freePort();
+      const floor = startChild('instructions: floor', 'valgrind', [...wrap.slice(1), process.execPath, '--import', 'tsx', 'bench/baseline-server.ts'], { PATH: process.env.PATH, PORT: String(floorPort), MODE: 'floor', BODY_BYTES: '3782' }, /READY/);
+      try {
+        await withTimeout(floor.line, 300_000, 'floor server under valgrind');
+        await count('floor', `http://127.0.0.1:${floorPort}/graphql`, floor.child.proc.pid!, {});
+      } finally {
+        await floor.child.stop();
+      }
+      for (const [name, extra] of [['cached', {}], ['cached/no-log', { LOG_LEVEL: 'warn' }], ['cached/no-replay', { REPLAY_ENABLED: 'false' }]] as const) {
+        // A request takes ~10 ms under valgrind: batches are written once they hold 500 records, as
+        // under load, rather than every 50 ms of valgrind's time.
+        const g = await startGatewayChild(`gateway (instructions: ${name})`, gatewayEnv, { ...extra, REPLAY_FLUSH_MS: '60000' }, wrap);
+        try {
+          await count(name, g.urls.production, g.child.proc.pid!, keyedHeaders);
+        } finally {
+          await g.child.stop();
+        }
+      }
+    });
+
     await run('miss-storm', async () => {
       // The plans entry lives one second: every second the 50 connections miss together.
       const cacheConfig = path.join(tmp, 'cache-1s.yaml');
@@ -1032,6 +1122,11 @@ async function main() {
   if (derived.cachedVsFloorInRounds !== null) console.log(`  cached / floor req/s, medians of ${opts.rounds} interleaved rounds: ${derived.cachedVsFloorInRounds} (target >= 0.80)`);
   if (derived.logCpuUsPerHit !== null || derived.replayCpuUsPerHit !== null) console.log(`  CPU a hit spends on its request log line: ${derived.logCpuUsPerHit ?? '-'} µs; on its replay record: ${derived.replayCpuUsPerHit ?? '-'} µs`);
   if (derived.missStormVsUncached !== null) console.log(`  miss-storm / uncached req/s: ${derived.missStormVsUncached} (target >= 3)`);
+  if (instructions.floor) {
+    const of = (n: string) => (instructions[n] ? `${instructions[n]!.toLocaleString('en-US')} (${(instructions.floor! / instructions[n]!).toFixed(2)}× the floor's rate)` : '-');
+    console.log(`  instructions per request (callgrind, 1 connection; main thread and libuv's pool): floor ${instructions.floor.toLocaleString('en-US')}; cached ${of('cached')}; no log line ${of('cached/no-log')}; no replay ${of('cached/no-replay')}`);
+    if (instructions.cached && instructions['cached/no-log'] && instructions['cached/no-replay']) console.log(`  instructions a hit spends on its request log line: ${(instructions.cached - instructions['cached/no-log']).toLocaleString('en-US')}; on its replay record: ${(instructions.cached - instructions['cached/no-replay']).toLocaleString('en-US')}`);
+  }
   if (startup.ms.length) console.log(`  start-up to /healthz 200 (${opts.runner}): ${startup.ms.join(', ')} ms (max ${Math.max(...startup.ms)})`);
   for (const [k, m] of Object.entries(memory)) {
     const settled = m.settleSeconds ? `; ${m.settledRssMb} MB after ${m.settleSeconds} s idle` : '';
@@ -1050,6 +1145,7 @@ async function main() {
       derived,
       startup,
       memory,
+      instructions,
     };
     fs.writeFileSync(file, `${JSON.stringify(doc, null, 2)}\n`);
     console.log(`\n  results: ${path.relative(ROOT, file)}`);

@@ -96,15 +96,24 @@ function loggableOperationName(op: RequestState['operation']): string | null {
   return name && OPERATION_NAME.test(name) ? name : null;
 }
 
+/** The parts of a line an operation decides, as JSON text: made once per prepared operation (shared by every request sending its text). */
+const operationTextMemo = new WeakMap<NonNullable<RequestState['operation']>, { name: string; rootFields: string }>();
+function operationTexts(op: NonNullable<RequestState['operation']>): { name: string; rootFields: string } {
+  let t = operationTextMemo.get(op);
+  if (!t) operationTextMemo.set(op, (t = { name: strOrNull(loggableOperationName(op)), rootFields: `,"rootFields":[${op.rootFields.map(str).join(',')}]` }));
+  return t;
+}
+
 /**
  * The fields of a request's log line as JSON text (`"requestId":"…",…`): built by concatenation,
  * without an object per request for the logger to walk (it runs for every answer, cache hits included).
  */
 export function requestLogFields(state: RequestState, reply: Reply, now = Date.now()): string {
   const op = state.operation;
-  let out = `"requestId":${str(state.requestId)},"environment":${str(state.environment)},"partnerCode":${strOrNull(state.partnerCode)},"clientIp":${str(state.clientIp)},"method":${str(state.req.method ?? 'GET')},"path":${str(pathOf(state.req.url))},"operationName":${strOrNull(loggableOperationName(op))},"status":${reply.status},"durationMs":${Math.max(0, now - state.receivedAt)}`;
+  const texts = op ? operationTexts(op) : null;
+  let out = `"requestId":${str(state.requestId)},"environment":${str(state.environment)},"partnerCode":${strOrNull(state.partnerCode)},"clientIp":${str(state.clientIp)},"method":${str(state.req.method ?? 'GET')},"path":${str(pathOf(state.req.url))},"operationName":${texts ? texts.name : 'null'},"status":${reply.status},"durationMs":${Math.max(0, now - state.receivedAt)}`;
   if (op) {
-    out += `,"rootFields":[${op.rootFields.map(str).join(',')}]`;
+    out += texts!.rootFields;
     if (!op.introspectionOnly) out += `,"cache":${str(state.cache)}`;
   }
   if (state.upstreamCalls.length) {

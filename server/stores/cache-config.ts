@@ -56,6 +56,8 @@ export interface ReplaySettings {
   segmentBytes: number;
   /** How long a failed batch write is retried before its records are dropped (ms; 0 = no retry; default 10 s). */
   writeRetryMs?: number;
+  /** The longest a record waits in its batch before the batch is written (ms; default 50; a batch of 500 is written at once). */
+  flushMs?: number;
 }
 
 export interface CacheReplaySettings {
@@ -231,6 +233,7 @@ export function loadCacheReplaySettings(env: NodeJS.ProcessEnv, cwd: string, pro
       queueMaxBytes: bytes('REPLAY_QUEUE_BYTES', 16 * 1024 * 1024, 1024),
       segmentBytes: bytes('REPLAY_SEGMENT_BYTES', Math.max(1024, Math.min(16 * 1024 * 1024, Math.floor(replayMax / 8))), 1024),
       writeRetryMs: int('REPLAY_WRITE_RETRY_MS', 10_000, 0, 120_000),
+      flushMs: int('REPLAY_FLUSH_MS', 50, 1, 60_000),
     },
   };
 }

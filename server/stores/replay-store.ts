@@ -200,7 +200,7 @@ class QueuedReplayStore implements ReplayStore {
         this.timer = null;
         this.sealAll();
         if (!this.running) this.running = this.drain();
-      }, FLUSH_DELAY_MS);
+      }, this.settings.flushMs ?? FLUSH_DELAY_MS);
       this.timer.unref?.();
     }
   }
@@ -380,7 +380,7 @@ class RedisBackend implements Backend {
 
   encoder(): BatchEncoder {
     // Records already past the retention would be trimmed at once: they are not written. A batch
-    // is filled within FLUSH_DELAY_MS, so its cutoff is read once.
+    // is filled within REPLAY_FLUSH_MS (or until it holds 500 records), so its cutoff is read once.
     const cutoff = new Date(this.now() - this.settings.retentionMs).toISOString();
     return chunkEncoder((r) => !(r.time < cutoff));
   }

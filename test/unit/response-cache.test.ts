@@ -173,6 +173,20 @@ describe('TTL rules', () => {
     expect(bad.join('\n')).toMatch(/CACHE_LRU_BYTES/);
     await fs.rm(dir, { recursive: true, force: true });
   });
+
+  it('REPLAY_FLUSH_MS: 50 ms by default, 1 ms to 60 s, anything else named', () => {
+    const read = (v?: string) => {
+      const problems: string[] = [];
+      const s = loadCacheReplaySettings(v === undefined ? {} : { REPLAY_FLUSH_MS: v }, '/nonexistent-dir-for-tests', problems);
+      return { flushMs: s.replay.flushMs, problems };
+    };
+    expect(read()).toEqual({ flushMs: 50, problems: [] });
+    expect(read('1')).toEqual({ flushMs: 1, problems: [] });
+    expect(read('60000')).toEqual({ flushMs: 60_000, problems: [] });
+    // Empty is unset, as for every setting.
+    expect(read('  ')).toEqual({ flushMs: 50, problems: [] });
+    for (const bad of ['0', '60001', '-5', '1.5', 'soon', '9'.repeat(400)]) expect(read(bad).problems.join('\n'), bad).toMatch(/REPLAY_FLUSH_MS must be an integer from 1 to 60000/);
+  });
 });
 
 describe('in-process LRU', () => {
