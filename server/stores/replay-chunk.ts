@@ -70,12 +70,6 @@ class Table<K> {
   }
 }
 
-function headersJson(headers: Record<string, string>): string {
-  let out = '';
-  for (const k in headers) out += `${out ? ',' : ''}${str(k)}:${str(headers[k]!)}`;
-  return `{${out}}`;
-}
-
 /** The parts of a record that repeat from request to request (a cached answer's partner, operation, body). */
 type Shape = Pick<ReplayRecord, 'environment' | 'partnerCode' | 'operationName' | 'query' | 'variables' | 'status' | 'responseBody' | 'fromCache' | 'cache'>;
 
@@ -123,7 +117,8 @@ export function chunkEncoder(keep: (r: ReplayRecord) => boolean = () => true): B
       if (!keep(r)) return true;
       let text: string;
       try {
-        text = `[${str(r.id)},${str(r.time)},${str(r.clientIp)},${r.durationMs},${shapeOf(r)},${headersJson(r.responseHeaders)},${r.notes ? JSON.stringify(r.notes) : 'null'}]`;
+        // One native JSON.stringify of the record's own parts costs less than joining their texts.
+        text = JSON.stringify([r.id, r.time, r.clientIp, r.durationMs, shapeOf(r), r.responseHeaders, r.notes ?? null]);
       } catch {
         return false;
       }
