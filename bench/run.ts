@@ -314,7 +314,7 @@ function startRuntime(): { env: Record<string, string>; args: string[] } {
   return { env, args: m[2]!.trim().split(/\s+/).filter(Boolean) };
 }
 
-async function startGatewayChild(name: string, base: NodeJS.ProcessEnv, extra: NodeJS.ProcessEnv = {}, wrap: string[] = [], nodeFlags: string[] = []): Promise<Gateway> {
+async function startGatewayChild(name: string, base: NodeJS.ProcessEnv, extra: NodeJS.ProcessEnv = {}, wrap: string[] = []): Promise<Gateway> {
   const [production, certification, playground, ops] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const runtime = opts.runner === 'dist' ? startRuntime() : { env: {}, args: [] };
   const env = { ...runtime.env, ...base, PRODUCTION_PORT: String(production), CERTIFICATION_PORT: String(certification), PLAYGROUND_PORT: String(playground), OPS_PORT: String(ops), ...extra };
@@ -323,7 +323,7 @@ async function startGatewayChild(name: string, base: NodeJS.ProcessEnv, extra: N
   const t0 = performance.now();
   // In the run's temporary directory (DATA_DIR's parent), removed at the end with it.
   const logFile = path.join(path.dirname(String(base.DATA_DIR ?? os.tmpdir())), `${name.replace(/\W+/g, '-')}.log`);
-  const [cmd, ...cmdArgs] = [...wrap, process.execPath, ...nodeFlags, ...args] as [string, ...string[]];
+  const [cmd, ...cmdArgs] = [...wrap, process.execPath, ...args] as [string, ...string[]];
   const { child } = startChild(name, cmd, cmdArgs, env, undefined, opts.gatewayRoot, logFile);
   const healthz = `http://127.0.0.1:${production}/healthz`;
   await waitFor200(healthz, wrap.length ? 300_000 : 30_000, child);
@@ -942,11 +942,10 @@ async function main() {
       const dir = path.join(tmp, 'callgrind');
       fs.mkdirSync(dir, { recursive: true });
       const wrap = ['valgrind', '--tool=callgrind', `--callgrind-out-file=${dir}/cg.%p`, '--smc-check=all-non-file', '--separate-threads=yes'];
-      // Optimizing compiles on the main thread, as soon as V8 asks for them: on a background thread
-      // valgrind's serialized threads leave code unoptimized for long, and the counts would measure that.
-      const nodeFlags = ['--no-concurrent-recompilation'];
       // Per thread: the main thread and libuv's pool (deflate, file writes) are the request's work;
-      // V8's platform threads (concurrent GC) are reported apart.
+      // V8's platform threads (optimizing compiles, concurrent GC) are reported apart: under valgrind
+      // they run late (threads are serialized), so optimized code arrives later than it would, and
+      // the counts are higher than a natively warmed-up process would execute, for every target alike.
       const threadTotals = (pid: number) => {
         const own = { main: 0, pool: 0, v8: 0 };
         for (const f of fs.readdirSync(dir).filter((n) => n.startsWith(`cg.${pid}.`))) {
@@ -973,7 +972,7 @@ async function main() {
         instructions[`${name} (V8 background threads)`] = per(t.v8);
       };
       const floorPort = await freePort();
-      const floor = startChild('instructions: floor', 'valgrind', [...wrap.slice(1), process.execPath, ...nodeFlags, '--import', 'tsx', 'bench/baseline-server.ts'], { PATH: process.env.PATH, PORT: String(floorPort), MODE: 'floor', BODY_BYTES: '3782' }, /READY/);
+      const floor = startChild('instructions: floor', 'valgrind', [...wrap.slice(1), process.execPath, '--import', 'tsx', 'bench/baseline-server.ts'], { PATH: process.env.PATH, PORT: String(floorPort), MODE: 'floor', BODY_BYTES: '3782' }, /READY/);
       try {
         await withTimeout(floor.line, 300_000, 'floor server under valgrind');
         await count('floor', `http://127.0.0.1:${floorPort}/graphql`, floor.child.proc.pid!, {});
@@ -983,7 +982,7 @@ async function main() {
       for (const [name, extra] of [['cached', {}], ['cached/no-log', { LOG_LEVEL: 'warn' }], ['cached/no-replay', { REPLAY_ENABLED: 'false' }]] as const) {
         // A request takes ~10 ms under valgrind: batches are written once they hold 500 records, as
         // under load, rather than every 50 ms of valgrind's time.
-        const g = await startGatewayChild(`gateway (instructions: ${name})`, gatewayEnv, { ...extra, REPLAY_FLUSH_MS: '60000' }, wrap, nodeFlags);
+        const g = await startGatewayChild(`gateway (instructions: ${name})`, gatewayEnv, { ...extra, REPLAY_FLUSH_MS: '60000' }, wrap);
         try {
           await count(name, g.urls.production, g.child.proc.pid!, keyedHeaders);
         } finally {
