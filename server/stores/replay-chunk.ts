@@ -6,7 +6,7 @@
 // - Redis chunks (v4): JSON in which each distinct response body, query text and variables is
 //   stored once, and so is each distinct shape (what records share: environment, partner,
 //   operation, status, body, cache state); a record is a small array of its own parts (id, time,
-//   client, duration, headers, notes) and its shape's index. A cached answer sent 500 times is one
+//   client, duration, headers, notes, upstream calls) and its shape's index. A cached answer sent 500 times is one
 //   body, one shape and 500 records of ~250 bytes. Raw-deflated. v3 and v2 chunks are still read.
 // - Embedded segments: one JSON line per record.
 import zlib from 'node:zlib';
@@ -80,8 +80,8 @@ function sameShape(a: Shape, b: ReplayRecord): boolean {
 
 /**
  * A v4 chunk: each record is a small array of what is its own (id, time, client, duration,
- * headers, notes) and the index of its shape, the array of what it shares with other records
- * (environment, partner, operation, query, variables, status, body, cache state, upstream calls,
+ * headers, notes, upstream calls) and the index of its shape, the array of what it shares with
+ * other records (environment, partner, operation, query, variables, status, body, cache state,
  * digest, personal-data box), each distinct shape stored once. `keep(record)` false leaves a
  * record out without counting it as lost (one already past the retention).
  */
@@ -96,14 +96,14 @@ export function chunkEncoder(keep: (r: ReplayRecord) => boolean = () => true): B
   const ids = new BatchIds();
 
   function shapeOf(r: ReplayRecord): number {
-    // Upstream calls, digests and sealed boxes are a record's own objects: such records build their shape.
-    const plain = r.upstreamCalls.length === 0 && !r.queryDigest && !r.personalData;
+    // Digests and sealed boxes are a record's own objects: such records build their shape.
+    const plain = !r.queryDigest && !r.personalData;
     const last = plain ? lastShape.get(r.responseBody) : undefined;
     if (last && sameShape(last.shape, r)) return last.index;
     const query = r.query === null ? 'null' : String(texts.at(r.query, () => r.query!));
     // Variables come from a parsed body (one frozen object per distinct body): their JSON is made once per chunk.
     const variables = r.variables === null ? 'null' : String(vars.at(r.variables, () => safeJson(r.variables)));
-    const text = `[${str(r.environment)},${strOrNull(r.partnerCode)},${strOrNull(r.operationName)},${query},${variables},${r.status},${bodies.at(r.responseBody, () => r.responseBody)},${r.fromCache},${strOrNull(r.cache)},${r.upstreamCalls.length ? JSON.stringify(r.upstreamCalls) : '[]'},${r.queryDigest ? JSON.stringify(r.queryDigest) : 'null'},${r.personalData ? JSON.stringify(r.personalData) : 'null'}]`;
+    const text = `[${str(r.environment)},${strOrNull(r.partnerCode)},${strOrNull(r.operationName)},${query},${variables},${r.status},${bodies.at(r.responseBody, () => r.responseBody)},${r.fromCache},${strOrNull(r.cache)},${r.queryDigest ? JSON.stringify(r.queryDigest) : 'null'},${r.personalData ? JSON.stringify(r.personalData) : 'null'}]`;
     const index = shapes.at(text, () => text);
     if (plain) lastShape.set(r.responseBody, { shape: r, index });
     return index;
@@ -118,7 +118,7 @@ export function chunkEncoder(keep: (r: ReplayRecord) => boolean = () => true): B
       let text: string;
       try {
         // One native JSON.stringify of the record's own parts costs less than joining their texts.
-        text = JSON.stringify([r.id, r.time, r.clientIp, r.durationMs, shapeOf(r), r.responseHeaders, r.notes ?? null]);
+        text = JSON.stringify([r.id, r.time, r.clientIp, r.durationMs, shapeOf(r), r.responseHeaders, r.notes ?? null, r.upstreamCalls]);
       } catch {
         return false;
       }
@@ -200,8 +200,8 @@ export function decodeChunk(raw: string): ReplayRecord[] {
   if (chunk.v === 3) {
     return (chunk.records as StoredRecord[]).map((r) => ({ ...r, query: text(r.query), variables: vars(r.variables), responseBody: body(r.responseBody) }));
   }
-  return (chunk.records as unknown[][]).map(([id, time, clientIp, durationMs, shapeIndex, responseHeaders, notes]) => {
-    const [environment, partnerCode, operationName, query, variables, status, responseBody, fromCache, cache, upstreamCalls, queryDigest, personalData] = chunk.shapes?.[shapeIndex as number] ?? [];
+  return (chunk.records as unknown[][]).map(([id, time, clientIp, durationMs, shapeIndex, responseHeaders, notes, upstreamCalls]) => {
+    const [environment, partnerCode, operationName, query, variables, status, responseBody, fromCache, cache, queryDigest, personalData] = chunk.shapes?.[shapeIndex as number] ?? [];
     // The order of a record as the replay plugin builds it.
     const r = {
       id, time, environment, partnerCode, clientIp, operationName, query: text(query), variables: vars(variables), status, responseBody: body(responseBody),
