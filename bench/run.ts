@@ -936,8 +936,7 @@ async function main() {
       // whatever else the machine is doing (time and CPU figures move by ±20% on a shared machine).
       // The floor server and the gateways as in `records`, one connection, requests one after the
       // other: --instructions-warmup of them (not counted: JIT, caches), then --instructions-requests
-      // counted. User-space instructions of every thread (the deflate and file writes on libuv's
-      // pool included); the kernel's share (socket writes) is not in it.
+      // counted. User-space instructions only: the kernel's share (socket writes) is not in it.
       if (spawnSync('valgrind', ['--version']).status !== 0) throw new Error('valgrind is not installed (apt-get install valgrind)');
       const dir = path.join(tmp, 'callgrind');
       fs.mkdirSync(dir, { recursive: true });
@@ -971,23 +970,26 @@ async function main() {
         instructions[name] = per(t.main + t.pool);
         instructions[`${name} (V8 background threads)`] = per(t.v8);
       };
-      const floorPort = await freePort();
-      const floor = startChild('instructions: floor', 'valgrind', [...wrap.slice(1), process.execPath, '--import', 'tsx', 'bench/baseline-server.ts'], { PATH: process.env.PATH, PORT: String(floorPort), MODE: 'floor', BODY_BYTES: '3782' }, /READY/);
-      try {
-        await withTimeout(floor.line, 300_000, 'floor server under valgrind');
-        await count('floor', `http://127.0.0.1:${floorPort}/graphql`, floor.child.proc.pid!, {});
-      } finally {
-        await floor.child.stop();
-      }
+      let answerBytes = 0;
       for (const [name, extra] of [['cached', {}], ['cached/no-log', { LOG_LEVEL: 'warn' }], ['cached/no-replay', { REPLAY_ENABLED: 'false' }]] as const) {
         // A request takes ~10 ms under valgrind: batches are written once they hold 500 records, as
         // under load, rather than every 50 ms of valgrind's time.
         const g = await startGatewayChild(`gateway (instructions: ${name})`, gatewayEnv, { ...extra, REPLAY_FLUSH_MS: '60000' }, wrap);
         try {
+          answerBytes = (await checkOnce(g.urls.production, keyedHeaders)).bytes;
           await count(name, g.urls.production, g.child.proc.pid!, keyedHeaders);
         } finally {
           await g.child.stop();
         }
+      }
+      // The floor answers as many bytes as the gateways did.
+      const floorPort = await freePort();
+      const floor = startChild('instructions: floor', 'valgrind', [...wrap.slice(1), process.execPath, '--import', 'tsx', 'bench/baseline-server.ts'], { PATH: process.env.PATH, PORT: String(floorPort), MODE: 'floor', BODY_BYTES: String(answerBytes) }, /READY/);
+      try {
+        await withTimeout(floor.line, 300_000, 'floor server under valgrind');
+        await count('floor', `http://127.0.0.1:${floorPort}/graphql`, floor.child.proc.pid!, {});
+      } finally {
+        await floor.child.stop();
       }
     });
 

@@ -9,9 +9,23 @@ export interface TallySeries {
   inc(n?: number): void;
 }
 
+/** The tally of each label set, made on first mention (a series is exported from then on). */
+function seriesTable<L extends string, T>(labelNames: L[], make: (labels: Record<L, string>) => T) {
+  const table = new Map<string, T>();
+  return {
+    table,
+    of(labels: Record<L, string>): T {
+      const key = JSON.stringify(labelNames.map((l) => labels[l]));
+      let s = table.get(key);
+      if (!s) table.set(key, (s = make({ ...labels })));
+      return s;
+    },
+  };
+}
+
 /** A counter whose series are tallied: `series(labels)` once per label set, `inc()` per event. */
 export function tallyCounter<L extends string>(registry: Registry, name: string, help: string, labelNames: L[]) {
-  const series = new Map<string, { labels: Record<L, string>; n: number }>();
+  const series = seriesTable(labelNames, (labels) => ({ labels, n: 0 }));
   new Counter<L>({
     name,
     help,
@@ -19,16 +33,13 @@ export function tallyCounter<L extends string>(registry: Registry, name: string,
     registers: [registry],
     collect() {
       this.reset();
-      for (const s of series.values()) this.inc(s.labels, s.n);
+      for (const s of series.table.values()) this.inc(s.labels, s.n);
     },
   });
   return {
     /** The series of one label set, exported at 0 from now on. */
     series(labels: Record<L, string>): TallySeries {
-      const key = JSON.stringify(labelNames.map((l) => labels[l]));
-      let s = series.get(key);
-      if (!s) series.set(key, (s = { labels: { ...labels }, n: 0 }));
-      const entry = s;
+      const entry = series.of(labels);
       return {
         inc(n = 1) {
           entry.n += n;
@@ -45,10 +56,10 @@ export interface TallyHistogramSeries {
 /** A histogram whose series are tallied, reported as prom-client reports its own histograms. */
 export function tallyHistogram<L extends string>(registry: Registry, name: string, help: string, labelNames: L[], buckets: number[]) {
   const bounds = [...buckets].sort((a, b) => a - b);
-  const series = new Map<string, { labels: Record<L, string>; counts: number[]; sum: number; count: number }>();
+  const series = seriesTable(labelNames, (labels) => ({ labels, counts: bounds.map(() => 0), sum: 0, count: 0 }));
   const values = () => {
     const out: { labels: Record<string, string | number>; sharedLabels: Record<string, string>; value: number; metricName: string }[] = [];
-    for (const s of series.values()) {
+    for (const s of series.table.values()) {
       let acc = 0;
       for (let i = 0; i < bounds.length; i++) {
         acc += s.counts[i]!;
@@ -69,7 +80,7 @@ export function tallyHistogram<L extends string>(registry: Registry, name: strin
     // The JSON form (getMetricsAsJSON) has the series labels merged in, as prom-client's.
     get: () => ({ name, help, type: 'histogram', aggregator: 'sum', values: values().map(({ sharedLabels, ...v }) => ({ ...v, labels: { ...v.labels, ...sharedLabels } })) }),
     reset() {
-      for (const s of series.values()) {
+      for (const s of series.table.values()) {
         s.counts.fill(0);
         s.sum = 0;
         s.count = 0;
@@ -80,10 +91,7 @@ export function tallyHistogram<L extends string>(registry: Registry, name: strin
   return {
     /** The series of one label set, exported (every bucket at 0) from now on. */
     series(labels: Record<L, string>): TallyHistogramSeries {
-      const key = JSON.stringify(labelNames.map((l) => labels[l]));
-      let s = series.get(key);
-      if (!s) series.set(key, (s = { labels: { ...labels }, counts: bounds.map(() => 0), sum: 0, count: 0 }));
-      const entry = s;
+      const entry = series.of(labels);
       return {
         observe(value: number) {
           if (!Number.isFinite(value)) return;

@@ -123,11 +123,23 @@ export function retryPauses(budgetMs: number): number[] {
   return pauses;
 }
 
+/** A batch in the queue, with the records and bytes the queue accepted into it. */
+interface Queued<B> {
+  partition: string;
+  batch: B;
+  records: number;
+  bytes: number;
+}
+
 class QueuedReplayStore implements ReplayStore {
-  /** Batches being filled, one per partition; records are encoded into them as they arrive. */
-  private readonly open = new Map<string, { enc: BatchEncoder; bytes: number }>();
+  /**
+   * Batches being filled, one per partition; records are encoded into them as they arrive. The
+   * queue counts what it accepted: a batch may hold fewer (a record already past the retention is
+   * left out, and counts as written as it would be trimmed at once).
+   */
+  private readonly open = new Map<string, Queued<BatchEncoder>>();
   /** Full (or due) batches waiting to be written, oldest first. */
-  private ready: { partition: string; batch: EncodedBatch; bytes: number }[] = [];
+  private ready: Queued<EncodedBatch>[] = [];
   private queuedRecords = 0;
   private queuedBytes = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -156,14 +168,15 @@ class QueuedReplayStore implements ReplayStore {
       }
       const partition = partitionOf(record);
       let open = this.open.get(partition);
-      if (!open) this.open.set(partition, (open = { enc: this.backend.encoder(partition), bytes: 0 }));
+      if (!open) this.open.set(partition, (open = { partition, batch: this.backend.encoder(partition), records: 0, bytes: 0 }));
       this.counters.enqueued++;
       replayStats.enqueued++;
-      if (!open.enc.add(record)) return this.noteDropped();
+      if (!open.batch.add(record)) return this.noteDropped();
       this.queuedRecords++;
       this.queuedBytes += size;
+      open.records++;
       open.bytes += size;
-      if (open.enc.count >= BATCH) this.seal(partition);
+      if (open.records >= BATCH) this.seal(partition);
       this.schedule();
     } catch {
       this.noteDropped();
@@ -180,7 +193,7 @@ class QueuedReplayStore implements ReplayStore {
     const open = this.open.get(partition);
     if (!open) return;
     this.open.delete(partition);
-    this.ready.push({ partition, batch: open.enc.finish(), bytes: open.bytes });
+    this.ready.push({ ...open, batch: open.batch.finish() });
   }
 
   private sealAll(): void {
@@ -208,14 +221,14 @@ class QueuedReplayStore implements ReplayStore {
   private async drain(): Promise<void> {
     try {
       for (let next = this.ready.shift(); next; next = this.ready.shift()) {
-        const { partition, batch, bytes } = next;
-        this.queuedRecords -= batch.count;
+        const { partition, batch, records, bytes } = next;
+        this.queuedRecords -= records;
         this.queuedBytes -= bytes;
         for (let attempt = 0; ; attempt++) {
           try {
             await this.backend.write(partition, batch);
-            this.counters.written += batch.count;
-            replayStats.written += batch.count;
+            this.counters.written += records;
+            replayStats.written += records;
             break;
           } catch (err) {
             this.counters.writeErrors++;
@@ -223,7 +236,7 @@ class QueuedReplayStore implements ReplayStore {
             this.onError(err, 'replay write');
             const pause = this.retryPauses[attempt];
             if (pause === undefined || this.closing) {
-              this.noteDropped(batch.count);
+              this.noteDropped(records);
               break;
             }
             replayStats.retries++;
@@ -233,7 +246,6 @@ class QueuedReplayStore implements ReplayStore {
       }
     } finally {
       this.queuedBytes = Math.max(0, this.queuedBytes);
-      this.queuedRecords = Math.max(0, this.queuedRecords);
       this.running = null;
       // Batches filled or begun while this one was being written (a record queued meanwhile set
       // no timer: schedule() waits for a running drain).

@@ -306,6 +306,8 @@ describe('Redis store', () => {
     expect(await client.hget(REPLAY_KEYS.ids, old.id)).toBeNull();
     expect(await store.get(old.id)).toBeNull();
     expect(await store.get(fresh.id)).toEqual(fresh);
+    // The record left out is not lost (it would have been trimmed at once), and the queue is empty.
+    expect(store.stats()).toMatchObject({ written: 2, dropped: 0, queued: 0, queuedBytes: 0 });
     now += 61_000;
     const later = record({}, now);
     store.enqueue(later);
