@@ -377,6 +377,8 @@ interface Row {
   bytesPerResponse: number;
   /** CPU time of the server process per answered request (µs); null when not measured. */
   cpuUsPerRequest: number | null;
+  /** The same split by thread kind (threadCpuMsOf), µs per request. */
+  threadCpuUs?: Record<string, number> | null;
   ratio?: number;
   notes?: Record<string, unknown>;
   /** The scenario could not run (e.g. mesh build failed); the figures are zeros. */
@@ -396,25 +398,61 @@ function cpuMsOf(pid: number | undefined): number | null {
 }
 
 /**
+ * CPU time so far by thread kind, ms: the main thread's user and system time, libuv's pool, V8's
+ * platform threads (optimizing compiles, concurrent and parallel GC) and the rest.
+ */
+function threadCpuMsOf(pid: number | undefined): Record<'mainUser' | 'mainSys' | 'pool' | 'v8' | 'other', number> | null {
+  const out = { mainUser: 0, mainSys: 0, pool: 0, v8: 0, other: 0 };
+  try {
+    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+      let stat: string;
+      try {
+        stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      } catch {
+        continue; // the thread ended
+      }
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const user = (Number(fields[11]) * 1000) / 100;
+      const sys = (Number(fields[12]) * 1000) / 100;
+      if (tid === String(pid)) {
+        out.mainUser += user;
+        out.mainSys += sys;
+      } else if (/^libuv-worker/.test(comm)) out.pool += user + sys;
+      else if (/^V8 /.test(comm)) out.v8 += user + sys;
+      else out.other += user + sys;
+    }
+  } catch {
+    return null;
+  }
+  return out;
+}
+
+/**
  * Warm-up (discarded), then `before()` (counters), then the measured run. With `pid`, also the CPU
  * time that process spent per answered request: robust to other load on the machine.
  */
-async function load(o: Options, pid?: number, before?: () => Promise<void>): Promise<{ result: Result; cpuUsPerRequest: number | null }> {
+async function load(o: Options, pid?: number, before?: () => Promise<void>): Promise<{ result: Result; cpuUsPerRequest: number | null; threadCpuUs: Record<string, number> | null }> {
   if (opts.rate) o = { ...o, overallRate: opts.rate };
   if (opts.warmup > 0) await autocannon({ ...o, duration: opts.warmup });
   await before?.();
   const cpu0 = pid ? cpuMsOf(pid) : null;
+  const threads0 = pid ? threadCpuMsOf(pid) : null;
   const result = await autocannon({ timeout: 10, ...o });
   const cpu1 = pid ? cpuMsOf(pid) : null;
-  const cpuUsPerRequest = cpu0 !== null && cpu1 !== null && result.requests.total ? Math.round(((cpu1 - cpu0) * 1000) / result.requests.total) : null;
-  return { result, cpuUsPerRequest };
+  const threads1 = pid ? threadCpuMsOf(pid) : null;
+  const n = result.requests.total;
+  const cpuUsPerRequest = cpu0 !== null && cpu1 !== null && n ? Math.round(((cpu1 - cpu0) * 1000) / n) : null;
+  const threadCpuUs = threads0 && threads1 && n ? Object.fromEntries(Object.entries(threads1).map(([k, v]) => [k, Math.round(((v - threads0[k as keyof typeof threads0]) * 10000) / n) / 10])) : null;
+  return { result, cpuUsPerRequest, threadCpuUs };
 }
 
-function row(scenario: string, description: string, connections: number, measured: { result: Result; cpuUsPerRequest: number | null }): Row {
+function row(scenario: string, description: string, connections: number, measured: { result: Result; cpuUsPerRequest: number | null; threadCpuUs?: Record<string, number> | null }): Row {
   const r = measured.result;
   const total = r.requests.total;
   return {
     cpuUsPerRequest: measured.cpuUsPerRequest,
+    ...(measured.threadCpuUs ? { threadCpuUs: measured.threadCpuUs } : {}),
     scenario,
     description,
     connections,
@@ -450,8 +488,16 @@ function medianRow(scenario: string, description: string, runs: Row[]): Row {
     totalRequests: sum('totalRequests'),
     bytesPerResponse: runs[0]!.bytesPerResponse,
     cpuUsPerRequest: cpus.length ? Math.round(median(cpus)) : null,
-    notes: { reqPerSec: runs.map((r) => r.reqPerSec).join('/'), cpuUsPerRequest: cpus.join('/') },
+    notes: { reqPerSec: runs.map((r) => r.reqPerSec).join('/'), cpuUsPerRequest: cpus.join('/'), ...threadSplit(runs) },
   };
+}
+
+/** The median of each thread kind's CPU µs per request over runs that measured it. */
+function threadSplit(runs: Row[]): { cpuUsByThread?: Record<string, number> } {
+  const measured = runs.map((r) => r.threadCpuUs).filter((t): t is Record<string, number> => !!t);
+  if (!measured.length) return {};
+  const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+  return { cpuUsByThread: Object.fromEntries(Object.keys(measured[0]!).map((k) => [k, mid(measured.map((t) => t[k]!))])) };
 }
 
 function errorRow(scenario: string, description: string, err: unknown): Row {
