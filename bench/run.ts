@@ -398,11 +398,12 @@ function cpuMsOf(pid: number | undefined): number | null {
 }
 
 /**
- * CPU time so far by thread kind, ms: the main thread's user and system time, libuv's pool, V8's
- * platform threads (optimizing compiles, concurrent and parallel GC) and the rest.
+ * CPU time so far, ms: the main thread's user and system time, and every other thread's (libuv's
+ * pool: deflate, file writes; V8's: compiles, parallel and concurrent GC). Node names them all
+ * "node", so they are not told apart.
  */
-function threadCpuMsOf(pid: number | undefined): Record<'mainUser' | 'mainSys' | 'pool' | 'v8' | 'other', number> | null {
-  const out = { mainUser: 0, mainSys: 0, pool: 0, v8: 0, other: 0 };
+function threadCpuMsOf(pid: number | undefined): Record<'mainUser' | 'mainSys' | 'otherThreads', number> | null {
+  const out = { mainUser: 0, mainSys: 0, otherThreads: 0 };
   try {
     for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
       let stat: string;
@@ -411,16 +412,13 @@ function threadCpuMsOf(pid: number | undefined): Record<'mainUser' | 'mainSys' |
       } catch {
         continue; // the thread ended
       }
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const user = (Number(fields[11]) * 1000) / 100;
       const sys = (Number(fields[12]) * 1000) / 100;
       if (tid === String(pid)) {
         out.mainUser += user;
         out.mainSys += sys;
-      } else if (/^libuv-worker/.test(comm)) out.pool += user + sys;
-      else if (/^V8 /.test(comm)) out.v8 += user + sys;
-      else out.other += user + sys;
+      } else out.otherThreads += user + sys;
     }
   } catch {
     return null;
