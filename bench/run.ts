@@ -105,6 +105,8 @@ const opts = {
   profile: f.profile ? path.resolve(f.profile) : null,
   /** --gateway-root DIR: run the gateway from another checkout (A/B comparisons of a change). */
   gatewayRoot: f['gateway-root'] ? path.resolve(f['gateway-root']) : ROOT,
+  /** --compare DIR: `records` also loads a cached gateway built in that checkout, in the same rounds. */
+  compareRoot: f.compare ? path.resolve(f.compare) : null,
   /** --rate N: fixed overall request rate instead of as fast as possible (CPU per request at a steady load). */
   rate: f.rate ? num('rate', 1000) : null,
   /** --instructions-requests N / --instructions-warmup N: requests counted, and sent before counting, under callgrind. */
@@ -301,8 +303,8 @@ interface Gateway {
  * The runtime settings `npm start` gives the bundled gateway (package.json "start": glibc malloc
  * arenas and V8's young generation, both for RSS), read from there so the bench runs it the same way.
  */
-function startRuntime(): { env: Record<string, string>; args: string[] } {
-  const script = (JSON.parse(fs.readFileSync(path.join(opts.gatewayRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '';
+function startRuntime(root = opts.gatewayRoot): { env: Record<string, string>; args: string[] } {
+  const script = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '';
   const m = /exec env ((?:\w+=\S+ )*)node ((?:--\S+ )*)dist\/gateway\.mjs/.exec(script);
   if (!m) throw new Error(`bench: cannot read the node invocation from package.json "start": ${script}`);
   const env = Object.fromEntries(m[1]!.trim().split(/\s+/).filter(Boolean).map((kv) => {
@@ -314,9 +316,9 @@ function startRuntime(): { env: Record<string, string>; args: string[] } {
   return { env, args: m[2]!.trim().split(/\s+/).filter(Boolean) };
 }
 
-async function startGatewayChild(name: string, base: NodeJS.ProcessEnv, extra: NodeJS.ProcessEnv = {}, wrap: string[] = []): Promise<Gateway> {
+async function startGatewayChild(name: string, base: NodeJS.ProcessEnv, extra: NodeJS.ProcessEnv = {}, wrap: string[] = [], root = opts.gatewayRoot): Promise<Gateway> {
   const [production, certification, playground, ops] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-  const runtime = opts.runner === 'dist' ? startRuntime() : { env: {}, args: [] };
+  const runtime = opts.runner === 'dist' ? startRuntime(root) : { env: {}, args: [] };
   const env = { ...runtime.env, ...base, PRODUCTION_PORT: String(production), CERTIFICATION_PORT: String(certification), PLAYGROUND_PORT: String(playground), OPS_PORT: String(ops), ...extra };
   const args = opts.runner === 'dist' ? [...runtime.args, 'dist/gateway.mjs'] : ['--import', 'tsx', 'server/main.ts'];
   if (opts.profile) args.unshift('--cpu-prof', `--cpu-prof-dir=${opts.profile}`);
@@ -324,7 +326,7 @@ async function startGatewayChild(name: string, base: NodeJS.ProcessEnv, extra: N
   // In the run's temporary directory (DATA_DIR's parent), removed at the end with it.
   const logFile = path.join(path.dirname(String(base.DATA_DIR ?? os.tmpdir())), `${name.replace(/\W+/g, '-')}.log`);
   const [cmd, ...cmdArgs] = [...wrap, process.execPath, ...args] as [string, ...string[]];
-  const { child } = startChild(name, cmd, cmdArgs, env, undefined, opts.gatewayRoot, logFile);
+  const { child } = startChild(name, cmd, cmdArgs, env, undefined, root, logFile);
   const healthz = `http://127.0.0.1:${production}/healthz`;
   await waitFor200(healthz, wrap.length ? 300_000 : 30_000, child);
   const startMs = performance.now() - t0;
@@ -947,8 +949,10 @@ async function main() {
       // on the same machine moves by ±20%; side by side in rounds the comparison holds.
       const targets: { name: string; url: string; pid: number | undefined; stop(): Promise<void> }[] = [];
       try {
-        for (const [name, extra] of [['cached', {}], ['cached/no-log', { LOG_LEVEL: 'warn' }], ['cached/no-replay', { REPLAY_ENABLED: 'false' }]] as const) {
-          const g = await startGatewayChild(`gateway (records: ${name})`, gatewayEnv, extra);
+        const gateways: [string, NodeJS.ProcessEnv, string][] = [['cached', {}, opts.gatewayRoot], ['cached/no-log', { LOG_LEVEL: 'warn' }, opts.gatewayRoot], ['cached/no-replay', { REPLAY_ENABLED: 'false' }, opts.gatewayRoot]];
+        if (opts.compareRoot) gateways.push([`cached (${path.basename(opts.compareRoot)})`, {}, opts.compareRoot]);
+        for (const [name, extra, root] of gateways) {
+          const g = await startGatewayChild(`gateway (records: ${name})`, gatewayEnv, extra, [], root);
           targets.push({ name, url: g.urls.production, pid: g.child.proc.pid, stop: () => g.child.stop() });
           await checkOnce(g.urls.production, keyedHeaders);
           const check = await checkOnce(g.urls.production, keyedHeaders);
