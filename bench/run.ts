@@ -404,8 +404,8 @@ function cpuMsOf(pid: number | undefined): number | null {
  * pool: deflate, file writes; V8's: compiles, parallel and concurrent GC). Node names them all
  * "node", so they are not told apart.
  */
-function threadCpuMsOf(pid: number | undefined): Record<'mainUser' | 'mainSys' | 'otherThreads', number> | null {
-  const out = { mainUser: 0, mainSys: 0, otherThreads: 0 };
+function threadCpuMsOf(pid: number | undefined): Record<'mainUser' | 'mainSys' | 'otherThreads' | 'minorFaults', number> | null {
+  const out = { mainUser: 0, mainSys: 0, otherThreads: 0, minorFaults: 0 };
   try {
     for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
       let stat: string;
@@ -417,6 +417,8 @@ function threadCpuMsOf(pid: number | undefined): Record<'mainUser' | 'mainSys' |
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const user = (Number(fields[11]) * 1000) / 100;
       const sys = (Number(fields[12]) * 1000) / 100;
+      // Page faults (minflt) are counted as if they were µs, so the split reports faults per request.
+      out.minorFaults += Number(fields[7]) / 1000;
       if (tid === String(pid)) {
         out.mainUser += user;
         out.mainSys += sys;

@@ -34,9 +34,13 @@ export interface BatchEncoder {
 
 /** Request ids of a batch, one per line, and the newest record's time. */
 class BatchIds {
-  readonly text = new ByteBuilder();
+  readonly text: ByteBuilder;
   count = 0;
   private newestIso = '';
+
+  constructor(capacity = 16 * 1024) {
+    this.text = new ByteBuilder(capacity);
+  }
 
   note(r: ReplayRecord): void {
     this.text.append(this.count++ ? `\n${r.id}` : r.id);
@@ -83,17 +87,22 @@ function sameShape(a: Shape, b: ReplayRecord): boolean {
  * headers, notes, upstream calls) and the index of its shape, the array of what it shares with
  * other records (environment, partner, operation, query, variables, status, body, cache state,
  * digest, personal-data box), each distinct shape stored once. `keep(record)` false leaves a
- * record out without counting it as lost (one already past the retention).
+ * record out without counting it as lost (one already past the retention). `expectedBytes`: room
+ * to start with (the size of the partition's last chunk), so a full batch does not grow by copies.
  */
-export function chunkEncoder(keep: (r: ReplayRecord) => boolean = () => true): BatchEncoder {
+export function chunkEncoder(keep: (r: ReplayRecord) => boolean = () => true, expectedBytes = 16 * 1024): BatchEncoder {
   const bodies = new Table<string>();
   const texts = new Table<string>();
   const vars = new Table<object>();
   const shapes = new Table<string>();
   // The last shape seen with each body: a cache hit's record finds its shape without building it.
   const lastShape = new Map<string, { shape: Shape; index: number }>();
-  const records = new ByteBuilder();
-  const ids = new BatchIds();
+  // The chunk's JSON is gathered in one buffer, records first and the tables they refer to after
+  // them (JSON.parse reads the keys in any order): nothing is copied when the batch is finished.
+  const records = new ByteBuilder(expectedBytes);
+  records.append('{"v":4,"records":[');
+  // A request id and its newline are ~1/6 of a hit's record.
+  const ids = new BatchIds(Math.max(1024, Math.ceil(expectedBytes / 4)));
 
   function shapeOf(r: ReplayRecord): number {
     // Digests and sealed boxes are a record's own objects: such records build their shape.
@@ -127,8 +136,8 @@ export function chunkEncoder(keep: (r: ReplayRecord) => boolean = () => true): B
       return true;
     },
     finish() {
-      const head = Buffer.from(`{"v":4,"bodies":${JSON.stringify(bodies.values)},"texts":${JSON.stringify(texts.values)},"vars":${JSON.stringify(vars.values)},"shapes":[${shapes.values.join(',')}],"records":[`);
-      return { data: Buffer.concat([head, records.bytes(), Buffer.from(']}')]), ids: ids.text.bytes(), count: ids.count, newest: ids.newest() };
+      records.append(`],"bodies":${JSON.stringify(bodies.values)},"texts":${JSON.stringify(texts.values)},"vars":${JSON.stringify(vars.values)},"shapes":[${shapes.values.join(',')}]}`);
+      return { data: records.bytes(), ids: ids.text.bytes(), count: ids.count, newest: ids.newest() };
     },
   };
 }

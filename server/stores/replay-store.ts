@@ -385,6 +385,8 @@ class RedisBackend implements Backend {
   private readonly redis: ScriptedRedis;
   private readonly chunkPrefix = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}-`;
   private chunkSeq = 0;
+  /** The JSON size of the last chunk written: a new batch starts with room for as much again. */
+  private lastChunkBytes = 16 * 1024;
 
   constructor(redis: RedisClient, private readonly settings: ReplaySettings, private readonly now: () => number, private readonly keys: ReplayKeys) {
     this.redis = defineScripts(redis);
@@ -394,7 +396,7 @@ class RedisBackend implements Backend {
     // Records already past the retention would be trimmed at once: they are not written. A batch
     // is filled within REPLAY_FLUSH_MS (or until it holds 500 records), so its cutoff is read once.
     const cutoff = new Date(this.now() - this.settings.retentionMs).toISOString();
-    return chunkEncoder((r) => !(r.time < cutoff));
+    return chunkEncoder((r) => !(r.time < cutoff), Math.min(Math.ceil(this.lastChunkBytes * 1.125), 4 * 1024 * 1024));
   }
 
   async write(batch: EncodedBatch): Promise<void> {
@@ -407,6 +409,7 @@ class RedisBackend implements Backend {
       exec(): Promise<[Error | null, unknown][] | null>;
     };
     if (batch.count) {
+      this.lastChunkBytes = Math.max(1024, batch.data.length);
       const chunkId = `${this.chunkPrefix}${(this.chunkSeq++).toString(36)}`;
       // Deflated off the event loop (libuv's pool); a Buffer goes to the socket as is.
       const body = await packChunk(batch.data);

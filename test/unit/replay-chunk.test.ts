@@ -127,4 +127,24 @@ describe('ByteBuilder', () => {
       expect(b.length).toBe(Buffer.byteLength(parts.join('')));
     }));
   });
+
+  it('hands out batches that later appends never write over, in one buffer until it is full', () => {
+    fc.assert(fc.property(fc.array(fc.array(fc.string({ unit: 'grapheme', maxLength: 200 }), { maxLength: 8 }), { maxLength: 30 }), fc.integer({ min: 0, max: 2048 }), (batches, capacity) => {
+      const b = new ByteBuilder(capacity);
+      const taken: Buffer[] = [];
+      for (const batch of batches) {
+        for (const p of batch) b.append(p);
+        expect(b.length).toBe(Buffer.byteLength(batch.join('')));
+        taken.push(b.take());
+        expect(b.length).toBe(0);
+      }
+      // Checked after every append: none changed an earlier batch.
+      expect(taken.map((t) => t.toString('utf8'))).toEqual(batches.map((batch) => batch.join('')));
+    }));
+    const b = new ByteBuilder(1024);
+    b.append('a'.repeat(100));
+    const first = b.take();
+    b.append('b'.repeat(100));
+    expect(b.take().buffer).toBe(first.buffer);
+  });
 });
