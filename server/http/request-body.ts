@@ -29,7 +29,9 @@ export function readBody(req: IncomingMessage, limitBytes: number): Promise<Buff
         finish(errorReply(413, `Request body is larger than ${limitBytes} bytes.`, 'PAYLOAD_TOO_LARGE'));
       } else chunks.push(chunk);
     });
-    req.on('end', () => finish(Buffer.concat(chunks)));
+    // A body that came in one chunk (most do) is that chunk: a copy would take a slice of
+    // Buffer's pool, and a new pool (external memory) every ~50 requests.
+    req.on('end', () => finish(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
     req.on('error', () => finish(errorReply(400, 'Request body could not be read.', 'BAD_REQUEST')));
     req.on('aborted', () => finish(errorReply(400, 'Request body was cut off.', 'BAD_REQUEST')));
   });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { parseGraphQLBody } from '../../server/http/request-body.js';
+import { Readable } from 'node:stream';
+import type { IncomingMessage } from 'node:http';
+import fc from 'fast-check';
+import { parseGraphQLBody, readBody } from '../../server/http/request-body.js';
+
+/** A request whose body arrives in these chunks. */
+function requestOf(chunks: Buffer[], headers: Record<string, string> = {}): IncomingMessage {
+  return Object.assign(Readable.from(chunks, { objectMode: false }), { headers }) as unknown as IncomingMessage;
+}
 
 const JSON_TYPE = 'application/json';
 const body = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v));
@@ -58,5 +66,22 @@ describe('parseGraphQLBody', () => {
       const r = parseGraphQLBody(JSON_TYPE, body({ query: `{ n${i}: __typename }` }));
       expect((r as { query: string }).query).toBe(`{ n${i}: __typename }`);
     }
+  });
+});
+
+describe('readBody', () => {
+  it('returns the bytes sent, in one chunk or many, up to the limit, and 413 past it', async () => {
+    await fc.assert(fc.asyncProperty(fc.array(fc.uint8Array({ minLength: 1, maxLength: 64 }), { maxLength: 6 }), fc.integer({ min: 1, max: 300 }), async (parts, limit) => {
+      const chunks = parts.map((p) => Buffer.from(p));
+      const whole = Buffer.concat(chunks);
+      const got = await readBody(requestOf(chunks), limit);
+      if (whole.length > limit) expect('status' in got && got.status).toBe(413);
+      else expect(Buffer.isBuffer(got) && got.equals(whole)).toBe(true);
+    }), { numRuns: 200 });
+  });
+
+  it('refuses a declared length over the limit before reading', async () => {
+    const got = await readBody(requestOf([Buffer.from('{}')], { 'content-length': '5000' }), 100);
+    expect('status' in got && got.status).toBe(413);
   });
 });
