@@ -7,7 +7,7 @@
 // `age` (seconds since the answer was stored).
 import type { PreparedOperation } from '../graphql/prepare.js';
 import type { EnvironmentName, ExecutedResult, HttpPlugin, Reply, RequestState } from '../http/plugin.js';
-import { bodyBytes, canonicalJson, type CachePolicy, type ResponseCache, type SchemaVariant } from '../stores/response-cache.js';
+import { bodyBytes, canonicalJson, type CacheLookup, type CachePolicy, type ResponseCache, type SchemaVariant } from '../stores/response-cache.js';
 
 export interface ResponseCachePluginOptions {
   cache: ResponseCache;
@@ -34,6 +34,12 @@ interface OperationMemo {
 /** Bounds of the key memo: entries per operation, and the longest variables text worth keeping. */
 const KEY_MEMO_ENTRIES = 512;
 const KEY_MEMO_MAX_CHARS = 2048;
+
+function hitReply(state: RequestState, hit: CacheLookup): Reply {
+  state.cache = 'HIT';
+  state.notes.cache = { level: hit.level, ageSeconds: hit.ageSeconds };
+  return { status: 200, headers: { age: String(hit.ageSeconds) }, body: hit.entry.body, bytes: bodyBytes(hit.entry) };
+}
 
 export function responseCachePlugin(opts: ResponseCachePluginOptions): HttpPlugin {
   const { cache, environment, variant, keyByPartner } = opts;
@@ -66,7 +72,7 @@ export function responseCachePlugin(opts: ResponseCachePluginOptions): HttpPlugi
 
   return {
     name: 'response-cache',
-    async onBeforeExecute(state: RequestState, op: PreparedOperation): Promise<Reply | void> {
+    onBeforeExecute(state: RequestState, op: PreparedOperation): Reply | void | Promise<Reply | void> {
       const memo = memoFor(op);
       const policy = memo.policy ?? cache.policy({ operationType: op.operation.operation, rootFields: op.rootFields, introspectionOnly: op.introspectionOnly });
       if (!policy.cacheable) {
@@ -87,16 +93,17 @@ export function responseCachePlugin(opts: ResponseCachePluginOptions): HttpPlugi
           memo.keys.set(memoKey, key);
         }
       }
-      const hit = await cache.get(key);
-      if (hit) {
-        state.cache = 'HIT';
-        state.notes.cache = { level: hit.level, ageSeconds: hit.ageSeconds };
-        return { status: 200, headers: { age: String(hit.ageSeconds) }, body: hit.entry.body, bytes: bodyBytes(hit.entry) };
-      }
-      state.cache = 'MISS';
-      state.cacheKey = key;
-      pending.set(state, { key, fields: policy.fields });
-      return undefined;
+      // An in-process hit is answered synchronously; otherwise Redis is asked.
+      const local = cache.getLocal(key);
+      if (local) return hitReply(state, local);
+      const found = key;
+      return cache.get(key).then((hit) => {
+        if (hit) return hitReply(state, hit);
+        state.cache = 'MISS';
+        state.cacheKey = found;
+        pending.set(state, { key: found, fields: policy.fields });
+        return undefined;
+      });
     },
 
     onExecuted(state: RequestState, _op: PreparedOperation, reply: Reply, result: ExecutedResult): void {

@@ -219,6 +219,20 @@ describe('in-process LRU', () => {
     expect(await cache.get(k)).toBeNull();
   });
 
+  it('getLocal answers an in-process hit synchronously, counted as get counts it, and nothing else', () => {
+    let t = 1_000_000;
+    const cache = new ResponseCache({ settings: settings(), redis: null, now: () => t });
+    const k = cache.keyFor(input(), ['utilities']);
+    expect(cache.getLocal(k)).toBeNull();
+    cache.set(k, '{"data":{}}', 5000, ['utilities']);
+    const before = { ...cache.stats };
+    expect(cache.getLocal(k)).toMatchObject({ level: 'lru', ageSeconds: 0, entry: { body: '{"data":{}}' } });
+    expect(cache.stats).toMatchObject({ hits: before.hits + 1, lruHits: before.lruHits + 1, misses: before.misses });
+    t += 5000;
+    expect(cache.getLocal(k)).toBeNull();
+    expect(cache.lruEntries).toBe(0);
+  });
+
   it('purge by field drops only entries selecting that field', async () => {
     const cache = new ResponseCache({ settings: settings(), redis: null });
     cache.set(cache.keyFor(input(), ['residentialPlans']), 'plans', 60_000, ['residentialPlans']);
