@@ -966,12 +966,19 @@ async function main() {
         targets.unshift({ name: 'floor', url: `http://127.0.0.1:${floorPort}/graphql`, pid: floor.child.proc.pid, stop: () => floor.child.stop() });
         await withTimeout(floor.line, 20_000, 'floor server');
         const samples = new Map<string, Row[]>(targets.map((t) => [t.name, []]));
+        const redisUrl = String(gatewayEnv.REDIS_URL);
         // Round 0 is not counted: a process's first loads run slower (code not yet optimized, heap
         // still growing) than a few seconds of warm-up show.
         for (let round = 0; round <= opts.rounds; round++) {
           for (let i = 0; i < targets.length; i++) {
             const t = targets[(round + i) % targets.length]!;
-            const r = row(t.name, '', opts.connections, await load({ url: t.url, connections: opts.connections, duration: opts.duration, method: 'POST', headers: keyedHeaders, body: BODY }, t.pid));
+            // Redis shares the machine's cores: its CPU for a target's replay writes is noted too.
+            let redis0: number | null = null;
+            const r = row(t.name, '', opts.connections, await load({ url: t.url, connections: opts.connections, duration: opts.duration, method: 'POST', headers: keyedHeaders, body: BODY }, t.pid, async () => {
+              redis0 = await redisCpuMs(redisUrl);
+            }));
+            const redis1 = await redisCpuMs(redisUrl);
+            if (redis0 !== null && redis1 !== null && r.totalRequests && r.threadCpuUs) r.threadCpuUs.redis = Math.round(((redis1 - redis0) * 10000) / r.totalRequests) / 10;
             if (round > 0) samples.get(t.name)!.push(r);
           }
         }
