@@ -18,9 +18,13 @@
 // Stores:
 // - Redis (REDIS_URL): one chunk per written batch (up to 500 records) with a TTL of the
 //   retention, in the format of replay-chunk.ts (a cached answer sent 500 times is one body and
-//   500 records of ~250 bytes, deflated to ~30 bytes each); a sorted-set index of chunks by their
-//   newest record, a hash from request id to chunk, a hash of chunk sizes and a byte counter.
-//   Retention and the size bound drop whole chunks, oldest first. All keys share the hash tag
+//   500 records of ~250 bytes, deflated to ~30 bytes each) and its request ids, one per line; a
+//   sorted-set index of chunks by their newest record, a hash of chunk sizes and a byte counter.
+//   A record is found by its id by searching the chunks' id lists inside Redis, newest first, a
+//   page of chunks per call (FIND_LUA): support looks a request up now and then, while every
+//   answer writes a record, and an index entry per id was four fifths of Redis' CPU per record.
+//   Ids that an earlier version indexed in a hash (`ids`) are still found there, and dropped with
+//   their chunks. Retention and the size bound drop whole chunks, oldest first. All keys share the hash tag
 //   `{replay}` so the Lua scripts that keep them consistent also run on Redis Cluster.
 // - Embedded (no Redis): append-only JSONL segment files under <DATA_DIR>/replay/, rotated by
 //   size; whole segments are deleted when older than the retention or when the total exceeds the
@@ -297,6 +301,7 @@ export function replayKeys(partition: string) {
     /** Sorted set: chunk id scored by the time (ms) of its newest record. */
     index: `${base}index`,
     /** Hash: request id -> chunk id (the newest record with that id). */
+    /** Hash: request id -> chunk id, written by earlier versions (read and cleaned up, no longer written). */
     ids: `${base}ids`,
     /** Hash: chunk id -> bytes it accounts for. */
     sizes: `${base}sizes`,
@@ -309,28 +314,43 @@ export type ReplayKeys = ReturnType<typeof replayKeys>;
 /** The keys of production's partition. */
 export const REPLAY_KEYS = replayKeys('production');
 
-/** What a request id costs in the ids hash beyond its own bytes (Redis' per-field overhead, roughly). */
-const ID_OVERHEAD_BYTES = 64;
-
-// KEYS: chunk, chunk ids, index, sizes, bytes, ids. ARGV: chunk id, chunk, ids text (one per
-// line), score (ms), ttl (ms), size.
+// KEYS: chunk, chunk ids, index, sizes, bytes. ARGV: chunk id, chunk, ids text (one per line),
+// score (ms), ttl (ms), size.
 const PUT_LUA = `
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[5])
 redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[5])
 redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1])
 redis.call('HSET', KEYS[4], ARGV[1], ARGV[6])
 redis.call('INCRBY', KEYS[5], ARGV[6])
-local t = {}
-for id in string.gmatch(ARGV[3], '[^\\n]+') do
-  t[#t + 1] = id
-  t[#t + 1] = ARGV[1]
-  if #t >= 400 then
-    redis.call('HSET', KEYS[6], unpack(t))
-    t = {}
+return 1
+`;
+
+/** Chunks whose id lists one FIND call searches (a few ms of Redis time at most). */
+const FIND_PAGE = 256;
+
+// KEYS: index. ARGV: chunk-ids key prefix, request id, offset, count, min score. Searches the id
+// lists of `count` chunks from `offset`, newest first, for a whole line equal to the id. Returns
+// the chunk id, or the offset to go on from (a number), or false when no chunk is left.
+const FIND_LUA = `
+local cids = redis.call('ZREVRANGEBYSCORE', KEYS[1], '+inf', ARGV[5], 'LIMIT', ARGV[3], ARGV[4])
+if #cids == 0 then return false end
+local id = ARGV[2]
+local n = #id
+for _, cid in ipairs(cids) do
+  local ids = redis.call('GET', ARGV[1] .. cid)
+  if ids then
+    local from = 1
+    while true do
+      local at = string.find(ids, id, from, true)
+      if not at then break end
+      local before = at == 1 or string.byte(ids, at - 1) == 10
+      local after = at + n > #ids or string.byte(ids, at + n) == 10
+      if before and after then return cid end
+      from = at + 1
+    end
   end
 end
-if #t > 0 then redis.call('HSET', KEYS[6], unpack(t)) end
-return 1
+return tonumber(ARGV[3]) + #cids
 `;
 
 // KEYS: index, sizes, bytes, ids. ARGV: cutoff score, max bytes, chunk key prefix, chunk-ids key
@@ -339,12 +359,14 @@ return 1
 const TRIM_LUA = `
 local removed = 0
 local limit = tonumber(ARGV[5])
+local legacy = redis.call('EXISTS', KEYS[4]) == 1
 local function drop(cid)
   local s = redis.call('HGET', KEYS[2], cid)
   if s then redis.call('DECRBY', KEYS[3], s) end
   redis.call('HDEL', KEYS[2], cid)
   redis.call('ZREM', KEYS[1], cid)
-  local ids = redis.call('GET', ARGV[4] .. cid)
+  -- Ids indexed by an earlier version: removed with their chunk.
+  local ids = legacy and redis.call('GET', ARGV[4] .. cid)
   if ids then
     for id in string.gmatch(ids, '[^\\n]+') do
       if redis.call('HGET', KEYS[4], id) == cid then redis.call('HDEL', KEYS[4], id) end
@@ -372,11 +394,13 @@ return removed
 type ScriptedRedis = RedisClient & {
   epgReplayPutChunk(...args: (string | number | Buffer)[]): Promise<number>;
   epgReplayTrimChunks(...args: (string | number)[]): Promise<number>;
+  epgReplayFindChunk(...args: (string | number)[]): Promise<string | number | null>;
 };
 
 function defineScripts(redis: RedisClient): ScriptedRedis {
   const r = redis as ScriptedRedis;
-  if (typeof r.epgReplayPutChunk !== 'function') redis.defineCommand('epgReplayPutChunk', { numberOfKeys: 6, lua: PUT_LUA });
+  if (typeof r.epgReplayPutChunk !== 'function') redis.defineCommand('epgReplayPutChunk', { numberOfKeys: 5, lua: PUT_LUA });
+  if (typeof r.epgReplayFindChunk !== 'function') redis.defineCommand('epgReplayFindChunk', { numberOfKeys: 1, lua: FIND_LUA });
   if (typeof r.epgReplayTrimChunks !== 'function') redis.defineCommand('epgReplayTrimChunks', { numberOfKeys: 4, lua: TRIM_LUA });
   return r;
 }
@@ -413,8 +437,8 @@ class RedisBackend implements Backend {
       const chunkId = `${this.chunkPrefix}${(this.chunkSeq++).toString(36)}`;
       // Deflated off the event loop (libuv's pool); a Buffer goes to the socket as is.
       const body = await packChunk(batch.data);
-      const size = body.length + batch.ids.length + batch.count * ID_OVERHEAD_BYTES;
-      p.epgReplayPutChunk(this.keys.chunk(chunkId), this.keys.chunkIds(chunkId), this.keys.index, this.keys.sizes, this.keys.bytes, this.keys.ids,
+      const size = body.length + batch.ids.length;
+      p.epgReplayPutChunk(this.keys.chunk(chunkId), this.keys.chunkIds(chunkId), this.keys.index, this.keys.sizes, this.keys.bytes,
         chunkId, body, batch.ids, batch.newest || now, this.settings.retentionMs, size);
     }
     p.epgReplayTrimChunks(this.keys.index, this.keys.sizes, this.keys.bytes, this.keys.ids, cutoff, this.settings.maxBytes, this.keys.chunkPrefix, this.keys.chunkIdsPrefix, 1000);
@@ -424,14 +448,24 @@ class RedisBackend implements Backend {
   }
 
   async get(id: string): Promise<ReplayRecord | null> {
-    const chunkId = await this.redis.hget(this.keys.ids, id);
+    const cutoff = this.now() - this.settings.retentionMs;
+    const chunkId = (await this.redis.hget(this.keys.ids, id)) ?? (await this.findChunk(id, cutoff));
     if (!chunkId) return null;
     const stored = await this.redis.getBuffer(this.keys.chunk(chunkId));
     if (!stored) return null;
-    const cutoff = this.now() - this.settings.retentionMs;
     // The latest record with this id in its chunk (a reused request id: the newest wins).
     const found = decodeChunk(unpackChunk(stored)).filter((r) => r.id === id).pop();
     return found && Date.parse(found.time) >= cutoff ? found : null;
+  }
+
+  /** The newest chunk whose id list holds `id`, searched a page of chunks per call. */
+  private async findChunk(id: string, cutoff: number): Promise<string | null> {
+    for (let offset = 0; ;) {
+      const found = await this.redis.epgReplayFindChunk(this.keys.index, this.keys.chunkIdsPrefix, id, offset, FIND_PAGE, cutoff);
+      if (typeof found === 'string') return found;
+      if (typeof found !== 'number') return null;
+      offset = found;
+    }
   }
 
   async list(q: ReplayQuery): Promise<ReplayRecord[]> {

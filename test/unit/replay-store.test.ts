@@ -197,8 +197,15 @@ describe('Redis store', () => {
   });
 
   const sizesTotal = async () => (await client.hvals(REPLAY_KEYS.sizes)).reduce((s, v) => s + Number(v), 0);
+  /** The chunk whose id list holds `id` (the store keeps no per-id index). */
+  const chunkOf = async (id: string) => {
+    for (const cid of await client.zrange(REPLAY_KEYS.index, 0, -1)) {
+      if ((await client.get(REPLAY_KEYS.chunkIds(cid)))?.split('\n').includes(id)) return cid;
+    }
+    return null;
+  };
 
-  it('writes a batch as one chunk with a TTL, an index, an id map and a byte count; finds and lists', async () => {
+  it('writes a batch as one chunk with a TTL, its id list, an index and a byte count; finds and lists', async () => {
     const store = createReplayStore({ redis: client, dataDir: '/nonexistent', settings: settings({ retentionMs: 3_600_000 }) });
     const t0 = Date.now() - 5000;
     const a = record({ partnerCode: 'ACME' }, t0);
@@ -208,7 +215,7 @@ describe('Redis store', () => {
     await store.flush();
     expect(await store.get(b.id)).toEqual(b);
     expect(await store.get('req-unknown-id')).toBeNull();
-    const chunkId = (await client.hget(REPLAY_KEYS.ids, b.id))!;
+    const chunkId = (await chunkOf(b.id))!;
     expect(await client.zcard(REPLAY_KEYS.index)).toBe(1);
     expect(await client.zscore(REPLAY_KEYS.index, chunkId)).toBe(String(t0 + 2000));
     expect(await client.pttl(REPLAY_KEYS.chunk(chunkId))).toBeGreaterThan(3_500_000);
@@ -227,13 +234,65 @@ describe('Redis store', () => {
     await client.flushall();
   });
 
+  it('finds a record by its whole id only, across more chunks than one search call reads, newest first', async () => {
+    const store = createReplayStore({ redis: client, dataDir: '/nonexistent', settings: settings({ retentionMs: 3_600_000 }) });
+    const t0 = Date.now() - 600_000;
+    // 300 chunks (one per flush): the first ones are past the first page of the newest-first search.
+    const first = record({ id: 'client-id-1' }, t0);
+    const longer = record({ id: 'client-id-10' }, t0 + 1);
+    store.enqueue(first);
+    store.enqueue(longer);
+    await store.flush();
+    const all: ReplayRecord[] = [];
+    for (let i = 0; i < 299; i++) {
+      const r = record({}, t0 + 1000 + i * 100);
+      all.push(r);
+      store.enqueue(r);
+      await store.flush();
+    }
+    expect(await client.zcard(REPLAY_KEYS.index)).toBe(300);
+    expect(await store.get('client-id-1')).toEqual(first);
+    expect(await store.get('client-id-10')).toEqual(longer);
+    // A prefix, a part or a neighbour of an id is not that id.
+    for (const missing of ['client-id-', 'lient-id-1', 'client-id-100', 'client', '\nclient-id-1']) expect(await store.get(missing)).toBeNull();
+    expect(await store.get(all[150]!.id)).toEqual(all[150]);
+    expect(await store.get(all[298]!.id)).toEqual(all[298]);
+    // A reused id: the newest record.
+    store.enqueue({ ...first, status: 503, time: new Date(t0 + 500_000).toISOString() });
+    await store.flush();
+    expect((await store.get('client-id-1'))?.status).toBe(503);
+    await store.close();
+    await client.flushall();
+  });
+
+  it('still finds ids an earlier version indexed in a hash, and drops them with their chunk', async () => {
+    let now = Date.now();
+    const store = createReplayStore({ redis: client, dataDir: '/nonexistent', now: () => now, settings: settings({ retentionMs: 60_000 }) });
+    const r = record({}, now);
+    store.enqueue(r);
+    await store.flush();
+    const cid = (await chunkOf(r.id))!;
+    // As the earlier version wrote it: the id in the hash, and no longer in the chunk's id list.
+    await client.hset(REPLAY_KEYS.ids, r.id, cid);
+    await client.set(REPLAY_KEYS.chunkIds(cid), `${r.id}-other`, 'PX', 60_000);
+    expect(await store.get(r.id)).toEqual(r);
+    await client.set(REPLAY_KEYS.chunkIds(cid), r.id, 'PX', 60_000);
+    now += 61_000;
+    store.enqueue(record({}, now));
+    await store.flush();
+    expect(await client.hget(REPLAY_KEYS.ids, r.id)).toBeNull();
+    expect(await store.get(r.id)).toBeNull();
+    await store.close();
+    await client.flushall();
+  });
+
   it('stores each distinct body of a chunk once (a cached answer sent 200 times)', async () => {
     const store = createReplayStore({ redis: client, dataDir: '/nonexistent', settings: settings() });
     const cached = JSON.stringify({ data: { residentialPlans: Array.from({ length: 20 }, (_, i) => ({ title: `Plan ${i}`, price: 0.1 + i / 1000 })) } });
     const recs = Array.from({ length: 200 }, (_, i) => record({ responseBody: i % 50 === 0 ? `{"data":{"n":${i}}}` : cached, fromCache: true, cache: 'HIT' }));
     recs.forEach((r) => store.enqueue(r));
     await store.flush();
-    const chunkId = (await client.hget(REPLAY_KEYS.ids, recs[0]!.id))!;
+    const chunkId = (await chunkOf(recs[0]!.id))!;
     const stored = Number(await client.strlen(REPLAY_KEYS.chunk(chunkId)));
     expect(stored).toBeLessThan(200 * 400 + cached.length * 2);
     for (const r of [recs[0]!, recs[1]!, recs[50]!, recs[199]!]) expect(await store.get(r.id)).toEqual(r);
@@ -288,8 +347,8 @@ describe('Redis store', () => {
     const kept = await client.zcard(REPLAY_KEYS.index);
     expect(kept).toBe(await client.hlen(REPLAY_KEYS.sizes));
     expect(kept).toBeLessThan(10);
-    // The id map holds exactly the ids of the chunks kept.
-    expect(await client.hlen(REPLAY_KEYS.ids)).toBe(kept * 6);
+    // No index entry per id is written: ids are found in the chunks' id lists.
+    expect(await client.exists(REPLAY_KEYS.ids)).toBe(0);
     expect((await store.list({ limit: 100 })).length).toBe(kept * 6);
     await store.close();
     await client.flushall();
@@ -303,7 +362,7 @@ describe('Redis store', () => {
     store.enqueue(old);
     store.enqueue(fresh);
     await store.flush();
-    expect(await client.hget(REPLAY_KEYS.ids, old.id)).toBeNull();
+    expect(await chunkOf(old.id)).toBeNull();
     expect(await store.get(old.id)).toBeNull();
     expect(await store.get(fresh.id)).toEqual(fresh);
     // The record left out is not lost (it would have been trimmed at once), and the queue is empty.
@@ -313,7 +372,7 @@ describe('Redis store', () => {
     store.enqueue(later);
     await store.flush();
     expect(await store.get(fresh.id)).toBeNull();
-    expect(await client.hget(REPLAY_KEYS.ids, fresh.id)).toBeNull();
+    expect(await chunkOf(fresh.id)).toBeNull();
     expect(await client.zcard(REPLAY_KEYS.index)).toBe(1);
     expect(await store.get(later.id)).toEqual(later);
     expect(Number(await client.get(REPLAY_KEYS.bytes))).toBe(await sizesTotal());
