@@ -390,13 +390,18 @@ interface Row {
 /** CPU time (user + system) a process has used so far, ms (Linux /proc/<pid>/stat). */
 function cpuMsOf(pid: number | undefined): number | null {
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime are fields 14 and 15 of the whole line, in clock ticks (100 Hz on Linux).
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    const t = statTimes(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    return t.userMs + t.sysMs;
   } catch {
     return null;
   }
+}
+
+/** User and system time (ms) and minor page faults of a /proc stat line (a process's or a thread's). */
+function statTimes(stat: string): { userMs: number; sysMs: number; minorFaults: number } {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // minflt, utime and stime are fields 10, 14 and 15 of the whole line; times in clock ticks (100 Hz on Linux).
+  return { userMs: (Number(fields[11]) * 1000) / 100, sysMs: (Number(fields[12]) * 1000) / 100, minorFaults: Number(fields[7]) };
 }
 
 /**
@@ -414,15 +419,13 @@ function threadCpuMsOf(pid: number | undefined): Record<'mainUser' | 'mainSys' |
       } catch {
         continue; // the thread ended
       }
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const user = (Number(fields[11]) * 1000) / 100;
-      const sys = (Number(fields[12]) * 1000) / 100;
-      // Page faults (minflt) are counted as if they were µs, so the split reports faults per request.
-      out.minorFaults += Number(fields[7]) / 1000;
+      const t = statTimes(stat);
+      // Page faults are counted as if they were µs, so the split reports faults per request.
+      out.minorFaults += t.minorFaults / 1000;
       if (tid === String(pid)) {
-        out.mainUser += user;
-        out.mainSys += sys;
-      } else out.otherThreads += user + sys;
+        out.mainUser += t.userMs;
+        out.mainSys += t.sysMs;
+      } else out.otherThreads += t.userMs + t.sysMs;
     }
   } catch {
     return null;

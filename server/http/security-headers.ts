@@ -9,6 +9,9 @@ export const API_HEADERS: Record<string, string> = {
   'cache-control': 'no-store',
 };
 
+/** The content type of every JSON answer. */
+export const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
+
 export function corsHeaders(origin: string | undefined, allowed: '*' | Set<string>): Record<string, string> {
   if (!origin) return {};
   if (allowed !== '*' && !allowed.has(origin)) return {};

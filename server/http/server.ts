@@ -12,7 +12,7 @@ import { clientIp, type TrustProxy } from './client-ip.js';
 import { errorReply, pathOf, type EnvironmentName, type HttpPlugin, type Reply, type RequestState } from './plugin.js';
 import { parseGraphQLBody, readBody, type GraphQLRequestBody } from './request-body.js';
 import { capConnections, serverTimeouts, type ConnectionLimits } from './connections.js';
-import { corsHeaders } from './security-headers.js';
+import { corsHeaders, JSON_HEADERS } from './security-headers.js';
 import { answerHeaderList } from './answer-headers.js';
 import { ASSET_PREFIX, playgroundAssetReply, playgroundPageReply } from './playground-page.js';
 import { createHttpServer, type TlsFiles } from './tls.js';
@@ -42,7 +42,6 @@ export interface ListenerOptions {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
 
 /** A hook's result: awaited only when it is a promise (a sync hook costs no microtask hop). */
 function isPromise<T>(v: T | Promise<T>): v is Promise<T> {

@@ -70,6 +70,24 @@ export function responseCachePlugin(opts: ResponseCachePluginOptions): HttpPlugi
     return memo;
   }
 
+  /**
+   * The request's cache key. keyFor hashes the whole operation text with the variables; for a
+   * repeated request the inputs that vary (variables, partner, purge epochs) find it in the memo.
+   */
+  function keyOf(state: RequestState, op: PreparedOperation, memo: OperationMemo, fields: string[]): string {
+    const partnerCode = keyByPartner ? state.partnerCode : null;
+    const variablesText = canonicalVariables(state.variables);
+    const memoKey = variablesText.length <= KEY_MEMO_MAX_CHARS ? `${cache.epochVector(fields)}\u0000${partnerCode ?? ''}\u0000${variablesText}` : null;
+    const known = memoKey === null ? undefined : memo.keys.get(memoKey);
+    if (known !== undefined) return known;
+    const key = cache.keyFor({ environment, variant, normalized: op.normalized, operationName: op.operationName, variables: state.variables, partnerCode }, fields);
+    if (memoKey !== null) {
+      if (memo.keys.size >= KEY_MEMO_ENTRIES) memo.keys.clear();
+      memo.keys.set(memoKey, key);
+    }
+    return key;
+  }
+
   return {
     name: 'response-cache',
     onBeforeExecute(state: RequestState, op: PreparedOperation): Reply | void | Promise<Reply | void> {
@@ -80,28 +98,15 @@ export function responseCachePlugin(opts: ResponseCachePluginOptions): HttpPlugi
         cache.noteBypass();
         return undefined;
       }
-      // keyFor hashes the whole operation text with the variables; for a repeated request the
-      // inputs that vary (variables, partner, purge epochs) find the same key in the memo.
-      const partnerCode = keyByPartner ? state.partnerCode : null;
-      const variablesText = canonicalVariables(state.variables);
-      const memoKey = variablesText.length <= KEY_MEMO_MAX_CHARS ? `${cache.epochVector(policy.fields)}\u0000${partnerCode ?? ''}\u0000${variablesText}` : null;
-      let key = memoKey === null ? undefined : memo.keys.get(memoKey);
-      if (key === undefined) {
-        key = cache.keyFor({ environment, variant, normalized: op.normalized, operationName: op.operationName, variables: state.variables, partnerCode }, policy.fields);
-        if (memoKey !== null) {
-          if (memo.keys.size >= KEY_MEMO_ENTRIES) memo.keys.clear();
-          memo.keys.set(memoKey, key);
-        }
-      }
+      const key = keyOf(state, op, memo, policy.fields);
       // An in-process hit is answered synchronously; otherwise Redis is asked.
       const local = cache.getLocal(key);
       if (local) return hitReply(state, local);
-      const found = key;
       return cache.get(key).then((hit) => {
         if (hit) return hitReply(state, hit);
         state.cache = 'MISS';
-        state.cacheKey = found;
-        pending.set(state, { key: found, fields: policy.fields });
+        state.cacheKey = key;
+        pending.set(state, { key, fields: policy.fields });
         return undefined;
       });
     },

@@ -24,8 +24,8 @@
 //   page of chunks per call (FIND_LUA): support looks a request up now and then, while every
 //   answer writes a record, and an index entry per id was four fifths of Redis' CPU per record.
 //   Ids that an earlier version indexed in a hash (`ids`) are still found there, and dropped with
-//   their chunks. Retention and the size bound drop whole chunks, oldest first. All keys share the hash tag
-//   `{replay}` so the Lua scripts that keep them consistent also run on Redis Cluster.
+//   their chunks. Retention and the size bound drop whole chunks, oldest first. All keys share the
+//   hash tag `{replay}` so the Lua scripts that keep them consistent also run on Redis Cluster.
 // - Embedded (no Redis): append-only JSONL segment files under <DATA_DIR>/replay/, rotated by
 //   size; whole segments are deleted when older than the retention or when the total exceeds the
 //   size bound (so the bound holds to within one segment).
@@ -300,7 +300,6 @@ export function replayKeys(partition: string) {
     chunkIdsPrefix: `${base}chunk-ids:`,
     /** Sorted set: chunk id scored by the time (ms) of its newest record. */
     index: `${base}index`,
-    /** Hash: request id -> chunk id (the newest record with that id). */
     /** Hash: request id -> chunk id, written by earlier versions (read and cleaned up, no longer written). */
     ids: `${base}ids`,
     /** Hash: chunk id -> bytes it accounts for. */
@@ -448,6 +447,9 @@ class RedisBackend implements Backend {
   }
 
   async get(id: string): Promise<ReplayRecord | null> {
+    // Each id is one line of a chunk's id list: an empty id, or one spanning lines, names no record
+    // (and an empty one would make the search step through every byte of every list).
+    if (id === '' || id.includes('\n')) return null;
     const cutoff = this.now() - this.settings.retentionMs;
     const chunkId = (await this.redis.hget(this.keys.ids, id)) ?? (await this.findChunk(id, cutoff));
     if (!chunkId) return null;

@@ -253,8 +253,8 @@ describe('Redis store', () => {
     expect(await client.zcard(REPLAY_KEYS.index)).toBe(300);
     expect(await store.get('client-id-1')).toEqual(first);
     expect(await store.get('client-id-10')).toEqual(longer);
-    // A prefix, a part or a neighbour of an id is not that id.
-    for (const missing of ['client-id-', 'lient-id-1', 'client-id-100', 'client', '\nclient-id-1']) expect(await store.get(missing)).toBeNull();
+    // A prefix, a part or a neighbour of an id is not that id; nor is an empty id or one spanning lines.
+    for (const missing of ['client-id-', 'lient-id-1', 'client-id-100', 'client', '\nclient-id-1', '', 'client-id-1\nclient-id-10']) expect(await store.get(missing)).toBeNull();
     expect(await store.get(all[150]!.id)).toEqual(all[150]);
     expect(await store.get(all[298]!.id)).toEqual(all[298]);
     // A reused id: the newest record.
