@@ -21,8 +21,18 @@ const LOG_BATCH_BYTES = 64 * 1024;
 const LOG_FLUSH_MS = 200;
 const LOG_SLAB_BYTES = 1024 * 1024;
 
-/** A destination that gathers lines as UTF-8 and hands sonic-boom one buffer per batch. */
+let stdout: ReturnType<typeof openBatchedStdout> | null = null;
+
+/**
+ * The process's one stdout destination, shared by every logger it makes (the gateway's, Mesh's):
+ * one batch buffer and one writer, so two writers never interleave their batches on the same pipe.
+ */
 function batchedStdout() {
+  return (stdout ??= openBatchedStdout());
+}
+
+/** A destination that gathers lines as UTF-8 and hands sonic-boom one buffer per batch. */
+function openBatchedStdout() {
   const boom = pino.destination({ dest: 1, sync: false, contentMode: 'buffer' });
   let pending = new ByteBuilder(LOG_SLAB_BYTES);
   const drain = () => {

@@ -36,6 +36,24 @@ describe('logger', () => {
     expect(find('last')).toMatchObject({ token: '[redacted]' });
   });
 
+  it('every logger of a process writes through one stdout destination: lines whole and in the order written', () => {
+    const lines = run('info', `
+      const a = createLogger();
+      const mesh = createLogger('warn').child({ component: 'mesh' });
+      for (let i = 0; i < 3000; i++) {
+        requestLineWriter(a).writeLine('info', '"requestId":"r' + i + '","pad":"' + 'x'.repeat(100) + '"', 'request');
+        if (i % 100 === 0) mesh.warn({ n: i }, 'mesh warning');
+      }
+      // Written out before the exit (at exit a batch in flight may land after the last ones).
+      await new Promise((resolve) => a.flush(() => resolve()));
+    `);
+    expect(lines).toHaveLength(3030);
+    // One writer: what was written in one order arrives in that order (two writers' batches interleave).
+    const order = lines.map((l) => (l.msg === 'request' ? Number(String(l.requestId).slice(1)) : Number(l.n)));
+    expect(order).toEqual([...order].sort((x, y) => x - y));
+    expect(lines.filter((l) => l.component === 'mesh')).toHaveLength(30);
+  });
+
   it('request lines follow the level', () => {
     const lines = run('warn', `
       const logger = createLogger();
