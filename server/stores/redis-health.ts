@@ -45,6 +45,13 @@ function slotMap(c: Cluster): (string[] | undefined)[] {
   return (c as unknown as { slots: (string[] | undefined)[] }).slots ?? [];
 }
 
+/** host:port of each master in the slot map. */
+function mastersOf(c: Cluster): Set<string> {
+  const masters = new Set<string>();
+  for (const nodes of slotMap(c)) if (nodes?.[0]) masters.add(nodes[0]);
+  return masters;
+}
+
 function masterOf(c: Cluster, key: string): string | undefined {
   return slotMap(c)[calculateSlot(key)]?.[0];
 }
@@ -67,8 +74,11 @@ export function redisHealth(client: RedisClient): RedisHealth {
   if (!w) return { state: 'up' };
   if (w.state === 'fail') return { state: 'down', detail: 'cluster_state fail (slots not served)' };
   if (w.down.size === 0) return { state: 'up' };
-  if (w.down.size >= w.masters) return { state: 'down', detail: 'no master answering' };
-  return { state: 'partial', detail: `${w.down.size} of ${w.masters} masters not answering` };
+  // A master lost before the first probe has counted them (in the first interval after a start)
+  // is one of the slot map's, not all of none.
+  const masters = w.masters || mastersOf(client).size;
+  if (w.down.size >= masters) return { state: 'down', detail: 'no master answering' };
+  return { state: 'partial', detail: `${w.down.size} of ${masters} masters not answering` };
 }
 
 /** Whether a command on `key` can be sent now without waiting on a part known to be down. */
@@ -148,8 +158,7 @@ function watchCluster(cluster: Cluster, intervalMs: number): () => void {
   cluster.on('-node', onNodeLost);
   let inFlight = false;
   const probe = async () => {
-    const masters = new Set<string>();
-    for (const nodes of slotMap(cluster)) if (nodes?.[0]) masters.add(nodes[0]);
+    const masters = mastersOf(cluster);
     for (const [key, p] of probes) if (!masters.has(key)) { p.disconnect(); probes.delete(key); }
     let fail = false;
     await Promise.all([...masters].map(async (key) => {
