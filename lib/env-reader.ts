@@ -21,6 +21,14 @@ export function envReader(env: NodeJS.ProcessEnv, problems: string[]) {
       problems.push(`${name} must be true or false, got "${env[name]}"`);
       return fallback;
     },
+    /** One of `values` (as written, trimmed). */
+    oneOf<T extends string>(name: string, fallback: T, values: readonly T[]): T {
+      if (!present(name)) return fallback;
+      const raw = env[name]!.trim();
+      if ((values as readonly string[]).includes(raw)) return raw as T;
+      problems.push(`${name} must be one of ${values.join(', ')}, got "${env[name]}"`);
+      return fallback;
+    },
     /** A value parsed by `parse` (null = invalid), at least `min`. */
     parsed(name: string, fallback: number, min: number, parse: (raw: string) => number | null, what: string): number {
       if (!present(name)) return fallback;

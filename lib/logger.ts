@@ -68,10 +68,18 @@ function openBatchedStdout() {
   };
 }
 
-export function createLogger(level = process.env.LOG_LEVEL ?? 'info') {
+/** pino's levels, as LOG_LEVEL and MESH_LOG_LEVEL take them. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/**
+ * A logger at `level`; an unknown level (a bad LOG_LEVEL reaching a tool that does not check its
+ * settings) logs at `info` rather than failing: the gateway's settings check names the variable.
+ */
+export function createLogger(level: string = process.env.LOG_LEVEL?.trim() || 'info') {
   const dest = batchedStdout();
   const logger = pino({
-    level,
+    level: (LOG_LEVELS as readonly string[]).includes(level) ? level : 'info',
     base: BASE,
     redact: {
       paths: ['req.headers["x-api-key"]', 'headers["x-api-key"]', 'apiKey', 'key', 'token', 'adminToken', 'variables.address', '*.address'],

@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { redactUrl } from '../feeds/upstream/fetch.js';
 import { envReader, ConfigError } from '../lib/env-reader.js';
+import { LOG_LEVELS, type LogLevel } from '../lib/logger.js';
 import { parseTrustProxy, type TrustProxy } from './http/client-ip.js';
 import { DEFAULT_LIMITS, type QueryLimits } from './graphql/limits.js';
 import type { EnvironmentName } from './http/plugin.js';
@@ -41,7 +42,9 @@ export interface GatewayConfig {
   /** Connection budgets and timeouts of each environment's listener (server/http/connections.ts). */
   connections: { keyed: ConnectionLimits; playground: ConnectionLimits };
   adminToken: string | null;
-  logLevel: string;
+  logLevel: LogLevel;
+  /** GraphQL Mesh's own logger (server/mesh-logger.ts reads it from the environment when Mesh loads it). */
+  meshLogLevel: LogLevel;
   /** How long SIGTERM waits for in-flight requests before cutting connections. */
   shutdownGraceMs: number;
   /** `npm start`: the playground in a process of its own (server/playground-process.ts). */
@@ -83,7 +86,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     }
     return n;
   };
-  const { int, bool } = envReader(env, problems);
+  const { int, bool, oneOf } = envReader(env, problems);
   const url = (name: string, fallback: string, protocols: string[]): string => {
     const raw = env[name] ?? fallback;
     try {
@@ -180,7 +183,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       playground: connectionLimits('PLAYGROUND', DEFAULT_CONNECTION_LIMITS.playground, int),
     },
     adminToken,
-    logLevel: env.LOG_LEVEL?.trim() || 'info',
+    logLevel: oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
+    meshLogLevel: oneOf('MESH_LOG_LEVEL', 'warn', LOG_LEVELS),
     shutdownGraceMs: int('SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
     tls,
     playgroundProcess: {

@@ -2,7 +2,8 @@
 // and errors go to our structured log.
 import { createLogger } from '../lib/logger.js';
 
-const pino = createLogger(process.env.MESH_LOG_LEVEL ?? 'warn').child({ component: 'mesh' });
+// Read when Mesh loads this module; the gateway's settings check (server/config.ts) names a bad value.
+const pino = createLogger(process.env.MESH_LOG_LEVEL?.trim() || 'warn').child({ component: 'mesh' });
 const text = (args: unknown[]) => args.map((a) => (a instanceof Error ? a.message : typeof a === 'string' ? a : JSON.stringify(a))).join(' ');
 
 function make(name: string): Record<string, unknown> {

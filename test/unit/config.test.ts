@@ -13,19 +13,25 @@ describe('loadConfig', () => {
     expect(c.fillPartnerRef).toBe(false);
     expect(c.playgroundAllowance).toBe(10);
     expect(c.corsOrigins).toEqual(new Set());
+    expect([c.logLevel, c.meshLogLevel]).toEqual(['info', 'warn']);
   });
 
   it('lists every problem, naming the variable', () => {
     try {
-      loadConfig({ PRODUCTION_PORT: '70000', ENVIRONMENTS: 'production,staging', REDIS_URL: 'http://x', FILL_PARTNER_REF: 'maybe', ENROLLMENT_BASE_URL: 'http://insecure.example', TRUST_PROXY: 'nope', BODY_LIMIT_BYTES: '12', ADMIN_TOKEN: 'short' });
+      loadConfig({ PRODUCTION_PORT: '70000', ENVIRONMENTS: 'production,staging', REDIS_URL: 'http://x', FILL_PARTNER_REF: 'maybe', ENROLLMENT_BASE_URL: 'http://insecure.example', TRUST_PROXY: 'nope', BODY_LIMIT_BYTES: '12', ADMIN_TOKEN: 'short', LOG_LEVEL: 'loud', MESH_LOG_LEVEL: 'INFO' });
       expect.unreachable();
     } catch (err) {
       expect(err).toBeInstanceOf(ConfigError);
       const text = (err as ConfigError).problems.join('\n');
-      for (const name of ['PRODUCTION_PORT', 'ENVIRONMENTS', 'REDIS_URL', 'FILL_PARTNER_REF', 'ENROLLMENT_BASE_URL', 'TRUST_PROXY', 'BODY_LIMIT_BYTES', 'ADMIN_TOKEN']) {
+      for (const name of ['PRODUCTION_PORT', 'ENVIRONMENTS', 'REDIS_URL', 'FILL_PARTNER_REF', 'ENROLLMENT_BASE_URL', 'TRUST_PROXY', 'BODY_LIMIT_BYTES', 'ADMIN_TOKEN', 'LOG_LEVEL', 'MESH_LOG_LEVEL']) {
         expect(text).toContain(name);
       }
+      expect(text).toContain('LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"');
     }
+  });
+
+  it('takes the log levels pino knows, surrounding spaces aside', () => {
+    expect(loadConfig({ LOG_LEVEL: ' debug ', MESH_LOG_LEVEL: 'silent' })).toMatchObject({ logLevel: 'debug', meshLogLevel: 'silent' });
   });
 
   it('does not start the reference upstream when an upstream is given', () => {

@@ -54,6 +54,15 @@ describe('logger', () => {
     expect(lines.filter((l) => l.component === 'mesh')).toHaveLength(30);
   });
 
+  it('an unknown level logs at info instead of throwing (the settings check names the variable)', () => {
+    const lines = run('info', `
+      const logger = createLogger('loud');
+      logger.debug('hidden');
+      logger.info('shown');
+    `);
+    expect(lines.map((l) => l.msg)).toEqual(['shown']);
+  });
+
   it('request lines follow the level', () => {
     const lines = run('warn', `
       const logger = createLogger();

@@ -20,7 +20,7 @@ function sources(dir: string): string[] {
 
 /** Names read through the config readers (`int('NAME', …)` and the like) or straight from an env object. */
 export function settingsReadIn(text: string): string[] {
-  const readers = [...text.matchAll(/\b(?:int|bool|bytes|port|duration|url|str|list|num)\(\s*'([A-Z][A-Z0-9_]{2,})'/g)].map((m) => m[1]!);
+  const readers = [...text.matchAll(/\b(?:int|bool|bytes|port|duration|url|str|list|num|oneOf|parsed)\(\s*'([A-Z][A-Z0-9_]{2,})'/g)].map((m) => m[1]!);
   const direct = [...text.matchAll(/\benv(?:\.|\[')([A-Z][A-Z0-9_]{2,})/g)].map((m) => m[1]!);
   return [...readers, ...direct];
 }
