@@ -51,7 +51,10 @@
 //        scripts/build.mjs and run dist/gateway.mjs, as `npm start` does), --no-json,
 //        --rate N (fixed req/s: compare CPU per request without saturating), --probe-rate N and
 //        --flood-nice N (isolation: the keyed probe's req/s, the flood generator's niceness), --profile DIR (V8 CPU profiles of the gateway processes), --env K=V,K=V (extra gateway
-//        environment, for experiments), --settle 10 (s of idle before the RSS is read again; 0: not).
+//        environment, for experiments), --settle 10 (s of idle before the RSS is read again; 0: not),
+//        --rounds 3 (records: interleaved rounds), --gateway-root DIR and --compare DIR (another
+//        checkout's gateway instead, or beside it in the records rounds), --instructions-requests
+//        1000 and --instructions-warmup 1000 (instructions). An unknown flag or a bad value exits 2.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -87,10 +90,17 @@ function flags(argv: string[]) {
   }
   return out;
 }
+/** A bad flag: what is wrong, without a stack trace, and exit 2 (as the project's CLIs do). */
+function usage(message: string): never {
+  console.error(`bench: ${message}\nFlags are listed at the top of bench/run.ts and in docs/benchmark.md.`);
+  process.exit(2);
+}
+const FLAGS = ['duration', 'connections', 'warmup', 'starts', 'zip', 'only', 'runner', 'no-json', 'rate', 'probe-rate', 'flood-nice', 'profile', 'gateway-root', 'compare', 'env', 'settle', 'rounds', 'instructions-requests', 'instructions-warmup'];
 const f = flags(process.argv.slice(2));
+for (const k of Object.keys(f)) if (!FLAGS.includes(k)) usage(`unknown flag --${k} (known: ${FLAGS.map((x) => `--${x}`).join(', ')})`);
 const num = (name: string, fallback: number) => {
   const v = f[name] === undefined ? fallback : Number(f[name]);
-  if (!Number.isFinite(v) || v <= 0) throw new Error(`--${name} must be a positive number`);
+  if (!Number.isFinite(v) || v <= 0) usage(`--${name} must be a positive number, got "${f[name]}"`);
   return v;
 };
 const opts = {
@@ -127,8 +137,11 @@ const ALL = ['baseline', 'floor', 'floor-uws', 'cached', 'records', 'uncached', 
 type ScenarioName = (typeof ALL)[number];
 // `instructions` runs under valgrind for minutes: only when asked for.
 const only = new Set<ScenarioName>((f.only ? f.only.split(',') : ALL.filter((s) => s !== 'instructions')) as ScenarioName[]);
-for (const s of only) if (!ALL.includes(s)) throw new Error(`--only: unknown scenario "${s}" (${ALL.join(', ')})`);
-if (opts.runner !== 'tsx' && opts.runner !== 'dist') throw new Error('--runner must be tsx or dist');
+for (const s of only) if (!ALL.includes(s)) usage(`--only: unknown scenario "${s}" (${ALL.join(', ')})`);
+if (opts.runner !== 'tsx' && opts.runner !== 'dist') usage(`--runner must be tsx or dist, got "${opts.runner}"`);
+for (const dir of [opts.gatewayRoot, opts.compareRoot]) if (dir && !fs.existsSync(path.join(dir, 'package.json'))) usage(`${dir} is not a checkout of the gateway (no package.json)`);
+if (!/^\d{5}$/.test(opts.zip)) usage(`--zip must be a 5-digit ZIP code, got "${opts.zip}"`);
+for (const kv of f.env ? f.env.split(',') : []) if (!/^[A-Z_][A-Z0-9_]*=/.test(kv)) usage(`--env takes NAME=value pairs separated by commas, got "${kv}"`);
 
 // The keyed request: a realistic plan list (about 3.3 KB for 75001), by variables.
 const QUERY = 'query Plans($zipCode: String!) { residentialPlans(zipCode: $zipCode) { title price term rateType supplier { name } } }';
