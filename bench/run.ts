@@ -159,6 +159,8 @@ interface Child {
 }
 
 const children = new Set<Child>();
+/** The run's redis-server (stopped with the children when the bench is). */
+let benchRedis: TestRedis | null = null;
 
 /**
  * `stdoutFile`: the child's stdout goes to that file instead of a pipe to this process (the gateway's
@@ -851,7 +853,7 @@ async function main() {
       const b = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
       if (b.status !== 0) throw new Error('build failed');
     }
-    redis = await startTestRedis();
+    redis = benchRedis = await startTestRedis();
     const upstreamPort = await freePort();
     const up = startChild('reference upstream', process.execPath, ['--import', 'tsx', 'sources/reference-upstream/main.ts'], { ...process.env, UPSTREAM_PORT: String(upstreamPort) }, /listening on (\S+)/);
     const upstreamUrl = (await withTimeout(up.line, 20_000, 'reference upstream'))![1]!;
@@ -1228,13 +1230,19 @@ async function main() {
   }
 }
 
-process.on('SIGINT', () => {
-  for (const c of children) c.proc.kill('SIGKILL');
-  process.exit(130);
-});
+// Stopped from outside (Ctrl-C, a CI timeout's SIGTERM, a closed terminal): nothing it started
+// may outlive it (the servers and Redis would go on holding ports and CPU).
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+  process.on(signal, () => {
+    for (const c of children) c.proc.kill('SIGKILL');
+    void benchRedis?.stop();
+    process.exit(code);
+  });
+}
 
 main().catch(async (err) => {
   console.error(`bench failed: ${(err as Error).message}`);
   for (const c of [...children]) c.proc.kill('SIGKILL');
+  await benchRedis?.stop();
   process.exit(1);
 });
