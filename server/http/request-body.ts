@@ -53,11 +53,19 @@ const PARSED_MEMO_ENTRIES = 512;
 const PARSED_MEMO_MAX_BYTES = 4096;
 const parsedMemo = new Map<string, GraphQLRequestBody>();
 
+/** A JSON media type naming a charset other than UTF-8 (its own message: the type itself was right). */
+const JSON_OTHER_CHARSET = /^application\/(?:[\w.+-]+\+)?json\s*;\s*charset\s*=/i;
+
 export function parseGraphQLBody(contentType: string | undefined, raw: Buffer): GraphQLRequestBody | Reply {
   if (!isJsonContentType(contentType)) {
+    if (contentType !== undefined && JSON_OTHER_CHARSET.test(contentType.trim())) {
+      return errorReply(400, 'Send the body in UTF-8: Content-Type: application/json (charset=utf-8, or no charset).', 'BAD_REQUEST');
+    }
     return errorReply(400, 'Send the request with header Content-Type: application/json.', 'BAD_REQUEST');
   }
-  const text = raw.toString('utf8');
+  let text = raw.toString('utf8');
+  // A UTF-8 byte order mark (some editors and Windows tools write one): JSON allows a parser to skip it.
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const memoizable = raw.length <= PARSED_MEMO_MAX_BYTES;
   const known = memoizable ? parsedMemo.get(text) : undefined;
   if (known) return known;

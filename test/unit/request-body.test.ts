@@ -43,6 +43,22 @@ describe('parseGraphQLBody', () => {
     expect(status(parseGraphQLBody(undefined, raw))).toBe(400);
   });
 
+  it('skips a UTF-8 byte order mark before the JSON, and only there', () => {
+    const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+    expect(parseGraphQLBody(JSON_TYPE, Buffer.concat([bom, body({ query: '{ __typename }' })]))).toMatchObject({ query: '{ __typename }' });
+    expect(status(parseGraphQLBody(JSON_TYPE, Buffer.concat([bom, bom, body({ query: '{ __typename }' })])))).toBe(400);
+    expect(status(parseGraphQLBody(JSON_TYPE, bom))).toBe(400);
+  });
+
+  it('says why a JSON body in another charset is refused', () => {
+    for (const type of ['application/json; charset=latin1', 'application/json;charset=utf-16', 'application/graphql-response+json; charset=iso-8859-1']) {
+      const r = parseGraphQLBody(type, body({ query: '{ __typename }' }));
+      expect(r, type).toMatchObject({ status: 400 });
+      expect((r as { body: string }).body, type).toContain('Send the body in UTF-8');
+    }
+    expect((parseGraphQLBody('text/plain', body({ query: '{ __typename }' })) as { body: string }).body).toContain('Content-Type: application/json.');
+  });
+
   it('refuses malformed, hostile and boundary bodies every time they are sent', () => {
     const bad = ['', '{', 'null', '[]', '[{"query":"{ a }"}]', '"x"', '{"query":""}', '{"query":"  "}', '{"query":1}', '{"query":"{ a }","variables":[]}',
       '{"query":"{ a }","variables":"x"}', '{"query":"{ a }","operationName":1}', '{"query":"{ a }","extensions":[]}', '\u0000', '{"query":"{ a }"'.repeat(300)];
