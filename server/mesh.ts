@@ -21,6 +21,7 @@ import * as feedMappingModule from '../feeds/feed-mapping.js';
 import * as meshLoggerModule from './mesh-logger.js';
 import { createFeedEvents, type WarnLogger } from '../feeds/feed-events.js';
 import { createFeedMemo } from '../feeds/feed-memo.js';
+import { meshrcShapeProblem } from './meshrc-shape.js';
 
 export type SchemaVariant = 'keyed' | 'playground';
 
@@ -82,7 +83,8 @@ export async function loadGatewayMesh(opts: { dir: string; fetchFn: MeshFetch; l
   let raw: { sources?: unknown[] };
   try {
     raw = yaml.load(fs.readFileSync(path.join(dir, '.meshrc.yaml'), 'utf8')) as { sources?: unknown[] };
-    if (!raw || typeof raw !== 'object') throw new Error('the file is empty or not a mapping');
+    const problem = meshrcShapeProblem(raw);
+    if (problem) throw new Error(problem);
   } catch (err) {
     throw new MeshStartupError(`cannot read ${path.join(dir, '.meshrc.yaml')}: ${(err as Error).message.replace(/\s+/g, ' ').trim()}`);
   }
