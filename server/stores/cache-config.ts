@@ -113,9 +113,16 @@ export function parseBytes(value: string): number | null {
 
 const HHMM = /^([01]\d|2[0-3]):([0-5]\d)$/;
 
+/** The longest TTL a file may set: beyond it a value is a slip (a bare number in ms, say). */
+const MAX_TTL_MS = 365 * 24 * H;
+
 function parseRule(field: string, raw: unknown, problems: string[], where: string): TtlRule | null {
   if (raw === 'never' || raw === false) return { kind: 'fixed', ms: 0 };
   const fixed = parseDuration(raw);
+  if (fixed !== null && fixed > MAX_TTL_MS) {
+    problems.push(`${where}: ttl.${field} must be at most 365d, got ${JSON.stringify(raw)} (a bare number is seconds)`);
+    return null;
+  }
   if (fixed !== null) return { kind: 'fixed', ms: fixed };
   if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
     const r = raw as Record<string, unknown>;
@@ -137,8 +144,8 @@ function parseRule(field: string, raw: unknown, problems: string[], where: strin
         }
       }
       const maxMs = r.max === undefined ? 24 * H : parseDuration(r.max);
-      if (maxMs === null) {
-        problems.push(`${where}: ttl.${field}.max must be a duration like 1h, got ${JSON.stringify(r.max)}`);
+      if (maxMs === null || maxMs > MAX_TTL_MS) {
+        problems.push(`${where}: ttl.${field}.max must be a duration like 1h, at most 365d, got ${JSON.stringify(r.max)}`);
         return null;
       }
       return { kind: 'untilLocalTime', times: list, timeZones: zones, maxMs };
@@ -192,6 +199,11 @@ export function loadCacheReplaySettings(env: NodeJS.ProcessEnv, cwd: string, pro
   if (rawTtl !== undefined) {
     if (!rawTtl || typeof rawTtl !== 'object' || Array.isArray(rawTtl)) problems.push(`${where}: ttl must be a mapping of root field to duration`);
     else for (const [field, raw] of Object.entries(rawTtl)) {
+      // A misspelt field would otherwise leave the one meant on its schema TTL without a word.
+      if (!schemaPolicy.rootFields.has(field)) {
+        problems.push(`${where}: ttl.${field}: no such root field (the schema's: ${[...schemaPolicy.rootFields].join(', ')})`);
+        continue;
+      }
       const rule = parseRule(field, raw, problems, where);
       if (rule) ttl[field] = rule;
     }

@@ -165,10 +165,13 @@ describe('TTL rules', () => {
     expect(parsed.cache.defaultTtl).toEqual({ kind: 'fixed', ms: 60_000 });
     expect(parsed.cache.lruBytes).toBe(1024 * 1024);
 
-    await fs.writeFile(path.join(dir, 'bad.yaml'), 'ttl:\n  utilities: soon\nttls: {}\n');
+    await fs.writeFile(path.join(dir, 'bad.yaml'), 'ttl:\n  utilities: soon\n  residentalPlans: 5m\n  businessPlans: 40000000\n  nextStartDate: { untilLocalTime: "00:00", max: 400d }\nttls: {}\n');
     const bad: string[] = [];
     loadCacheReplaySettings({ CACHE_CONFIG: path.join(dir, 'bad.yaml'), CACHE_LRU_BYTES: 'lots' }, dir, bad);
     expect(bad.join('\n')).toMatch(/ttl\.utilities must be a duration/);
+    expect(bad.join('\n')).toMatch(/ttl\.residentalPlans: no such root field \(the schema's: utilities, residentialPlans,/);
+    expect(bad.join('\n')).toMatch(/ttl\.businessPlans must be at most 365d, got 40000000 \(a bare number is seconds\)/);
+    expect(bad.join('\n')).toMatch(/ttl\.nextStartDate\.max must be a duration like 1h, at most 365d/);
     expect(bad.join('\n')).toMatch(/unknown setting "ttls"/);
     expect(bad.join('\n')).toMatch(/CACHE_LRU_BYTES/);
     await fs.rm(dir, { recursive: true, force: true });
