@@ -487,12 +487,13 @@ function row(scenario: string, description: string, connections: number, measure
   };
 }
 
+function median(xs: number[]): number {
+  const v = [...xs].sort((a, b) => a - b);
+  return v.length % 2 ? v[(v.length - 1) / 2]! : (v[v.length / 2 - 1]! + v[v.length / 2]!) / 2;
+}
+
 /** One row of several loads of the same target: the median of each figure, errors and requests summed. */
 function medianRow(scenario: string, description: string, runs: Row[]): Row {
-  const median = (xs: number[]) => {
-    const v = [...xs].sort((a, b) => a - b);
-    return v.length % 2 ? v[(v.length - 1) / 2]! : (v[v.length / 2 - 1]! + v[v.length / 2]!) / 2;
-  };
   const cpus = runs.map((r) => r.cpuUsPerRequest).filter((c): c is number => c !== null);
   const sum = (k: 'errors' | 'non2xx' | 'timeouts' | 'totalRequests') => runs.reduce((n, r) => n + r[k], 0);
   return {
@@ -516,8 +517,7 @@ function medianRow(scenario: string, description: string, runs: Row[]): Row {
 function threadSplit(runs: Row[]): { cpuUsByThread?: Record<string, number> } {
   const measured = runs.map((r) => r.threadCpuUs).filter((t): t is Record<string, number> => !!t);
   if (!measured.length) return {};
-  const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
-  return { cpuUsByThread: Object.fromEntries(Object.keys(measured[0]!).map((k) => [k, mid(measured.map((t) => t[k]!))])) };
+  return { cpuUsByThread: Object.fromEntries(Object.keys(measured[0]!).map((k) => [k, Math.round(median(measured.map((t) => t[k]!)) * 10) / 10])) };
 }
 
 function errorRow(scenario: string, description: string, err: unknown): Row {
@@ -842,7 +842,6 @@ async function main() {
   const started = new Date();
   console.log(`bench: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; ${opts.connections} connections, ${opts.duration} s per scenario (+${opts.warmup} s warm-up)`);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-bench-'));
-  let redis: TestRedis | null = null;
   const rows: Row[] = [];
   const startup: { ms: number[]; runner: string } = { ms: [], runner: opts.runner };
   const memory: Record<string, MemoryReading> = {};
@@ -853,7 +852,7 @@ async function main() {
       const b = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
       if (b.status !== 0) throw new Error('build failed');
     }
-    redis = benchRedis = await startTestRedis();
+    const redis = (benchRedis = await startTestRedis());
     const upstreamPort = await freePort();
     const up = startChild('reference upstream', process.execPath, ['--import', 'tsx', 'sources/reference-upstream/main.ts'], { ...process.env, UPSTREAM_PORT: String(upstreamPort) }, /listening on (\S+)/);
     const upstreamUrl = (await withTimeout(up.line, 20_000, 'reference upstream'))![1]!;
@@ -1135,7 +1134,7 @@ async function main() {
       const g = await startGatewayChild('gateway (isolation)', gatewayEnv, { PLAYGROUND_ALLOWANCE: '10', PLAYGROUND_MAX_CONNECTIONS_PER_IP: '32', PLAYGROUND_PROCESS: 'on', PLAYGROUND_OPS_PORT: String(await freePort()), ...opts.env });
       await waitFor200(g.urls.playground.replace(/\/graphql$/, '/healthz'), 60_000, g.child);
       try {
-        const result = await isolationScenario(g, keyedHeaders, redis!.url);
+        const result = await isolationScenario(g, keyedHeaders, redis.url);
         for (const r of result.rows) table(r);
         memory.gatewayIsolation = result.memory;
       } finally {
@@ -1144,7 +1143,7 @@ async function main() {
     });
 
     await run('shared', async () => {
-      for (const r of await sharedRedisScenario(gatewayEnv, redis!.url)) table(r);
+      for (const r of await sharedRedisScenario(gatewayEnv, redis.url)) table(r);
     });
 
     await run('mesh', async () => {
@@ -1159,7 +1158,7 @@ async function main() {
     await up.child.stop();
   } finally {
     for (const c of [...children]) await c.stop();
-    await redis?.stop();
+    await benchRedis?.stop();
     fs.rmSync(tmp, { recursive: true, force: true });
   }
 

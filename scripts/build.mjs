@@ -32,8 +32,9 @@ const precompiledValidator = {
   },
 };
 
+let bundled;
 try {
-  await build({
+  bundled = await build({
     ...common,
     plugins: [precompiledValidator],
     entryPoints: { gateway: 'server/main.ts' },
@@ -49,14 +50,18 @@ try {
     sourcemap: true,
     sourcesContent: false,
     minifyWhitespace: true,
+    // Kept in memory: the bundle is rewritten below before it is written once.
+    write: false,
   });
 } finally {
   await fs.rm(validatorCode, { force: true });
 }
 // One byte a character in V8's heap, not two (see scripts/latin1-source.mjs). An escape is longer
 // than its character, so the map's columns after it on the same line are off by a few.
-const bundle = path.resolve('dist/gateway.mjs');
-await fs.writeFile(bundle, toLatin1Source(await fs.readFile(bundle, 'utf8')).text);
+await fs.mkdir('dist', { recursive: true });
+for (const out of bundled.outputFiles) {
+  await fs.writeFile(out.path, out.path.endsWith('.mjs') ? toLatin1Source(out.text).text : out.contents);
+}
 
 const renderer = path.resolve('dist/.render-playground.mjs');
 await build({ ...common, packages: 'external', entryPoints: ['server/http/playground-page.ts'], outfile: renderer });

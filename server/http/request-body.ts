@@ -37,7 +37,9 @@ export function readBody(req: IncomingMessage, limitBytes: number): Promise<Buff
   });
 }
 
-const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;\s*charset\s*=\s*"?utf-?8"?\s*)?$/i;
+/** application/json and its +json relatives. */
+const JSON_MEDIA = String.raw`^application\/(?:[\w.+-]+\+)?json\s*`;
+const JSON_TYPE = new RegExp(String.raw`${JSON_MEDIA}(?:;\s*charset\s*=\s*"?utf-?8"?\s*)?$`, 'i');
 
 export function isJsonContentType(value: string | undefined): boolean {
   return value !== undefined && JSON_TYPE.test(value.trim());
@@ -54,7 +56,7 @@ const PARSED_MEMO_MAX_BYTES = 4096;
 const parsedMemo = new Map<string, GraphQLRequestBody>();
 
 /** A JSON media type naming a charset other than UTF-8 (its own message: the type itself was right). */
-const JSON_OTHER_CHARSET = /^application\/(?:[\w.+-]+\+)?json\s*;\s*charset\s*=/i;
+const JSON_OTHER_CHARSET = new RegExp(String.raw`${JSON_MEDIA};\s*charset\s*=`, 'i');
 
 export function parseGraphQLBody(contentType: string | undefined, raw: Buffer): GraphQLRequestBody | Reply {
   if (!isJsonContentType(contentType)) {

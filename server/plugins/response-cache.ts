@@ -102,7 +102,7 @@ export function responseCachePlugin(opts: ResponseCachePluginOptions): HttpPlugi
       // An in-process hit is answered synchronously; otherwise Redis is asked.
       const local = cache.getLocal(key);
       if (local) return hitReply(state, local);
-      return cache.get(key).then((hit) => {
+      return cache.getShared(key).then((hit) => {
         if (hit) return hitReply(state, hit);
         state.cache = 'MISS';
         state.cacheKey = key;

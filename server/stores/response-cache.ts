@@ -342,8 +342,11 @@ export class ResponseCache {
   }
 
   async get(key: string): Promise<CacheLookup | null> {
-    const local = this.getLocal(key);
-    if (local) return local;
+    return this.getLocal(key) ?? this.getShared(key);
+  }
+
+  /** Past the in-process level (`getLocal` missed): Redis, or a miss. */
+  async getShared(key: string): Promise<CacheLookup | null> {
     if (this.redis) {
       const redisKey = REDIS_ENTRY_PREFIX + key;
       if (!canReach(this.redis, redisKey)) {
