@@ -66,9 +66,9 @@ import autocannon from 'autocannon';
 
 type Options = Parameters<typeof autocannon>[0];
 type Result = Awaited<ReturnType<typeof autocannon>>;
-import { freePort, startTestRedis, type TestRedis } from '../test/support/redis-server.js';
+import { freePort, startTestRedis, type TestRedis } from '../scripts/harness/redis-server.js';
 import { issueKey } from '../server/keys/key-store.js';
-import { connectRedis } from '../server/stores/redis-connection.js';
+import { connectRedis } from '../cache/redis-connection.js';
 import { writeStockMeshConfig } from './mesh-start/config.js';
 import { checkMeshAnswer, checkMeshHitsUpstream, MESH_QUERY, meshBody } from './mesh-start/query.js';
 import { spreadDocument } from './spread-document.js';

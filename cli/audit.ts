@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, type GatewayConfig } from '../server/config.js';
-import { connectRedis } from '../server/stores/redis-connection.js';
+import { connectRedis } from '../cache/redis-connection.js';
 import { createAuditLog, type AuditLog } from '../server/stores/audit-log.js';
 import { parseTimeBound } from '../server/admin/server.js';
 import { UsageError, isUsageError, type Io } from './usage.js';

@@ -13,11 +13,11 @@ import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from '../server/config.js';
-import { safeTarget } from '../server/stores/redis-connection.js';
+import { safeTarget } from '../cache/redis-connection.js';
 import { unreached, withRedis } from './reach.js';
-import { purgeInRedis } from '../server/stores/response-cache.js';
+import { purgeInRedis } from '../cache/response-cache.js';
 import { UsageError, isUsageError, type Io } from './usage.js';
-import { schemaPolicy } from '../api/schema-policy.js';
+import { schemaPolicy } from '../resolvers/schema-policy.js';
 
 const USAGE = `Usage: npm run cache -- purge (--field <rootField> [--field ...] | --all) [--admin-url URL]
 

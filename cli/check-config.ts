@@ -3,7 +3,7 @@
 // configuration with secrets left out. Exit 0 when the gateway would start, 1 otherwise.
 import { ConfigError, loadConfig, shownFeedUrls } from '../server/config.js';
 import { loadGatewayMesh, MeshStartupError } from '../server/mesh.js';
-import { createUpstreamFetch } from '../feeds/upstream/fetch.js';
+import { createUpstreamFetch } from '../sources/upstream/fetch.js';
 
 async function main(): Promise<number> {
   let config;

@@ -27,9 +27,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import type { GatewayMesh } from '../server/mesh.js';
-import type { UpstreamFetch } from '../feeds/upstream/fetch.js';
-import type { FeedScope } from '../feeds/upstream/feed-scope.js';
-import type { Doubt, FeedBinding, FeedInput, Rejection } from '../feeds/mapping/types.js';
+import type { UpstreamFetch } from '../sources/upstream/fetch.js';
+import type { FeedScope } from '../sources/upstream/feed-scope.js';
+import type { Doubt, FeedBinding, FeedInput, Rejection } from '../transforms/mapping/types.js';
 import type { ReferenceUpstream } from '../sources/reference-upstream/server.js';
 import { UsageError } from './usage.js';
 
@@ -38,12 +38,12 @@ async function gatewayModules() {
   const [config, mesh, fetch, scope, types, reference, paged, contracts] = await Promise.all([
     import('../server/config.js'),
     import('../server/mesh.js'),
-    import('../feeds/upstream/fetch.js'),
-    import('../feeds/upstream/feed-scope.js'),
-    import('../feeds/mapping/types.js'),
+    import('../sources/upstream/fetch.js'),
+    import('../sources/upstream/feed-scope.js'),
+    import('../transforms/mapping/types.js'),
     import('../sources/reference-upstream/server.js'),
-    import('../feeds/paged-call.js'),
-    import('../feeds/contract-samples.js'),
+    import('../transforms/paged-call.js'),
+    import('../transforms/contract-samples.js'),
   ]);
   return {
     feedUrlsFor: config.feedUrlsFor,

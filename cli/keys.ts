@@ -28,8 +28,8 @@ import {
 } from '../server/keys/key-store.js';
 import { StoreFileError } from '../server/keys/locked-file.js';
 import { UsageError, type Io } from './usage.js';
-import { announce, KEYS_TOPIC } from '../server/stores/instance-registry.js';
-import { safeTarget } from '../server/stores/redis-connection.js';
+import { announce, KEYS_TOPIC } from '../cache/instance-registry.js';
+import { safeTarget } from '../cache/redis-connection.js';
 import { unreached, withRedis } from './reach.js';
 
 const USAGE = `Usage: npm run keys -- <command> [options]

@@ -1,9 +1,9 @@
 // What `npm run cache -- purge` and `npm run keys` share to reach running gateway instances through
 // Redis: a connection for the one command, and a truthful account of the instances that did not
-// apply the change (server/stores/instance-registry.ts counts them).
-import { connectRedis } from '../server/stores/redis-connection.js';
-import { ANSWER_WAIT_MS, STALE_MS, type Reach } from '../server/stores/instance-registry.js';
-import type { RedisClient } from '../server/stores/redis-health.js';
+// apply the change (cache/instance-registry.ts counts them).
+import { connectRedis } from '../cache/redis-connection.js';
+import { ANSWER_WAIT_MS, STALE_MS, type Reach } from '../cache/instance-registry.js';
+import type { RedisClient } from '../cache/redis-health.js';
 
 export async function withRedis<T>(url: string, run: (redis: RedisClient) => Promise<T>, deadlineMs?: number): Promise<T> {
   const redis = await connectRedis(url, deadlineMs);

@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, type GatewayConfig } from '../server/config.js';
-import { connectRedis, type RedisClient } from '../server/stores/redis-connection.js';
+import { connectRedis, type RedisClient } from '../cache/redis-connection.js';
 import { createReplayStore, type ReplayQuery, type ReplayRecord, type ReplayStore } from '../server/stores/replay-store.js';
 import { unsealPersonalData } from '../server/stores/replay-privacy.js';
 import { diffResponses, formatDiff } from '../server/stores/replay-diff.js';

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { buildSchema, printSchema } from 'graphql';
 import { CriticalityLevel, diff } from '@graphql-inspector/core';
 import { loadGatewayMesh, type SchemaVariant } from '../server/mesh.js';
-import { createUpstreamFetch } from '../feeds/upstream/fetch.js';
+import { createUpstreamFetch } from '../sources/upstream/fetch.js';
 import { isUsageError, type Io } from './usage.js';
 
 const VARIANTS: SchemaVariant[] = ['keyed', 'playground'];

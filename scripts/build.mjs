@@ -15,9 +15,9 @@ import { toLatin1Source } from './latin1-source.mjs';
 const common = { bundle: true, platform: 'node', target: 'node20', format: 'esm', logLevel: 'warning' };
 
 // The feed-mapping block's JSON Schema compiled ahead of time (ajv's standalone code): the bundle
-// gets it in place of feeds/mapping/block-validator.ts, and a start skips ~140 ms of compiling.
+// gets it in place of transforms/mapping/block-validator.ts, and a start skips ~140 ms of compiling.
 const schemaModule = path.resolve('dist/.block-schema.mjs');
-await build({ ...common, packages: 'external', entryPoints: ['feeds/mapping/block-schema.ts'], outfile: schemaModule });
+await build({ ...common, packages: 'external', entryPoints: ['transforms/mapping/block-schema.ts'], outfile: schemaModule });
 const validatorCode = path.resolve('dist/.block-validator.mjs');
 try {
   const { blockValidatorSource } = await import(pathToFileURL(schemaModule).href);

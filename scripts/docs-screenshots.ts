@@ -4,11 +4,11 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { startTestGateway } from '../test/support/gateway.js';
-import { freePort } from '../test/support/redis-server.js';
-import { eventually } from '../test/support/eventually.js';
-import { launchChromium } from '../test/support/browser.js';
-import { startOfferProxy } from '../test/support/offer-proxy.js';
+import { startTestGateway } from './harness/gateway.js';
+import { freePort } from './harness/redis-server.js';
+import { eventually } from './harness/eventually.js';
+import { launchChromium } from './harness/browser.js';
+import { startOfferProxy } from './harness/offer-proxy.js';
 import { startReferenceUpstream } from '../sources/reference-upstream/server.js';
 import { issueKey } from '../server/keys/key-store.js';
 

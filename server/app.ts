@@ -3,17 +3,17 @@
 import type { Server } from 'node:http';
 import { loadConfig, feedUrlsFor, shownFeedUrls, type GatewayConfig } from './config.js';
 import { loadGatewayMesh, type GatewayMesh } from './mesh.js';
-import { createUpstreamFetch } from '../feeds/upstream/fetch.js';
-import type { Transport } from '../feeds/upstream/transport.js';
+import { createUpstreamFetch } from '../sources/upstream/fetch.js';
+import type { Transport } from '../sources/upstream/transport.js';
 import { createListener, type ListenerOptions } from './http/server.js';
 import { listen } from './http/listen.js';
 import { watchTlsFiles } from './http/tls.js';
 import type { EnvironmentName, HttpPlugin } from './http/plugin.js';
 import { createLogger, type Logger } from '../lib/logger.js';
-import { connectRedis, redisHealth, safeTarget, watchRedis, type RedisClient } from './stores/redis-connection.js';
+import { connectRedis, redisHealth, safeTarget, watchRedis, type RedisClient } from '../cache/redis-connection.js';
 import type { Capability, CapabilitySetup } from './wiring/types.js';
 import { storeErrorLog } from './wiring/store-errors.js';
-import { InstanceBus } from './stores/instance-registry.js';
+import { InstanceBus } from '../cache/instance-registry.js';
 import { capabilities } from './wiring/index.js';
 
 export interface GatewayHandle {

@@ -1,16 +1,16 @@
 // Every setting comes from the environment, is checked once at start-up, and a bad value stops the
 // process with a message naming the variable (never a stack trace).
 import path from 'node:path';
-import { redactUrl } from '../feeds/upstream/fetch.js';
+import { redactUrl } from '../sources/upstream/fetch.js';
 import { envReader, ConfigError } from '../lib/env-reader.js';
 import { LOG_LEVELS, type LogLevel } from '../lib/logger.js';
 import { parseTrustProxy, type TrustProxy } from './http/client-ip.js';
 import { DEFAULT_LIMITS, type QueryLimits } from './graphql/limits.js';
 import type { EnvironmentName } from './http/plugin.js';
 import { connectionLimits, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './http/connections.js';
-// Response cache and replay settings are parsed in server/stores/cache-config.ts.
-import { loadCacheReplaySettings, parseDuration, type CacheReplaySettings } from './stores/cache-config.js';
-import { parseRedisUrl } from './stores/redis-url.js';
+// Response cache and replay settings are parsed in cache/cache-config.ts.
+import { loadCacheReplaySettings, parseDuration, type CacheReplaySettings } from '../cache/cache-config.js';
+import { parseRedisUrl } from '../cache/redis-url.js';
 import type { PlaygroundProcessSettings } from './playground-process.js';
 import { loadTlsPair, type TlsFiles } from './http/tls.js';
 
@@ -37,7 +37,7 @@ export interface GatewayConfig {
   persistedQueryMaxBytes: number;
   limits: { keyed: QueryLimits; playground: QueryLimits };
   playgroundAllowance: number;
-  /** Free playground requests per client IP per window (server/plugins/playground-allowance.ts, server/stores/free-rate.ts); points 0 = off. */
+  /** Free playground requests per client IP per window (server/plugins/playground-allowance.ts, cache/free-rate.ts); points 0 = off. */
   playgroundFreeRate: { points: number; windowSeconds: number };
   /** Connection budgets and timeouts of each environment's listener (server/http/connections.ts). */
   connections: { keyed: ConnectionLimits; playground: ConnectionLimits };

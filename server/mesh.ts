@@ -11,16 +11,16 @@ import { filterSchema, pruneSchema } from '@graphql-tools/utils';
 import { isSpecifiedDirective, parse, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { PROJECT_ROOT } from '../lib/project-root.js';
-import { bindingsFromConfig } from '../feeds/mapping/index.js';
-import type { FeedBinding, FeedKind } from '../feeds/mapping/types.js';
-import type { FeedRegistry } from '../api/context.js';
-import { schemaPolicy } from '../api/schema-policy.js';
-import type { MeshFetch } from '../feeds/upstream/fetch.js';
-import * as resolversModule from '../api/index.js';
-import * as feedMappingModule from '../feeds/feed-mapping.js';
+import { bindingsFromConfig } from '../transforms/mapping/index.js';
+import type { FeedBinding, FeedKind } from '../transforms/mapping/types.js';
+import type { FeedRegistry } from '../resolvers/context.js';
+import { schemaPolicy } from '../resolvers/schema-policy.js';
+import type { MeshFetch } from '../sources/upstream/fetch.js';
+import * as resolversModule from '../resolvers/index.js';
+import * as feedMappingModule from '../transforms/feed-mapping.js';
 import * as meshLoggerModule from './mesh-logger.js';
-import { createFeedEvents, type WarnLogger } from '../feeds/feed-events.js';
-import { createFeedMemo } from '../feeds/feed-memo.js';
+import { createFeedEvents, type WarnLogger } from '../transforms/feed-events.js';
+import { createFeedMemo } from '../transforms/feed-memo.js';
 import { meshrcShapeProblem } from './meshrc-shape.js';
 
 export type SchemaVariant = 'keyed' | 'playground';
@@ -35,13 +35,13 @@ export interface GatewayMesh {
 }
 
 const OWN_MODULES = new Map<string, unknown>([
-  ['api/index.ts', resolversModule],
-  ['feeds/feed-mapping.ts', feedMappingModule],
-  ['server/mesh-logger.ts', meshLoggerModule],
-  // Paths of the layout before the layered one, still accepted in existing .meshrc.yaml files.
-  ['api/index.ts', resolversModule],
+  ['resolvers/index.ts', resolversModule],
   ['transforms/feed-mapping.ts', feedMappingModule],
   ['server/mesh-logger.ts', meshLoggerModule],
+  // Paths of the layout before the design card's folders, still accepted in existing .meshrc.yaml
+  // files (test/unit/meshrc-legacy-paths.test.ts).
+  ['api/index.ts', resolversModule],
+  ['feeds/feed-mapping.ts', feedMappingModule],
 ]);
 
 /**

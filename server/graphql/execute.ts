@@ -5,7 +5,7 @@ import { execute, getVariableValues, GraphQLError, type ExecutionResult, type Gr
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
 import type { PreparedOperation } from './prepare.js';
-import type { ResolverContext } from '../../api/context.js';
+import type { ResolverContext } from '../../resolvers/context.js';
 
 export interface ExecutionOutcome {
   body: string;

@@ -5,7 +5,7 @@ import { GraphQLError, Kind, type ASTVisitor, type ValidationContext, type Selec
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
-import { schemaPolicy } from '../../api/schema-policy.js';
+import { schemaPolicy } from '../../resolvers/schema-policy.js';
 
 export interface QueryLimits {
   maxDepth: number;

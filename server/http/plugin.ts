@@ -2,7 +2,7 @@
 // playground allowance, response cache, replay, logs, metrics) is one plugin in one file.
 import type { IncomingMessage } from 'node:http';
 import type { PreparedOperation } from '../graphql/prepare.js';
-import type { UpstreamCall } from '../../api/context.js';
+import type { UpstreamCall } from '../../resolvers/context.js';
 
 export type EnvironmentName = 'production' | 'certification' | 'playground';
 

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { createPreparer, type PreparedOperation } from '../graphql/prepare.js';
 import { executeOperation } from '../graphql/execute.js';
 import type { QueryLimits } from '../graphql/limits.js';
-import type { FeedRegistry, ResolverContext, ResolverSettings } from '../../api/context.js';
+import type { FeedRegistry, ResolverContext, ResolverSettings } from '../../resolvers/context.js';
 import { clientIp, type TrustProxy } from './client-ip.js';
 import { errorReply, pathOf, type EnvironmentName, type HttpPlugin, type Reply, type RequestState } from './plugin.js';
 import { parseGraphQLBody, readBody, type GraphQLRequestBody } from './request-body.js';

@@ -20,7 +20,7 @@
 //
 // Reload: a running gateway polls the file (stat: mtime, size, inode) every `reloadMs` and reloads
 // on change, so issued and revoked keys take effect within a second without a restart; with Redis,
-// `npm run keys` also announces each change to every instance (server/stores/instance-registry.ts),
+// `npm run keys` also announces each change to every instance (cache/instance-registry.ts),
 // which re-reads the file at once and answers whether it shows the change (applyChange). Writes
 // are atomic (temp file + rename), so a reader sees either the old or the new file. A file that
 // cannot be read or parsed on reload keeps the last good set of keys and logs an error: the gateway

@@ -25,16 +25,16 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { tallyCounter, tallyHistogram, type TallyHistogramSeries, type TallySeries } from './tally.js';
 import type { EnvironmentName, HttpPlugin, Reply, RequestState } from '../http/plugin.js';
-import { upstreamStats, type FeedStats } from '../../feeds/upstream/stats.js';
-import { feedEventCounts } from '../../feeds/feed-events.js';
-import { responseCacheStats } from '../stores/response-cache.js';
+import { upstreamStats, type FeedStats } from '../../sources/upstream/stats.js';
+import { feedEventCounts } from '../../transforms/feed-events.js';
+import { responseCacheStats } from '../../cache/response-cache.js';
 import { replayStats } from '../stores/replay-store.js';
-import { unknownEnumStats } from '../../api/enum-values.js';
+import { unknownEnumStats } from '../../resolvers/enum-values.js';
 import { pathOf } from '../http/plugin.js';
 
 export interface MetricsOptions {
   /** `status` of an ioredis client; null when the gateway runs without Redis. */
-  /** Redis connected and answering (server/stores/redis-connection.ts isRedisUp); null without Redis. */
+  /** Redis connected and answering (cache/redis-connection.ts isRedisUp); null without Redis. */
   redisUp: (() => boolean) | null;
   defaultMetrics?: boolean;
 }

@@ -14,7 +14,7 @@
 // Health probes (/healthz, /readyz) are logged at debug level so load balancers do not flood the
 // log; everything else at info (warn for 5xx).
 import { pathOf, type HttpPlugin, type Reply, type RequestState } from '../http/plugin.js';
-import { schemaPolicy } from '../../api/schema-policy.js';
+import { schemaPolicy } from '../../resolvers/schema-policy.js';
 import type { LineWriter } from '../../lib/logger.js';
 import { jsonString as str, jsonStringOrNull as strOrNull } from '../../lib/json-text.js';
 

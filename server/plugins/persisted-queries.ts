@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import type { EnvironmentName, HttpPlugin, Reply } from '../http/plugin.js';
 import { errorReply } from '../http/plugin.js';
-import type { PersistedQueryStore } from '../stores/persisted-query-store.js';
+import type { PersistedQueryStore } from '../../cache/persisted-query-store.js';
 
 const HASH = /^[0-9a-f]{64}$/i;
 const PENDING = Symbol('persisted query to store');

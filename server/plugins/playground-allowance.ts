@@ -22,7 +22,7 @@
 //
 // Free is not unlimited: free requests are rate-limited per client IP (IPv6 per /64, like the
 // allowance): at most `points` per `windowSeconds` of the store's free rate, counted beside the allowance
-// (server/stores/free-rate.ts; in Redis when REDIS_URL is set, so every instance shares it). Every
+// (cache/free-rate.ts; in Redis when REDIS_URL is set, so every instance shares it). Every
 // playground request takes a free point in onRequest, before its body is read, in the same store
 // round trip that reads the allowance; a call the allowance counts gets its point back in the
 // same round trip that counts it. A client over the rate is refused from memory, without a round
@@ -32,11 +32,11 @@
 // page load and one per schema refresh).
 //
 // When the store cannot count (Redis down), a counted call is refused with HTTP 503
-// (SERVICE_UNAVAILABLE) and Retry-After: fail closed, see server/stores/allowance.ts. Free requests are
+// (SERVICE_UNAVAILABLE) and Retry-After: fail closed, see cache/allowance.ts. Free requests are
 // still served; their X-RateLimit-Remaining is then 0, the conservative answer while we cannot
 // tell (a counted call would be refused at that moment).
-import type { AllowanceStore } from '../stores/allowance.js';
-import { AllowanceUnavailableError } from '../stores/allowance.js';
+import type { AllowanceStore } from '../../cache/allowance.js';
+import { AllowanceUnavailableError } from '../../cache/allowance.js';
 import type { PreparedOperation } from '../graphql/prepare.js';
 import type { HttpPlugin, Reply, RequestState } from '../http/plugin.js';
 import { errorReply } from '../http/plugin.js';

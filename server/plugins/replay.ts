@@ -5,7 +5,7 @@
 import { pathOf, type HttpPlugin, type Reply, type RequestState } from '../http/plugin.js';
 import type { ReplayRecord, ReplayStore } from '../stores/replay-store.js';
 import { digestQuery, sealPersonalData } from '../stores/replay-privacy.js';
-import { schemaPolicy } from '../../api/schema-policy.js';
+import { schemaPolicy } from '../../resolvers/schema-policy.js';
 import { isoTime } from '../../lib/iso-time.js';
 
 const KEPT_HEADERS = /^(x-request-id|x-cache|age|retry-after|x-ratelimit-.*)$/i;
@@ -51,7 +51,7 @@ export function replayRecord(state: RequestState, reply: Reply, now = Date.now()
     record.query = null;
     record.variables = null;
   }
-  // Personal data follows the schema's @personalData marking (api/schema-policy.ts).
+  // Personal data follows the schema's @personalData marking (resolvers/schema-policy.ts).
   const personal = op ? schemaPolicy.selectsPersonalData(op.rootFields) : !!state.query && mayMentionPersonalData(state.query);
   if (personal) sealPersonalData(record, piiKey);
   return record;

@@ -7,7 +7,7 @@
 // `age` (seconds since the answer was stored).
 import type { PreparedOperation } from '../graphql/prepare.js';
 import type { EnvironmentName, ExecutedResult, HttpPlugin, Reply, RequestState } from '../http/plugin.js';
-import { bodyBytes, canonicalJson, type CacheLookup, type CachePolicy, type ResponseCache, type SchemaVariant } from '../stores/response-cache.js';
+import { bodyBytes, canonicalJson, type CacheLookup, type CachePolicy, type ResponseCache, type SchemaVariant } from '../../cache/response-cache.js';
 
 export interface ResponseCachePluginOptions {
   cache: ResponseCache;

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { RedisClient } from './redis-connection.js';
+import type { RedisClient } from '../../cache/redis-connection.js';
 
 export interface AuditEntry {
   id: string;

@@ -3,7 +3,7 @@
 // - A request that was not executed (refused, invalid, introspection-only) keeps only a digest of
 //   its text (SHA-256, size, the first characters): anyone can send 60 KB of comment for free, and
 //   support needs the full text only to re-run an executed operation.
-// - A record that touches personal data (the schema's @personalData, api/schema-policy.ts) keeps its query, variables, response
+// - A record that touches personal data (the schema's @personalData, resolvers/schema-policy.ts) keeps its query, variables, response
 //   body and upstream query strings sealed with AES-256-GCM under REPLAY_PII_KEY; in clear it shows
 //   masks only. Without the key those parts are not stored at all. Only a holder of the key
 //   (`npm run replay -- show` with REPLAY_PII_KEY set) sees them again.

@@ -33,8 +33,8 @@ import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { canReach, type RedisClient } from './redis-health.js';
-import type { ReplaySettings } from './cache-config.js';
+import { canReach, type RedisClient } from '../../cache/redis-health.js';
+import type { ReplaySettings } from '../../cache/cache-config.js';
 import type { ReplayRecord } from './replay-record.js';
 import { chunkEncoder, decodeChunk, linesEncoder, packChunk, unpackChunk, type BatchEncoder, type EncodedBatch } from './replay-chunk.js';
 

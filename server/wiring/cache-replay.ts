@@ -4,9 +4,9 @@
 // variant its own key space), then replay. Also starts the admin endpoint when ADMIN_TOKEN is set.
 import { createHash } from 'node:crypto';
 import { printSchema } from 'graphql';
-import { ResponseCache } from '../stores/response-cache.js';
+import { ResponseCache } from '../../cache/response-cache.js';
 import { createReplayStore, REPLAY_KEYS } from '../stores/replay-store.js';
-import { canReach } from '../stores/redis-health.js';
+import { canReach } from '../../cache/redis-health.js';
 import { startAdminServer, type AdminServer } from '../admin/server.js';
 import { openSupportConsole, type SupportParts } from './support-console.js';
 import { responseCachePlugin } from '../plugins/response-cache.js';

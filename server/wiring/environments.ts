@@ -1,7 +1,7 @@
 // The three environments' admission rules: API keys on production and certification, the one-time
 // playground allowance on the playground. Runs first in the plugin chain (see wiring/index.ts).
-import type { AllowanceStore } from '../stores/allowance.js';
-import { createAllowanceStore } from '../stores/allowance.js';
+import type { AllowanceStore } from '../../cache/allowance.js';
+import { createAllowanceStore } from '../../cache/allowance.js';
 import { KeyStore } from '../keys/key-store.js';
 import type { HttpPlugin } from '../http/plugin.js';
 import { apiKeyPlugin } from '../plugins/api-key.js';

@@ -7,9 +7,9 @@ import { startOpsServer, type OpsServer } from '../observability/ops-server.js';
 import { requestLogPlugin } from '../observability/request-log.js';
 import type { HttpPlugin } from '../http/plugin.js';
 import type { CapabilitySetup } from './types.js';
-import { isRedisUp, redisHealth } from '../stores/redis-connection.js';
+import { isRedisUp, redisHealth } from '../../cache/redis-connection.js';
 import { requestLineWriter } from '../../lib/logger.js';
-import { onUnknownEnumValue } from '../../api/enum-values.js';
+import { onUnknownEnumValue } from '../../resolvers/enum-values.js';
 
 /** A new feed value is logged once per enum and value per hour: it repeats on every answer. */
 const UNKNOWN_ENUM_LOG_MS = 60 * 60 * 1000;

@@ -1,7 +1,7 @@
 // Automatic persisted queries (server/plugins/persisted-queries.ts) on every environment, documents
 // in Redis when REDIS_URL is set (shared by every instance) and in process otherwise, each
 // environment bounded by PERSISTED_QUERIES_MAX_BYTES. Runs after keys and allowance.
-import { createPersistedQueryStore } from '../stores/persisted-query-store.js';
+import { createPersistedQueryStore } from '../../cache/persisted-query-store.js';
 import { persistedQueryPlugin } from '../plugins/persisted-queries.js';
 import type { CapabilitySetup } from './types.js';
 import { storeErrorLog } from './store-errors.js';

@@ -4,9 +4,9 @@ import type { Server } from 'node:http';
 import type { GatewayConfig } from '../config.js';
 import type { EnvironmentName, HttpPlugin } from '../http/plugin.js';
 import type { Logger } from '../../lib/logger.js';
-import type { RedisClient } from '../stores/redis-connection.js';
+import type { RedisClient } from '../../cache/redis-connection.js';
 import type { GatewayMesh } from '../mesh.js';
-import type { InstanceBus } from '../stores/instance-registry.js';
+import type { InstanceBus } from '../../cache/instance-registry.js';
 
 export interface WiringContext {
   config: GatewayConfig;

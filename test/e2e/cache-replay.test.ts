@@ -10,12 +10,12 @@ import type { GatewayHandle } from '../../server/app.js';
 import { issueKey } from '../../server/keys/key-store.js';
 import { runReplayCli } from '../../cli/replay.js';
 import { runCacheCli } from '../../cli/cache.js';
-import { connectRedis, type RedisClient } from '../../server/stores/redis-connection.js';
+import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
 import { createReplayStore, type ReplayRecord, type ReplayStore } from '../../server/stores/replay-store.js';
 import { loadConfig } from '../../server/config.js';
 import { cacheReplayCapability } from '../../server/wiring/cache-replay.js';
-import { freePort, startTestRedis, type TestRedis } from '../support/redis-server.js';
-import { eventually } from '../support/eventually.js';
+import { freePort, startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
+import { eventually } from '../../scripts/harness/eventually.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const ADMIN_TOKEN = 'admin-token-for-tests-0123456789abcdef';

@@ -5,9 +5,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { freePort } from '../support/redis-server.js';
-import { eventually } from '../support/eventually.js';
+import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
+import { freePort } from '../../scripts/harness/redis-server.js';
+import { eventually } from '../../scripts/harness/eventually.js';
 import { consoleClient, type ConsoleClient } from '../support/console-client.js';
 import { issueKey } from '../../server/keys/key-store.js';
 import { runPartnersCli } from '../../cli/partners.js';

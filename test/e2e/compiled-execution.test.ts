@@ -1,7 +1,7 @@
 // Operations run on graphql-js the first time and compiled (graphql-jit) from the second run on
 // (server/graphql/execute.ts): the partner must not see any difference, for answers or errors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
 
 let t: TestGateway;
 beforeAll(async () => {

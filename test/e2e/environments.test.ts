@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { launchGateway as startGateway } from '../../server/launch.js';
 import type { GatewayHandle } from '../../server/app.js';
 import { generateKey, issueKey, revokeKeys } from '../../server/keys/key-store.js';
-import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const COUNTED = '{ utilities(zipCode: "75001") { id } }';

@@ -29,7 +29,7 @@ function writeGridwiseConfig(dir: string, mutate?: (mapping: Record<string, any>
   const base = fs.readFileSync(path.join(ROOT, '.meshrc.yaml'), 'utf8');
   const block = fs.readFileSync(path.join(ROOT, 'examples/gridwise-feed.yaml'), 'utf8');
   const config = yaml.load(base + block) as { sources: any[] }; // appended, as docs/adding-a-feed.md does
-  if (mutate) mutate(config.sources.find((s) => s.name === 'Gridwise').transforms[0]['./feeds/feed-mapping.ts']);
+  if (mutate) mutate(config.sources.find((s) => s.name === 'Gridwise').transforms[0]['./transforms/feed-mapping.ts']);
   const fix = (s: string) => (s.startsWith('./') ? path.join(ROOT, s) : s);
   const absolute = (v: unknown): unknown =>
     typeof v === 'string' ? fix(v)

@@ -2,8 +2,8 @@
 // gateway (with Redis) exports on /metrics.
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { freePort, startTestRedis, type TestRedis } from '../support/redis-server.js';
+import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
+import { freePort, startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 
 const dashboard = JSON.parse(fs.readFileSync(new URL('../../docs/grafana/gateway.json', import.meta.url), 'utf8')) as {
   panels: { title: string; targets: { expr: string }[] }[];

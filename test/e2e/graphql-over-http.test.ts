@@ -4,7 +4,7 @@
 // answers those with 200 whatever Accept says (docs/partners.md "HTTP status codes").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditServer } from 'graphql-http';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
 
 let t: TestGateway;
 beforeAll(async () => {

@@ -8,8 +8,8 @@ import http2 from 'node:http2';
 import tls from 'node:tls';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { eventually } from '../support/eventually.js';
+import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
+import { eventually } from '../../scripts/harness/eventually.js';
 import { loadConfig } from '../../server/config.js';
 import { H2_MAX_STREAMS } from '../../server/http/tls.js';
 

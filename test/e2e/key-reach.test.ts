@@ -5,10 +5,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
+import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 import { runKeysCli } from '../../cli/keys.js';
-import { eventually } from '../support/eventually.js';
+import { eventually } from '../../scripts/harness/eventually.js';
 
 const UTILS = '{ utilities(zipCode: "60601") { id } }';
 

@@ -2,7 +2,7 @@
 // switching rules by market, calendars for any year, Price to Compare and savings, delivery per
 // customer class, bundled rates, and the corrected reference data.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
 
 let t: TestGateway;
 let clock = new Date('2026-11-25T16:00:00Z');

@@ -11,8 +11,8 @@ import type { GatewayHandle } from '../../server/app.js';
 import type { Logger } from '../../lib/logger.js';
 import { issueKey } from '../../server/keys/key-store.js';
 import { loadConfig } from '../../server/config.js';
-import { freePort, startTestRedis, type TestRedis } from '../support/redis-server.js';
-import { eventually } from '../support/eventually.js';
+import { freePort, startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
+import { eventually } from '../../scripts/harness/eventually.js';
 
 const ADMIN_TOKEN = 'admin-token-for-tests-0123456789abcdef';
 

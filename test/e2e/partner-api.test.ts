@@ -14,9 +14,9 @@ import {
   type IntrospectionQuery,
   type IntrospectionType,
 } from 'graphql';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
 import { ROOT, writeMeshDir } from '../support/mesh-dir.js';
-import { unknownEnumStats } from '../../api/enum-values.js';
+import { unknownEnumStats } from '../../resolvers/enum-values.js';
 
 let t: TestGateway;
 beforeAll(async () => {

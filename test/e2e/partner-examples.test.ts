@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generate } from '@graphql-codegen/cli';
 import { GraphQLClient } from 'graphql-request';
 import { chromium, type Browser } from 'playwright-core';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
 import { ROOT } from '../support/mesh-dir.js';
 import { energyPlanClient } from '../../examples/partners/client.js';
 import * as documents from '../../examples/partners/generated/graphql.js';

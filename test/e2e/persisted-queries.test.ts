@@ -5,8 +5,8 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, fetchExchange, gql } from '@urql/core';
 import { persistedExchange } from '@urql/exchange-persisted';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
+import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 

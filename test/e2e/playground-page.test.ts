@@ -3,8 +3,8 @@
 // playwright-core) loading the page, running a query and seeing the count drop by one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser } from 'playwright-core';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
+import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 import { chooseEncoding } from '../../server/http/playground-page.js';
 
 let redis: TestRedis;

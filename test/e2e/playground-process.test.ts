@@ -6,8 +6,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../support/redis-server.js';
-import { eventually } from '../support/eventually.js';
+import { freePort } from '../../scripts/harness/redis-server.js';
+import { eventually } from '../../scripts/harness/eventually.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 

@@ -2,7 +2,7 @@
 // ZIPs the spec names, the tier relation on every plan of every served ZIP, stable ids and URLs,
 // clear input errors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
 
 let t: TestGateway;
 beforeAll(async () => {

@@ -9,11 +9,11 @@ import { launchGateway as startGateway } from '../../server/launch.js';
 import type { GatewayHandle } from '../../server/app.js';
 import { issueKey } from '../../server/keys/key-store.js';
 import { runReplayCli } from '../../cli/replay.js';
-import { connectRedis, type RedisClient } from '../../server/stores/redis-connection.js';
+import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
 import { createReplayStore, type ReplayRecord, type ReplayStore } from '../../server/stores/replay-store.js';
 import { loadConfig } from '../../server/config.js';
-import { freePort, startTestRedis, type TestRedis } from '../support/redis-server.js';
-import { eventually } from '../support/eventually.js';
+import { freePort, startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
+import { eventually } from '../../scripts/harness/eventually.js';
 
 const ADMIN_TOKEN = 'admin-token-for-tests-0123456789abcdef';
 const PII_KEY = randomBytes(32).toString('base64');

@@ -4,8 +4,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startReferenceUpstream, type ReferenceUpstream } from '../../sources/reference-upstream/server.js';
 import { createReplayStore } from '../../server/stores/replay-store.js';
 import { loadConfig } from '../../server/config.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { eventually } from '../support/eventually.js';
+import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
+import { eventually } from '../../scripts/harness/eventually.js';
 
 const PLANS = 'query Plans($zip: String!) { residentialPlans(zipCode: $zip) { id title rates { usageKwh allInRateUsdPerKwh avgMonthlyBillUsd } } }';
 const ACCOUNTS = '{ utilityAccounts(address: "1500 Marilla St", zipCode: "75201") { accountId utilityId } }';

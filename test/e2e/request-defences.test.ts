@@ -8,10 +8,10 @@ import net from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { Redis } from 'ioredis';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { startTestRedis, type TestRedis } from '../support/redis-server.js';
-import { eventually } from '../support/eventually.js';
-import { allowanceKey, freeRateKey } from '../../server/stores/allowance.js';
+import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
+import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
+import { eventually } from '../../scripts/harness/eventually.js';
+import { allowanceKey, freeRateKey } from '../../cache/allowance.js';
 
 const FREE = 12;
 const PLANS = 'query Plans($zip: String!) { residentialPlans(zipCode: $zip) { title } }';

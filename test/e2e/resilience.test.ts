@@ -8,11 +8,11 @@ import net from 'node:net';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { freePort, startTestRedis, type TestRedis } from '../support/redis-server.js';
+import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
+import { freePort, startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 import { issueKey } from '../../server/keys/key-store.js';
-import { upstreamStats } from '../../feeds/upstream/stats.js';
-import { eventually } from '../support/eventually.js';
+import { upstreamStats } from '../../sources/upstream/stats.js';
+import { eventually } from '../../scripts/harness/eventually.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const PLANS = (zip: string, usage: number) => `{ residentialPlans(zipCode: "${zip}", monthlyUsage: ${usage}) { id title price } }`;

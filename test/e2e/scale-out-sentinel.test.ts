@@ -3,10 +3,10 @@
 // calls fail closed until the replica is promoted, readiness says so, replay records written
 // meanwhile are retried and kept, and everything recovers without a gateway restart.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
 import { clusterSupportProblem, startTestSentinel, type TestSentinel } from '../support/redis-cluster.js';
-import { eventually } from '../support/eventually.js';
-import { connectRedis, type RedisClient } from '../../server/stores/redis-connection.js';
+import { eventually } from '../../scripts/harness/eventually.js';
+import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
 import { createReplayStore } from '../../server/stores/replay-store.js';
 import { loadConfig } from '../../server/config.js';
 import { runCacheCli } from '../../cli/cache.js';

@@ -5,11 +5,11 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { freePort } from '../support/redis-server.js';
-import { eventually } from '../support/eventually.js';
-import { launchChromium } from '../support/browser.js';
-import { startOfferProxy, type OfferProxy } from '../support/offer-proxy.js';
+import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
+import { freePort } from '../../scripts/harness/redis-server.js';
+import { eventually } from '../../scripts/harness/eventually.js';
+import { launchChromium } from '../../scripts/harness/browser.js';
+import { startOfferProxy, type OfferProxy } from '../../scripts/harness/offer-proxy.js';
 import { startReferenceUpstream, type ReferenceUpstream } from '../../sources/reference-upstream/server.js';
 import { issueKey, revokeKeys } from '../../server/keys/key-store.js';
 

@@ -8,7 +8,7 @@ import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchGateway as startGateway } from '../../server/launch.js';
 import type { GatewayHandle } from '../../server/app.js';
-import { fetchTransport } from '../../feeds/upstream/transport.js';
+import { fetchTransport } from '../../sources/upstream/transport.js';
 
 const FEEDS = 'http://feeds.test';
 const ROOT = path.resolve(import.meta.dirname, '../..');

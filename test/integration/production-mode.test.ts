@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadGatewayMesh } from '../../server/mesh.js';
-import { createUpstreamFetch } from '../../feeds/upstream/fetch.js';
+import { createUpstreamFetch } from '../../sources/upstream/fetch.js';
 
 const saved = process.env.NODE_ENV;
 afterAll(() => {

@@ -29,7 +29,7 @@ export type Mapping = Record<string, any>;
 
 /** The feed-mapping block of a source of a parsed config. */
 export function mappingOf(config: { sources: any[] }, source: string): Mapping {
-  return config.sources.find((s) => s.name === source).transforms[0]['./feeds/feed-mapping.ts'];
+  return config.sources.find((s) => s.name === source).transforms[0]['./transforms/feed-mapping.ts'];
 }
 
 /** Writes `<parent>/<name>/.meshrc.yaml`: the repo's config + `blocks`; `mutate` may edit the parsed config. */

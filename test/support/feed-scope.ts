@@ -1,5 +1,5 @@
 // Fetch-layer calls with a feed scope on their context, as the resolvers make them, for the upstream unit tests.
-import { withFeedScope, type FeedScope } from '../../feeds/upstream/feed-scope.js';
+import { withFeedScope, type FeedScope } from '../../sources/upstream/feed-scope.js';
 
 export const scope = (feed = 'Voltify', timeoutMs = 2000): FeedScope => ({ feed, timeoutMs, calls: [], stale: [] });
 export const inScope = <T>(s: FeedScope, fn: (context: object) => Promise<T>) => fn(withFeedScope({}, s));

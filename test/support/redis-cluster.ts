@@ -5,8 +5,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from './redis-server.js';
-import { eventually } from './eventually.js';
+import { freePort } from '../../scripts/harness/redis-server.js';
+import { eventually } from '../../scripts/harness/eventually.js';
 import calculateSlot from 'cluster-key-slot';
 
 const SERVER = process.env.REDIS_SERVER_BIN ?? 'redis-server';

@@ -2,9 +2,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { AllowanceUnavailableError, EmbeddedAllowanceStore, RedisAllowanceStore, allowanceKey, type AllowanceStore } from '../../server/stores/allowance.js';
-import { connectRedis, type RedisClient } from '../../server/stores/redis-connection.js';
-import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+import { AllowanceUnavailableError, EmbeddedAllowanceStore, RedisAllowanceStore, allowanceKey, type AllowanceStore } from '../../cache/allowance.js';
+import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
+import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 
 function tally(results: { allowed: boolean }[]) {
   return { allowed: results.filter((r) => r.allowed).length, refused: results.filter((r) => !r.allowed).length };

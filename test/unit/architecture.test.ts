@@ -1,13 +1,16 @@
-// The layers' arrows point one way: lib <- domain <- feeds <- api <- server <- cli. A folder never
-// imports from a folder above it, no two modules import each other in a cycle, and the reference
-// upstream (a fixture) is reached only by `npm start`'s composition (server/launch.ts) and the
-// feeds:check CLI, never by the gateway's assembly.
+// The design card's folders and their one-way arrows:
+// lib <- domain <- sources (feed transport) <- transforms <- resolvers <- cache <- server <- cli.
+// A folder never imports from a folder above it, no modules import each other in a cycle, bench/
+// and scripts/ may import any layer but never test/, and the reference upstream (a stand-in) is
+// reached only by `npm start`'s composition (server/launch.ts), the feeds:check CLI and the
+// harness that starts it for tests and the benchmark.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const LAYERS = ['lib', 'domain', 'feeds', 'api', 'server', 'cli'] as const;
+const LAYERS = ['lib', 'domain', 'sources', 'transforms', 'resolvers', 'cache', 'server', 'cli'] as const;
+const TOOLS = ['bench', 'scripts'] as const;
 const FIXTURE = 'sources/reference-upstream';
 const FIXTURE_USERS = new Set(['server/launch.ts', 'cli/feeds-check.ts']);
 
@@ -16,7 +19,7 @@ function sourceFiles(dir: string): string[] {
   for (const entry of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
     const rel = `${dir}/${entry.name}`;
     if (entry.isDirectory()) out.push(...sourceFiles(rel));
-    else if (/\.(ts|mts)$/.test(entry.name)) out.push(rel);
+    else if (/\.(ts|mts|mjs)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) out.push(rel);
   }
   return out;
 }
@@ -27,70 +30,97 @@ export function importsOf(file: string, text: string): string[] {
   return specs.map((s) => path.posix.normalize(path.posix.join(path.posix.dirname(file), s)).replace(/\.js$/, '.ts'));
 }
 
-const layerOf = (file: string) => LAYERS.findIndex((l) => file.startsWith(`${l}/`));
+/** The layer index of a file; the reference upstream is a stand-in, outside the layers. */
+const layerOf = (file: string) => (file.startsWith(`${FIXTURE}/`) ? -1 : LAYERS.findIndex((l) => file.startsWith(`${l}/`)));
 
-const files = LAYERS.flatMap((l) => sourceFiles(l));
+/** Strongly connected components of more than one module (Tarjan), each sorted. */
+export function cyclesOf(graph: Map<string, string[]>): string[][] {
+  let index = 0;
+  const idx = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (v: string) => {
+    idx.set(v, index);
+    low.set(v, index++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+    }
+    if (low.get(v) === idx.get(v)) {
+      const scc: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        scc.push(w);
+      } while (w !== v);
+      if (scc.length > 1) cycles.push(scc.sort());
+    }
+  };
+  for (const f of graph.keys()) if (!idx.has(f)) visit(f);
+  return cycles;
+}
+
+/** Imports that point the wrong way: to a higher layer, or from bench/ or scripts/ into test/. */
+export function wrongImports(graph: Map<string, string[]>): string[] {
+  const wrong: string[] = [];
+  for (const [file, deps] of graph) {
+    for (const dep of deps) {
+      const tool = TOOLS.some((t) => file.startsWith(`${t}/`));
+      if (tool && dep.startsWith('test/')) wrong.push(`${file} -> ${dep} (${file.split('/')[0]} may not import test)`);
+      if (tool || layerOf(file) < 0) continue;
+      const to = layerOf(dep);
+      if (to > layerOf(file)) wrong.push(`${file} -> ${dep} (${LAYERS[layerOf(file)]} may not import ${LAYERS[to]})`);
+    }
+  }
+  return wrong;
+}
+
+const files = [...LAYERS, ...TOOLS].flatMap((l) => sourceFiles(l));
 const graph = new Map(files.map((f) => [f, importsOf(f, fs.readFileSync(path.join(ROOT, f), 'utf8'))]));
 
 describe('layering', () => {
-  it('finds the layers and their imports', () => {
-    for (const l of LAYERS) expect(files.some((f) => f.startsWith(`${l}/`)), l).toBe(true);
+  it('finds every folder and its imports', () => {
+    for (const l of [...LAYERS, ...TOOLS]) expect(files.some((f) => f.startsWith(`${l}/`)), l).toBe(true);
     expect(graph.get('server/app.ts')!.length).toBeGreaterThan(5);
   });
 
-  it('no import points to a layer above its own', () => {
-    const wrong: string[] = [];
-    for (const [file, deps] of graph) {
-      for (const dep of deps) {
-        const to = layerOf(dep);
-        if (to > layerOf(file)) wrong.push(`${file} -> ${dep} (${LAYERS[layerOf(file)]} may not import ${LAYERS[to]})`);
-      }
-    }
-    expect(wrong).toEqual([]);
+  it('no import points to a layer above its own, and bench/ and scripts/ never import test/', () => {
+    expect(wrongImports(graph)).toEqual([]);
   });
 
-  it('the reference upstream is imported only by the start-up composition and feeds:check', () => {
+  it('the reference upstream is imported only by the start-up composition, feeds:check and the harness', () => {
     const users = [...graph].filter(([, deps]) => deps.some((d) => d.startsWith(FIXTURE))).map(([f]) => f);
-    expect(users.filter((f) => !FIXTURE_USERS.has(f))).toEqual([]);
+    const allowed = (f: string) => FIXTURE_USERS.has(f) || f.startsWith(`${FIXTURE}/`) || TOOLS.some((t) => f.startsWith(`${t}/`));
+    expect(users.filter((f) => !allowed(f))).toEqual([]);
   });
 
   it('no module imports itself through a cycle', () => {
-    // Tarjan's strongly connected components over the module graph.
-    let index = 0;
-    const idx = new Map<string, number>();
-    const low = new Map<string, number>();
-    const stack: string[] = [];
-    const onStack = new Set<string>();
-    const cycles: string[][] = [];
-    const visit = (v: string) => {
-      idx.set(v, index);
-      low.set(v, index++);
-      stack.push(v);
-      onStack.add(v);
-      for (const w of graph.get(v) ?? []) {
-        if (!graph.has(w)) continue;
-        if (!idx.has(w)) {
-          visit(w);
-          low.set(v, Math.min(low.get(v)!, low.get(w)!));
-        } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
-      }
-      if (low.get(v) === idx.get(v)) {
-        const scc: string[] = [];
-        let w: string;
-        do {
-          w = stack.pop()!;
-          onStack.delete(w);
-          scc.push(w);
-        } while (w !== v);
-        if (scc.length > 1) cycles.push(scc.sort());
-      }
-    };
-    for (const f of graph.keys()) if (!idx.has(f)) visit(f);
-    expect(cycles).toEqual([]);
+    expect(cyclesOf(graph)).toEqual([]);
   });
 
-  it('the checker sees a wrong-way import and a cycle', () => {
+  it('the checker sees a wrong-way import, an import of test/ from a tool, and a cycle', () => {
     expect(importsOf('domain/x.ts', "import { a } from '../server/app.js';\nconst m = await import('./y.js');")).toEqual(['server/app.ts', 'domain/y.ts']);
-    expect(layerOf('server/app.ts')).toBeGreaterThan(layerOf('domain/x.ts'));
+    const bad = new Map([
+      ['domain/x.ts', ['server/app.ts']],
+      ['bench/b.ts', ['test/support/t.ts']],
+      ['transforms/t.ts', ['sources/upstream/fetch.ts']],
+    ]);
+    expect(wrongImports(bad)).toEqual(['domain/x.ts -> server/app.ts (domain may not import server)', 'bench/b.ts -> test/support/t.ts (bench may not import test)']);
+    const cyclic = new Map([
+      ['a.ts', ['b.ts']],
+      ['b.ts', ['c.ts']],
+      ['c.ts', ['a.ts']],
+      ['d.ts', ['a.ts']],
+    ]);
+    expect(cyclesOf(cyclic)).toEqual([['a.ts', 'b.ts', 'c.ts']]);
+    expect(cyclesOf(new Map([['a.ts', ['b.ts']], ['b.ts', []]]))).toEqual([]);
   });
 });

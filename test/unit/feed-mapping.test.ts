@@ -12,7 +12,7 @@ import {
   validateAgainstSchema,
   type CompiledFeedBinding,
   type FeedBinding,
-} from '../../feeds/mapping/index.js';
+} from '../../transforms/mapping/index.js';
 
 const MESHRC = fileURLToPath(new URL('../../.meshrc.yaml', import.meta.url));
 const quiet = { log() {}, warn() {}, info() {}, error() {}, debug() {}, child: () => quiet } as never;

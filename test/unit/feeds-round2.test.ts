@@ -3,12 +3,12 @@
 // counters and throttled warnings with an injected clock. End to end: test/e2e/utility-feed.test.ts
 // and test/e2e/feeds-check-round2.test.ts.
 import { describe, expect, it } from 'vitest';
-import { compileFeedMapping, FeedConfigError, type FeedBinding } from '../../feeds/mapping/index.js';
-import { callPaged } from '../../feeds/paged-call.js';
-import { createFeedEvents, feedEventCounts, THROTTLE_MS } from '../../feeds/feed-events.js';
-import { likelyUnits, checkRanges } from '../../feeds/mapping/plausibility.js';
+import { compileFeedMapping, FeedConfigError, type FeedBinding } from '../../transforms/mapping/index.js';
+import { callPaged } from '../../transforms/paged-call.js';
+import { createFeedEvents, feedEventCounts, THROTTLE_MS } from '../../transforms/feed-events.js';
+import { likelyUnits, checkRanges } from '../../transforms/mapping/plausibility.js';
 import { plausibleRange, PLAUSIBLE_RANGES } from '../../domain/plausibility.js';
-import { KINDS } from '../../feeds/mapping/kinds.js';
+import { KINDS } from '../../transforms/mapping/kinds.js';
 import { readFileSync } from 'node:fs';
 
 /** A Sunpath-like block: offers per utility, in cursor pages, utility and class from the context. */

@@ -6,12 +6,12 @@ import os from 'node:os';
 import path from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import { allowancePlugin, FREE_REQUEST_RATE } from '../../server/plugins/playground-allowance.js';
-import { EmbeddedAllowanceStore, RedisAllowanceStore, allowanceKey, freeRateKey, type AllowanceStore } from '../../server/stores/allowance.js';
-import type { FreeRate } from '../../server/stores/free-rate.js';
-import { connectRedis, type RedisClient } from '../../server/stores/redis-connection.js';
+import { EmbeddedAllowanceStore, RedisAllowanceStore, allowanceKey, freeRateKey, type AllowanceStore } from '../../cache/allowance.js';
+import type { FreeRate } from '../../cache/free-rate.js';
+import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
 import type { PreparedOperation } from '../../server/graphql/prepare.js';
 import type { RequestState } from '../../server/http/plugin.js';
-import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 import calculateSlot from 'cluster-key-slot';
 
 function stateFor(ip: string): RequestState {

@@ -16,7 +16,7 @@ import {
   revokeKeys,
 } from '../../server/keys/key-store.js';
 import { runKeysCli } from '../../cli/keys.js';
-import { eventually } from '../support/eventually.js';
+import { eventually } from '../../scripts/harness/eventually.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 

@@ -1,4 +1,4 @@
-// The shape of a feed-mapping block (feeds/mapping/block-schema.ts): every kind of shape error stops
+// The shape of a feed-mapping block (transforms/mapping/block-schema.ts): every kind of shape error stops
 // the compile with a FeedConfigError naming the feed and the key path, what was expected and what
 // was found; hostile values neither crash nor pollute; and the blocks in .meshrc.yaml, examples/ and
 // the docs' YAML examples all pass the schema.
@@ -6,8 +6,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { compileFeedMapping, FeedConfigError, isFeedMappingKey, KIND_NAMES, UNIT_NAMES, FEED_INPUT_KEYS } from '../../feeds/mapping/index.js';
-import { BLOCK_AJV_OPTIONS, BLOCK_SCHEMA, blockShapeProblems, blockValidatorSource } from '../../feeds/mapping/block-schema.js';
+import { compileFeedMapping, FeedConfigError, isFeedMappingKey, KIND_NAMES, UNIT_NAMES, FEED_INPUT_KEYS } from '../../transforms/mapping/index.js';
+import { BLOCK_AJV_OPTIONS, BLOCK_SCHEMA, blockShapeProblems, blockValidatorSource } from '../../transforms/mapping/block-schema.js';
 import { Ajv } from 'ajv';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';

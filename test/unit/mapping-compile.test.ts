@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { buildSchema, parse, validate, type GraphQLSchema } from 'graphql';
 import { loadYaml } from '@graphql-mesh/utils';
 import { describe, expect, it } from 'vitest';
-import FeedMappingTransform from '../../feeds/feed-mapping.js';
+import FeedMappingTransform from '../../transforms/feed-mapping.js';
 import {
   bindingsFromConfig,
   compileFeedMapping,
@@ -11,7 +11,7 @@ import {
   FeedConfigError,
   validateAgainstSchema,
   type CompiledFeedBinding,
-} from '../../feeds/mapping/index.js';
+} from '../../transforms/mapping/index.js';
 
 const MESHRC = fileURLToPath(new URL('../../.meshrc.yaml', import.meta.url));
 const quiet = { log() {}, warn() {}, info() {}, error() {}, debug() {}, child: () => quiet } as never;
@@ -179,7 +179,7 @@ describe('bindingsFromConfig', () => {
   });
 
   it('rejects duplicates and unnamed sources, naming them', () => {
-    expect(configError(() => bindingsFromConfig({ sources: [{ name: 'A', transforms: [{ 'feed-mapping': voltify }, { './feeds/feed-mapping.ts': voltify }] }] })).source).toBe('A');
+    expect(configError(() => bindingsFromConfig({ sources: [{ name: 'A', transforms: [{ 'feed-mapping': voltify }, { './transforms/feed-mapping.ts': voltify }] }] })).source).toBe('A');
     expect(configError(() => bindingsFromConfig({ sources: [{ name: 'A', transforms: [{ 'feed-mapping': voltify }] }, { name: 'A', transforms: [{ 'feed-mapping': voltify }] }] })).key).toBe('name');
     expect(configError(() => bindingsFromConfig({ sources: [{ transforms: [{ 'feed-mapping': voltify }] }] })).source).toBe('sources[0]');
     expect(bindingsFromConfig({})).toEqual([]);
@@ -187,7 +187,7 @@ describe('bindingsFromConfig', () => {
 
   it('names source and key of a bad mapping', () => {
     const bad = { ...voltify, fields: { ...voltify.fields, termMonths: { path: 'termMonths', unit: 'decades' } } };
-    const e = configError(() => bindingsFromConfig({ sources: [{ name: 'Zap', transforms: [{ './feeds/feed-mapping.ts': bad }] }] }));
+    const e = configError(() => bindingsFromConfig({ sources: [{ name: 'Zap', transforms: [{ './transforms/feed-mapping.ts': bad }] }] }));
     expect(e.source).toBe('Zap');
     expect(e.key).toBe('fields.termMonths.unit');
   });

@@ -1,6 +1,6 @@
 // The .meshrc.yaml mappings inside a real Mesh: the transform validates each mapping against the
 // schema the handler generates from the feed's OpenAPI / JSON Schema, and each binding, called
-// on its Mesh source like api/feed-client.ts does, maps the reference upstream's
+// on its Mesh source like resolvers/feed-client.ts does, maps the reference upstream's
 // answers with no rejection. Sources only: no public schema, resolvers or plugins.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -11,7 +11,7 @@ import { loadYaml } from '@graphql-mesh/utils';
 import { tsImport } from 'tsx/esm/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReferenceUpstream, type ReferenceUpstream } from '../../sources/reference-upstream/server.js';
-import { bindingsFromConfig, FeedPayloadError, type CompiledFeedBinding, type FeedInput } from '../../feeds/mapping/index.js';
+import { bindingsFromConfig, FeedPayloadError, type CompiledFeedBinding, type FeedInput } from '../../transforms/mapping/index.js';
 import { sourceCall } from '../../server/mesh.js';
 
 const DIR = fileURLToPath(new URL('../..', import.meta.url));
@@ -124,7 +124,7 @@ describe('the feed mappings in a real Mesh', () => {
   it('a wrong mapping stops the start with the feed and key', async () => {
     const config = sourcesOnly();
     const bg = config.sources.find((s) => s.name === 'Brightgrid');
-    const t = bg.transforms[0]['./feeds/feed-mapping.ts'];
+    const t = bg.transforms[0]['./transforms/feed-mapping.ts'];
     t.fields.rateType.map = { 'fixed-rate': 'FIXED', 'variable-rate': 'VARIABLE', indexed: 'INDEXED' }; // the JSON spelling
     const errors: string[] = [];
     await expect(buildMesh(config, errors)).rejects.toThrow();

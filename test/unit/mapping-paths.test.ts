@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parsePath, PathSyntaxError, readPath } from '../../feeds/mapping/paths.js';
+import { parsePath, PathSyntaxError, readPath } from '../../transforms/mapping/paths.js';
 
 const read = (root: unknown, path: string, mode: 'one' | 'many' = 'one') => readPath(root, parsePath(path), mode);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { convertUnit, UnitValueError } from '../../feeds/mapping/units.js';
+import { convertUnit, UnitValueError } from '../../transforms/mapping/units.js';
 
 describe('money and rates -> integer micro-dollars', () => {
   it('converts exactly', () => {

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PartnerError, PartnerStore, addTestIp, readPartnersFile, removeTestIp, savePartner } from '../../server/keys/partners.js';
 import { issueKey, KeyStore } from '../../server/keys/key-store.js';
 import { runKeysCli } from '../../cli/keys.js';
-import { eventually } from '../support/eventually.js';
+import { eventually } from '../../scripts/harness/eventually.js';
 
 const dirs: string[] = [];
 const tmp = () => {

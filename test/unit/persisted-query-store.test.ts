@@ -1,9 +1,9 @@
 // The APQ document store is bounded by bytes per environment and evicts the least recently used
 // document first, the same way embedded and on a real redis-server (Lua script).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPersistedQueryStore, persistedQueryKeys, PERSISTED_QUERY_DEADLINE_MS, type PersistedQueryStore } from '../../server/stores/persisted-query-store.js';
-import { connectRedis, type RedisClient } from '../../server/stores/redis-connection.js';
-import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+import { createPersistedQueryStore, persistedQueryKeys, PERSISTED_QUERY_DEADLINE_MS, type PersistedQueryStore } from '../../cache/persisted-query-store.js';
+import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
+import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 
 let redis: TestRedis;
 let client: RedisClient;

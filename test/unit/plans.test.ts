@@ -1,7 +1,7 @@
 // Offer selection for the plan queries: territory and class filters, duplicate dropping, order.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { bySortKey, offersFor } from '../../api/plans.js';
+import { bySortKey, offersFor } from '../../resolvers/plans.js';
 import type { CanonicalOffer, Territory } from '../../domain/canonical.js';
 
 const offer = (over: Partial<CanonicalOffer> = {}): CanonicalOffer => ({

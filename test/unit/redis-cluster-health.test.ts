@@ -3,10 +3,10 @@
 // marked by the first failed command; keys on the other masters keep working throughout.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSupportProblem, slotOwners, startTestCluster, type TestCluster } from '../support/redis-cluster.js';
-import { eventually } from '../support/eventually.js';
-import { connectRedis, type RedisClient } from '../../server/stores/redis-connection.js';
-import { canReach, isRedisUp, redisHealth, watchRedis } from '../../server/stores/redis-health.js';
-import { ALLOWANCE_DEADLINE_MS, allowanceKey, RedisAllowanceStore } from '../../server/stores/allowance.js';
+import { eventually } from '../../scripts/harness/eventually.js';
+import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
+import { canReach, isRedisUp, redisHealth, watchRedis } from '../../cache/redis-health.js';
+import { ALLOWANCE_DEADLINE_MS, allowanceKey, RedisAllowanceStore } from '../../cache/allowance.js';
 
 const problem = clusterSupportProblem();
 if (problem) console.warn(`skipping Redis Cluster tests: ${problem}`);

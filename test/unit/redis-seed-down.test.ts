@@ -4,10 +4,10 @@
 // client happens to pick, and a subscription must end up on a node that answers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSupportProblem, startTestCluster, startTestSentinel, type TestCluster, type TestSentinel } from '../support/redis-cluster.js';
-import { connectRedis, REDIS_START_DEADLINE_MS, RedisUnavailableError, type RedisClient } from '../../server/stores/redis-connection.js';
-import { freePort } from '../support/redis-server.js';
-import { subscribeChannels, type RedisSubscription } from '../../server/stores/redis-subscription.js';
-import { eventually } from '../support/eventually.js';
+import { connectRedis, REDIS_START_DEADLINE_MS, RedisUnavailableError, type RedisClient } from '../../cache/redis-connection.js';
+import { freePort } from '../../scripts/harness/redis-server.js';
+import { subscribeChannels, type RedisSubscription } from '../../cache/redis-subscription.js';
+import { eventually } from '../../scripts/harness/eventually.js';
 
 const problem = clusterSupportProblem();
 if (problem) console.warn(`skipping Redis Cluster/Sentinel tests: ${problem}`);

@@ -1,8 +1,8 @@
 // REDIS_URL: one parser for the configuration check and the connection (issue 15).
 import { describe, expect, it } from 'vitest';
-import { describeRedisTarget, parseRedisUrl } from '../../server/stores/redis-url.js';
+import { describeRedisTarget, parseRedisUrl } from '../../cache/redis-url.js';
 import { loadConfig } from '../../server/config.js';
-import { redisFromUrl } from '../../server/stores/redis-connection.js';
+import { redisFromUrl } from '../../cache/redis-connection.js';
 import { Cluster, Redis } from 'ioredis';
 
 describe('parseRedisUrl', () => {

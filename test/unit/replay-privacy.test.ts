@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { digestQuery, maskUrl, recordJson, sealPersonalData, unsealPersonalData, type SealableRecord } from '../../server/stores/replay-privacy.js';
-import { parsePiiKey } from '../../server/stores/cache-config.js';
+import { parsePiiKey } from '../../cache/cache-config.js';
 
 const personal = (): SealableRecord => ({
   query: 'query A($address: String!) { utilityAccounts(address: $address, zipCode: "75201") { accountId } }',

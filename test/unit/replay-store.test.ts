@@ -3,10 +3,10 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { connectRedis, type RedisClient } from '../../server/stores/redis-connection.js';
+import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
 import { REPLAY_KEYS, createReplayStore, decodeChunk, encodeChunk, statusMatches, type ReplayRecord } from '../../server/stores/replay-store.js';
-import type { ReplaySettings } from '../../server/stores/cache-config.js';
-import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+import type { ReplaySettings } from '../../cache/cache-config.js';
+import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 
 const settings = (over: Partial<ReplaySettings> = {}): ReplaySettings => ({
   enabled: true,

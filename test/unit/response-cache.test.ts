@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IncomingMessage } from 'node:http';
-import { connectRedis, type RedisClient } from '../../server/stores/redis-connection.js';
-import { InstanceBus } from '../../server/stores/instance-registry.js';
-import { loadCacheReplaySettings, type CacheSettings } from '../../server/stores/cache-config.js';
+import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
+import { InstanceBus } from '../../cache/instance-registry.js';
+import { loadCacheReplaySettings, type CacheSettings } from '../../cache/cache-config.js';
 import {
   ResponseCache,
   canonicalJson,
@@ -10,11 +10,11 @@ import {
   msUntilLocalTime,
   shortenByUpstream,
   type KeyInput,
-} from '../../server/stores/response-cache.js';
+} from '../../cache/response-cache.js';
 import { responseCachePlugin } from '../../server/plugins/response-cache.js';
 import type { PreparedOperation } from '../../server/graphql/prepare.js';
 import type { EnvironmentName, ExecutedResult, RequestState } from '../../server/http/plugin.js';
-import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 
 const H = 3_600_000;
 

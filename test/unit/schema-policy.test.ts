@@ -7,9 +7,9 @@ import path from 'node:path';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getIntrospectionQuery, graphqlSync, printSchema } from 'graphql';
-import { policyFromSdl, schemaPolicy, SCHEMA_FILE, SchemaPolicyError } from '../../api/schema-policy.js';
-import { loadCacheReplaySettings, schemaTtls } from '../../server/stores/cache-config.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { policyFromSdl, schemaPolicy, SCHEMA_FILE, SchemaPolicyError } from '../../resolvers/schema-policy.js';
+import { loadCacheReplaySettings, schemaTtls } from '../../cache/cache-config.js';
+import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
 import { requestLogLine } from '../../server/observability/request-log.js';
 import type { RequestState } from '../../server/http/plugin.js';
 
@@ -80,7 +80,7 @@ describe('each field rule lives in one place', () => {
   };
 
   it.each(ROOT_FIELDS)('no code or config lists %s as a string (the schema is the list)', (field) => {
-    // A rule about a root field names it in quotes; the resolvers (api/index.ts) name it as a key.
+    // A rule about a root field names it in quotes; the resolvers (resolvers/index.ts) name it as a key.
     expect(gitGrep(`['"]${field}['"]`)).toEqual([]);
   });
 

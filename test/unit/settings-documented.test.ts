@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const FOLDERS = ['lib', 'domain', 'feeds', 'api', 'server'];
+const FOLDERS = ['lib', 'domain', 'sources/upstream', 'transforms', 'resolvers', 'cache', 'server'];
 /** Set by the gateway itself for its playground process, not by an operator. */
 const INTERNAL = new Set(['PLAYGROUND_CHILD_NICE']);
 

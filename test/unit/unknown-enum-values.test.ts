@@ -2,7 +2,7 @@
 // (gateway_unknown_enum_values_total{type}) and logged at most once per enum and value per hour.
 import { describe, expect, it, vi } from 'vitest';
 import { buildSchema, graphql } from 'graphql';
-import { feedEnum, unknownEnumStats } from '../../api/enum-values.js';
+import { feedEnum, unknownEnumStats } from '../../resolvers/enum-values.js';
 import { createGatewayMetrics } from '../../server/observability/metrics.js';
 import { observabilityCapability } from '../../server/wiring/observability.js';
 

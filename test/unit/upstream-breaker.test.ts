@@ -3,9 +3,9 @@
 // reset time with a single trial, and lets stale-if-error answer while open.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import nock from 'nock';
-import { createUpstreamFetch, upstreamStats, type UpstreamFetchOptions } from '../../feeds/upstream/fetch.js';
+import { createUpstreamFetch, upstreamStats, type UpstreamFetchOptions } from '../../sources/upstream/fetch.js';
 import { inScope, scope, settle } from '../support/feed-scope.js';
-import { fetchTransport } from '../../feeds/upstream/transport.js';
+import { fetchTransport } from '../../sources/upstream/transport.js';
 
 const BASE = 'http://feed.test';
 const OTHER = 'http://sandbox.feed.test';

@@ -4,13 +4,13 @@
 // not intercepted); production uses undici with a keep-alive pool, covered end to end.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import nock from 'nock';
-import { createUpstreamFetch, upstreamStats, UpstreamError, type UpstreamFetchOptions } from '../../feeds/upstream/fetch.js';
-import { backoffDelay, withRetries } from '../../feeds/upstream/retry.js';
-import { validatePayload } from '../../feeds/upstream/validate.js';
-import { loadUpstreamSettings } from '../../feeds/upstream/upstream-config.js';
+import { createUpstreamFetch, upstreamStats, UpstreamError, type UpstreamFetchOptions } from '../../sources/upstream/fetch.js';
+import { backoffDelay, withRetries } from '../../sources/upstream/retry.js';
+import { validatePayload } from '../../sources/upstream/validate.js';
+import { loadUpstreamSettings } from '../../sources/upstream/upstream-config.js';
 import { ConfigError } from '../../server/config.js';
 import { inScope, scope, settle } from '../support/feed-scope.js';
-import { fetchTransport } from '../../feeds/upstream/transport.js';
+import { fetchTransport } from '../../sources/upstream/transport.js';
 
 const BASE = 'http://feed.test';
 const OFFERS = { offers: [{ offerId: 'VOL-1', price: 0.12 }] };

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
-import { undiciTransport } from '../../feeds/upstream/transport.js';
-import { classifyError, UpstreamError } from '../../feeds/upstream/errors.js';
+import { undiciTransport } from '../../sources/upstream/transport.js';
+import { classifyError, UpstreamError } from '../../sources/upstream/errors.js';
 
 const JSON_BODY = JSON.stringify({ offers: [{ id: 'a', rate: '0.1234' }] });
 let server: http.Server;

@@ -1,14 +1,14 @@
 // Personal data in replay records: answers of the root fields that carry it (the schema's
-// @personalData, see api/schema-policy.ts) and the values sent with them stay masked in the console
+// @personalData, see resolvers/schema-policy.ts) and the values sent with them stay masked in the console
 // unless the support user supplies the support key of the personal-data issue.
 //
 // Unmasking: the support user types the support key (REPLAY_PII_KEY); it must be the gateway's key
 // and it opens the record's sealed personal data (server/stores/replay-privacy.ts).
 import { timingSafeEqual } from 'node:crypto';
 import { Kind, parse, type OperationDefinitionNode } from 'graphql';
-import { schemaPolicy } from '../../../api/schema-policy.js';
+import { schemaPolicy } from '../../../resolvers/schema-policy.js';
 import type { ReplayRecord } from '../../stores/replay-store.js';
-import { parsePiiKey } from '../../stores/cache-config.js';
+import { parsePiiKey } from '../../../cache/cache-config.js';
 import { unsealPersonalData } from '../../stores/replay-privacy.js';
 
 const MASK = '••••';

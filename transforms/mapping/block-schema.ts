@@ -2,7 +2,7 @@
 // which are required, types, ranges, enums and one variant per kind (chosen by `kind`). It is built
 // from the tables it describes (kinds.ts: canonical keys per kind; units.ts; types.ts: inputs and
 // call scopes), so it cannot drift from them. To give it to an editor:
-//   npx tsx -e "import('./feeds/mapping/block-schema.ts').then((m) => console.log(JSON.stringify(m.BLOCK_SCHEMA, null, 2)))"
+//   npx tsx -e "import('./transforms/mapping/block-schema.ts').then((m) => console.log(JSON.stringify(m.BLOCK_SCHEMA, null, 2)))"
 //
 // ajv compiles it once, at module load (~140 ms), or `npm start`'s build compiles it ahead of time
 // (block-validator.ts). blockShapeProblems() says ajv's errors in the words of the

@@ -1,9 +1,9 @@
 // What our resolvers expect in the GraphQL context; the gateway builds it per request.
 import type { GraphQLError } from 'graphql';
-import type { FeedBinding, FeedKind } from '../feeds/mapping/types.js';
-import type { UpstreamCall } from '../feeds/upstream/feed-scope.js';
-import type { FeedEvents } from '../feeds/feed-events.js';
-import type { FeedMemo } from '../feeds/feed-memo.js';
+import type { FeedBinding, FeedKind } from '../transforms/mapping/types.js';
+import type { UpstreamCall } from '../sources/upstream/feed-scope.js';
+import type { FeedEvents } from '../transforms/feed-events.js';
+import type { FeedMemo } from '../transforms/feed-memo.js';
 
 export type { UpstreamCall };
 

@@ -26,7 +26,7 @@ export interface SchemaPolicy {
   keyedOnly: ReadonlySet<string>;
   /** Root fields of the playground schema: the public ones without `@keyedOnly`. */
   playgroundFields: ReadonlySet<string>;
-  /** `@cacheTtl` per root field, as written (server/stores/cache-config.ts parses it). */
+  /** `@cacheTtl` per root field, as written (cache/cache-config.ts parses it). */
   cacheTtl: ReadonlyMap<string, TtlSpec>;
   /** Root fields never cached whatever the cache config says: they take or return personal data. */
   neverCached: ReadonlySet<string>;

@@ -3,12 +3,12 @@
 // a request-scoped feed once per request, a utility-scoped one once per served choice territory.
 import { GraphQLError } from 'graphql';
 import type { Territory } from '../domain/canonical.js';
-import type { CanonicalByKind, FeedBinding, FeedInput, FeedKind, Rejection } from '../feeds/mapping/types.js';
-import { FeedPayloadError } from '../feeds/mapping/types.js';
-import { callPaged, type PagedResult } from '../feeds/paged-call.js';
+import type { CanonicalByKind, FeedBinding, FeedInput, FeedKind, Rejection } from '../transforms/mapping/types.js';
+import { FeedPayloadError } from '../transforms/mapping/types.js';
+import { callPaged, type PagedResult } from '../transforms/paged-call.js';
 import type { ResolverContext } from './context.js';
 import { upstreamUnavailable } from './errors.js';
-import { withFeedScope } from '../feeds/upstream/feed-scope.js';
+import { withFeedScope } from '../sources/upstream/feed-scope.js';
 
 export async function fetchFeed<K extends FeedKind>(
   ctx: ResolverContext,

@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { canReach, noteRedisFailure, redisDeadline as withTimeout, redisHealth, type RedisClient } from './redis-health.js';
-import { schemaPolicy } from '../../api/schema-policy.js';
+import { schemaPolicy } from '../resolvers/schema-policy.js';
 import type { CacheSettings, TtlRule } from './cache-config.js';
 import { announce, PURGE_TOPIC, type InstanceBus } from './instance-registry.js';
 
@@ -204,7 +204,7 @@ function decodeEntry(raw: string): CachedEntry | null {
 /**
  * Bumps purge epochs in Redis and tells every instance. Used by the gateway (admin endpoint) and
  * by `npm run cache -- purge`. Returns the new epochs, how many gateway instances confirmed they
- * applied it (waiting up to `ackWaitMs` for every live one: server/stores/instance-registry.ts)
+ * applied it (waiting up to `ackWaitMs` for every live one: cache/instance-registry.ts)
  * and how many were live.
  */
 export async function purgeInRedis(redis: RedisClient, target: PurgeTarget, ackWaitMs?: number): Promise<{ epochs: Record<string, number>; receivers: number; live: number }> {

@@ -1,6 +1,6 @@
 // What can go wrong with one upstream call, as one error type the layers agree on. Messages are
 // short and never carry the URL, headers or body (they end up in logs; resolvers map them to
-// partner-facing wording in api/feed-client.ts: "timed out", "circuit", "malformed").
+// partner-facing wording in resolvers/feed-client.ts: "timed out", "circuit", "malformed").
 export type UpstreamErrorKind =
   | 'timeout' // the attempt or the feed's budget ran out
   | 'network' // connection refused/reset, DNS, TLS, socket closed mid-body

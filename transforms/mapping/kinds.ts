@@ -183,7 +183,7 @@ const territories: KindDef<'territories'> = {
     state: req(stateCode),
     timeZone: req(text),
     market: req({ type: 'enum', values: ['DEREGULATED', 'REGULATED'] }),
-    ownership: req(text), // a value the API does not know answers OTHER (api/enum-values.ts)
+    ownership: req(text), // a value the API does not know answers OTHER (resolvers/enum-values.ts)
     // Residential delivery; null only for a REGULATED utility.
     delivery: req(charges()),
     commercialDelivery: opt(charges(), null),

@@ -2,7 +2,7 @@
 // cache, the playground allowance and the replay log. Start-up fails loudly when no node answers
 // within REDIS_START_DEADLINE_MS, and starts as soon as one does (a seed node or sentinel that is
 // down is skipped); once running, commands fail fast while Redis is down (no offline queue) and
-// the client reconnects by itself. How healthy it is: server/stores/redis-health.ts.
+// the client reconnects by itself. How healthy it is: cache/redis-health.ts.
 import { Redis, Cluster, type RedisOptions, type ClusterOptions } from 'ioredis';
 import { parseRedisUrl, describeRedisTarget, type RedisTarget } from './redis-url.js';
 import type { RedisClient } from './redis-health.js';
@@ -28,7 +28,7 @@ const COMMON: RedisOptions = {
 };
 
 // A lost master must not hold a request for ioredis' default 16 redirections x 100 ms: a few
-// short retries cover a MOVED after a failover; server/stores/redis-health.ts stops sending to a
+// short retries cover a MOVED after a failover; cache/redis-health.ts stops sending to a
 // master known to be down altogether.
 const CLUSTER: ClusterOptions = {
   enableOfflineQueue: false,
@@ -53,7 +53,7 @@ export function nodeOptions(t: RedisTarget): RedisOptions {
   return { ...COMMON, username: t.username, password: t.password, ...(t.tls ? { tls: {} } : {}) };
 }
 
-/** A client for REDIS_URL (see server/stores/redis-url.ts for the forms); throws RedisUrlError. */
+/** A client for REDIS_URL (see cache/redis-url.ts for the forms); throws RedisUrlError. */
 export function redisFromUrl(url: string): RedisClient {
   const t = parseRedisUrl(url);
   if (t.topology === 'cluster') return new Cluster(t.nodes, { ...CLUSTER, redisOptions: nodeOptions(t) });

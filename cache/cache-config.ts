@@ -5,8 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import yaml from 'js-yaml';
-import { envReader } from '../../lib/env-reader.js';
-import { SCHEMA_FILE, schemaPolicy, type SchemaPolicy } from '../../api/schema-policy.js';
+import { envReader } from '../lib/env-reader.js';
+import { SCHEMA_FILE, schemaPolicy, type SchemaPolicy } from '../resolvers/schema-policy.js';
 
 /** How long an answer containing a root field may be served from cache. */
 export type TtlRule =

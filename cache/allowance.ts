@@ -120,7 +120,7 @@ export class RedisAllowanceStore implements AllowanceStore {
   private readonly admitScript: Script;
   readonly free: FreeRateCounter;
 
-  /** The Redis client is shared (server/stores/redis-connection.ts); close() leaves it open. */
+  /** The Redis client is shared (cache/redis-connection.ts); close() leaves it open. */
   constructor(private readonly redis: RedisClient, readonly limit: number, freeRate: FreeRate = { points: 0, windowSeconds: 60 }) {
     this.free = new FreeRateCounter(freeRate);
     const client = redis as RedisClient & Record<string, unknown>;
