@@ -30,7 +30,13 @@ const server = http.createServer((req, res) => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      res.writeHead(200, { ...FLOOR_HEADERS, 'x-request-id': randomUUID(), age: '1', 'x-cache': 'HIT', 'content-length': String(body.length) });
+      res.writeHead(200, {
+        ...FLOOR_HEADERS,
+        'x-request-id': randomUUID(),
+        age: '1',
+        'x-cache': 'HIT',
+        'content-length': String(body.length),
+      });
       res.end(body.toString('latin1'));
     });
     return;

@@ -26,7 +26,11 @@ const server = http.createServer((req, res) => {
   (async () => {
     const t = await get(territories);
     const [v, b] = await Promise.all([get(voltify), get(brightgrid)]);
-    return JSON.stringify({ utilities: t.utilities?.length ?? 0, voltify: v.offers?.length ?? 0, brightgrid: Array.isArray(b) ? b.length : Object.keys(b).length });
+    return JSON.stringify({
+      utilities: t.utilities?.length ?? 0,
+      voltify: v.offers?.length ?? 0,
+      brightgrid: Array.isArray(b) ? b.length : Object.keys(b).length,
+    });
   })().then(
     (text) => {
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });

@@ -28,7 +28,8 @@ const rate = Number(process.env.RATE ?? 500);
 const connections = Number(process.env.CONNECTIONS ?? 4);
 const duration = Number(process.env.DURATION ?? 5);
 const warmup = Number(process.env.WARMUP ?? 1);
-if (!(rate > 0 && connections > 0 && duration > 0 && warmup >= 0)) throw new Error('keyed probe: RATE, CONNECTIONS and DURATION must be positive');
+if (!(rate > 0 && connections > 0 && duration > 0 && warmup >= 0))
+  throw new Error('keyed probe: RATE, CONNECTIONS and DURATION must be positive');
 
 const pool = new Pool(url.origin, { connections, pipelining: 1, keepAliveTimeout: 60_000 });
 const intervalNs = BigInt(Math.round((connections / rate) * 1e9));

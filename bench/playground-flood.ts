@@ -15,7 +15,9 @@ const result = await autocannon({
   connections: Number(process.env.CONNECTIONS ?? 16),
   duration: Number(process.env.DURATION ?? 10),
   timeout: 10,
-  requests: [{ method: 'POST', path: new URL(url).pathname, headers, setupRequest: (req) => ({ ...req, headers, body: spreadDocument(n++) }) }],
+  requests: [
+    { method: 'POST', path: new URL(url).pathname, headers, setupRequest: (req) => ({ ...req, headers, body: spreadDocument(n++) }) },
+  ],
 });
 // What bench/run.ts reads of it, on one short line.
 const { requests, latency, throughput, errors, timeouts, non2xx, statusCodeStats, duration } = result;

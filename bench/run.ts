@@ -95,7 +95,27 @@ function usage(message: string): never {
   console.error(`bench: ${message}\nFlags are listed at the top of bench/run.ts and in docs/benchmark.md.`);
   process.exit(2);
 }
-const FLAGS = ['duration', 'connections', 'warmup', 'starts', 'zip', 'only', 'runner', 'no-json', 'rate', 'probe-rate', 'flood-nice', 'profile', 'gateway-root', 'compare', 'env', 'settle', 'rounds', 'instructions-requests', 'instructions-warmup'];
+const FLAGS = [
+  'duration',
+  'connections',
+  'warmup',
+  'starts',
+  'zip',
+  'only',
+  'runner',
+  'no-json',
+  'rate',
+  'probe-rate',
+  'flood-nice',
+  'profile',
+  'gateway-root',
+  'compare',
+  'env',
+  'settle',
+  'rounds',
+  'instructions-requests',
+  'instructions-warmup',
+];
 const f = flags(process.argv.slice(2));
 for (const k of Object.keys(f)) if (!FLAGS.includes(k)) usage(`unknown flag --${k} (known: ${FLAGS.map((x) => `--${x}`).join(', ')})`);
 const num = (name: string, fallback: number) => {
@@ -133,15 +153,32 @@ const opts = {
 };
 /** --flood-nice N: niceness of the isolation flood's load generator (default: the playground process's). */
 const floodNice = Math.max(0, Math.min(19, Math.round(Number(f['flood-nice'] ?? opts.env.PLAYGROUND_NICE ?? 10)) || 0));
-const ALL = ['baseline', 'floor', 'floor-uws', 'cached', 'records', 'uncached', 'miss-storm', 'direct', 'playground', 'overhead', 'isolation', 'shared', 'mesh', 'instructions'] as const;
+const ALL = [
+  'baseline',
+  'floor',
+  'floor-uws',
+  'cached',
+  'records',
+  'uncached',
+  'miss-storm',
+  'direct',
+  'playground',
+  'overhead',
+  'isolation',
+  'shared',
+  'mesh',
+  'instructions',
+] as const;
 type ScenarioName = (typeof ALL)[number];
 // `instructions` runs under valgrind for minutes: only when asked for.
 const only = new Set<ScenarioName>((f.only ? f.only.split(',') : ALL.filter((s) => s !== 'instructions')) as ScenarioName[]);
 for (const s of only) if (!ALL.includes(s)) usage(`--only: unknown scenario "${s}" (${ALL.join(', ')})`);
 if (opts.runner !== 'tsx' && opts.runner !== 'dist') usage(`--runner must be tsx or dist, got "${opts.runner}"`);
-for (const dir of [opts.gatewayRoot, opts.compareRoot]) if (dir && !fs.existsSync(path.join(dir, 'package.json'))) usage(`${dir} is not a checkout of the gateway (no package.json)`);
+for (const dir of [opts.gatewayRoot, opts.compareRoot])
+  if (dir && !fs.existsSync(path.join(dir, 'package.json'))) usage(`${dir} is not a checkout of the gateway (no package.json)`);
 if (!/^\d{5}$/.test(opts.zip)) usage(`--zip must be a 5-digit ZIP code, got "${opts.zip}"`);
-for (const kv of f.env ? f.env.split(',') : []) if (!/^[A-Z_][A-Z0-9_]*=/.test(kv)) usage(`--env takes NAME=value pairs separated by commas, got "${kv}"`);
+for (const kv of f.env ? f.env.split(',') : [])
+  if (!/^[A-Z_][A-Z0-9_]*=/.test(kv)) usage(`--env takes NAME=value pairs separated by commas, got "${kv}"`);
 
 // The keyed request: a realistic plan list (about 3.3 KB for 75001), by variables.
 const QUERY = 'query Plans($zipCode: String!) { residentialPlans(zipCode: $zipCode) { title price term rateType supplier { name } } }';
@@ -167,7 +204,15 @@ let benchRedis: TestRedis | null = null;
  * request log: read here, 10k+ lines a second would take CPU from the load generator; in production
  * it goes to a file or a collector, not to a process on the same cores).
  */
-function startChild(name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv, ready?: RegExp, cwd = ROOT, stdoutFile?: string): { child: Child; line: Promise<RegExpMatchArray | null> } {
+function startChild(
+  name: string,
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready?: RegExp,
+  cwd = ROOT,
+  stdoutFile?: string,
+): { child: Child; line: Promise<RegExpMatchArray | null> } {
   const out = stdoutFile ? fs.openSync(stdoutFile, 'a') : 'pipe';
   const proc = spawn(cmd, args, { cwd, env, stdio: ['ignore', out, 'pipe'] });
   if (typeof out === 'number') fs.closeSync(out);
@@ -195,16 +240,17 @@ function startChild(name: string, cmd: string, args: string[], env: NodeJS.Proce
     name,
     proc,
     tail: () => [...fileTail(), ...lines].join('\n'),
-    stop: () => new Promise<void>((resolve) => {
-      children.delete(child);
-      if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
-      const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000);
-      proc.once('exit', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      proc.kill('SIGTERM');
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        children.delete(child);
+        if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
+        const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000);
+        proc.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        proc.kill('SIGTERM');
+      }),
   };
   children.add(child);
   return { child, line };
@@ -213,14 +259,24 @@ function startChild(name: string, cmd: string, args: string[], env: NodeJS.Proce
 async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: timed out after ${ms} ms`)), ms)))]);
+    return await Promise.race([
+      p,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: timed out after ${ms} ms`)), ms))),
+    ]);
   } finally {
     clearTimeout(timer);
   }
 }
 
 /** Runs a command to its end (time-boxed: killed after `timeoutMs`); throws with its output unless it exits 0. */
-async function runToExit(name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd: string, timeoutMs: number): Promise<number> {
+async function runToExit(
+  name: string,
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  timeoutMs: number,
+): Promise<number> {
   const t0 = performance.now();
   const { child } = startChild(name, cmd, args, env, undefined, cwd);
   const code = await new Promise<number | string | null>((resolve) => {
@@ -280,7 +336,12 @@ interface MemoryReading {
 
 /** Resident set size and its peak, MB, from /proc (Linux). */
 /** The gateway's memory plus its child processes' (the playground process under `npm start`). */
-function memoryWithChildren(pid: number | undefined): { rssMb: number | null; peakRssMb: number | null; rssByProcessMb: (number | null)[]; pids: (number | undefined)[] } {
+function memoryWithChildren(pid: number | undefined): {
+  rssMb: number | null;
+  peakRssMb: number | null;
+  rssByProcessMb: (number | null)[];
+  pids: (number | undefined)[];
+} {
   let children: number[] = [];
   try {
     children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
@@ -288,7 +349,8 @@ function memoryWithChildren(pid: number | undefined): { rssMb: number | null; pe
     // not on Linux, or gone
   }
   const all = [pid, ...children].map(memoryOf);
-  const sum = (k: 'rssMb' | 'peakRssMb') => (all.every((m) => m[k] !== null) ? Math.round(all.reduce((a, m) => a + m[k]!, 0) * 10) / 10 : null);
+  const sum = (k: 'rssMb' | 'peakRssMb') =>
+    all.every((m) => m[k] !== null) ? Math.round(all.reduce((a, m) => a + m[k]!, 0) * 10) / 10 : null;
   return { rssMb: sum('rssMb'), peakRssMb: sum('peakRssMb'), rssByProcessMb: all.map((m) => m.rssMb), pids: [pid, ...children] };
 }
 
@@ -319,22 +381,43 @@ interface Gateway {
  * arenas and V8's young generation, both for RSS), read from there so the bench runs it the same way.
  */
 function startRuntime(root = opts.gatewayRoot): { env: Record<string, string>; args: string[] } {
-  const script = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '';
+  const script =
+    (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '';
   const m = /exec env ((?:\w+=\S+ )*)node ((?:--\S+ )*)dist\/gateway\.mjs/.exec(script);
   if (!m) throw new Error(`bench: cannot read the node invocation from package.json "start": ${script}`);
-  const env = Object.fromEntries(m[1]!.trim().split(/\s+/).filter(Boolean).map((kv) => {
-    const [k, v] = kv.split('=', 2) as [string, string];
-    // ${NAME:-default} in the script: the default, unless this process has NAME set.
-    const d = /^\$\{(\w+):-(.*)\}$/.exec(v);
-    return [k, d ? process.env[d[1]!] ?? d[2]! : v];
-  }));
+  const env = Object.fromEntries(
+    m[1]!
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((kv) => {
+        const [k, v] = kv.split('=', 2) as [string, string];
+        // ${NAME:-default} in the script: the default, unless this process has NAME set.
+        const d = /^\$\{(\w+):-(.*)\}$/.exec(v);
+        return [k, d ? (process.env[d[1]!] ?? d[2]!) : v];
+      }),
+  );
   return { env, args: m[2]!.trim().split(/\s+/).filter(Boolean) };
 }
 
-async function startGatewayChild(name: string, base: NodeJS.ProcessEnv, extra: NodeJS.ProcessEnv = {}, wrap: string[] = [], root = opts.gatewayRoot): Promise<Gateway> {
+async function startGatewayChild(
+  name: string,
+  base: NodeJS.ProcessEnv,
+  extra: NodeJS.ProcessEnv = {},
+  wrap: string[] = [],
+  root = opts.gatewayRoot,
+): Promise<Gateway> {
   const [production, certification, playground, ops] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const runtime = opts.runner === 'dist' ? startRuntime(root) : { env: {}, args: [] };
-  const env = { ...runtime.env, ...base, PRODUCTION_PORT: String(production), CERTIFICATION_PORT: String(certification), PLAYGROUND_PORT: String(playground), OPS_PORT: String(ops), ...extra };
+  const env = {
+    ...runtime.env,
+    ...base,
+    PRODUCTION_PORT: String(production),
+    CERTIFICATION_PORT: String(certification),
+    PLAYGROUND_PORT: String(playground),
+    OPS_PORT: String(ops),
+    ...extra,
+  };
   const args = opts.runner === 'dist' ? [...runtime.args, 'dist/gateway.mjs'] : ['--import', 'tsx', 'server/main.ts'];
   if (opts.profile) args.unshift('--cpu-prof', `--cpu-prof-dir=${opts.profile}`);
   const t0 = performance.now();
@@ -348,7 +431,12 @@ async function startGatewayChild(name: string, base: NodeJS.ProcessEnv, extra: N
   return {
     child,
     startMs,
-    urls: { production: `http://127.0.0.1:${production}/graphql`, playground: `http://127.0.0.1:${playground}/graphql`, healthz, metrics: `http://127.0.0.1:${ops}/metrics` },
+    urls: {
+      production: `http://127.0.0.1:${production}/graphql`,
+      playground: `http://127.0.0.1:${playground}/graphql`,
+      healthz,
+      metrics: `http://127.0.0.1:${ops}/metrics`,
+    },
   };
 }
 
@@ -363,7 +451,8 @@ async function scrape(url: string): Promise<(name: string, match?: Record<string
     for (const lm of (m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[lm[1]!] = lm[2]!;
     samples.push({ name: m[1]!, labels, value: Number(m[3]) });
   }
-  return (name, match = {}) => samples.filter((s) => s.name === name && Object.entries(match).every(([k, v]) => s.labels[k] === v)).reduce((a, s) => a + s.value, 0);
+  return (name, match = {}) =>
+    samples.filter((s) => s.name === name && Object.entries(match).every(([k, v]) => s.labels[k] === v)).reduce((a, s) => a + s.value, 0);
 }
 
 /** V8 heap figures from the gateway's own /metrics (prom-client default metrics), MB. */
@@ -371,7 +460,11 @@ async function heapOf(metricsUrl: string): Promise<{ heapUsedMb?: number; heapTo
   try {
     const m = await scrape(metricsUrl);
     const mb = (v: number) => Math.round(v / 104857.6) / 10;
-    return { heapUsedMb: mb(m('nodejs_heap_size_used_bytes')), heapTotalMb: mb(m('nodejs_heap_size_total_bytes')), externalMb: mb(m('nodejs_external_memory_bytes')) };
+    return {
+      heapUsedMb: mb(m('nodejs_heap_size_used_bytes')),
+      heapTotalMb: mb(m('nodejs_heap_size_total_bytes')),
+      externalMb: mb(m('nodejs_external_memory_bytes')),
+    };
   } catch {
     return {};
   }
@@ -452,7 +545,11 @@ function threadCpuMsOf(pid: number | undefined): Record<'mainUser' | 'mainSys' |
  * Warm-up (discarded), then `before()` (counters), then the measured run. With `pid`, also the CPU
  * time that process spent per answered request: robust to other load on the machine.
  */
-async function load(o: Options, pid?: number, before?: () => Promise<void>): Promise<{ result: Result; cpuUsPerRequest: number | null; threadCpuUs: Record<string, number> | null }> {
+async function load(
+  o: Options,
+  pid?: number,
+  before?: () => Promise<void>,
+): Promise<{ result: Result; cpuUsPerRequest: number | null; threadCpuUs: Record<string, number> | null }> {
   if (opts.rate) o = { ...o, overallRate: opts.rate };
   if (opts.warmup > 0) await autocannon({ ...o, duration: opts.warmup });
   await before?.();
@@ -463,11 +560,21 @@ async function load(o: Options, pid?: number, before?: () => Promise<void>): Pro
   const threads1 = pid ? threadCpuMsOf(pid) : null;
   const n = result.requests.total;
   const cpuUsPerRequest = cpu0 !== null && cpu1 !== null && n ? Math.round(((cpu1 - cpu0) * 1000) / n) : null;
-  const threadCpuUs = threads0 && threads1 && n ? Object.fromEntries(Object.entries(threads1).map(([k, v]) => [k, Math.round(((v - threads0[k as keyof typeof threads0]) * 10000) / n) / 10])) : null;
+  const threadCpuUs =
+    threads0 && threads1 && n
+      ? Object.fromEntries(
+          Object.entries(threads1).map(([k, v]) => [k, Math.round(((v - threads0[k as keyof typeof threads0]) * 10000) / n) / 10]),
+        )
+      : null;
   return { result, cpuUsPerRequest, threadCpuUs };
 }
 
-function row(scenario: string, description: string, connections: number, measured: { result: Result; cpuUsPerRequest: number | null; threadCpuUs?: Record<string, number> | null }): Row {
+function row(
+  scenario: string,
+  description: string,
+  connections: number,
+  measured: { result: Result; cpuUsPerRequest: number | null; threadCpuUs?: Record<string, number> | null },
+): Row {
   const r = measured.result;
   const total = r.requests.total;
   return {
@@ -517,12 +624,28 @@ function medianRow(scenario: string, description: string, runs: Row[]): Row {
 function threadSplit(runs: Row[]): { cpuUsByThread?: Record<string, number> } {
   const measured = runs.map((r) => r.threadCpuUs).filter((t): t is Record<string, number> => !!t);
   if (!measured.length) return {};
-  return { cpuUsByThread: Object.fromEntries(Object.keys(measured[0]!).map((k) => [k, Math.round(median(measured.map((t) => t[k]!)) * 10) / 10])) };
+  return {
+    cpuUsByThread: Object.fromEntries(Object.keys(measured[0]!).map((k) => [k, Math.round(median(measured.map((t) => t[k]!)) * 10) / 10])),
+  };
 }
 
 function errorRow(scenario: string, description: string, err: unknown): Row {
   const message = (err as Error).message ?? String(err);
-  return { scenario, description, connections: opts.connections, reqPerSec: 0, p50Ms: 0, p99Ms: 0, errors: 0, non2xx: 0, timeouts: 0, totalRequests: 0, bytesPerResponse: 0, cpuUsPerRequest: null, error: message };
+  return {
+    scenario,
+    description,
+    connections: opts.connections,
+    reqPerSec: 0,
+    p50Ms: 0,
+    p99Ms: 0,
+    errors: 0,
+    non2xx: 0,
+    timeouts: 0,
+    totalRequests: 0,
+    bytesPerResponse: 0,
+    cpuUsPerRequest: null,
+    error: message,
+  };
 }
 
 function ipFor(n: number): string {
@@ -539,11 +662,21 @@ async function sequential(url: string, headers: Record<string, string>, n: numbe
   try {
     for (let i = 0; i < n; i++) {
       await new Promise<void>((resolve, reject) => {
-        const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', agent, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-          if (res.statusCode !== 200) bad++;
-          res.resume();
-          res.on('end', resolve);
-        });
+        const req = http.request(
+          {
+            host: u.hostname,
+            port: u.port,
+            path: u.pathname,
+            method: 'POST',
+            agent,
+            headers: { 'content-type': 'application/json', ...headers },
+          },
+          (res) => {
+            if (res.statusCode !== 200) bad++;
+            res.resume();
+            res.on('end', resolve);
+          },
+        );
         req.on('error', reject);
         req.end(BODY);
       });
@@ -575,7 +708,9 @@ async function checkOnce(url: string, headers: Record<string, string>): Promise<
  */
 async function meshStartScenario(description: string, upstreamUrl: string, upstream: Child, tmp: string): Promise<Row> {
   const meshBin = fs.realpathSync(path.join(ROOT, 'node_modules', '.bin', 'mesh'));
-  const meshVersion = (JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', '@graphql-mesh', 'cli', 'package.json'), 'utf8')) as { version: string }).version;
+  const meshVersion = (
+    JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', '@graphql-mesh', 'cli', 'package.json'), 'utf8')) as { version: string }
+  ).version;
   const dir = path.join(tmp, 'mesh-start');
   const port = await freePort();
   writeStockMeshConfig({ projectRoot: opts.gatewayRoot, dir, upstreamUrl, port });
@@ -597,9 +732,25 @@ async function meshStartScenario(description: string, upstreamUrl: string, upstr
     const upstreamUrls = await withTimeout(checkMeshHitsUpstream(url, upstreamUrl, opts.zip), 60_000, 'mesh start: upstream check');
     const s = server;
     let upCpu0: number | null = null;
-    const r = row('mesh', description, opts.connections, await load({ url, connections: opts.connections, duration: opts.duration, method: 'POST', headers: { 'content-type': 'application/json' }, body: meshBody(opts.zip) }, s.proc.pid, async () => {
-      upCpu0 = cpuMsOf(upstream.proc.pid);
-    }));
+    const r = row(
+      'mesh',
+      description,
+      opts.connections,
+      await load(
+        {
+          url,
+          connections: opts.connections,
+          duration: opts.duration,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: meshBody(opts.zip),
+        },
+        s.proc.pid,
+        async () => {
+          upCpu0 = cpuMsOf(upstream.proc.pid);
+        },
+      ),
+    );
     const upCpu1 = cpuMsOf(upstream.proc.pid);
     if (s.proc.exitCode !== null) throw new Error(`mesh start exited during the load:\n${s.tail()}`);
     await checkMeshAnswer(url, opts.zip); // still complete answers after the load
@@ -610,7 +761,8 @@ async function meshStartScenario(description: string, upstreamUrl: string, upstr
       answerBytes: check.bytes,
       items: `${check.utilities} utilities, ${check.voltifyOffers} Voltify, ${check.brightgridPlans} Brightgrid`,
       upstreamVerified: Object.keys(upstreamUrls).join('+'),
-      upstreamCpuUsPerRequest: upCpu0 !== null && upCpu1 !== null && r.totalRequests ? Math.round(((upCpu1 - upCpu0) * 1000) / r.totalRequests) : null,
+      upstreamCpuUsPerRequest:
+        upCpu0 !== null && upCpu1 !== null && r.totalRequests ? Math.round(((upCpu1 - upCpu0) * 1000) / r.totalRequests) : null,
       rssMb: memoryOf(s.proc.pid).rssMb,
     };
     return r;
@@ -649,7 +801,15 @@ async function sharedRedisScenario(gatewayEnv: NodeJS.ProcessEnv, redisUrl: stri
       url: g.urls.playground,
       connections: half,
       duration: opts.duration,
-      requests: [{ method: 'POST', path: '/graphql', headers, body: BODY, setupRequest: (req: { headers?: Record<string, string> }) => ({ ...req, headers: { ...headers, 'x-forwarded-for': ipFor(n++) } }) }],
+      requests: [
+        {
+          method: 'POST',
+          path: '/graphql',
+          headers,
+          body: BODY,
+          setupRequest: (req: { headers?: Record<string, string> }) => ({ ...req, headers: { ...headers, 'x-forwarded-for': ipFor(n++) } }),
+        },
+      ],
     });
     let redis0: number | null = null;
     let started = 0;
@@ -716,12 +876,35 @@ function machineCpu(): { busy: number; total: number } | null {
 }
 
 /** A keyed probe run of `seconds` (after --warmup): latency, and the keyed process's CPU per request. */
-async function keyedProbe(g: Gateway, headers: Record<string, string>, seconds: number): Promise<{ probe: ProbeResult; cpuUsPerRequest: number | null }> {
+async function keyedProbe(
+  g: Gateway,
+  headers: Record<string, string>,
+  seconds: number,
+): Promise<{ probe: ProbeResult; cpuUsPerRequest: number | null }> {
   const pid = g.child.proc.pid;
-  const env = { PATH: process.env.PATH, URL: g.urls.production, BODY, HEADERS: JSON.stringify(headers), RATE: String(opts.probeRate), CONNECTIONS: '4', DURATION: String(seconds), WARMUP: String(opts.warmup) };
-  const { child, line } = startChild('keyed probe', process.execPath, ['--import', 'tsx', 'bench/keyed-probe.ts'], env, /^RESULT (\{.*\})$/);
+  const env = {
+    PATH: process.env.PATH,
+    URL: g.urls.production,
+    BODY,
+    HEADERS: JSON.stringify(headers),
+    RATE: String(opts.probeRate),
+    CONNECTIONS: '4',
+    DURATION: String(seconds),
+    WARMUP: String(opts.warmup),
+  };
+  const { child, line } = startChild(
+    'keyed probe',
+    process.execPath,
+    ['--import', 'tsx', 'bench/keyed-probe.ts'],
+    env,
+    /^RESULT (\{.*\})$/,
+  );
   // Read when the probe's warm-up is over.
-  const start: { read: boolean; cpuMs: number | null; machine: { busy: number; total: number } | null } = { read: false, cpuMs: null, machine: null };
+  const start: { read: boolean; cpuMs: number | null; machine: { busy: number; total: number } | null } = {
+    read: false,
+    cpuMs: null,
+    machine: null,
+  };
   child.proc.stdout!.on('data', (d: Buffer) => {
     if (start.read || !d.toString().includes('MEASURING')) return;
     Object.assign(start, { read: true, cpuMs: cpuMsOf(pid), machine: machineCpu() });
@@ -733,9 +916,13 @@ async function keyedProbe(g: Gateway, headers: Record<string, string>, seconds: 
     const probe = JSON.parse(m![1]!) as ProbeResult;
     const { cpuMs: cpu0, machine: machine0 } = start;
     // How busy the whole machine was meanwhile (other work on a shared machine shows here).
-    probe.machineBusyPct = machine0 && machine1 ? Math.round((100 * (machine1.busy - machine0.busy)) / Math.max(1, machine1.total - machine0.total)) : null;
+    probe.machineBusyPct =
+      machine0 && machine1 ? Math.round((100 * (machine1.busy - machine0.busy)) / Math.max(1, machine1.total - machine0.total)) : null;
     probe.loadAvg1m = Math.round(os.loadavg()[0]! * 100) / 100;
-    return { probe, cpuUsPerRequest: cpu0 !== null && cpu1 !== null && probe.count ? Math.round(((cpu1 - cpu0) * 1000) / probe.count) : null };
+    return {
+      probe,
+      cpuUsPerRequest: cpu0 !== null && cpu1 !== null && probe.count ? Math.round(((cpu1 - cpu0) * 1000) / probe.count) : null,
+    };
   } finally {
     await child.stop();
   }
@@ -756,20 +943,36 @@ function probeRow(scenario: string, description: string, measured: { probe: Prob
     totalRequests: p.count,
     bytesPerResponse: 0,
     cpuUsPerRequest: measured.cpuUsPerRequest,
-    notes: { maxMs: p.maxMs, missedSlots: p.missedSlots, probeLagP99Ms: p.lagP99Ms, machineBusyPct: p.machineBusyPct, loadAvg1m: p.loadAvg1m },
+    notes: {
+      maxMs: p.maxMs,
+      missedSlots: p.missedSlots,
+      probeLagP99Ms: p.lagP99Ms,
+      machineBusyPct: p.machineBusyPct,
+      loadAvg1m: p.loadAvg1m,
+    },
   };
 }
 
 /** The playground flood (one client, 16 connections) for `seconds`, at the flood's niceness. */
 function startFlood(g: Gateway, seconds: number): Promise<Result> {
   const env = { PATH: process.env.PATH, URL: g.urls.playground, CONNECTIONS: '16', DURATION: String(seconds), CLIENT_IP: '203.0.113.7' };
-  const { child, line } = startChild('playground flood', 'nice', ['-n', String(floodNice), process.execPath, '--import', 'tsx', 'bench/playground-flood.ts'], env, /^RESULT (\{.*\})$/);
+  const { child, line } = startChild(
+    'playground flood',
+    'nice',
+    ['-n', String(floodNice), process.execPath, '--import', 'tsx', 'bench/playground-flood.ts'],
+    env,
+    /^RESULT (\{.*\})$/,
+  );
   return withTimeout(line, (seconds + 60) * 1000, 'playground flood')
     .then((m) => JSON.parse(m![1]!) as Result)
     .finally(() => child.stop());
 }
 
-async function isolationScenario(g: Gateway, keyedHeaders: Record<string, string>, redisUrl: string): Promise<{ rows: Row[]; memory: MemoryReading }> {
+async function isolationScenario(
+  g: Gateway,
+  keyedHeaders: Record<string, string>,
+  redisUrl: string,
+): Promise<{ rows: Row[]; memory: MemoryReading }> {
   const pid = g.child.proc.pid;
   const rows: Row[] = [];
   await checkOnce(g.urls.production, keyedHeaders);
@@ -786,12 +989,19 @@ async function isolationScenario(g: Gateway, keyedHeaders: Record<string, string
   const t0 = performance.now();
   const redisCpu0 = await redisCpuMs(redisUrl);
   const playCpu0 = cpuMsOf(playPid);
-  const during = probeRow('keyed+flood', `the same during the flood (its generator at nice ${floodNice})`, await keyedProbe(g, keyedHeaders, opts.duration));
+  const during = probeRow(
+    'keyed+flood',
+    `the same during the flood (its generator at nice ${floodNice})`,
+    await keyedProbe(g, keyedHeaders, opts.duration),
+  );
   const redisCpu1 = await redisCpuMs(redisUrl);
   const playCpu1 = cpuMsOf(playPid);
   const seconds = (performance.now() - t0) / 1000;
   const floodResult = await flooding;
-  const flood = row('flood', 'playground: distinct 1,000-token free documents, one client (429s are the rate limit)', 16, { result: floodResult, cpuUsPerRequest: null });
+  const flood = row('flood', 'playground: distinct 1,000-token free documents, one client (429s are the rate limit)', 16, {
+    result: floodResult,
+    cpuUsPerRequest: null,
+  });
   during.notes = { ...during.notes, p99VsQuiet: quiet.p99Ms ? Math.round((during.p99Ms / quiet.p99Ms) * 100) / 100 : null, target: '<= 2' };
   // What the flood costs outside the keyed process while the probe runs: CPU ms per second.
   flood.notes = {
@@ -805,34 +1015,82 @@ async function isolationScenario(g: Gateway, keyedHeaders: Record<string, string
   let n = 0;
   const playHeaders = { 'content-type': 'application/json' };
   const attack = async (name: string, description: string, o: Options) => {
-    const r = row(name, description, Number(o.connections ?? 1), { result: await autocannon({ timeout: 10, ...o }), cpuUsPerRequest: null });
+    const r = row(name, description, Number(o.connections ?? 1), {
+      result: await autocannon({ timeout: 10, ...o }),
+      cpuUsPerRequest: null,
+    });
     const m = memoryWithChildren(pid);
     r.notes = { rssMb: m.rssMb, rssByProcessMb: m.rssByProcessMb };
     rows.push(r);
   };
-  const manyIps = (body: () => string, headers: Record<string, string> = playHeaders) => [{ method: 'POST' as const, path: '/graphql', headers, setupRequest: (req: object) => ({ ...req, headers: { ...headers, 'x-forwarded-for': ipFor(n++) }, body: body() }) }];
-  await attack('attack 1', 'distinct 1,000-token documents from many IPs', { url: g.urls.playground, connections: 16, duration: opts.duration, requests: manyIps(() => spreadDocument(n)) });
-  await attack('attack 2', 'invalid 1,000-token queries, random comment, many IPs', { url: g.urls.playground, connections: 16, duration: opts.duration, requests: manyIps(() => JSON.stringify({ query: `{ ${'nope '.repeat(990)} } #${Math.random()}` })) });
+  const manyIps = (body: () => string, headers: Record<string, string> = playHeaders) => [
+    {
+      method: 'POST' as const,
+      path: '/graphql',
+      headers,
+      setupRequest: (req: object) => ({ ...req, headers: { ...headers, 'x-forwarded-for': ipFor(n++) }, body: body() }),
+    },
+  ];
+  await attack('attack 1', 'distinct 1,000-token documents from many IPs', {
+    url: g.urls.playground,
+    connections: 16,
+    duration: opts.duration,
+    requests: manyIps(() => spreadDocument(n)),
+  });
+  await attack('attack 2', 'invalid 1,000-token queries, random comment, many IPs', {
+    url: g.urls.playground,
+    connections: 16,
+    duration: opts.duration,
+    requests: manyIps(() => JSON.stringify({ query: `{ ${'nope '.repeat(990)} } #${Math.random()}` })),
+  });
   const comment = 'x'.repeat(61 * 1024);
-  await attack('attack 3', '300 x { __typename } + 61 KB comment', { url: g.urls.playground, connections: 8, amount: 300, requests: manyIps(() => JSON.stringify({ query: `{ __typename }\n#${comment}${n}` })) });
+  await attack('attack 3', '300 x { __typename } + 61 KB comment', {
+    url: g.urls.playground,
+    connections: 8,
+    amount: 300,
+    requests: manyIps(() => JSON.stringify({ query: `{ __typename }\n#${comment}${n}` })),
+  });
   const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
   const accounts = 'query A($address: String!, $zip: String!) { utilityAccounts(address: $address, zipCode: $zip) { utilityId } }';
-  await attack('attack 4', 'keyed utilityAccounts, a variable 20,000 levels deep', { url: g.urls.production, connections: 8, amount: 300, method: 'POST', headers: keyedHeaders, body: `{"query":${JSON.stringify(accounts)},"variables":{"address":"1500 MARILLA ST","zip":"75201","x":${deep}}}` });
+  await attack('attack 4', 'keyed utilityAccounts, a variable 20,000 levels deep', {
+    url: g.urls.production,
+    connections: 8,
+    amount: 300,
+    method: 'POST',
+    headers: keyedHeaders,
+    body: `{"query":${JSON.stringify(accounts)},"variables":{"address":"1500 MARILLA ST","zip":"75201","x":${deep}}}`,
+  });
   // Attack 5: 1,300 idle sockets to the playground, while production is asked.
   const { port } = new URL(g.urls.playground);
-  const sockets = await Promise.all(Array.from({ length: 1300 }, () => new Promise<net.Socket>((resolve) => {
-    const s = net.connect(Number(port), '127.0.0.1');
-    s.on('error', () => {});
-    s.resume();
-    s.once('connect', () => resolve(s));
-    s.once('close', () => resolve(s));
-  })));
+  const sockets = await Promise.all(
+    Array.from(
+      { length: 1300 },
+      () =>
+        new Promise<net.Socket>((resolve) => {
+          const s = net.connect(Number(port), '127.0.0.1');
+          s.on('error', () => {});
+          s.resume();
+          s.once('connect', () => resolve(s));
+          s.once('close', () => resolve(s));
+        }),
+    ),
+  );
   await new Promise((r) => setTimeout(r, 500));
   const open = sockets.filter((s) => !s.destroyed && s.readyState === 'open').length;
   const served = await checkOnce(g.urls.production, keyedHeaders);
-  const r5 = probeRow('attack 5', 'keyed cache hits while 1,300 idle sockets are opened to the playground', await keyedProbe(g, keyedHeaders, Math.min(opts.duration, 5)));
+  const r5 = probeRow(
+    'attack 5',
+    'keyed cache hits while 1,300 idle sockets are opened to the playground',
+    await keyedProbe(g, keyedHeaders, Math.min(opts.duration, 5)),
+  );
   const m5 = memoryWithChildren(pid);
-  r5.notes = { ...r5.notes, socketsStillOpenAfter500ms: open, productionStatus: served.status, rssMb: m5.rssMb, rssByProcessMb: m5.rssByProcessMb };
+  r5.notes = {
+    ...r5.notes,
+    socketsStillOpenAfter500ms: open,
+    productionStatus: served.status,
+    rssMb: m5.rssMb,
+    rssByProcessMb: m5.rssByProcessMb,
+  };
   rows.push(r5);
   for (const s of sockets) s.destroy();
   return { rows, memory: await memoryAfterRun(g) };
@@ -840,7 +1098,9 @@ async function isolationScenario(g: Gateway, keyedHeaders: Record<string, string
 
 async function main() {
   const started = new Date();
-  console.log(`bench: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; ${opts.connections} connections, ${opts.duration} s per scenario (+${opts.warmup} s warm-up)`);
+  console.log(
+    `bench: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; ${opts.connections} connections, ${opts.duration} s per scenario (+${opts.warmup} s warm-up)`,
+  );
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-bench-'));
   const rows: Row[] = [];
   const startup: { ms: number[]; runner: string } = { ms: [], runner: opts.runner };
@@ -854,7 +1114,13 @@ async function main() {
     }
     const redis = (benchRedis = await startTestRedis());
     const upstreamPort = await freePort();
-    const up = startChild('reference upstream', process.execPath, ['--import', 'tsx', 'sources/reference-upstream/main.ts'], { ...process.env, UPSTREAM_PORT: String(upstreamPort) }, /listening on (\S+)/);
+    const up = startChild(
+      'reference upstream',
+      process.execPath,
+      ['--import', 'tsx', 'sources/reference-upstream/main.ts'],
+      { ...process.env, UPSTREAM_PORT: String(upstreamPort) },
+      /listening on (\S+)/,
+    );
     const upstreamUrl = (await withTimeout(up.line, 20_000, 'reference upstream'))![1]!;
 
     const keysFile = path.join(tmp, 'keys.json');
@@ -900,9 +1166,22 @@ async function main() {
 
     await run('baseline', async () => {
       const port = await freePort();
-      const b = startChild('baseline', process.execPath, ['--import', 'tsx', 'bench/baseline-server.ts'], { PATH: process.env.PATH, PORT: String(port) }, /READY/);
+      const b = startChild(
+        'baseline',
+        process.execPath,
+        ['--import', 'tsx', 'bench/baseline-server.ts'],
+        { PATH: process.env.PATH, PORT: String(port) },
+        /READY/,
+      );
       await withTimeout(b.line, 20_000, 'baseline server');
-      table(row('baseline', 'bare node:http, fixed 2 KB JSON', opts.connections, await load({ url: `http://127.0.0.1:${port}/`, connections: opts.connections, duration: opts.duration }, b.child.proc.pid)));
+      table(
+        row(
+          'baseline',
+          'bare node:http, fixed 2 KB JSON',
+          opts.connections,
+          await load({ url: `http://127.0.0.1:${port}/`, connections: opts.connections, duration: opts.duration }, b.child.proc.pid),
+        ),
+      );
       await b.child.stop();
     });
 
@@ -910,18 +1189,64 @@ async function main() {
       // The same request and answer shape as `cached` (body size measured on the gateway when it runs).
       const size = gw ? (await checkOnce(gw.urls.production, keyedHeaders)).bytes : 3324;
       const port = await freePort();
-      const b = startChild('floor', process.execPath, ['--import', 'tsx', 'bench/baseline-server.ts'], { PATH: process.env.PATH, PORT: String(port), MODE: 'floor', BODY_BYTES: String(size) }, /READY/);
+      const b = startChild(
+        'floor',
+        process.execPath,
+        ['--import', 'tsx', 'bench/baseline-server.ts'],
+        { PATH: process.env.PATH, PORT: String(port), MODE: 'floor', BODY_BYTES: String(size) },
+        /READY/,
+      );
       await withTimeout(b.line, 20_000, 'floor server');
-      table(row('floor', `bare node:http: parse the same POST, same headers, ${size} B body`, opts.connections, await load({ url: `http://127.0.0.1:${port}/graphql`, connections: opts.connections, duration: opts.duration, method: 'POST', headers: keyedHeaders, body: BODY }, b.child.proc.pid)));
+      table(
+        row(
+          'floor',
+          `bare node:http: parse the same POST, same headers, ${size} B body`,
+          opts.connections,
+          await load(
+            {
+              url: `http://127.0.0.1:${port}/graphql`,
+              connections: opts.connections,
+              duration: opts.duration,
+              method: 'POST',
+              headers: keyedHeaders,
+              body: BODY,
+            },
+            b.child.proc.pid,
+          ),
+        ),
+      );
       await b.child.stop();
     });
 
     await run('floor-uws', async () => {
       const size = gw ? (await checkOnce(gw.urls.production, keyedHeaders)).bytes : 3324;
       const port = await freePort();
-      const b = startChild('floor/uws', process.execPath, ['--import', 'tsx', 'bench/floor-uws-server.ts'], { PATH: process.env.PATH, PORT: String(port), BODY_BYTES: String(size) }, /READY/);
+      const b = startChild(
+        'floor/uws',
+        process.execPath,
+        ['--import', 'tsx', 'bench/floor-uws-server.ts'],
+        { PATH: process.env.PATH, PORT: String(port), BODY_BYTES: String(size) },
+        /READY/,
+      );
       await withTimeout(b.line, 20_000, 'floor/uws server');
-      table(row('floor/uws', `the floor's work on uWebSockets.js, ${size} B body`, opts.connections, await load({ url: `http://127.0.0.1:${port}/graphql`, connections: opts.connections, duration: opts.duration, method: 'POST', headers: keyedHeaders, body: BODY }, b.child.proc.pid)));
+      table(
+        row(
+          'floor/uws',
+          `the floor's work on uWebSockets.js, ${size} B body`,
+          opts.connections,
+          await load(
+            {
+              url: `http://127.0.0.1:${port}/graphql`,
+              connections: opts.connections,
+              duration: opts.duration,
+              method: 'POST',
+              headers: keyedHeaders,
+              body: BODY,
+            },
+            b.child.proc.pid,
+          ),
+        ),
+      );
       await b.child.stop();
     });
 
@@ -930,13 +1255,32 @@ async function main() {
       await run('cached', async () => {
         const first = await checkOnce(g.urls.production, keyedHeaders);
         const second = await checkOnce(g.urls.production, keyedHeaders);
-        if (first.status !== 200 || second.cache !== 'HIT') throw new Error(`cached scenario: expected 200 and x-cache HIT, got ${first.status}/${second.cache}`);
+        if (first.status !== 200 || second.cache !== 'HIT')
+          throw new Error(`cached scenario: expected 200 and x-cache HIT, got ${first.status}/${second.cache}`);
         let before = await scrape(g.urls.metrics);
-        const r = row('cached', `keyed residentialPlans ${opts.zip}, cache hits`, opts.connections, await load({ url: g.urls.production, connections: opts.connections, duration: opts.duration, method: 'POST', headers: keyedHeaders, body: BODY }, g.child.proc.pid, async () => {
-          before = await scrape(g.urls.metrics);
-        }));
+        const r = row(
+          'cached',
+          `keyed residentialPlans ${opts.zip}, cache hits`,
+          opts.connections,
+          await load(
+            {
+              url: g.urls.production,
+              connections: opts.connections,
+              duration: opts.duration,
+              method: 'POST',
+              headers: keyedHeaders,
+              body: BODY,
+            },
+            g.child.proc.pid,
+            async () => {
+              before = await scrape(g.urls.metrics);
+            },
+          ),
+        );
         const after = await scrape(g.urls.metrics);
-        const hits = after('gateway_cache_hits_total', { environment: 'production' }) - before('gateway_cache_hits_total', { environment: 'production' });
+        const hits =
+          after('gateway_cache_hits_total', { environment: 'production' }) -
+          before('gateway_cache_hits_total', { environment: 'production' });
         r.notes = { hitShare: r.totalRequests ? Math.round((hits / r.totalRequests) * 1000) / 1000 : null };
         table(r);
       });
@@ -945,14 +1289,34 @@ async function main() {
         const headers = { 'content-type': 'application/json' };
         const counted = async () => (await scrape(g.urls.metrics))('gateway_playground_calls_total', { result: 'counted' });
         let c0 = 0;
-        const r = row('playground', 'playground residentialPlans from many IPs (allowance in Redis)', opts.connections, await load({
-          url: g.urls.playground,
-          connections: opts.connections,
-          duration: opts.duration,
-          requests: [{ method: 'POST', path: '/graphql', headers, body: BODY, setupRequest: (req: { headers?: Record<string, string> }) => ({ ...req, headers: { ...headers, 'x-forwarded-for': ipFor(n++) } }) }],
-        }, g.child.proc.pid, async () => {
-          c0 = await counted();
-        }));
+        const r = row(
+          'playground',
+          'playground residentialPlans from many IPs (allowance in Redis)',
+          opts.connections,
+          await load(
+            {
+              url: g.urls.playground,
+              connections: opts.connections,
+              duration: opts.duration,
+              requests: [
+                {
+                  method: 'POST',
+                  path: '/graphql',
+                  headers,
+                  body: BODY,
+                  setupRequest: (req: { headers?: Record<string, string> }) => ({
+                    ...req,
+                    headers: { ...headers, 'x-forwarded-for': ipFor(n++) },
+                  }),
+                },
+              ],
+            },
+            g.child.proc.pid,
+            async () => {
+              c0 = await counted();
+            },
+          ),
+        );
         r.notes = { clientIps: Math.min(n, 65536 * 250), countedCalls: (await counted()) - c0 };
         table(r);
       });
@@ -968,19 +1332,35 @@ async function main() {
       // on the same machine moves by ±20%; side by side in rounds the comparison holds.
       const targets: { name: string; url: string; pid: number | undefined; stop(): Promise<void> }[] = [];
       try {
-        const gateways: [string, NodeJS.ProcessEnv, string][] = [['cached', {}, opts.gatewayRoot], ['cached/no-log', { LOG_LEVEL: 'warn' }, opts.gatewayRoot], ['cached/no-replay', { REPLAY_ENABLED: 'false' }, opts.gatewayRoot]];
+        const gateways: [string, NodeJS.ProcessEnv, string][] = [
+          ['cached', {}, opts.gatewayRoot],
+          ['cached/no-log', { LOG_LEVEL: 'warn' }, opts.gatewayRoot],
+          ['cached/no-replay', { REPLAY_ENABLED: 'false' }, opts.gatewayRoot],
+        ];
         if (opts.compareRoot) gateways.push([`cached (${path.basename(opts.compareRoot)})`, {}, opts.compareRoot]);
         for (const [name, extra, root] of gateways) {
           const g = await startGatewayChild(`gateway (records: ${name})`, gatewayEnv, extra, [], root);
           targets.push({ name, url: g.urls.production, pid: g.child.proc.pid, stop: () => g.child.stop() });
           await checkOnce(g.urls.production, keyedHeaders);
           const check = await checkOnce(g.urls.production, keyedHeaders);
-          if (check.status !== 200 || check.cache !== 'HIT') throw new Error(`records scenario (${name}): expected 200 and x-cache HIT, got ${check.status}/${check.cache}`);
+          if (check.status !== 200 || check.cache !== 'HIT')
+            throw new Error(`records scenario (${name}): expected 200 and x-cache HIT, got ${check.status}/${check.cache}`);
         }
         const size = (await checkOnce(targets[0]!.url, keyedHeaders)).bytes;
         const floorPort = await freePort();
-        const floor = startChild('records: floor', process.execPath, ['--import', 'tsx', 'bench/baseline-server.ts'], { PATH: process.env.PATH, PORT: String(floorPort), MODE: 'floor', BODY_BYTES: String(size) }, /READY/);
-        targets.unshift({ name: 'floor', url: `http://127.0.0.1:${floorPort}/graphql`, pid: floor.child.proc.pid, stop: () => floor.child.stop() });
+        const floor = startChild(
+          'records: floor',
+          process.execPath,
+          ['--import', 'tsx', 'bench/baseline-server.ts'],
+          { PATH: process.env.PATH, PORT: String(floorPort), MODE: 'floor', BODY_BYTES: String(size) },
+          /READY/,
+        );
+        targets.unshift({
+          name: 'floor',
+          url: `http://127.0.0.1:${floorPort}/graphql`,
+          pid: floor.child.proc.pid,
+          stop: () => floor.child.stop(),
+        });
         await withTimeout(floor.line, 20_000, 'floor server');
         const samples = new Map<string, Row[]>(targets.map((t) => [t.name, []]));
         const redisUrl = String(gatewayEnv.REDIS_URL);
@@ -991,15 +1371,26 @@ async function main() {
             const t = targets[(round + i) % targets.length]!;
             // Redis shares the machine's cores: its CPU for a target's replay writes is noted too.
             let redis0: number | null = null;
-            const r = row(t.name, '', opts.connections, await load({ url: t.url, connections: opts.connections, duration: opts.duration, method: 'POST', headers: keyedHeaders, body: BODY }, t.pid, async () => {
-              redis0 = await redisCpuMs(redisUrl);
-            }));
+            const r = row(
+              t.name,
+              '',
+              opts.connections,
+              await load(
+                { url: t.url, connections: opts.connections, duration: opts.duration, method: 'POST', headers: keyedHeaders, body: BODY },
+                t.pid,
+                async () => {
+                  redis0 = await redisCpuMs(redisUrl);
+                },
+              ),
+            );
             const redis1 = await redisCpuMs(redisUrl);
-            if (redis0 !== null && redis1 !== null && r.totalRequests && r.threadCpuUs) r.threadCpuUs.redis = Math.round(((redis1 - redis0) * 10000) / r.totalRequests) / 10;
+            if (redis0 !== null && redis1 !== null && r.totalRequests && r.threadCpuUs)
+              r.threadCpuUs.redis = Math.round(((redis1 - redis0) * 10000) / r.totalRequests) / 10;
             if (round > 0) samples.get(t.name)!.push(r);
           }
         }
-        for (const t of targets) table(medianRow(`records: ${t.name}`, `${t.name}, median of ${opts.rounds} interleaved rounds`, samples.get(t.name)!));
+        for (const t of targets)
+          table(medianRow(`records: ${t.name}`, `${t.name}, median of ${opts.rounds} interleaved rounds`, samples.get(t.name)!));
       } finally {
         for (const t of targets) await t.stop();
       }
@@ -1014,7 +1405,13 @@ async function main() {
       if (spawnSync('valgrind', ['--version']).status !== 0) throw new Error('valgrind is not installed (apt-get install valgrind)');
       const dir = path.join(tmp, 'callgrind');
       fs.mkdirSync(dir, { recursive: true });
-      const wrap = ['valgrind', '--tool=callgrind', `--callgrind-out-file=${dir}/cg.%p`, '--smc-check=all-non-file', '--separate-threads=yes'];
+      const wrap = [
+        'valgrind',
+        '--tool=callgrind',
+        `--callgrind-out-file=${dir}/cg.%p`,
+        '--smc-check=all-non-file',
+        '--separate-threads=yes',
+      ];
       // Per thread: the main thread and libuv's pool (deflate, file writes) are the request's work;
       // V8's platform threads (optimizing compiles, concurrent GC) are reported apart: under valgrind
       // they run late (threads are serialized), so optimized code arrives later than it would, and
@@ -1045,7 +1442,11 @@ async function main() {
         instructions[`${name} (V8 background threads)`] = per(t.v8);
       };
       let answerBytes = 0;
-      for (const [name, extra] of [['cached', {}], ['cached/no-log', { LOG_LEVEL: 'warn' }], ['cached/no-replay', { REPLAY_ENABLED: 'false' }]] as const) {
+      for (const [name, extra] of [
+        ['cached', {}],
+        ['cached/no-log', { LOG_LEVEL: 'warn' }],
+        ['cached/no-replay', { REPLAY_ENABLED: 'false' }],
+      ] as const) {
         // A request takes ~10 ms under valgrind: batches are written once they hold 500 records, as
         // under load, rather than every 50 ms of valgrind's time.
         const g = await startGatewayChild(`gateway (instructions: ${name})`, gatewayEnv, { ...extra, REPLAY_FLUSH_MS: '60000' }, wrap);
@@ -1058,7 +1459,13 @@ async function main() {
       }
       // The floor answers as many bytes as the gateways did.
       const floorPort = await freePort();
-      const floor = startChild('instructions: floor', 'valgrind', [...wrap.slice(1), process.execPath, '--import', 'tsx', 'bench/baseline-server.ts'], { PATH: process.env.PATH, PORT: String(floorPort), MODE: 'floor', BODY_BYTES: String(answerBytes) }, /READY/);
+      const floor = startChild(
+        'instructions: floor',
+        'valgrind',
+        [...wrap.slice(1), process.execPath, '--import', 'tsx', 'bench/baseline-server.ts'],
+        { PATH: process.env.PATH, PORT: String(floorPort), MODE: 'floor', BODY_BYTES: String(answerBytes) },
+        /READY/,
+      );
       try {
         await withTimeout(floor.line, 300_000, 'floor server under valgrind');
         await count('floor', `http://127.0.0.1:${floorPort}/graphql`, floor.child.proc.pid!, {});
@@ -1071,13 +1478,32 @@ async function main() {
       // The plans entry lives one second: every second the 50 connections miss together.
       const cacheConfig = path.join(tmp, 'cache-1s.yaml');
       fs.writeFileSync(cacheConfig, 'generation: miss-storm\nttl:\n  residentialPlans: 1s\n');
-      for (const [name, coalesce] of [['miss-storm', 'true'], ['miss-storm/off', 'false']] as const) {
+      for (const [name, coalesce] of [
+        ['miss-storm', 'true'],
+        ['miss-storm/off', 'false'],
+      ] as const) {
         const g = await startGatewayChild(`gateway (${name})`, gatewayEnv, { CACHE_CONFIG: cacheConfig, CACHE_COALESCE: coalesce });
         await checkOnce(g.urls.production, keyedHeaders);
         let before = await scrape(g.urls.metrics);
-        const r = row(name, `keyed residentialPlans ${opts.zip}, entry expiring every second, CACHE_COALESCE=${coalesce}`, opts.connections, await load({ url: g.urls.production, connections: opts.connections, duration: opts.duration, method: 'POST', headers: keyedHeaders, body: BODY }, g.child.proc.pid, async () => {
-          before = await scrape(g.urls.metrics);
-        }));
+        const r = row(
+          name,
+          `keyed residentialPlans ${opts.zip}, entry expiring every second, CACHE_COALESCE=${coalesce}`,
+          opts.connections,
+          await load(
+            {
+              url: g.urls.production,
+              connections: opts.connections,
+              duration: opts.duration,
+              method: 'POST',
+              headers: keyedHeaders,
+              body: BODY,
+            },
+            g.child.proc.pid,
+            async () => {
+              before = await scrape(g.urls.metrics);
+            },
+          ),
+        );
         const after = await scrape(g.urls.metrics);
         const delta = (metric: string, labels?: Record<string, string>) => after(metric, labels) - before(metric, labels);
         const per = (n: number) => (r.totalRequests ? Math.round((n / r.totalRequests) * 10000) / 10000 : null);
@@ -1094,14 +1520,24 @@ async function main() {
     if (only.has('uncached') || only.has('overhead')) {
       const b = await startGatewayChild('gateway (cache off)', gatewayEnv, { CACHE_ENABLED: 'false' });
       const check = await checkOnce(b.urls.production, keyedHeaders);
-      if (check.status !== 200 || check.cache !== 'BYPASS') throw new Error(`uncached scenario: expected 200 BYPASS, got ${check.status}/${check.cache}`);
+      if (check.status !== 200 || check.cache !== 'BYPASS')
+        throw new Error(`uncached scenario: expected 200 BYPASS, got ${check.status}/${check.cache}`);
       const measure = async (name: string, description: string, connections: number) => {
         let before = await scrape(b.urls.metrics);
         let upCpu0: number | null = null;
-        const r = row(name, description, connections, await load({ url: b.urls.production, connections, duration: opts.duration, method: 'POST', headers: keyedHeaders, body: BODY }, b.child.proc.pid, async () => {
-          before = await scrape(b.urls.metrics);
-          upCpu0 = cpuMsOf(up.child.proc.pid);
-        }));
+        const r = row(
+          name,
+          description,
+          connections,
+          await load(
+            { url: b.urls.production, connections, duration: opts.duration, method: 'POST', headers: keyedHeaders, body: BODY },
+            b.child.proc.pid,
+            async () => {
+              before = await scrape(b.urls.metrics);
+              upCpu0 = cpuMsOf(up.child.proc.pid);
+            },
+          ),
+        );
         const upCpu1 = cpuMsOf(up.child.proc.pid);
         const after = await scrape(b.urls.metrics);
         const attempts = after('gateway_upstream_attempts_total') - before('gateway_upstream_attempts_total');
@@ -1109,7 +1545,8 @@ async function main() {
         r.notes = {
           upstreamCallsPerRequest: r.totalRequests ? Math.round((calls / r.totalRequests) * 100) / 100 : null,
           upstreamRequestsPerRequest: r.totalRequests ? Math.round((attempts / r.totalRequests) * 100) / 100 : null,
-          upstreamCpuUsPerRequest: upCpu0 !== null && upCpu1 !== null && r.totalRequests ? Math.round(((upCpu1 - upCpu0) * 1000) / r.totalRequests) : null,
+          upstreamCpuUsPerRequest:
+            upCpu0 !== null && upCpu1 !== null && r.totalRequests ? Math.round(((upCpu1 - upCpu0) * 1000) / r.totalRequests) : null,
         };
         table(r);
       };
@@ -1121,17 +1558,46 @@ async function main() {
 
     if (only.has('direct') || only.has('overhead')) {
       const port = await freePort();
-      const d = startChild('direct', process.execPath, ['--import', 'tsx', 'bench/direct-proxy.ts'], { PATH: process.env.PATH, PORT: String(port), UPSTREAM_URL: upstreamUrl, ZIP: opts.zip }, /READY/);
+      const d = startChild(
+        'direct',
+        process.execPath,
+        ['--import', 'tsx', 'bench/direct-proxy.ts'],
+        { PATH: process.env.PATH, PORT: String(port), UPSTREAM_URL: upstreamUrl, ZIP: opts.zip },
+        /READY/,
+      );
       await withTimeout(d.line, 20_000, 'direct proxy');
       const url = `http://127.0.0.1:${port}/`;
-      await run('direct', async () => void table(row('direct', 'the same feed calls without the gateway', opts.connections, await load({ url, connections: opts.connections, duration: opts.duration }, d.child.proc.pid))));
-      await run('overhead', async () => void table(row('direct@1', 'the same, 1 connection', 1, await load({ url, connections: 1, duration: opts.duration }, d.child.proc.pid))));
+      await run(
+        'direct',
+        async () =>
+          void table(
+            row(
+              'direct',
+              'the same feed calls without the gateway',
+              opts.connections,
+              await load({ url, connections: opts.connections, duration: opts.duration }, d.child.proc.pid),
+            ),
+          ),
+      );
+      await run(
+        'overhead',
+        async () =>
+          void table(
+            row('direct@1', 'the same, 1 connection', 1, await load({ url, connections: 1, duration: opts.duration }, d.child.proc.pid)),
+          ),
+      );
       await d.child.stop();
     }
 
     await run('isolation', async () => {
       // As `npm start` runs it: the playground in its own, lower-priority process.
-      const g = await startGatewayChild('gateway (isolation)', gatewayEnv, { PLAYGROUND_ALLOWANCE: '10', PLAYGROUND_MAX_CONNECTIONS_PER_IP: '32', PLAYGROUND_PROCESS: 'on', PLAYGROUND_OPS_PORT: String(await freePort()), ...opts.env });
+      const g = await startGatewayChild('gateway (isolation)', gatewayEnv, {
+        PLAYGROUND_ALLOWANCE: '10',
+        PLAYGROUND_MAX_CONNECTIONS_PER_IP: '32',
+        PLAYGROUND_PROCESS: 'on',
+        PLAYGROUND_OPS_PORT: String(await freePort()),
+        ...opts.env,
+      });
       await waitFor200(g.urls.playground.replace(/\/graphql$/, '/healthz'), 60_000, g.child);
       try {
         const result = await isolationScenario(g, keyedHeaders, redis.url);
@@ -1170,44 +1636,94 @@ async function main() {
   const overheadAt = (g?: Row, d?: Row) => (g && d ? Math.round((g.p50Ms - d.p50Ms) * 100) / 100 : null);
   derived.overheadP50Ms = overheadAt(by('uncached'), by('direct'));
   derived.overheadP50MsOneConnection = overheadAt(by('uncached@1'), by('direct@1'));
-  derived.missStormVsUncached = by('miss-storm') && by('uncached') ? Math.round((by('miss-storm')!.reqPerSec / by('uncached')!.reqPerSec) * 100) / 100 : null;
+  derived.missStormVsUncached =
+    by('miss-storm') && by('uncached') ? Math.round((by('miss-storm')!.reqPerSec / by('uncached')!.reqPerSec) * 100) / 100 : null;
   derived.cachedVsFloor = by('cached') && by('floor') ? Math.round((by('cached')!.reqPerSec / by('floor')!.reqPerSec) * 1000) / 1000 : null;
-  derived.cachedVsFloorInRounds = by('records: cached') && by('records: floor') ? Math.round((by('records: cached')!.reqPerSec / by('records: floor')!.reqPerSec) * 1000) / 1000 : null;
+  derived.cachedVsFloorInRounds =
+    by('records: cached') && by('records: floor')
+      ? Math.round((by('records: cached')!.reqPerSec / by('records: floor')!.reqPerSec) * 1000) / 1000
+      : null;
   const cpuOf = (s: string) => by(s)?.cpuUsPerRequest ?? null;
-  const added = (without: string) => (cpuOf('records: cached') !== null && cpuOf(without) !== null ? cpuOf('records: cached')! - cpuOf(without)! : null);
+  const added = (without: string) =>
+    cpuOf('records: cached') !== null && cpuOf(without) !== null ? cpuOf('records: cached')! - cpuOf(without)! : null;
   derived.logCpuUsPerHit = added('records: cached/no-log');
   derived.replayCpuUsPerHit = added('records: cached/no-replay');
-  derived.uncachedVsDirect = by('uncached') && by('direct') ? Math.round((by('uncached')!.reqPerSec / by('direct')!.reqPerSec) * 1000) / 1000 : null;
+  derived.uncachedVsDirect =
+    by('uncached') && by('direct') ? Math.round((by('uncached')!.reqPerSec / by('direct')!.reqPerSec) * 1000) / 1000 : null;
   // Target: uncached gateway throughput >= 2x stock `mesh start` over the same feeds.
-  derived.uncachedVsMeshStart = by('uncached') && by('mesh')?.reqPerSec ? Math.round((by('uncached')!.reqPerSec / by('mesh')!.reqPerSec) * 1000) / 1000 : null;
+  derived.uncachedVsMeshStart =
+    by('uncached') && by('mesh')?.reqPerSec ? Math.round((by('uncached')!.reqPerSec / by('mesh')!.reqPerSec) * 1000) / 1000 : null;
 
   const header = ['scenario', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'bytes', 'cpu µs/req', 'x baseline'];
-  const lines = rows.map((r) => r.error ? [r.scenario, String(r.connections), 'FAILED', '-', '-', '-', '-', '-', '-'] : [r.scenario, String(r.connections), String(r.reqPerSec), r.p50Ms.toFixed(2), r.p99Ms.toFixed(2), String(r.errors), String(r.bytesPerResponse), r.cpuUsPerRequest === null ? '-' : String(r.cpuUsPerRequest), r.ratio === undefined ? '-' : r.ratio.toFixed(3)]);
+  const lines = rows.map((r) =>
+    r.error
+      ? [r.scenario, String(r.connections), 'FAILED', '-', '-', '-', '-', '-', '-']
+      : [
+          r.scenario,
+          String(r.connections),
+          String(r.reqPerSec),
+          r.p50Ms.toFixed(2),
+          r.p99Ms.toFixed(2),
+          String(r.errors),
+          String(r.bytesPerResponse),
+          r.cpuUsPerRequest === null ? '-' : String(r.cpuUsPerRequest),
+          r.ratio === undefined ? '-' : r.ratio.toFixed(3),
+        ],
+  );
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const fmt = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   console.log(`\n${fmt(header)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n${lines.map(fmt).join('\n')}`);
-  for (const r of rows) if (r.notes) console.log(`  ${r.scenario}: ${Object.entries(r.notes).map(([k, v]) => `${k}=${typeof v === 'object' && v !== null ? JSON.stringify(v) : v}`).join(', ')}`);
+  for (const r of rows)
+    if (r.notes)
+      console.log(
+        `  ${r.scenario}: ${Object.entries(r.notes)
+          .map(([k, v]) => `${k}=${typeof v === 'object' && v !== null ? JSON.stringify(v) : v}`)
+          .join(', ')}`,
+      );
   for (const r of rows) {
     if (!r.error) continue;
-    const l = r.error.split('\n').map((x) => x.trim()).filter(Boolean);
+    const l = r.error
+      .split('\n')
+      .map((x) => x.trim())
+      .filter(Boolean);
     console.log(`  ${r.scenario}: FAILED: ${l[0]}${l.length > 1 ? ` … ${l[l.length - 1]}` : ''}`);
   }
-  if (derived.overheadP50Ms !== null) console.log(`  gateway overhead at p50 (${opts.connections} conns, uncached - direct): ${derived.overheadP50Ms} ms; req/s uncached/direct: ${derived.uncachedVsDirect}`);
-  if (derived.overheadP50MsOneConnection !== null) console.log(`  gateway overhead at p50 (1 connection): ${derived.overheadP50MsOneConnection} ms`);
-  if (derived.uncachedVsMeshStart !== null) console.log(`  uncached gateway / mesh start req/s: ${derived.uncachedVsMeshStart.toFixed(2)} (target >= 2)`);
+  if (derived.overheadP50Ms !== null)
+    console.log(
+      `  gateway overhead at p50 (${opts.connections} conns, uncached - direct): ${derived.overheadP50Ms} ms; req/s uncached/direct: ${derived.uncachedVsDirect}`,
+    );
+  if (derived.overheadP50MsOneConnection !== null)
+    console.log(`  gateway overhead at p50 (1 connection): ${derived.overheadP50MsOneConnection} ms`);
+  if (derived.uncachedVsMeshStart !== null)
+    console.log(`  uncached gateway / mesh start req/s: ${derived.uncachedVsMeshStart.toFixed(2)} (target >= 2)`);
   if (derived.cachedVsFloor !== null) console.log(`  cached / floor req/s: ${derived.cachedVsFloor} (one load each)`);
-  if (derived.cachedVsFloorInRounds !== null) console.log(`  cached / floor req/s, medians of ${opts.rounds} interleaved rounds: ${derived.cachedVsFloorInRounds} (target >= 0.80)`);
-  if (derived.logCpuUsPerHit !== null || derived.replayCpuUsPerHit !== null) console.log(`  CPU a hit spends on its request log line: ${derived.logCpuUsPerHit ?? '-'} µs; on its replay record: ${derived.replayCpuUsPerHit ?? '-'} µs`);
+  if (derived.cachedVsFloorInRounds !== null)
+    console.log(`  cached / floor req/s, medians of ${opts.rounds} interleaved rounds: ${derived.cachedVsFloorInRounds} (target >= 0.80)`);
+  if (derived.logCpuUsPerHit !== null || derived.replayCpuUsPerHit !== null)
+    console.log(
+      `  CPU a hit spends on its request log line: ${derived.logCpuUsPerHit ?? '-'} µs; on its replay record: ${derived.replayCpuUsPerHit ?? '-'} µs`,
+    );
   if (derived.missStormVsUncached !== null) console.log(`  miss-storm / uncached req/s: ${derived.missStormVsUncached} (target >= 3)`);
   if (instructions.floor) {
-    const of = (n: string) => (instructions[n] ? `${instructions[n]!.toLocaleString('en-US')} (${(instructions.floor! / instructions[n]!).toFixed(2)}× the floor's rate)` : '-');
-    console.log(`  instructions per request (callgrind, 1 connection; main thread and libuv's pool): floor ${instructions.floor.toLocaleString('en-US')}; cached ${of('cached')}; no log line ${of('cached/no-log')}; no replay ${of('cached/no-replay')}`);
-    if (instructions.cached && instructions['cached/no-log'] && instructions['cached/no-replay']) console.log(`  instructions a hit spends on its request log line: ${(instructions.cached - instructions['cached/no-log']).toLocaleString('en-US')}; on its replay record: ${(instructions.cached - instructions['cached/no-replay']).toLocaleString('en-US')}`);
+    const of = (n: string) =>
+      instructions[n]
+        ? `${instructions[n]!.toLocaleString('en-US')} (${(instructions.floor! / instructions[n]!).toFixed(2)}× the floor's rate)`
+        : '-';
+    console.log(
+      `  instructions per request (callgrind, 1 connection; main thread and libuv's pool): floor ${instructions.floor.toLocaleString('en-US')}; cached ${of('cached')}; no log line ${of('cached/no-log')}; no replay ${of('cached/no-replay')}`,
+    );
+    if (instructions.cached && instructions['cached/no-log'] && instructions['cached/no-replay'])
+      console.log(
+        `  instructions a hit spends on its request log line: ${(instructions.cached - instructions['cached/no-log']).toLocaleString('en-US')}; on its replay record: ${(instructions.cached - instructions['cached/no-replay']).toLocaleString('en-US')}`,
+      );
   }
-  if (startup.ms.length) console.log(`  start-up to /healthz 200 (${opts.runner}): ${startup.ms.join(', ')} ms (max ${Math.max(...startup.ms)})`);
+  if (startup.ms.length)
+    console.log(`  start-up to /healthz 200 (${opts.runner}): ${startup.ms.join(', ')} ms (max ${Math.max(...startup.ms)})`);
   for (const [k, m] of Object.entries(memory)) {
     const settled = m.settleSeconds ? `; ${m.settledRssMb} MB after ${m.settleSeconds} s idle` : '';
-    console.log(`  ${k} RSS after its scenarios: ${m.rssMb} MB (peak ${m.peakRssMb} MB; V8 heap used ${m.heapUsedMb ?? '?'} of ${m.heapTotalMb ?? '?'} MB, external ${m.externalMb ?? '?'} MB${settled})`);
+    console.log(
+      `  ${k} RSS after its scenarios: ${m.rssMb} MB (peak ${m.peakRssMb} MB; V8 heap used ${m.heapUsedMb ?? '?'} of ${m.heapTotalMb ?? '?'} MB, external ${m.externalMb ?? '?'} MB${settled})`,
+    );
   }
 
   if (opts.json) {
@@ -1216,8 +1732,20 @@ async function main() {
     const file = path.join(dir, `${started.toISOString().replace(/[:.]/g, '-')}.json`);
     const doc = {
       startedAt: started.toISOString(),
-      machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? null, memoryMb: Math.round(os.totalmem() / 1048576), node: process.version, platform: `${os.platform()} ${os.release()}` },
-      settings: { ...opts, only: [...only], query: QUERY, variables: { zipCode: opts.zip }, ...(only.has('mesh') ? { meshQuery: MESH_QUERY, meshVariables: { zip: opts.zip } } : {}) },
+      machine: {
+        cpus: os.cpus().length,
+        cpuModel: os.cpus()[0]?.model ?? null,
+        memoryMb: Math.round(os.totalmem() / 1048576),
+        node: process.version,
+        platform: `${os.platform()} ${os.release()}`,
+      },
+      settings: {
+        ...opts,
+        only: [...only],
+        query: QUERY,
+        variables: { zipCode: opts.zip },
+        ...(only.has('mesh') ? { meshQuery: MESH_QUERY, meshVariables: { zip: opts.zip } } : {}),
+      },
       scenarios: rows,
       derived,
       startup,
@@ -1231,7 +1759,11 @@ async function main() {
 
 // Stopped from outside (Ctrl-C, a CI timeout's SIGTERM, a closed terminal): nothing it started
 // may outlive it (the servers and Redis would go on holding ports and CPU).
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+  ['SIGHUP', 129],
+] as const) {
   process.on(signal, () => {
     for (const c of children) c.proc.kill('SIGKILL');
     void benchRedis?.stop();

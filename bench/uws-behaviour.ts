@@ -42,9 +42,14 @@ const checks: [string, string, number][] = [
   ['socket that sends nothing (our keyed headers timeout: 10 s, keep-alive 5 s)', '', 15_000],
   ['half-sent headers', 'GET / HTTP/1.1\r\nHost: x\r\n', 15_000],
 ];
-console.log(`connection hook (filter) to cap sockets: ${typeof (app as unknown as { filter?: unknown }).filter === 'function' ? 'yes' : 'none'}`);
+console.log(
+  `connection hook (filter) to cap sockets: ${typeof (app as unknown as { filter?: unknown }).filter === 'function' ? 'yes' : 'none'}`,
+);
 const results = await Promise.all(checks.map(async ([name, text, wait]) => [name, await exchange(text, wait)] as const));
-for (const [name, r] of results) console.log(`${name}: ${r.answer ? JSON.stringify(r.answer) : 'no answer'}, ${r.closedByServerAfterMs === null ? 'socket left open' : `closed by uWS after ${r.closedByServerAfterMs} ms`}`);
+for (const [name, r] of results)
+  console.log(
+    `${name}: ${r.answer ? JSON.stringify(r.answer) : 'no answer'}, ${r.closedByServerAfterMs === null ? 'socket left open' : `closed by uWS after ${r.closedByServerAfterMs} ms`}`,
+  );
 const ok = await exchange('GET / HTTP/1.1\r\nHost: x\r\n\r\n', 500);
 console.log(`a plain GET: ${JSON.stringify(ok.answer)} (uWS adds its own Date and "uWebSockets: 20" headers)`);
 process.exit(0);

@@ -121,11 +121,16 @@ export class RedisAllowanceStore implements AllowanceStore {
   readonly free: FreeRateCounter;
 
   /** The Redis client is shared (cache/redis-connection.ts); close() leaves it open. */
-  constructor(private readonly redis: RedisClient, readonly limit: number, freeRate: FreeRate = { points: 0, windowSeconds: 60 }) {
+  constructor(
+    private readonly redis: RedisClient,
+    readonly limit: number,
+    freeRate: FreeRate = { points: 0, windowSeconds: 60 },
+  ) {
     this.free = new FreeRateCounter(freeRate);
     const client = redis as RedisClient & Record<string, unknown>;
     // defineCommand sends EVALSHA and falls back to EVAL on NOSCRIPT (e.g. after a Redis restart).
-    if (typeof client.epgPlaygroundConsume !== 'function') redis.defineCommand('epgPlaygroundConsume', { numberOfKeys: 2, lua: CONSUME_LUA });
+    if (typeof client.epgPlaygroundConsume !== 'function')
+      redis.defineCommand('epgPlaygroundConsume', { numberOfKeys: 2, lua: CONSUME_LUA });
     if (typeof client.epgPlaygroundAdmit !== 'function') redis.defineCommand('epgPlaygroundAdmit', { numberOfKeys: 2, lua: ADMIT_LUA });
     this.consumeScript = (client.epgPlaygroundConsume as Script).bind(redis);
     this.admitScript = (client.epgPlaygroundAdmit as Script).bind(redis);
@@ -151,7 +156,9 @@ export class RedisAllowanceStore implements AllowanceStore {
     if (blocked) return { remaining: blocked.remaining, freeRefusedMs: blocked.ms };
     const key = allowanceKey(ip);
     try {
-      const [used, count, msLeft] = await this.ask(key, () => this.admitScript(key, freeRateKey(ip), this.free.windowMs, this.free.enabled ? 1 : 0));
+      const [used, count, msLeft] = await this.ask(key, () =>
+        this.admitScript(key, freeRateKey(ip), this.free.windowMs, this.free.enabled ? 1 : 0),
+      );
       const remaining = Math.max(0, this.limit - (Number(used) || 0));
       return { remaining, freeRefusedMs: this.free.enabled ? this.free.verdict(ip, Number(count), Number(msLeft), remaining) : 0 };
     } catch (error) {
@@ -162,7 +169,8 @@ export class RedisAllowanceStore implements AllowanceStore {
 
   /** One command on `key`, within the deadline, failing at once when its Redis is known to be down. */
   private async ask<T>(key: string, command: () => Promise<T>): Promise<T> {
-    if (!canReach(this.redis, key)) throw new AllowanceUnavailableError('allowance store (Redis) unavailable: not connected or not answering');
+    if (!canReach(this.redis, key))
+      throw new AllowanceUnavailableError('allowance store (Redis) unavailable: not connected or not answering');
     try {
       return await redisDeadline(command(), ALLOWANCE_DEADLINE_MS);
     } catch (err) {
@@ -173,7 +181,8 @@ export class RedisAllowanceStore implements AllowanceStore {
 
   health() {
     const { state } = redisHealth(this.redis);
-    if (state === 'partial') return { ok: false, mode: 'redis', degraded: 'counted calls of clients whose counter is on an unreachable master are refused (503)' };
+    if (state === 'partial')
+      return { ok: false, mode: 'redis', degraded: 'counted calls of clients whose counter is on an unreachable master are refused (503)' };
     return { ok: state === 'up', mode: 'redis', ...(state === 'down' ? { degraded: 'every counted call is refused (503)' } : {}) };
   }
 
@@ -191,12 +200,23 @@ export class EmbeddedAllowanceStore implements AllowanceStore {
 
   readonly free: FreeRateCounter;
 
-  private constructor(readonly file: string, readonly limit: number, private readonly counts: Map<string, number>, fd: number, readonly skippedLines: number, freeRate: FreeRate) {
+  private constructor(
+    readonly file: string,
+    readonly limit: number,
+    private readonly counts: Map<string, number>,
+    fd: number,
+    readonly skippedLines: number,
+    freeRate: FreeRate,
+  ) {
     this.fd = fd;
     this.free = new FreeRateCounter(freeRate);
   }
 
-  static async open(dataDir: string, limit: number, opts: { fileName?: string; freeRate?: FreeRate } = {}): Promise<EmbeddedAllowanceStore> {
+  static async open(
+    dataDir: string,
+    limit: number,
+    opts: { fileName?: string; freeRate?: FreeRate } = {},
+  ): Promise<EmbeddedAllowanceStore> {
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const file = path.resolve(dataDir, opts.fileName ?? 'allowance.log');
     acquireOwnership(file);
@@ -281,7 +301,9 @@ function acquireOwnership(file: string): void {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw err;
       const pid = Number(fs.readFileSync(lock, 'utf8').trim());
       if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processExists(pid)) {
-        throw new Error(`the playground allowance log ${file} is in use by process ${pid}; the embedded store serves one gateway process per DATA_DIR (set REDIS_URL to run several). If no such gateway runs, delete ${lock}.`);
+        throw new Error(
+          `the playground allowance log ${file} is in use by process ${pid}; the embedded store serves one gateway process per DATA_DIR (set REDIS_URL to run several). If no such gateway runs, delete ${lock}.`,
+        );
       }
       fs.rmSync(lock, { force: true });
     }
@@ -327,6 +349,13 @@ function readLog(file: string): { counts: Map<string, number>; skipped: number }
   return { counts, skipped };
 }
 
-export async function createAllowanceStore(opts: { redis: RedisClient | null; dataDir: string; limit: number; freeRate?: FreeRate }): Promise<AllowanceStore> {
-  return opts.redis ? new RedisAllowanceStore(opts.redis, opts.limit, opts.freeRate) : EmbeddedAllowanceStore.open(opts.dataDir, opts.limit, { freeRate: opts.freeRate });
+export async function createAllowanceStore(opts: {
+  redis: RedisClient | null;
+  dataDir: string;
+  limit: number;
+  freeRate?: FreeRate;
+}): Promise<AllowanceStore> {
+  return opts.redis
+    ? new RedisAllowanceStore(opts.redis, opts.limit, opts.freeRate)
+    : EmbeddedAllowanceStore.open(opts.dataDir, opts.limit, { freeRate: opts.freeRate });
 }

@@ -151,7 +151,9 @@ function parseRule(field: string, raw: unknown, problems: string[], where: strin
       return { kind: 'untilLocalTime', times: list, timeZones: zones, maxMs };
     }
   }
-  problems.push(`${where}: ttl.${field} must be a duration (e.g. 15m, 24h, 0) or { untilLocalTime: [HH:MM], timeZones: [...], max: 1h }, got ${JSON.stringify(raw)}`);
+  problems.push(
+    `${where}: ttl.${field} must be a duration (e.g. 15m, 24h, 0) or { untilLocalTime: [HH:MM], timeZones: [...], max: 1h }, got ${JSON.stringify(raw)}`,
+  );
   return null;
 }
 
@@ -185,32 +187,38 @@ export function loadCacheReplaySettings(env: NodeJS.ProcessEnv, cwd: string, pro
   // The TTL file: CACHE_CONFIG, else cache.config.yaml / .yml / .json in the working directory.
   let file: string | null = null;
   if (env.CACHE_CONFIG?.trim()) file = path.resolve(cwd, env.CACHE_CONFIG.trim());
-  else for (const name of ['cache.config.yaml', 'cache.config.yml', 'cache.config.json']) {
-    const candidate = path.resolve(cwd, name);
-    if (fs.existsSync(candidate)) {
-      file = candidate;
-      break;
+  else
+    for (const name of ['cache.config.yaml', 'cache.config.yml', 'cache.config.json']) {
+      const candidate = path.resolve(cwd, name);
+      if (fs.existsSync(candidate)) {
+        file = candidate;
+        break;
+      }
     }
-  }
-  const doc = file ? readConfigFile(file, problems) ?? {} : {};
+  const doc = file ? (readConfigFile(file, problems) ?? {}) : {};
   const where = file ?? 'cache config';
   const ttl = schemaTtls(problems);
   const rawTtl = doc.ttl;
   if (rawTtl !== undefined) {
-    if (!rawTtl || typeof rawTtl !== 'object' || Array.isArray(rawTtl)) problems.push(`${where}: ttl must be a mapping of root field to duration`);
-    else for (const [field, raw] of Object.entries(rawTtl)) {
-      // A misspelt field would otherwise leave the one meant on its schema TTL without a word.
-      if (!schemaPolicy.rootFields.has(field)) {
-        problems.push(`${where}: ttl.${field}: no such root field (the schema's: ${[...schemaPolicy.rootFields].join(', ')})`);
-        continue;
+    if (!rawTtl || typeof rawTtl !== 'object' || Array.isArray(rawTtl))
+      problems.push(`${where}: ttl must be a mapping of root field to duration`);
+    else
+      for (const [field, raw] of Object.entries(rawTtl)) {
+        // A misspelt field would otherwise leave the one meant on its schema TTL without a word.
+        if (!schemaPolicy.rootFields.has(field)) {
+          problems.push(`${where}: ttl.${field}: no such root field (the schema's: ${[...schemaPolicy.rootFields].join(', ')})`);
+          continue;
+        }
+        const rule = parseRule(field, raw, problems, where);
+        if (rule) ttl[field] = rule;
       }
-      const rule = parseRule(field, raw, problems, where);
-      if (rule) ttl[field] = rule;
-    }
   }
   // Personal data is never cached, whatever the file says.
   for (const field of schemaPolicy.neverCached) ttl[field] = { kind: 'fixed', ms: 0 };
-  const defaultTtl = doc.defaultTtl === undefined ? { kind: 'fixed' as const, ms: 0 } : parseRule('defaultTtl', doc.defaultTtl, problems, where) ?? { kind: 'fixed' as const, ms: 0 };
+  const defaultTtl =
+    doc.defaultTtl === undefined
+      ? { kind: 'fixed' as const, ms: 0 }
+      : (parseRule('defaultTtl', doc.defaultTtl, problems, where) ?? { kind: 'fixed' as const, ms: 0 });
   const known = new Set(['enabled', 'generation', 'ttl', 'defaultTtl']);
   for (const k of Object.keys(doc)) if (!known.has(k)) problems.push(`${where}: unknown setting "${k}" (use ${[...known].join(', ')})`);
   const fileEnabled = doc.enabled === undefined ? true : doc.enabled === true;
@@ -254,7 +262,11 @@ export function loadCacheReplaySettings(env: NodeJS.ProcessEnv, cwd: string, pro
 export function parsePiiKey(raw: string | undefined, problems: string[]): Buffer | null {
   const text = raw?.trim();
   if (!text) return null;
-  const key = /^[0-9a-f]{64}$/i.test(text) ? Buffer.from(text, 'hex') : /^[A-Za-z0-9+/]{43}=?$/.test(text) ? Buffer.from(text, 'base64') : null;
+  const key = /^[0-9a-f]{64}$/i.test(text)
+    ? Buffer.from(text, 'hex')
+    : /^[A-Za-z0-9+/]{43}=?$/.test(text)
+      ? Buffer.from(text, 'base64')
+      : null;
   if (key?.length === 32) return key;
   problems.push('REPLAY_PII_KEY must be 32 bytes: 64 hex digits or base64 (openssl rand -base64 32)');
   return null;

@@ -28,8 +28,18 @@ export interface Topic {
 }
 
 // The purge topic keeps the names instances used before topics existed, so a rolling deploy counts right.
-export const PURGE_TOPIC: Topic = { name: 'cache purge', channel: 'epg:cache:purge', registry: 'epg:instances', acks: 'epg:cache:purge-acks:' };
-export const KEYS_TOPIC: Topic = { name: 'key change', channel: 'epg:keys:changed', registry: 'epg:instances:keys', acks: 'epg:keys:acks:' };
+export const PURGE_TOPIC: Topic = {
+  name: 'cache purge',
+  channel: 'epg:cache:purge',
+  registry: 'epg:instances',
+  acks: 'epg:cache:purge-acks:',
+};
+export const KEYS_TOPIC: Topic = {
+  name: 'key change',
+  channel: 'epg:keys:changed',
+  registry: 'epg:instances:keys',
+  acks: 'epg:keys:acks:',
+};
 const TOPICS: Topic[] = [PURGE_TOPIC, KEYS_TOPIC];
 
 export const HEARTBEAT_MS = 5000;
@@ -60,13 +70,20 @@ export interface Reach {
  * Publishes `message` on the topic and waits up to `waitMs` until every live instance answered.
  * Used by the gateway (admin purge) and the CLIs (`npm run cache -- purge`, `npm run keys`).
  */
-export async function announce(redis: RedisClient, topic: Topic, message: Record<string, unknown>, waitMs = ANSWER_WAIT_MS): Promise<Reach> {
+export async function announce(
+  redis: RedisClient,
+  topic: Topic,
+  message: Record<string, unknown>,
+  waitMs = ANSWER_WAIT_MS,
+): Promise<Reach> {
   const id = randomUUID();
   const live = await liveInstances(redis, topic);
   await redis.publish(topic.channel, JSON.stringify({ ...message, id }));
   const until = Date.now() + waitMs;
   for (;;) {
-    const [applied, refused] = (await Promise.all([redis.scard(ackKey(topic, id)), redis.scard(refusedKey(topic, id))])).map((n) => Number(n) || 0) as [number, number];
+    const [applied, refused] = (await Promise.all([redis.scard(ackKey(topic, id)), redis.scard(refusedKey(topic, id))])).map(
+      (n) => Number(n) || 0,
+    ) as [number, number];
     if (applied + refused >= live || Date.now() >= until) return { applied, refused, live };
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -83,18 +100,25 @@ export class InstanceBus {
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
 
-  private constructor(private readonly redis: RedisClient, private readonly onError: (err: unknown, what: string) => void) {}
+  private constructor(
+    private readonly redis: RedisClient,
+    private readonly onError: (err: unknown, what: string) => void,
+  ) {}
 
   /** Subscribes (waiting a bounded time; retried in the background) and starts the heartbeat. */
   static async open(redis: RedisClient, onError: (err: unknown, what: string) => void): Promise<InstanceBus> {
     const bus = new InstanceBus(redis, onError);
-    bus.subscription = await subscribeChannels(redis, TOPICS.map((t) => t.channel), {
-      onMessage: (channel, message) => void bus.dispatch(channel, message),
-      onError: (err) => onError(err, 'instance bus subscription'),
-      onSubscribed: () => {
-        for (const f of bus.resubscribed) f();
+    bus.subscription = await subscribeChannels(
+      redis,
+      TOPICS.map((t) => t.channel),
+      {
+        onMessage: (channel, message) => void bus.dispatch(channel, message),
+        onError: (err) => onError(err, 'instance bus subscription'),
+        onSubscribed: () => {
+          for (const f of bus.resubscribed) f();
+        },
       },
-    });
+    );
     bus.timer = setInterval(() => void bus.beat(), HEARTBEAT_MS);
     bus.timer.unref();
     return bus;
@@ -119,9 +143,14 @@ export class InstanceBus {
   private async beat(): Promise<void> {
     if (this.closed) return;
     const now = Date.now();
-    await Promise.all([...this.handlers.keys()].map((topic) => this.redis.zadd(topic.registry, now, this.id)
-      .then(() => this.redis.zremrangebyscore(topic.registry, '-inf', now - STALE_MS))
-      .catch((err) => this.onError(err, 'instance heartbeat'))));
+    await Promise.all(
+      [...this.handlers.keys()].map((topic) =>
+        this.redis
+          .zadd(topic.registry, now, this.id)
+          .then(() => this.redis.zremrangebyscore(topic.registry, '-inf', now - STALE_MS))
+          .catch((err) => this.onError(err, 'instance heartbeat')),
+      ),
+    );
   }
 
   private async dispatch(channel: string, raw: string): Promise<void> {
@@ -149,7 +178,11 @@ export class InstanceBus {
     const id = message.id;
     if (this.closed || typeof id !== 'string' || !MESSAGE_ID.test(id)) return;
     const key = applied ? ackKey(topic, id) : refusedKey(topic, id);
-    await this.redis.multi().sadd(key, this.id).pexpire(key, ACK_TTL_MS).exec()
+    await this.redis
+      .multi()
+      .sadd(key, this.id)
+      .pexpire(key, ACK_TTL_MS)
+      .exec()
       .catch((err) => this.onError(err, `${topic.name} acknowledgement`));
   }
 

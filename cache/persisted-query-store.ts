@@ -95,7 +95,11 @@ export function createPersistedQueryStore(opts: { redis: RedisClient | null; max
   const byEnvironment = new Map<string, LRUCache<string, string>>();
   const lru = (environment: string) => {
     let c = byEnvironment.get(environment);
-    if (!c) byEnvironment.set(environment, (c = new LRUCache<string, string>({ maxSize: opts.maxBytes, sizeCalculation: (doc) => Math.max(1, Buffer.byteLength(doc)) })));
+    if (!c)
+      byEnvironment.set(
+        environment,
+        (c = new LRUCache<string, string>({ maxSize: opts.maxBytes, sizeCalculation: (doc) => Math.max(1, Buffer.byteLength(doc)) })),
+      );
     return c;
   };
   return {

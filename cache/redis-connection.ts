@@ -84,21 +84,28 @@ export function whenReady(client: RedisClient, ms: number): Promise<void> {
   if (client.status === 'ready') return Promise.resolve();
   return new Promise<void>((resolve, reject) => {
     let lastError = '';
-    const onError = (err: Error) => { lastError = err?.message ?? String(err); };
+    const onError = (err: Error) => {
+      lastError = err?.message ?? String(err);
+    };
     const done = (err?: Error) => {
       clearTimeout(timer);
       client.off('ready', onReady);
       client.off('error', onError);
-      if (err) reject(err); else resolve();
+      if (err) reject(err);
+      else resolve();
     };
     const onReady = () => done();
-    const timer = setTimeout(() => done(new Error(`no node answered within ${ms} ms${lastError ? ` (last error: ${lastError})` : ''}`)), ms);
+    const timer = setTimeout(
+      () => done(new Error(`no node answered within ${ms} ms${lastError ? ` (last error: ${lastError})` : ''}`)),
+      ms,
+    );
     client.on('ready', onReady);
     client.on('error', onError);
     // A single node that refuses the connection fails the start at once, as it always did; a
     // Cluster or Sentinel set waits for any of its nodes until the deadline.
     const single = !(client instanceof Cluster) && !(client as Redis).options.sentinels?.length;
-    if (client.status === 'wait' || client.status === 'end') client.connect().catch((err: Error) => (single ? done(new Error(lastError || err.message)) : onError(err)));
+    if (client.status === 'wait' || client.status === 'end')
+      client.connect().catch((err: Error) => (single ? done(new Error(lastError || err.message)) : onError(err)));
   });
 }
 

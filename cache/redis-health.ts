@@ -36,7 +36,16 @@ const isCluster = (c: RedisClient): c is Cluster => c instanceof Cluster;
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
-    p.then((v) => { clearTimeout(timer); resolve(v); }, (e) => { clearTimeout(timer); reject(e); });
+    p.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e) => {
+        clearTimeout(timer);
+        reject(e);
+      },
+    );
   });
 }
 export { withTimeout as redisDeadline };
@@ -94,7 +103,8 @@ export function canReach(client: RedisClient, key: string): boolean {
 
 // A closed or refused connection is certain; a slow answer is not (a loaded machine): timeouts are
 // left to the probes, which need two misses in a row.
-const CONNECTION_TROUBLE = /Connection is closed|Stream isn't writeable|ECONNREFUSED|ECONNRESET|EPIPE|CLUSTERDOWN|Too many Cluster redirections|Cluster is ended/i;
+const CONNECTION_TROUBLE =
+  /Connection is closed|Stream isn't writeable|ECONNREFUSED|ECONNRESET|EPIPE|CLUSTERDOWN|Too many Cluster redirections|Cluster is ended/i;
 const MISSES_TO_MARK_DOWN = 2;
 
 /** A command on `key` failed: when the failure says the node is unreachable, stop sending to it until a probe answers. */
@@ -116,14 +126,17 @@ export function watchRedis(client: RedisClient, intervalMs = 1000): () => void {
   const timer = setInterval(() => {
     if (inFlight || client.status !== 'ready') return;
     inFlight = true;
-    client.ping().then(
-      () => unresponsive.delete(client),
-      () => {
-        if (client.status === 'ready') unresponsive.add(client);
-      },
-    ).finally(() => {
-      inFlight = false;
-    });
+    client
+      .ping()
+      .then(
+        () => unresponsive.delete(client),
+        () => {
+          if (client.status === 'ready') unresponsive.add(client);
+        },
+      )
+      .finally(() => {
+        inFlight = false;
+      });
   }, intervalMs);
   timer.unref();
   return () => clearInterval(timer);
@@ -140,9 +153,14 @@ function watchCluster(cluster: Cluster, intervalMs: number): () => void {
     if (!p) {
       const at = key.lastIndexOf(':');
       p = new Redis({
-        host: key.slice(0, at), port: Number(key.slice(at + 1)),
-        username: base.username, password: base.password, tls: base.tls,
-        connectTimeout: intervalMs, commandTimeout: intervalMs, maxRetriesPerRequest: 0,
+        host: key.slice(0, at),
+        port: Number(key.slice(at + 1)),
+        username: base.username,
+        password: base.password,
+        tls: base.tls,
+        connectTimeout: intervalMs,
+        commandTimeout: intervalMs,
+        maxRetriesPerRequest: 0,
         retryStrategy: () => Math.min(intervalMs, 500),
       });
       p.on('error', () => {});
@@ -159,21 +177,27 @@ function watchCluster(cluster: Cluster, intervalMs: number): () => void {
   let inFlight = false;
   const probe = async () => {
     const masters = mastersOf(cluster);
-    for (const [key, p] of probes) if (!masters.has(key)) { p.disconnect(); probes.delete(key); }
-    let fail = false;
-    await Promise.all([...masters].map(async (key) => {
-      try {
-        const info = await withTimeout(probeFor(key).cluster('INFO') as Promise<string>, intervalMs);
-        if (/cluster_state:fail/.test(info)) fail = true;
-        w.down.delete(key);
-        misses.delete(key);
-      } catch (err) {
-        const n = (misses.get(key) ?? 0) + 1;
-        misses.set(key, n);
-        // A refused connection is certain at once; a probe that timed out must miss twice.
-        if (n >= MISSES_TO_MARK_DOWN || CONNECTION_TROUBLE.test((err as Error)?.message ?? '')) w.down.add(key);
+    for (const [key, p] of probes)
+      if (!masters.has(key)) {
+        p.disconnect();
+        probes.delete(key);
       }
-    }));
+    let fail = false;
+    await Promise.all(
+      [...masters].map(async (key) => {
+        try {
+          const info = await withTimeout(probeFor(key).cluster('INFO') as Promise<string>, intervalMs);
+          if (/cluster_state:fail/.test(info)) fail = true;
+          w.down.delete(key);
+          misses.delete(key);
+        } catch (err) {
+          const n = (misses.get(key) ?? 0) + 1;
+          misses.set(key, n);
+          // A refused connection is certain at once; a probe that timed out must miss twice.
+          if (n >= MISSES_TO_MARK_DOWN || CONNECTION_TROUBLE.test((err as Error)?.message ?? '')) w.down.add(key);
+        }
+      }),
+    );
     for (const key of w.down) if (!masters.has(key)) w.down.delete(key);
     for (const key of misses.keys()) if (!masters.has(key)) misses.delete(key);
     w.masters = masters.size;
@@ -182,7 +206,9 @@ function watchCluster(cluster: Cluster, intervalMs: number): () => void {
   const timer = setInterval(() => {
     if (inFlight || cluster.status !== 'ready') return;
     inFlight = true;
-    probe().finally(() => { inFlight = false; });
+    probe().finally(() => {
+      inFlight = false;
+    });
   }, intervalMs);
   timer.unref();
   return () => {

@@ -31,7 +31,9 @@ export async function subscribeChannels(redis: RedisClient, channels: string[], 
   const attemptMs = opts.attemptMs ?? 1000;
   const retryMs = opts.retryMs ?? 250;
   let established!: () => void;
-  const subscribed = new Promise<void>((resolve) => { established = resolve; });
+  const subscribed = new Promise<void>((resolve) => {
+    established = resolve;
+  });
   const sub = redis.duplicate() as RedisClient;
   sub.on('error', () => {});
   sub.on('message', (channel: string, message: string) => {
@@ -64,7 +66,12 @@ export async function subscribeChannels(redis: RedisClient, channels: string[], 
 
   void attempt();
   let waited: NodeJS.Timeout | undefined;
-  await Promise.race([subscribed, new Promise((r) => { waited = setTimeout(r, opts.waitMs ?? 3000); })]);
+  await Promise.race([
+    subscribed,
+    new Promise((r) => {
+      waited = setTimeout(r, opts.waitMs ?? 3000);
+    }),
+  ]);
   clearTimeout(waited);
   return {
     get active() {

@@ -83,7 +83,8 @@ function parseNode(spec: string, defaultPort: number): RedisNode {
 
 function parseDb(text: string | undefined): number {
   if (text === undefined || text === '') return 0;
-  if (!/^\d{1,2}$/.test(text) || Number(text) > 15) throw new RedisUrlError(`has an invalid database number "${text.slice(0, 20)}" (use 0-15)`);
+  if (!/^\d{1,2}$/.test(text) || Number(text) > 15)
+    throw new RedisUrlError(`has an invalid database number "${text.slice(0, 20)}" (use 0-15)`);
   return Number(text);
 }
 
@@ -132,7 +133,8 @@ export function parseRedisUrl(raw: string): RedisTarget {
     if (path.some((p) => p !== '')) throw new RedisUrlError('(cluster) takes no path: a cluster has one database');
   } else {
     const name = path[0] ?? '';
-    if (!MASTER_NAME.test(name)) throw new RedisUrlError('(sentinel) must name the master group after the hosts: redis-sentinel://h:p,h:p/mymaster');
+    if (!MASTER_NAME.test(name))
+      throw new RedisUrlError('(sentinel) must name the master group after the hosts: redis-sentinel://h:p,h:p/mymaster');
     if (path.length > 2) throw new RedisUrlError('(sentinel) has a path other than /masterName[/db]');
     target.masterName = name;
     target.db = parseDb(path[1]);

@@ -78,8 +78,17 @@ export interface ResponseCacheStats {
 }
 
 const zeroStats = (): ResponseCacheStats => ({
-  hits: 0, lruHits: 0, redisHits: 0, misses: 0, bypasses: 0, stores: 0, notStored: 0,
-  cacheReadErrors: 0, cacheWriteErrors: 0, evictions: 0, purges: 0,
+  hits: 0,
+  lruHits: 0,
+  redisHits: 0,
+  misses: 0,
+  bypasses: 0,
+  stores: 0,
+  notStored: 0,
+  cacheReadErrors: 0,
+  cacheWriteErrors: 0,
+  evictions: 0,
+  purges: 0,
 });
 
 /** Process-wide counters over every cache instance, for metrics. */
@@ -125,7 +134,9 @@ export function canonicalJson(value: unknown, depth = 0): string {
   if (depth >= CANONICAL_MAX_DEPTH) throw new RangeError(`canonicalJson: nested more than ${CANONICAL_MAX_DEPTH} levels`);
   if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v, depth + 1))).join(',')}]`;
   const obj = value as Record<string, unknown>;
-  const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort();
+  const keys = Object.keys(obj)
+    .filter((k) => obj[k] !== undefined)
+    .sort();
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k], depth + 1)}`).join(',')}}`;
 }
 
@@ -207,7 +218,11 @@ function decodeEntry(raw: string): CachedEntry | null {
  * applied it (waiting up to `ackWaitMs` for every live one: cache/instance-registry.ts)
  * and how many were live.
  */
-export async function purgeInRedis(redis: RedisClient, target: PurgeTarget, ackWaitMs?: number): Promise<{ epochs: Record<string, number>; receivers: number; live: number }> {
+export async function purgeInRedis(
+  redis: RedisClient,
+  target: PurgeTarget,
+  ackWaitMs?: number,
+): Promise<{ epochs: Record<string, number>; receivers: number; live: number }> {
   const fields = target.all ? [ALL_FIELDS] : [...new Set(target.fields ?? [])];
   if (fields.length === 0) throw new Error('nothing to purge: name --field or --all');
   const multi = redis.multi();
@@ -268,7 +283,11 @@ export class ResponseCache {
     if (!this.redis) return;
     await this.refreshEpochs();
     // Messages may have been missed before a (re)subscription: re-read the epochs then.
-    this.bus?.serve(PURGE_TOPIC, (message) => this.onPurgeMessage(message), () => void this.refreshEpochs());
+    this.bus?.serve(
+      PURGE_TOPIC,
+      (message) => this.onPurgeMessage(message),
+      () => void this.refreshEpochs(),
+    );
     this.refreshTimer = setInterval(() => void this.refreshEpochs(), this.settings.epochRefreshMs);
     this.refreshTimer.unref();
   }

@@ -17,7 +17,10 @@ sign-in, search, record.view, record.unmask, record.rerun, partner.ip.enable.`;
 
 export async function openAuditLog(config: GatewayConfig): Promise<{ log: AuditLog; close(): void }> {
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : null;
-  return { log: createAuditLog({ redis, dataDir: config.dataDir, retentionMs: config.console.auditRetentionMs }), close: () => redis?.disconnect() };
+  return {
+    log: createAuditLog({ redis, dataDir: config.dataDir, retentionMs: config.console.auditRetentionMs }),
+    close: () => redis?.disconnect(),
+  };
 }
 
 export async function runAuditCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
@@ -26,7 +29,14 @@ export async function runAuditCli(argv: string[], env: NodeJS.ProcessEnv, io: Io
       args: argv,
       allowPositionals: true,
       strict: true,
-      options: { actor: { type: 'string' }, action: { type: 'string' }, since: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        actor: { type: 'string' },
+        action: { type: 'string' },
+        since: { type: 'string' },
+        limit: { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
     });
     if (values.help) {
       io.out(USAGE);
@@ -42,7 +52,11 @@ export async function runAuditCli(argv: string[], env: NodeJS.ProcessEnv, io: Io
       const entries = await log.list({ actor: values.actor, action: values.action, since, limit });
       if (values.json) for (const e of entries) io.out(JSON.stringify(e));
       else if (!entries.length) io.err('no audit entries match');
-      else for (const e of entries) io.out(`${e.time}  ${e.actor.padEnd(20)}  ${e.action.padEnd(20)}  ${(e.target ?? '-').padEnd(38)}  ${e.from}${e.details ? `  ${JSON.stringify(e.details)}` : ''}`);
+      else
+        for (const e of entries)
+          io.out(
+            `${e.time}  ${e.actor.padEnd(20)}  ${e.action.padEnd(20)}  ${(e.target ?? '-').padEnd(38)}  ${e.from}${e.details ? `  ${JSON.stringify(e.details)}` : ''}`,
+          );
       return 0;
     } finally {
       close();
@@ -53,12 +67,14 @@ export async function runAuditCli(argv: string[], env: NodeJS.ProcessEnv, io: Io
       io.err(USAGE);
       return 2;
     }
-    io.err(`audit: ${err instanceof ConfigError ? err.message : (err as Error)?.message ?? err}`);
+    io.err(`audit: ${err instanceof ConfigError ? err.message : ((err as Error)?.message ?? err)}`);
     return 1;
   }
 }
 
-const isMain = process.argv[1] && path.resolve(process.argv[1]).replace(/\.[cm]?[jt]s$/, '') === fileURLToPath(import.meta.url).replace(/\.[cm]?[jt]s$/, '');
+const isMain =
+  process.argv[1] &&
+  path.resolve(process.argv[1]).replace(/\.[cm]?[jt]s$/, '') === fileURLToPath(import.meta.url).replace(/\.[cm]?[jt]s$/, '');
 if (isMain) {
   const code = await runAuditCli(process.argv.slice(2), process.env, {
     out: (line) => process.stdout.write(`${line}\n`),

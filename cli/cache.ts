@@ -34,7 +34,7 @@ export async function runCacheCli(argv: string[], env: NodeJS.ProcessEnv, io: Io
       io.err(USAGE);
       return 2;
     }
-    io.err(`cache: ${err instanceof ConfigError ? err.message : (err as Error)?.message ?? err}`);
+    io.err(`cache: ${err instanceof ConfigError ? err.message : ((err as Error)?.message ?? err)}`);
     return err instanceof ConfigError ? 2 : 1;
   }
 }
@@ -57,7 +57,10 @@ async function cacheCommand(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pro
   const [command] = positionals;
   if (command !== 'purge') throw new UsageError(command ? `unknown command "${command}"` : 'no command');
   const config = loadConfig(env);
-  const fields = (values.field ?? []).flatMap((f) => f.split(',')).map((f) => f.trim()).filter(Boolean);
+  const fields = (values.field ?? [])
+    .flatMap((f) => f.split(','))
+    .map((f) => f.trim())
+    .filter(Boolean);
   if (!values.all && fields.length === 0) throw new UsageError('name --field <rootField> or --all');
   if (values.all && fields.length) throw new UsageError('use either --field or --all');
   const known = new Set(Object.keys(config.cacheReplay.cache.ttl));
@@ -66,9 +69,13 @@ async function cacheCommand(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pro
   const what = values.all ? 'every cached answer' : `cached answers selecting ${fields.join(', ')}`;
 
   if (config.redisUrl) {
-    const { epochs, receivers, live } = await withRedis(config.redisUrl, (redis) => purgeInRedis(redis, values.all ? { all: true } : { fields }));
+    const { epochs, receivers, live } = await withRedis(config.redisUrl, (redis) =>
+      purgeInRedis(redis, values.all ? { all: true } : { fields }),
+    );
     const others = unreached({ applied: receivers, refused: 0, live }, 'they re-read the purge epochs within CACHE_EPOCH_REFRESH_MS, 5 s');
-    io.out(`purged ${what} on every gateway instance using ${safeTarget(config.redisUrl)} (epochs ${JSON.stringify(epochs)}; ${receivers} instance(s) notified: ${receivers} of ${live} live instance(s) confirmed${others})`);
+    io.out(
+      `purged ${what} on every gateway instance using ${safeTarget(config.redisUrl)} (epochs ${JSON.stringify(epochs)}; ${receivers} instance(s) notified: ${receivers} of ${live} live instance(s) confirmed${others})`,
+    );
     return 0;
   }
 
@@ -76,7 +83,7 @@ async function cacheCommand(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pro
   if (!config.adminToken || !adminUrl) {
     io.err(
       'cache: REDIS_URL is not set, so each gateway keeps its cache in its own process and this command cannot reach it.\n' +
-        '  Either run it with the gateways\' REDIS_URL, or set ADMIN_TOKEN (the gateway\'s admin token; ADMIN_PORT or --admin-url)\n' +
+        "  Either run it with the gateways' REDIS_URL, or set ADMIN_TOKEN (the gateway's admin token; ADMIN_PORT or --admin-url)\n" +
         '  to purge through the admin endpoint, or restart the gateway (its in-process cache starts empty).',
     );
     return 1;
@@ -84,9 +91,14 @@ async function cacheCommand(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pro
   const qs = values.all ? 'all=1' : fields.map((f) => `field=${encodeURIComponent(f)}`).join('&');
   let res: Response;
   try {
-    res = await fetch(`${adminUrl.replace(/\/+$/, '')}/cache/purge?${qs}`, { method: 'POST', headers: { authorization: `Bearer ${config.adminToken}` } });
+    res = await fetch(`${adminUrl.replace(/\/+$/, '')}/cache/purge?${qs}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${config.adminToken}` },
+    });
   } catch (err) {
-    io.err(`cache: no REDIS_URL and the admin endpoint ${adminUrl} did not answer (${(err as Error).message}); is the gateway running with ADMIN_TOKEN set?`);
+    io.err(
+      `cache: no REDIS_URL and the admin endpoint ${adminUrl} did not answer (${(err as Error).message}); is the gateway running with ADMIN_TOKEN set?`,
+    );
     return 1;
   }
   const body = await res.text();
@@ -98,7 +110,9 @@ async function cacheCommand(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pro
   return 0;
 }
 
-const isMain = process.argv[1] && path.resolve(process.argv[1]).replace(/\.[cm]?[jt]s$/, '') === fileURLToPath(import.meta.url).replace(/\.[cm]?[jt]s$/, '');
+const isMain =
+  process.argv[1] &&
+  path.resolve(process.argv[1]).replace(/\.[cm]?[jt]s$/, '') === fileURLToPath(import.meta.url).replace(/\.[cm]?[jt]s$/, '');
 if (isMain) {
   process.exitCode = await runCacheCli(process.argv.slice(2), process.env, {
     out: (line) => process.stdout.write(`${line}\n`),

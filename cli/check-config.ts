@@ -50,7 +50,15 @@ async function main(): Promise<number> {
       }),
       // Where each feed is called from each environment: <SOURCE>_URL, CERTIFICATION_<SOURCE>_URL, UPSTREAM_URL.
       feedUrls: Object.fromEntries(
-        config.environments.map((e) => [e, shownFeedUrls(e, mesh.feeds.all.map((f) => f.source), process.env, config.upstream.url)]),
+        config.environments.map((e) => [
+          e,
+          shownFeedUrls(
+            e,
+            mesh.feeds.all.map((f) => f.source),
+            process.env,
+            config.upstream.url,
+          ),
+        ]),
       ),
     };
     console.log(JSON.stringify(effective, null, 2));

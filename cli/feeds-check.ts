@@ -193,10 +193,26 @@ function httpDetail(scope: FeedScope): string {
   return ` (GET ${last.url}: ${what})`;
 }
 
-async function checkFeed(m: Modules, b: FeedBinding, mesh: GatewayMesh, feedUrls: Record<string, string>, opts: Options): Promise<FeedCheck> {
+async function checkFeed(
+  m: Modules,
+  b: FeedBinding,
+  mesh: GatewayMesh,
+  feedUrls: Record<string, string>,
+  opts: Options,
+): Promise<FeedCheck> {
   const result: FeedCheck = {
-    feed: b.source, kind: b.kind, operation: b.operation, status: 'FAIL', input: null,
-    latencyMs: null, calls: null, pages: null, records: null, rejected: null, warnings: [], error: null,
+    feed: b.source,
+    kind: b.kind,
+    operation: b.operation,
+    status: 'FAIL',
+    input: null,
+    latencyMs: null,
+    calls: null,
+    pages: null,
+    records: null,
+    rejected: null,
+    warnings: [],
+    error: null,
   };
   const sample = sampleInput(b, opts);
   if ('missing' in sample) {
@@ -212,12 +228,20 @@ async function checkFeed(m: Modules, b: FeedBinding, mesh: GatewayMesh, feedUrls
   }
   const scope: FeedScope = { feed: b.source, timeoutMs: b.timeoutMs, calls: [], stale: [] };
   const started = performance.now();
-  const outcome: { records: number; rejected: Rejection[]; doubts: Doubt[]; pages: number; truncated: string[] } = { records: 0, rejected: [], doubts: [], pages: 0, truncated: [] };
+  const outcome: { records: number; rejected: Rejection[]; doubts: Doubt[]; pages: number; truncated: string[] } = {
+    records: 0,
+    rejected: [],
+    doubts: [],
+    pages: 0,
+    truncated: [],
+  };
   let inputs: FeedInput[] = [];
   try {
     inputs = await sampleCalls(b, sample.input, mesh, ctx);
     for (const input of inputs) {
-      const r = await m.callPaged(b, input, (args, timeoutMs) => guarded(execute(args, m.withFeedScope(ctx, { ...scope, timeoutMs })), timeoutMs + 2000));
+      const r = await m.callPaged(b, input, (args, timeoutMs) =>
+        guarded(execute(args, m.withFeedScope(ctx, { ...scope, timeoutMs })), timeoutMs + 2000),
+      );
       const where = b.scope === 'utility' ? `utility ${input.utilityId}: ` : '';
       outcome.records += r.records.length;
       outcome.pages += r.pages;
@@ -236,13 +260,19 @@ async function checkFeed(m: Modules, b: FeedBinding, mesh: GatewayMesh, feedUrls
   result.pages = outcome.pages;
   result.records = outcome.records;
   result.rejected = outcome.rejected.length;
-  for (const r of outcome.rejected.slice(0, MAX_LISTED_REJECTIONS)) result.warnings.push(`record ${r.index} rejected: ${oneLine(r.reason)}`);
-  if (outcome.rejected.length > MAX_LISTED_REJECTIONS) result.warnings.push(`${outcome.rejected.length - MAX_LISTED_REJECTIONS} more records rejected`);
+  for (const r of outcome.rejected.slice(0, MAX_LISTED_REJECTIONS))
+    result.warnings.push(`record ${r.index} rejected: ${oneLine(r.reason)}`);
+  if (outcome.rejected.length > MAX_LISTED_REJECTIONS)
+    result.warnings.push(`${outcome.rejected.length - MAX_LISTED_REJECTIONS} more records rejected`);
   for (const d of distinctDoubts(outcome.doubts)) result.warnings.push(`live value: record ${d.index}: ${oneLine(d.message)}`);
   for (const t of outcome.truncated) result.warnings.push(`pages left out: ${t}`);
   if (outcome.records === 0) {
     const what = sample.input.state ? `state ${sample.input.state}` : `ZIP ${sample.input.zipCode}`;
-    result.warnings.push(inputs.length === 0 ? `no choice territory serves the sample ${what}; pick another sampleZip` : `no records for the sample ${what}; pick a sample the feed has data for`);
+    result.warnings.push(
+      inputs.length === 0
+        ? `no choice territory serves the sample ${what}; pick another sampleZip`
+        : `no records for the sample ${what}; pick a sample the feed has data for`,
+    );
   }
   if (scope.stale?.length) result.warnings.push('answered from a stale copy (the feed failed)');
   const implausible = outcome.rejected.find((r) => r.implausible);
@@ -263,14 +293,25 @@ async function serveSamples(samples: Map<string, { files: string[] }>): Promise<
     res.end(file ? fs.readFileSync(file) : '{}');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 /**
  * A feed's sample, answered by its own source call and mapped: values outside their possible range
  * are problems, outside their plausible range warnings, each naming the field and the likely unit.
  */
-async function checkSampleValues(m: Modules, b: FeedBinding, mesh: GatewayMesh, feedUrls: Record<string, string>, file: string, problems: string[], warnings: string[]): Promise<void> {
+async function checkSampleValues(
+  m: Modules,
+  b: FeedBinding,
+  mesh: GatewayMesh,
+  feedUrls: Record<string, string>,
+  file: string,
+  problems: string[],
+  warnings: string[],
+): Promise<void> {
   if (!b.execute) return;
   const input: FeedInput = { zipCode: b.sampleZip, state: b.sampleState, customerClass: 'RESIDENTIAL', utilityId: 'SAMPLE' };
   const shown = path.relative(process.cwd(), file) || file;
@@ -311,12 +352,14 @@ async function guarded<T>(p: Promise<T>, ms: number): Promise<T> {
 /** One warning per field and message shape: a feed off by a unit is off in every record. */
 function distinctDoubts(doubts: Doubt[]): Doubt[] {
   const seen = new Set<string>();
-  return doubts.filter((d) => {
-    const k = `${d.field}\u0000${d.message.replace(/[0-9.]+ (USD|months|percent)/, '')}`;
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  }).slice(0, MAX_LISTED_REJECTIONS);
+  return doubts
+    .filter((d) => {
+      const k = `${d.field}\u0000${d.message.replace(/[0-9.]+ (USD|months|percent)/, '')}`;
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    })
+    .slice(0, MAX_LISTED_REJECTIONS);
 }
 
 export async function runFeedsCheck(opts: Options, env: NodeJS.ProcessEnv): Promise<CheckReport> {
@@ -366,7 +409,16 @@ export async function runFeedsCheck(opts: Options, env: NodeJS.ProcessEnv): Prom
         const check = await checkFeed(m, b, mesh, feedUrls, opts);
         const contract = samples.get(b.source);
         const problems = [...(contract?.problems ?? [])];
-        if (contract?.files.length) await checkSampleValues(m, b, mesh, { ...feedUrls, [b.source]: `${served.url}/${b.source}` }, contract.files[0]!, problems, check.warnings);
+        if (contract?.files.length)
+          await checkSampleValues(
+            m,
+            b,
+            mesh,
+            { ...feedUrls, [b.source]: `${served.url}/${b.source}` },
+            contract.files[0]!,
+            problems,
+            check.warnings,
+          );
         if (problems.length) {
           check.status = 'FAIL';
           check.error = [check.error, ...problems.map((p) => oneLine(p))].filter(Boolean).join('; ');
@@ -396,7 +448,12 @@ function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   const right = new Set([3, 4, 5, 6]);
   return rows
-    .map((r) => r.map((c, i) => (right.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd())
+    .map((r) =>
+      r
+        .map((c, i) => (right.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+        .join('  ')
+        .trimEnd(),
+    )
     .join('\n');
 }
 
@@ -416,7 +473,11 @@ function render(report: CheckReport, strict: boolean): { out: string; err: strin
   }
   const lines = [table(rows), '', ...details, ...(details.length ? [''] : [])];
   const { feeds, ok, failed, warnings } = report.summary;
-  const upstream = report.upstream.referenceStarted ? `reference upstream started at ${report.upstream.fallbackUrl}` : report.upstream.fallbackUrl ? `upstream ${report.upstream.fallbackUrl}` : 'per-feed URLs';
+  const upstream = report.upstream.referenceStarted
+    ? `reference upstream started at ${report.upstream.fallbackUrl}`
+    : report.upstream.fallbackUrl
+      ? `upstream ${report.upstream.fallbackUrl}`
+      : 'per-feed URLs';
   lines.push(
     `${feeds} feed${feeds === 1 ? '' : 's'}: ${ok} ok, ${failed} failed, ${warnings} warning${warnings === 1 ? '' : 's'}${strict && warnings ? ' (--strict: warnings fail)' : ''}; ${upstream}`,
   );

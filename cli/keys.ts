@@ -102,13 +102,19 @@ async function issueCommand(values: Values, rest: string[], { file, env }: Targe
   noPositionals(rest, 'issue');
   onlyFlags(values, ['env', 'partner', 'file'], 'issue');
   const environment = requireEnv(values.env);
-  if (!values.partner) throw new UsageError(environment === 'support' ? 'issue --env support needs --partner PERSON (the support user\'s handle)' : 'issue needs --partner CODE');
+  if (!values.partner)
+    throw new UsageError(
+      environment === 'support' ? "issue --env support needs --partner PERSON (the support user's handle)" : 'issue needs --partner CODE',
+    );
   const partnerCode = partner(values.partner);
   const redisUrl = loadConfig(env).redisUrl;
   const { key, record } = await issueKey(file, { environment, partnerCode });
-  const holder = environment === 'support' ? `support user ${record.partnerCode}` : `partner ${record.partnerCode} in ${record.environment}`;
+  const holder =
+    environment === 'support' ? `support user ${record.partnerCode}` : `partner ${record.partnerCode} in ${record.environment}`;
   io.err(`Issued key ${record.id} for ${holder} (${file}).`);
-  io.err(`Give it to the ${environment === 'support' ? 'support user' : 'partner'} now: it is not stored and cannot be shown again. The key is the last line of stdout.`);
+  io.err(
+    `Give it to the ${environment === 'support' ? 'support user' : 'partner'} now: it is not stored and cannot be shown again. The key is the last line of stdout.`,
+  );
   io.out(key);
   // stdout's last line stays the key: the reach goes to stderr.
   io.err(await announceKeyChange(redisUrl, [{ id: record.id, state: 'active' }]));
@@ -122,7 +128,12 @@ async function listCommand(values: Values, rest: string[], { file }: Target, io:
   const partnerCode = values.partner === undefined ? null : partner(values.partner);
   const { keys } = await readKeysFile(file);
   const shown = keys
-    .filter((k) => (!environment || k.environment === environment) && (!partnerCode || k.partnerCode === partnerCode) && (!values.active || !k.revokedAt))
+    .filter(
+      (k) =>
+        (!environment || k.environment === environment) &&
+        (!partnerCode || k.partnerCode === partnerCode) &&
+        (!values.active || !k.revokedAt),
+    )
     .map(publicView);
   io.out(values.json ? JSON.stringify(shown, null, 2) : table(shown));
   return 0;
@@ -135,7 +146,13 @@ async function revokeCommand(values: Values, rest: string[], { file, env }: Targ
   const outcome = await revokeKeys(file, selector);
   for (const k of outcome.revoked) io.out(`revoked ${k.id} (${k.partnerCode}, ${k.environment})`);
   for (const k of outcome.alreadyRevoked) io.out(`already revoked ${k.id} (${k.partnerCode}, ${k.environment}) at ${k.revokedAt}`);
-  if (outcome.revoked.length) io.out(await announceKeyChange(redisUrl, outcome.revoked.map((k) => ({ id: k.id, state: 'revoked' as const }))));
+  if (outcome.revoked.length)
+    io.out(
+      await announceKeyChange(
+        redisUrl,
+        outcome.revoked.map((k) => ({ id: k.id, state: 'revoked' as const })),
+      ),
+    );
   return 0;
 }
 
@@ -146,13 +163,16 @@ const ANNOUNCE_CONNECT_MS = 3000;
  * says when they pick it up. Never throws: the change is in the file whatever happens here.
  */
 async function announceKeyChange(redisUrl: string | null, keys: KeyChange['keys']): Promise<string> {
-  if (!redisUrl) return 'Running gateways pick the change up from the keys file within about a second (no REDIS_URL: they are not told, nor counted).';
+  if (!redisUrl)
+    return 'Running gateways pick the change up from the keys file within about a second (no REDIS_URL: they are not told, nor counted).';
   try {
     // The change is made: waiting long on a Redis that does not answer would add nothing.
     const reach = await withRedis(redisUrl, (redis) => announce(redis, KEYS_TOPIC, { keys }), ANNOUNCE_CONNECT_MS);
-    return `key change applied by ${reach.applied} of ${reach.live} live instance(s) using ${safeTarget(redisUrl)}${unreached(reach,
+    return `key change applied by ${reach.applied} of ${reach.live} live instance(s) using ${safeTarget(redisUrl)}${unreached(
+      reach,
       'they re-read the keys file within about a second of a change, if it is the file this command wrote',
-      'answered that their keys file does not show the change: give every instance the file this command wrote (KEYS_FILE)')}`;
+      'answered that their keys file does not show the change: give every instance the file this command wrote (KEYS_FILE)',
+    )}`;
   } catch (err) {
     return `The change is in the keys file, but the gateways could not be told through Redis (${(err as Error)?.message ?? err}): they pick it up from the file within about a second, uncounted.`;
   }
@@ -195,7 +215,8 @@ function keysFile(flag: string | undefined, env: NodeJS.ProcessEnv): string {
 function requireEnv(value: string | undefined): KeyEnvironment {
   if (value === undefined) throw new UsageError('--env is required (production or certification, or support for a support token)');
   const v = value.trim().toLowerCase();
-  if (!isKeyEnvironment(v)) throw new UsageError(`--env must be production or certification (or support for a support token), got "${value}"`);
+  if (!isKeyEnvironment(v))
+    throw new UsageError(`--env must be production or certification (or support for a support token), got "${value}"`);
   return v;
 }
 
@@ -226,10 +247,19 @@ function table(rows: ReturnType<typeof publicView>[]): string {
   const head = ['ID', 'PARTNER', 'ENVIRONMENT', 'CREATED', 'REVOKED'];
   const cells = rows.map((r) => [r.id, r.partnerCode, r.environment, r.createdAt, r.revokedAt ?? '-']);
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  return [head, ...cells].map((c) => c.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+  return [head, ...cells]
+    .map((c) =>
+      c
+        .map((v, i) => v.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
-const isMain = process.argv[1] && path.resolve(process.argv[1]).replace(/\.[cm]?[jt]s$/, '') === fileURLToPath(import.meta.url).replace(/\.[cm]?[jt]s$/, '');
+const isMain =
+  process.argv[1] &&
+  path.resolve(process.argv[1]).replace(/\.[cm]?[jt]s$/, '') === fileURLToPath(import.meta.url).replace(/\.[cm]?[jt]s$/, '');
 if (isMain) {
   const code = await runKeysCli(process.argv.slice(2), process.env, {
     out: (line) => process.stdout.write(`${line}\n`),

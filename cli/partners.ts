@@ -65,23 +65,32 @@ export async function runPartnersCli(argv: string[], env: NodeJS.ProcessEnv, io:
     const config = loadConfig(env);
     const file = values.file ? path.resolve(values.file) : config.console.partnersFile;
     const actor = { actor: `cli:${os.userInfo().username}` };
-    const audit = (action: string, target: string, details: Record<string, unknown>) => openAuditLog(config).then(async ({ log, close }) => {
-      try {
-        await log.write({ actor: actor.actor, action, target, from: 'cli', details });
-      } finally {
-        close();
-      }
-    });
+    const audit = (action: string, target: string, details: Record<string, unknown>) =>
+      openAuditLog(config).then(async ({ log, close }) => {
+        try {
+          await log.write({ actor: actor.actor, action, target, from: 'cli', details });
+        } finally {
+          close();
+        }
+      });
     switch (command) {
       case 'list': {
         const partners = await readPartnersFile(file);
         if (values.json) io.out(JSON.stringify(partners, null, 2));
         else if (!partners.length) io.out('no partners');
-        else for (const p of partners) io.out(`${p.code}  ${p.name} <${p.contact}>  test IPs: ${p.testIps.map((t) => `${t.cidr} (${t.addedBy}, ${t.addedAt})`).join(', ') || 'none'}`);
+        else
+          for (const p of partners)
+            io.out(
+              `${p.code}  ${p.name} <${p.contact}>  test IPs: ${p.testIps.map((t) => `${t.cidr} (${t.addedBy}, ${t.addedAt})`).join(', ') || 'none'}`,
+            );
         return 0;
       }
       case 'save': {
-        const p = await savePartner(file, { code: need(values, 'partner', 'save'), name: need(values, 'name', 'save'), contact: need(values, 'contact', 'save') }, actor);
+        const p = await savePartner(
+          file,
+          { code: need(values, 'partner', 'save'), name: need(values, 'name', 'save'), contact: need(values, 'contact', 'save') },
+          actor,
+        );
         await audit('partner.save', p.code, { name: p.name, contact: p.contact });
         io.out(`saved ${p.code}`);
         return 0;
@@ -124,7 +133,9 @@ export async function runPartnersCli(argv: string[], env: NodeJS.ProcessEnv, io:
   }
 }
 
-const isMain = process.argv[1] && path.resolve(process.argv[1]).replace(/\.[cm]?[jt]s$/, '') === fileURLToPath(import.meta.url).replace(/\.[cm]?[jt]s$/, '');
+const isMain =
+  process.argv[1] &&
+  path.resolve(process.argv[1]).replace(/\.[cm]?[jt]s$/, '') === fileURLToPath(import.meta.url).replace(/\.[cm]?[jt]s$/, '');
 if (isMain) {
   const code = await runPartnersCli(process.argv.slice(2), process.env, {
     out: (line) => process.stdout.write(`${line}\n`),

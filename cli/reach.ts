@@ -22,7 +22,10 @@ export function unreached(reach: Reach, silent: string, refused = 'could not app
   if (reach.live === 0) return ` (no gateway instance registered in this Redis within the last ${STALE_MS / 1000} s)`;
   const parts: string[] = [];
   const quiet = reach.live - reach.applied - reach.refused;
-  if (quiet > 0) parts.push(`the other ${quiet} did not answer within ${ANSWER_WAIT_MS / 1000} s (${silent}; an instance that stopped without leaving is counted for ${STALE_MS / 1000} s)`);
+  if (quiet > 0)
+    parts.push(
+      `the other ${quiet} did not answer within ${ANSWER_WAIT_MS / 1000} s (${silent}; an instance that stopped without leaving is counted for ${STALE_MS / 1000} s)`,
+    );
   if (reach.refused > 0) parts.push(`${reach.refused} ${refused}`);
   return parts.map((p) => `; ${p}`).join('');
 }

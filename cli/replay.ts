@@ -67,7 +67,10 @@ async function withStore<T>(config: GatewayConfig, task: (store: ReplayStore) =>
 function opLabel(r: ReplayRecord): string {
   if (r.operationName) return r.operationName;
   if (!r.query) return '-';
-  const text = r.query.replace(/#[^\n]*/g, ' ').replace(/\s+/g, ' ').trim();
+  const text = r.query
+    .replace(/#[^\n]*/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return text.length > 48 ? `${text.slice(0, 45)}...` : text;
 }
 
@@ -160,7 +163,7 @@ export async function runReplayCli(argv: string[], env: NodeJS.ProcessEnv, io: I
       io.err(`replay: ${err.message}`);
       return argv.find((a) => !a.startsWith('-')) === 'rerun' ? 2 : 1;
     }
-    io.err(`replay: ${err instanceof ConfigError ? err.message : (err as Error)?.message ?? err}`);
+    io.err(`replay: ${err instanceof ConfigError ? err.message : ((err as Error)?.message ?? err)}`);
     return 2;
   }
 }
@@ -247,7 +250,10 @@ async function listRecords(q: ReplayQuery, values: Options, config: GatewayConfi
 
 async function findRecord(id: string, environment: string | undefined, config: GatewayConfig): Promise<ReplayRecord> {
   const record = await withStore(config, (store) => store.get(id, environment));
-  if (!record) throw new NotFound(`no replay record for request id ${id}${environment ? ` in ${environment}` : ''} (records are kept ${Math.round(config.cacheReplay.replay.retentionMs / 3_600_000)} h at most, personal data ${Math.round(config.cacheReplay.replay.personal.retentionMs / 3_600_000)} h)`);
+  if (!record)
+    throw new NotFound(
+      `no replay record for request id ${id}${environment ? ` in ${environment}` : ''} (records are kept ${Math.round(config.cacheReplay.replay.retentionMs / 3_600_000)} h at most, personal data ${Math.round(config.cacheReplay.replay.personal.retentionMs / 3_600_000)} h)`,
+    );
   return record;
 }
 
@@ -259,7 +265,9 @@ function showRecord(record: ReplayRecord, values: Options, io: Io): number {
 
 async function rerunRecord(record: ReplayRecord, values: Options, config: GatewayConfig, env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   if (!record.query) {
-    io.err(`replay: request ${record.id} was not executed (answered ${record.status}; its text is kept as a digest only); nothing to re-run`);
+    io.err(
+      `replay: request ${record.id} was not executed (answered ${record.status}; its text is kept as a digest only); nothing to re-run`,
+    );
     return 2;
   }
   let answer: RerunAnswer;
@@ -277,16 +285,31 @@ async function rerunRecord(record: ReplayRecord, values: Options, config: Gatewa
     newRequestId: answer.requestId,
   });
   if (values.json) {
-    io.out(JSON.stringify({ id: record.id, recorded: { time: record.time, status: record.status }, rerun: { status: answer.status, requestId: answer.requestId, via: answer.via, body: answer.body }, diff }, null, 2));
+    io.out(
+      JSON.stringify(
+        {
+          id: record.id,
+          recorded: { time: record.time, status: record.status },
+          rerun: { status: answer.status, requestId: answer.requestId, via: answer.via, body: answer.body },
+          diff,
+        },
+        null,
+        2,
+      ),
+    );
   } else {
-    io.out(`rerun of ${record.id}: ${record.environment}, partner ${record.partnerCode ?? '-'}, recorded ${record.time}${record.fromCache ? ' (served from cache)' : ''}`);
+    io.out(
+      `rerun of ${record.id}: ${record.environment}, partner ${record.partnerCode ?? '-'}, recorded ${record.time}${record.fromCache ? ' (served from cache)' : ''}`,
+    );
     io.out(`executed via ${answer.via}`);
     io.out(formatDiff(diff));
   }
   return diff.identical ? 0 : 1;
 }
 
-const isMain = process.argv[1] && path.resolve(process.argv[1]).replace(/\.[cm]?[jt]s$/, '') === fileURLToPath(import.meta.url).replace(/\.[cm]?[jt]s$/, '');
+const isMain =
+  process.argv[1] &&
+  path.resolve(process.argv[1]).replace(/\.[cm]?[jt]s$/, '') === fileURLToPath(import.meta.url).replace(/\.[cm]?[jt]s$/, '');
 if (isMain) {
   const code = await runReplayCli(process.argv.slice(2), process.env, {
     out: (line) => process.stdout.write(`${line}\n`),

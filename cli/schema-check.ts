@@ -83,17 +83,24 @@ export async function schemaCheck(opts: SchemaCheckOptions, io: Io): Promise<num
     for (const c of dangerous) io.err(`${variant}: dangerous ${c.message}`);
     for (const c of safe) io.err(`${variant}: safe ${c.message}`);
     if (breaking.length) {
-      io.err(`${variant}: ${breaking.length} breaking change(s). Deprecate first (@deprecated(reason: "... Removed after YYYY-MM-DD.")) and remove only after that date; `
-        + `if the removal is due, update the snapshot (${UPDATE_HINT}) and add a CHANGELOG.md entry in the same commit.`);
+      io.err(
+        `${variant}: ${breaking.length} breaking change(s). Deprecate first (@deprecated(reason: "... Removed after YYYY-MM-DD.")) and remove only after that date; ` +
+          `if the removal is due, update the snapshot (${UPDATE_HINT}) and add a CHANGELOG.md entry in the same commit.`,
+      );
     } else {
-      io.err(`${variant}: the snapshot is out of date (${changes.length ? 'no breaking change' : 'printing differs only'}); run ${UPDATE_HINT} and commit it.`);
+      io.err(
+        `${variant}: the snapshot is out of date (${changes.length ? 'no breaking change' : 'printing differs only'}); run ${UPDATE_HINT} and commit it.`,
+      );
     }
   }
   return failed ? 1 : 0;
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { update: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } }, strict: true });
+  const { values } = parseArgs({
+    options: { update: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
+    strict: true,
+  });
   if (values.help) {
     console.log(USAGE);
     return 0;

@@ -38,10 +38,13 @@ export const MAX_YEAR = 2200;
 /** Throws CalendarRuleError unless `rule` is one of the accepted forms with a real month/day. */
 export function checkRule(rule: unknown): string {
   if (typeof rule !== 'string' || rule.length > 120 || !RULE.test(rule)) {
-    throw new CalendarRuleError(`holiday rule ${JSON.stringify(typeof rule === 'string' ? rule.slice(0, 60) : rule)} is not an accepted rule form`);
+    throw new CalendarRuleError(
+      `holiday rule ${JSON.stringify(typeof rule === 'string' ? rule.slice(0, 60) : rule)} is not an accepted rule form`,
+    );
   }
   for (const m of rule.matchAll(/\b(0[1-9]|1[0-2])-([0-3][0-9])\b/g)) {
-    if (Number(m[2]) > DAYS_IN_MONTH[Number(m[1]) - 1]!) throw new CalendarRuleError(`holiday rule ${JSON.stringify(rule)} names a day that does not exist`);
+    if (Number(m[2]) > DAYS_IN_MONTH[Number(m[1]) - 1]!)
+      throw new CalendarRuleError(`holiday rule ${JSON.stringify(rule)} names a day that does not exist`);
   }
   return rule;
 }
@@ -98,7 +101,10 @@ class RuleCalendar implements BusinessCalendar {
 }
 
 class WithClosures implements BusinessCalendar {
-  constructor(private readonly base: BusinessCalendar, private readonly closures: ReadonlySet<string>) {}
+  constructor(
+    private readonly base: BusinessCalendar,
+    private readonly closures: ReadonlySet<string>,
+  ) {}
   holidaysOf(year: number): string[] {
     return this.base.holidaysOf(year);
   }

@@ -8,15 +8,7 @@
 import { MoneyFormatError, toExactDecimal } from './money.js';
 
 export type GenerationSource =
-  | 'COAL'
-  | 'PETROLEUM'
-  | 'NATURAL_GAS'
-  | 'OTHER_GASES'
-  | 'NUCLEAR'
-  | 'HYDRO'
-  | 'OTHER_RENEWABLES'
-  | 'PUMPED_STORAGE'
-  | 'OTHER';
+  'COAL' | 'PETROLEUM' | 'NATURAL_GAS' | 'OTHER_GASES' | 'NUCLEAR' | 'HYDRO' | 'OTHER_RENEWABLES' | 'PUMPED_STORAGE' | 'OTHER';
 
 /** EIA's name of each category. */
 export const EIA_CATEGORY: Readonly<Record<GenerationSource, string>> = Object.freeze({

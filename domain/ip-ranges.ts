@@ -39,7 +39,7 @@ function v6ToBig(ip: string): bigint {
     const n = v4ToBig(v4[1]!);
     text = `${text.slice(0, v4.index)}${(n >> 16n).toString(16)}:${(n & 0xffffn).toString(16)}`;
   }
-  const [head, tail] = text.includes('::') ? text.split('::') as [string, string] : [text, null];
+  const [head, tail] = text.includes('::') ? (text.split('::') as [string, string]) : [text, null];
   const h = head ? head.split(':') : [];
   const t = tail ? tail.split(':') : [];
   const parts = tail === null ? h : [...h, ...Array(8 - h.length - t.length).fill('0'), ...t];
@@ -55,7 +55,10 @@ function bigToV6(n: bigint): string {
   // RFC 5952: the longest run (2+) of zero groups becomes "::".
   let best = { at: -1, len: 0 };
   for (let i = 0; i < 8;) {
-    if (parts[i] !== '0') { i++; continue; }
+    if (parts[i] !== '0') {
+      i++;
+      continue;
+    }
     let j = i;
     while (j < 8 && parts[j] === '0') j++;
     if (j - i > best.len && j - i >= 2) best = { at: i, len: j - i };
@@ -94,7 +97,9 @@ export function parseIpRange(input: unknown): IpRange {
   const prefix = m[2] === undefined ? bits : Number(m[2]);
   if (prefix > bits) throw new IpRangeError(`"${text}": an IPv${family} prefix is at most /${bits}`);
   if (prefix < MIN_PREFIX[family]) {
-    throw new IpRangeError(`"${text}" is too large a range: an IPv${family} entry may be at most a /${MIN_PREFIX[family]}; list the test machines' addresses instead`);
+    throw new IpRangeError(
+      `"${text}" is too large a range: an IPv${family} entry may be at most a /${MIN_PREFIX[family]}; list the test machines' addresses instead`,
+    );
   }
   const size = 1n << BigInt(bits - prefix);
   const first = addr.value & ~(size - 1n);

@@ -21,9 +21,11 @@ function product(a: number, b: number, what: string): number {
 /** Default service bill at `usageKwh`, micro-USD, exact. */
 export function defaultServiceBillMicro(ptc: PriceToCompare, delivery: DeliveryCharges, usageKwh: number): Micro {
   if (!Number.isSafeInteger(usageKwh) || usageKwh < 0) throw new RangeError(`usageKwh must be an integer >= 0, got ${usageKwh}`);
-  return product(usageKwh, ptc.microPerKwh, 'supply at the Price to Compare')
-    + delivery.fixedMonthlyMicro
-    + product(usageKwh, delivery.perKwhMicro, 'delivery charge');
+  return (
+    product(usageKwh, ptc.microPerKwh, 'supply at the Price to Compare') +
+    delivery.fixedMonthlyMicro +
+    product(usageKwh, delivery.perKwhMicro, 'delivery charge')
+  );
 }
 
 /** Savings in whole cents (negative: the plan costs more than default service). */

@@ -86,7 +86,8 @@ const nextDay = (d: Date): Date => new Date(d.getTime() + DAY_MS);
 /** A real YYYY-MM-DD date as a UTC-midnight Date; RangeError otherwise. */
 export function parseIsoDate(value: string, what: string): Date {
   const d = ISO_DATE.test(value) ? new Date(`${value}T00:00:00Z`) : new Date(NaN);
-  if (Number.isNaN(d.getTime()) || iso(d) !== value) throw new RangeError(`${what} must be a date YYYY-MM-DD, got ${JSON.stringify(value)}`);
+  if (Number.isNaN(d.getTime()) || iso(d) !== value)
+    throw new RangeError(`${what} must be a date YYYY-MM-DD, got ${JSON.stringify(value)}`);
   return d;
 }
 
@@ -104,7 +105,8 @@ const nextBusinessDay = (d: Date, cal: BusinessCalendar): Date => onOrAfterBusin
 /** First scheduled read on or after `earliest`; a read on a closed day happens on the next business day. */
 function nextMeterRead(earliest: Date, schedule: MeterReadSchedule, cal: BusinessCalendar): Date {
   const { cycleDays } = schedule;
-  if (!Number.isSafeInteger(cycleDays) || cycleDays < 1 || cycleDays > 366) throw new RangeError(`meter-read cycle must be 1..366 days, got ${cycleDays}`);
+  if (!Number.isSafeInteger(cycleDays) || cycleDays < 1 || cycleDays > 366)
+    throw new RangeError(`meter-read cycle must be 1..366 days, got ${cycleDays}`);
   const reads = schedule.readDates.map((d) => parseIsoDate(d, 'meter read date')).sort((a, b) => a.getTime() - b.getTime());
   for (const read of reads) {
     const actual = onOrAfterBusinessDay(read, cal);

@@ -13,15 +13,57 @@ export class InputError extends Error {
 }
 
 export const US_STATES: Readonly<Record<string, string>> = Object.freeze({
-  AL: 'Alabama', AK: 'Alaska', AZ: 'Arizona', AR: 'Arkansas', CA: 'California', CO: 'Colorado',
-  CT: 'Connecticut', DE: 'Delaware', DC: 'District of Columbia', FL: 'Florida', GA: 'Georgia',
-  HI: 'Hawaii', ID: 'Idaho', IL: 'Illinois', IN: 'Indiana', IA: 'Iowa', KS: 'Kansas', KY: 'Kentucky',
-  LA: 'Louisiana', ME: 'Maine', MD: 'Maryland', MA: 'Massachusetts', MI: 'Michigan', MN: 'Minnesota',
-  MS: 'Mississippi', MO: 'Missouri', MT: 'Montana', NE: 'Nebraska', NV: 'Nevada', NH: 'New Hampshire',
-  NJ: 'New Jersey', NM: 'New Mexico', NY: 'New York', NC: 'North Carolina', ND: 'North Dakota',
-  OH: 'Ohio', OK: 'Oklahoma', OR: 'Oregon', PA: 'Pennsylvania', RI: 'Rhode Island',
-  SC: 'South Carolina', SD: 'South Dakota', TN: 'Tennessee', TX: 'Texas', UT: 'Utah', VT: 'Vermont',
-  VA: 'Virginia', WA: 'Washington', WV: 'West Virginia', WI: 'Wisconsin', WY: 'Wyoming',
+  AL: 'Alabama',
+  AK: 'Alaska',
+  AZ: 'Arizona',
+  AR: 'Arkansas',
+  CA: 'California',
+  CO: 'Colorado',
+  CT: 'Connecticut',
+  DE: 'Delaware',
+  DC: 'District of Columbia',
+  FL: 'Florida',
+  GA: 'Georgia',
+  HI: 'Hawaii',
+  ID: 'Idaho',
+  IL: 'Illinois',
+  IN: 'Indiana',
+  IA: 'Iowa',
+  KS: 'Kansas',
+  KY: 'Kentucky',
+  LA: 'Louisiana',
+  ME: 'Maine',
+  MD: 'Maryland',
+  MA: 'Massachusetts',
+  MI: 'Michigan',
+  MN: 'Minnesota',
+  MS: 'Mississippi',
+  MO: 'Missouri',
+  MT: 'Montana',
+  NE: 'Nebraska',
+  NV: 'Nevada',
+  NH: 'New Hampshire',
+  NJ: 'New Jersey',
+  NM: 'New Mexico',
+  NY: 'New York',
+  NC: 'North Carolina',
+  ND: 'North Dakota',
+  OH: 'Ohio',
+  OK: 'Oklahoma',
+  OR: 'Oregon',
+  PA: 'Pennsylvania',
+  RI: 'Rhode Island',
+  SC: 'South Carolina',
+  SD: 'South Dakota',
+  TN: 'Tennessee',
+  TX: 'Texas',
+  UT: 'Utah',
+  VT: 'Vermont',
+  VA: 'Virginia',
+  WA: 'Washington',
+  WV: 'West Virginia',
+  WI: 'Wisconsin',
+  WY: 'Wyoming',
 });
 
 /** Exactly 5 ASCII digits, not 00000 (never assigned: refused with that reason). No trimming. */
@@ -29,7 +71,11 @@ export function zipCode(value: unknown, argument = 'zipCode'): string {
   if (typeof value !== 'string' || !/^[0-9]{5}$/.test(value)) {
     throw new InputError(argument, 'must be a 5-digit US ZIP code such as "75001"');
   }
-  if (value === '00000') throw new InputError(argument, '00000 is not a ZIP code the US Postal Service assigns; send the 5-digit ZIP of the address, such as "75001"');
+  if (value === '00000')
+    throw new InputError(
+      argument,
+      '00000 is not a ZIP code the US Postal Service assigns; send the 5-digit ZIP of the address, such as "75001"',
+    );
   return value;
 }
 
@@ -89,8 +135,10 @@ export function address(value: unknown, argument = 'address'): string {
 
 /** A real calendar date written YYYY-MM-DD (years 2000..2199). No trimming. */
 export function isoDate(value: unknown, argument = 'date'): string {
-  const ok = typeof value === 'string' && /^(20|21)[0-9]{2}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$/.test(value)
-    && new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) === value;
+  const ok =
+    typeof value === 'string' &&
+    /^(20|21)[0-9]{2}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$/.test(value) &&
+    new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) === value;
   if (!ok) throw new InputError(argument, 'must be a date written YYYY-MM-DD, such as "2027-03-15"');
   return value as string;
 }

@@ -78,14 +78,26 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
  */
 export function createLogger(level: string = process.env.LOG_LEVEL?.trim() || 'info') {
   const dest = batchedStdout();
-  const logger = pino({
-    level: (LOG_LEVELS as readonly string[]).includes(level) ? level : 'info',
-    base: BASE,
-    redact: {
-      paths: ['req.headers["x-api-key"]', 'headers["x-api-key"]', 'apiKey', 'key', 'token', 'adminToken', 'variables.address', '*.address'],
-      censor: '[redacted]',
+  const logger = pino(
+    {
+      level: (LOG_LEVELS as readonly string[]).includes(level) ? level : 'info',
+      base: BASE,
+      redact: {
+        paths: [
+          'req.headers["x-api-key"]',
+          'headers["x-api-key"]',
+          'apiKey',
+          'key',
+          'token',
+          'adminToken',
+          'variables.address',
+          '*.address',
+        ],
+        censor: '[redacted]',
+      },
     },
-  }, dest);
+    dest,
+  );
   // The per-request line is built as JSON text from a whitelist (observability/request-log.ts) and
   // written to the same stream in pino's format: no redaction pass, no object for pino to walk.
   const base = `,"service":${JSON.stringify(BASE.service)},`;

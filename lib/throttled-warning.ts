@@ -24,10 +24,13 @@ export function throttledWarning(warn: Warn, opts: { everyMs?: number; now?: () 
       unreported++;
       held = { obj, msg };
       if (!trailing) {
-        trailing = setTimeout(() => {
-          trailing = null;
-          if (held) write(held.obj, held.msg);
-        }, Math.max(0, lastWarnAt + everyMs - t));
+        trailing = setTimeout(
+          () => {
+            trailing = null;
+            if (held) write(held.obj, held.msg);
+          },
+          Math.max(0, lastWarnAt + everyMs - t),
+        );
         trailing.unref();
       }
       return;

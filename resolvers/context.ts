@@ -7,7 +7,6 @@ import type { FeedMemo } from '../transforms/feed-memo.js';
 
 export type { UpstreamCall };
 
-
 export interface ResolverSettings {
   enrollmentBaseUrl: string;
   utmSource: string;

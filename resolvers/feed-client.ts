@@ -18,13 +18,22 @@ export async function fetchFeed<K extends FeedKind>(
   if (binding.scope === 'utility' && binding.cacheSeconds > 0 && ctx.feeds.memo) {
     const key = `${binding.source}\u0000${JSON.stringify(binding.args(input))}`;
     const kept = { maxAge: Infinity as number };
-    return ctx.feeds.memo.get(key, () => fetchLive(ctx, binding, input, kept), () => Math.min(binding.cacheSeconds, kept.maxAge));
+    return ctx.feeds.memo.get(
+      key,
+      () => fetchLive(ctx, binding, input, kept),
+      () => Math.min(binding.cacheSeconds, kept.maxAge),
+    );
   }
   return fetchLive(ctx, binding, input);
 }
 
 /** `kept.maxAge`: the shortest Cache-Control max-age the feed's answers allowed (0 for no-store). */
-async function fetchLive<K extends FeedKind>(ctx: ResolverContext, binding: FeedBinding<K>, input: FeedInput, kept?: { maxAge: number }): Promise<CanonicalByKind[K][]> {
+async function fetchLive<K extends FeedKind>(
+  ctx: ResolverContext,
+  binding: FeedBinding<K>,
+  input: FeedInput,
+  kept?: { maxAge: number },
+): Promise<CanonicalByKind[K][]> {
   const execute = binding.execute;
   if (!execute) throw upstreamUnavailable(binding.source, 'is not configured');
   let result: PagedResult<K>;
@@ -33,7 +42,8 @@ async function fetchLive<K extends FeedKind>(ctx: ResolverContext, binding: Feed
       const scope = { feed: binding.source, timeoutMs, calls: ctx.upstreamCalls, stale: ctx.staleFeeds };
       const before = ctx.upstreamCalls.length;
       const payload = await execute(args, withFeedScope(ctx, scope));
-      if (kept) for (const c of ctx.upstreamCalls.slice(before)) if (typeof c.maxAge === 'number') kept.maxAge = Math.min(kept.maxAge, c.maxAge);
+      if (kept)
+        for (const c of ctx.upstreamCalls.slice(before)) if (typeof c.maxAge === 'number') kept.maxAge = Math.min(kept.maxAge, c.maxAge);
       if (payload instanceof Error) throw payload;
       return payload;
     });

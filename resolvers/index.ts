@@ -51,11 +51,13 @@ async function choiceTerritories(ctx: ResolverContext, zipCode: string, utilityI
 }
 
 function charges(c: DeliveryCharges | null) {
-  return c && {
-    fixedMonthlyUsd: microToNumber(c.fixedMonthlyMicro, 2),
-    perKwhUsd: microToNumber(c.perKwhMicro, 6),
-    effectiveDate: c.effective ?? null,
-  };
+  return (
+    c && {
+      fixedMonthlyUsd: microToNumber(c.fixedMonthlyMicro, 2),
+      perKwhUsd: microToNumber(c.perKwhMicro, 6),
+      effectiveDate: c.effective ?? null,
+    }
+  );
 }
 
 /** Local date (YYYY-MM-DD) in the territory now. */
@@ -80,16 +82,25 @@ function byFeedKey(mwh: Partial<Record<string, number>>): Record<string, number>
 
 /** How far ahead a customer may ask for an off-cycle start. */
 const MAX_REQUEST_AHEAD_DAYS = 365;
-const addDays = (isoDate: string, days: number) => new Date(Date.parse(`${isoDate}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+const addDays = (isoDate: string, days: number) =>
+  new Date(Date.parse(`${isoDate}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
 export const resolvers = {
   // graphql-scalars' coercion and the SDL's description. @specifiedBy is set here: Mesh's schema
   // merge keeps the SDL directive's node but not the URL introspection reports.
   LocalDate: (({ serialize, parseValue, parseLiteral }) => ({
-    serialize, parseValue, parseLiteral, specifiedByURL: 'https://www.rfc-editor.org/rfc/rfc3339#section-5.6',
+    serialize,
+    parseValue,
+    parseLiteral,
+    specifiedByURL: 'https://www.rfc-editor.org/rfc/rfc3339#section-5.6',
   }))(LocalDateResolver.toConfig()),
   Utility: { ownership: feedEnum('ownership') },
-  UtilityAccount: { idType: feedEnum('idType'), meterType: feedEnum('meterType'), status: feedEnum('status'), premiseType: feedEnum('premiseType') },
+  UtilityAccount: {
+    idType: feedEnum('idType'),
+    meterType: feedEnum('meterType'),
+    status: feedEnum('status'),
+    premiseType: feedEnum('premiseType'),
+  },
   Query: {
     utilities: async (_: unknown, args: Args, ctx: ResolverContext) => {
       const zipCode = arg('zipCode', () => v.zipCode(args.zipCode));
@@ -123,7 +134,8 @@ export const resolvers = {
       const offers = await fetchOffers(ctx, served, { zipCode, utilityId, customerClass: 'RESIDENTIAL' }, pathOf(info));
       return offersFor(offers, served, 'RESIDENTIAL')
         .map(({ offer, delivery, territory }) =>
-          residentialPlan(offer, delivery, zipCode, monthlyUsage, ctx.settings, ctx.partnerCode, currentPriceToCompare(ctx, territory)))
+          residentialPlan(offer, delivery, zipCode, monthlyUsage, ctx.settings, ctx.partnerCode, currentPriceToCompare(ctx, territory)),
+        )
         .sort(bySortKey);
     },
 
@@ -142,7 +154,9 @@ export const resolvers = {
     nextStartDate: async (_: unknown, args: Args, ctx: ResolverContext) => {
       const zipCode = arg('zipCode', () => v.zipCode(args.zipCode));
       const utilityId = arg('utilityId', () => (args.utilityId == null ? undefined : v.utilityId(args.utilityId)));
-      const requestedDate = arg('requestedDate', () => (args.requestedDate == null ? undefined : v.isoDate(args.requestedDate, 'requestedDate')));
+      const requestedDate = arg('requestedDate', () =>
+        args.requestedDate == null ? undefined : v.isoDate(args.requestedDate, 'requestedDate'),
+      );
       const [territory] = await choiceTerritories(ctx, zipCode, utilityId);
       if (!territory) return null;
       const { switching } = territory;
@@ -156,7 +170,11 @@ export const resolvers = {
         kind: switching.kind,
         leadBusinessDays: switching.leadBusinessDays,
         sameDayCutoff: switching.sameDayCutoff,
-        meterRead: { cycleDays: switching.meterReadCycleDays, anchorDate: switching.meterReadAnchorDate, readDates: switching.meterReadDates },
+        meterRead: {
+          cycleDays: switching.meterReadCycleDays,
+          anchorDate: switching.meterReadAnchorDate,
+          readDates: switching.meterReadDates,
+        },
         requestedDate,
       });
       return {

@@ -57,19 +57,21 @@ export function residentialPlan(
   const sortMicro = monthlyBillMicro(o, delivery, monthlyUsage ?? 1000);
   return {
     ...base,
-    rates: () => rateTiers(o, delivery, tierUsages(monthlyUsage)).map((t) => ({
-      ...publicTier(t),
-      estimatedMonthlySavingsUsd: priceToCompare
-        ? microToNumber(monthlySavingsCents(priceToCompare, delivery, t.usageKwh, t.exactBillMicro) * 10_000, 2)
-        : null,
-    })),
-    headlessEnrollmentUrl: () => enrollmentUrl({
-      baseUrl: settings.enrollmentBaseUrl,
-      planId: base.id,
-      zipCode,
-      partnerCode: settings.fillPartnerRef && partnerCode ? partnerCode : undefined,
-      utmSource: settings.utmSource,
-    }),
+    rates: () =>
+      rateTiers(o, delivery, tierUsages(monthlyUsage)).map((t) => ({
+        ...publicTier(t),
+        estimatedMonthlySavingsUsd: priceToCompare
+          ? microToNumber(monthlySavingsCents(priceToCompare, delivery, t.usageKwh, t.exactBillMicro) * 10_000, 2)
+          : null,
+      })),
+    headlessEnrollmentUrl: () =>
+      enrollmentUrl({
+        baseUrl: settings.enrollmentBaseUrl,
+        planId: base.id,
+        zipCode,
+        partnerCode: settings.fillPartnerRef && partnerCode ? partnerCode : undefined,
+        utmSource: settings.utmSource,
+      }),
     sortMicro,
   };
 }

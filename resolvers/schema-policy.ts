@@ -74,8 +74,14 @@ export function policyFromSdl(sdl: string, where = 'schema/public.graphql'): Sch
     if (!d) throw new SchemaPolicyError(`${where}: the gateway directive @${name} is not defined`);
     return d;
   };
-  const [cacheTtlDirective, keyedOnlyDirective, fanOutDirective, personalDirective] = GATEWAY_DIRECTIVES.map(directive) as [GraphQLDirective, GraphQLDirective, GraphQLDirective, GraphQLDirective];
-  const has = (d: GraphQLDirective, node: { astNode?: Parameters<typeof getDirectiveValues>[1] | null }) => (node.astNode ? getDirectiveValues(d, node.astNode) !== undefined : false);
+  const [cacheTtlDirective, keyedOnlyDirective, fanOutDirective, personalDirective] = GATEWAY_DIRECTIVES.map(directive) as [
+    GraphQLDirective,
+    GraphQLDirective,
+    GraphQLDirective,
+    GraphQLDirective,
+  ];
+  const has = (d: GraphQLDirective, node: { astNode?: Parameters<typeof getDirectiveValues>[1] | null }) =>
+    node.astNode ? getDirectiveValues(d, node.astNode) !== undefined : false;
 
   const query = schema.getQueryType();
   if (!query) throw new SchemaPolicyError(`${where}: no Query type`);
@@ -98,19 +104,23 @@ export function policyFromSdl(sdl: string, where = 'schema/public.graphql'): Sch
     seen.add(type.name);
     return Object.values(type.getFields()).some((f) => personalFields.has(`${type.name}.${f.name}`) || reachesPersonal(f, seen));
   };
-  const neverCached = new Set(roots.filter((f) => f.args.some((a) => personalArgs.has(`Query.${f.name}.${a.name}`)) || reachesPersonal(f)).map((f) => f.name));
+  const neverCached = new Set(
+    roots.filter((f) => f.args.some((a) => personalArgs.has(`Query.${f.name}.${a.name}`)) || reachesPersonal(f)).map((f) => f.name),
+  );
 
   const cacheTtl = new Map<string, TtlSpec>();
   const fanOut = new Map<string, { calls: number; perSupplierFeed: boolean }>();
   for (const field of roots) {
     const ttl = field.astNode ? getDirectiveValues(cacheTtlDirective, field.astNode) : undefined;
     if (ttl) {
-      if (neverCached.has(field.name)) throw new SchemaPolicyError(`${where}: Query.${field.name} carries personal data and cannot have @cacheTtl`);
+      if (neverCached.has(field.name))
+        throw new SchemaPolicyError(`${where}: Query.${field.name} carries personal data and cannot have @cacheTtl`);
       cacheTtl.set(field.name, ttlSpec(field.name, ttl, where));
     }
     const f = field.astNode ? getDirectiveValues(fanOutDirective, field.astNode) : undefined;
     if (f) {
-      if (!Number.isInteger(f.calls) || (f.calls as number) < 0) throw new SchemaPolicyError(`${where}: Query.${field.name} @upstreamFanOut(calls:) must be 0 or more`);
+      if (!Number.isInteger(f.calls) || (f.calls as number) < 0)
+        throw new SchemaPolicyError(`${where}: Query.${field.name} @upstreamFanOut(calls:) must be 0 or more`);
       fanOut.set(field.name, { calls: f.calls as number, perSupplierFeed: f.perSupplierFeed === true });
     }
   }
@@ -126,7 +136,8 @@ export function policyFromSdl(sdl: string, where = 'schema/public.graphql'): Sch
     cacheableFields: [...rootFields].filter((f) => !neverCached.has(f)),
     personalData: { args: personalArgs, fields: personalFields },
     gatewayDirectives: new Set(GATEWAY_DIRECTIVES),
-    personalArgsOf: (field) => [...personalArgs].filter((a) => a.startsWith(`Query.${field}.`)).map((a) => a.slice(`Query.${field}.`.length)),
+    personalArgsOf: (field) =>
+      [...personalArgs].filter((a) => a.startsWith(`Query.${field}.`)).map((a) => a.slice(`Query.${field}.`.length)),
     isPersonalArg: (field, arg) => personalArgs.has(`Query.${field}.${arg}`),
     isPersonalField: (type, field) => personalFields.has(`${type}.${field}`),
     selectsPersonalData: (fields) => fields.some((f) => neverCached.has(f)),

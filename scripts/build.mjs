@@ -71,7 +71,10 @@ try {
   const html = await renderPlaygroundPage();
   // Skipped when the page did not change: brotli at its best level takes a while on 8 MB.
   const stamp = path.join(target, '.source-hash');
-  const hash = createHash('sha256').update(html).update(await fs.readFile('server/http/playground-page.ts')).digest('hex');
+  const hash = createHash('sha256')
+    .update(html)
+    .update(await fs.readFile('server/http/playground-page.ts'))
+    .digest('hex');
   const current = await fs.readFile(stamp, 'utf8').catch(() => '');
   if (current !== hash) {
     await fs.rm(`${target}.tmp`, { recursive: true, force: true });

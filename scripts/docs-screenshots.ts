@@ -14,7 +14,8 @@ import { issueKey } from '../server/keys/key-store.js';
 
 const ADMIN_TOKEN = 'docs-screenshots-admin-token-0123456789';
 const OUT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'images');
-const PLANS = 'query Plans($zip: String!, $usage: Int) { residentialPlans(zipCode: $zip, monthlyUsage: $usage) { id title price rates { usageKwh allInRateUsdPerKwh } } }';
+const PLANS =
+  'query Plans($zip: String!, $usage: Int) { residentialPlans(zipCode: $zip, monthlyUsage: $usage) { id title price rates { usageKwh allInRateUsdPerKwh } } }';
 
 const upstream = await startReferenceUpstream({ port: 0 });
 const proxy = await startOfferProxy(upstream.url);
@@ -25,19 +26,27 @@ const browser = await launchChromium();
 try {
   const { key } = await issueKey(path.join(t.dataDir, 'keys.json'), { environment: 'support', partnerCode: 'ALICE' });
   let id = '';
-  for (const [zip, usage] of [['75001', 1000], ['75201', 500], ['77002', 2000]] as const) {
+  for (const [zip, usage] of [
+    ['75001', 1000],
+    ['75201', 500],
+    ['77002', 2000],
+  ] as const) {
     const r = await t.post('production', PLANS, { zip, usage });
     id ||= r.headers.get('x-request-id')!;
   }
   await t.post('certification', '{ utilities(zipCode: "75001") { id name } }');
   await eventually(async () => (await fetch(`${admin}/replay/${id}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).ok);
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  await eventually(async () => {
-    await page.goto(`${admin}/console/sign-in`);
-    await page.getByLabel('Personal support token').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    return page.url().endsWith('/console/search');
-  }, 10_000, 300);
+  await eventually(
+    async () => {
+      await page.goto(`${admin}/console/sign-in`);
+      await page.getByLabel('Personal support token').fill(key);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      return page.url().endsWith('/console/search');
+    },
+    10_000,
+    300,
+  );
   fs.mkdirSync(OUT, { recursive: true });
   await page.goto(`${admin}/console/search?partner=ACME&range=1h`);
   await page.screenshot({ path: path.join(OUT, 'console-search.png') });

@@ -52,8 +52,13 @@ export async function startGateway(opts: StartOptions = {}): Promise<GatewayHand
   }
 }
 
-async function assemble(config: GatewayConfig, env: NodeJS.ProcessEnv, logger: Logger, opts: StartOptions, closers: (() => Promise<void> | void)[]): Promise<GatewayHandle> {
-
+async function assemble(
+  config: GatewayConfig,
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  opts: StartOptions,
+  closers: (() => Promise<void> | void)[],
+): Promise<GatewayHandle> {
   const upstreamUrl = opts.upstreamUrl ?? config.upstream.url;
 
   const fetchFn = createUpstreamFetch({ env, logger, transport: opts.upstreamTransport });
@@ -73,7 +78,10 @@ async function assemble(config: GatewayConfig, env: NodeJS.ProcessEnv, logger: L
     const unwatch = watchRedis(redis);
     closers.push(() => {
       unwatch();
-      return redis!.quit().then(() => undefined, () => redis!.disconnect());
+      return redis!.quit().then(
+        () => undefined,
+        () => redis!.disconnect(),
+      );
     });
     logger.info({ redis: safeTarget(config.redisUrl) }, 'store: Redis');
     bus = await InstanceBus.open(redis, storeErrorLog(logger, 'purges and key changes reach this instance by polling'));
@@ -125,7 +133,11 @@ async function assemble(config: GatewayConfig, env: NodeJS.ProcessEnv, logger: L
       feeds: mesh.feeds,
       feedUrls: feedUrlsFor(environment, sources, env, upstreamUrl),
       // Certification answers links into the certification checkout, never the live one.
-      settings: { enrollmentBaseUrl: environment === 'certification' ? config.certificationEnrollmentBaseUrl : config.enrollmentBaseUrl, utmSource: config.utmSource, fillPartnerRef: config.fillPartnerRef },
+      settings: {
+        enrollmentBaseUrl: environment === 'certification' ? config.certificationEnrollmentBaseUrl : config.enrollmentBaseUrl,
+        utmSource: config.utmSource,
+        fillPartnerRef: config.fillPartnerRef,
+      },
       plugins,
       trustProxy: config.trustProxy,
       cors: keyed ? config.corsOrigins : '*',
@@ -138,13 +150,21 @@ async function assemble(config: GatewayConfig, env: NodeJS.ProcessEnv, logger: L
   };
   privateListener = (environment, plugins) => createListener(listenerOptions(environment, plugins));
   for (const environment of config.environments) {
-    const server = createListener({ ...listenerOptions(environment, caps.flatMap((c) => c.plugins(environment))), tls: config.tls });
+    const server = createListener({
+      ...listenerOptions(
+        environment,
+        caps.flatMap((c) => c.plugins(environment)),
+      ),
+      tls: config.tls,
+    });
     servers.push(server);
     if (config.tls) {
-      closers.push(watchTlsFiles(server, config.tls, (err) => {
-        if (err) logger.error({ environment, error: err.message }, 'TLS certificate change refused (serving the previous one)');
-        else logger.info({ environment }, 'TLS certificate reloaded');
-      }));
+      closers.push(
+        watchTlsFiles(server, config.tls, (err) => {
+          if (err) logger.error({ environment, error: err.message }, 'TLS certificate change refused (serving the previous one)');
+          else logger.info({ environment }, 'TLS certificate reloaded');
+        }),
+      );
     }
     urls[environment] = `${(await listen(server, config.ports[environment], config.host)).url}/graphql`;
     logger.info({ environment, url: urls[environment], feeds: shownFeedUrls(environment, sources, env, upstreamUrl) }, 'listening');

@@ -53,7 +53,7 @@ export interface GatewayConfig {
   tls: TlsFiles | null;
   /** TTLs (schema, cache.config.yaml / CACHE_CONFIG), CACHE_* and REPLAY_* sizes and retention. */
   cacheReplay: CacheReplaySettings;
-    // Support console and certification onboarding.
+  // Support console and certification onboarding.
   /** Enrollment links answered by the certification environment: the certification checkout. */
   certificationEnrollmentBaseUrl: string;
   console: ConsoleSettings;
@@ -99,8 +99,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   };
 
   const environments = (env.ENVIRONMENTS ?? ENVIRONMENTS.join(','))
-    .split(',').map((s) => s.trim()).filter(Boolean) as EnvironmentName[];
-  for (const e of environments) if (!ENVIRONMENTS.includes(e)) problems.push(`ENVIRONMENTS: unknown environment "${e}" (use ${ENVIRONMENTS.join(', ')})`);
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean) as EnvironmentName[];
+  for (const e of environments)
+    if (!ENVIRONMENTS.includes(e)) problems.push(`ENVIRONMENTS: unknown environment "${e}" (use ${ENVIRONMENTS.join(', ')})`);
   if (environments.length === 0) problems.push('ENVIRONMENTS names no environment');
 
   const upstreamPort = port('UPSTREAM_PORT', 4010)!;
@@ -127,7 +130,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const keyFile = env.TLS_KEY_FILE?.trim();
   const http2 = bool('TLS_HTTP2', false);
   if (http2 && !(certFile && keyFile)) {
-    problems.push('TLS_HTTP2 needs TLS_CERT_FILE and TLS_KEY_FILE: the gateway serves HTTP/2 over TLS only (behind a TLS-terminating load balancer, let the load balancer speak HTTP/2)');
+    problems.push(
+      'TLS_HTTP2 needs TLS_CERT_FILE and TLS_KEY_FILE: the gateway serves HTTP/2 over TLS only (behind a TLS-terminating load balancer, let the load balancer speak HTTP/2)',
+    );
   }
   if (certFile && keyFile) {
     tls = { certFile: path.resolve(cwd, certFile), keyFile: path.resolve(cwd, keyFile), http2 };
@@ -137,15 +142,37 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       problems.push((err as Error).message);
     }
   } else if (certFile || keyFile) {
-    problems.push('TLS_CERT_FILE and TLS_KEY_FILE must be set together (or neither, for plain HTTP behind a TLS-terminating load balancer)');
+    problems.push(
+      'TLS_CERT_FILE and TLS_KEY_FILE must be set together (or neither, for plain HTTP behind a TLS-terminating load balancer)',
+    );
   }
   const cors = env.CORS_ORIGINS?.trim();
   const adminToken = env.ADMIN_TOKEN?.trim() || null;
   if (adminToken && adminToken.length < 24) problems.push('ADMIN_TOKEN must be at least 24 characters');
 
   const limits = {
-    keyed: { ...DEFAULT_LIMITS.keyed, maxDepth: int('KEYED_MAX_DEPTH', DEFAULT_LIMITS.keyed.maxDepth, 2, 50), maxAliases: int('KEYED_MAX_ALIASES', DEFAULT_LIMITS.keyed.maxAliases, 0, 500), maxRootFields: int('KEYED_MAX_ROOT_FIELDS', DEFAULT_LIMITS.keyed.maxRootFields, 1, 100), maxTokens: int('KEYED_MAX_TOKENS', DEFAULT_LIMITS.keyed.maxTokens, 50, 100000), maxQueryBytes: int('KEYED_MAX_QUERY_BYTES', DEFAULT_LIMITS.keyed.maxQueryBytes, 256, 10 * 1024 * 1024), documentCacheBytes: int('KEYED_DOCUMENT_CACHE_BYTES', DEFAULT_LIMITS.keyed.documentCacheBytes, 0, 1024 * 1024 * 1024), maxCost: int('KEYED_MAX_COST', DEFAULT_LIMITS.keyed.maxCost, 10, 10_000_000), maxFanOut: int('KEYED_MAX_FAN_OUT', DEFAULT_LIMITS.keyed.maxFanOut, 1, 1000) },
-    playground: { ...DEFAULT_LIMITS.playground, maxDepth: int('PLAYGROUND_MAX_DEPTH', DEFAULT_LIMITS.playground.maxDepth, 2, 50), maxAliases: int('PLAYGROUND_MAX_ALIASES', DEFAULT_LIMITS.playground.maxAliases, 0, 500), maxRootFields: int('PLAYGROUND_MAX_ROOT_FIELDS', DEFAULT_LIMITS.playground.maxRootFields, 1, 100), maxTokens: int('PLAYGROUND_MAX_TOKENS', DEFAULT_LIMITS.playground.maxTokens, 50, 100000), maxQueryBytes: int('PLAYGROUND_MAX_QUERY_BYTES', DEFAULT_LIMITS.playground.maxQueryBytes, 256, 10 * 1024 * 1024), documentCacheBytes: int('PLAYGROUND_DOCUMENT_CACHE_BYTES', DEFAULT_LIMITS.playground.documentCacheBytes, 0, 1024 * 1024 * 1024), maxCost: int('PLAYGROUND_MAX_COST', DEFAULT_LIMITS.playground.maxCost, 10, 10_000_000), maxFanOut: int('PLAYGROUND_MAX_FAN_OUT', DEFAULT_LIMITS.playground.maxFanOut, 1, 1000) },
+    keyed: {
+      ...DEFAULT_LIMITS.keyed,
+      maxDepth: int('KEYED_MAX_DEPTH', DEFAULT_LIMITS.keyed.maxDepth, 2, 50),
+      maxAliases: int('KEYED_MAX_ALIASES', DEFAULT_LIMITS.keyed.maxAliases, 0, 500),
+      maxRootFields: int('KEYED_MAX_ROOT_FIELDS', DEFAULT_LIMITS.keyed.maxRootFields, 1, 100),
+      maxTokens: int('KEYED_MAX_TOKENS', DEFAULT_LIMITS.keyed.maxTokens, 50, 100000),
+      maxQueryBytes: int('KEYED_MAX_QUERY_BYTES', DEFAULT_LIMITS.keyed.maxQueryBytes, 256, 10 * 1024 * 1024),
+      documentCacheBytes: int('KEYED_DOCUMENT_CACHE_BYTES', DEFAULT_LIMITS.keyed.documentCacheBytes, 0, 1024 * 1024 * 1024),
+      maxCost: int('KEYED_MAX_COST', DEFAULT_LIMITS.keyed.maxCost, 10, 10_000_000),
+      maxFanOut: int('KEYED_MAX_FAN_OUT', DEFAULT_LIMITS.keyed.maxFanOut, 1, 1000),
+    },
+    playground: {
+      ...DEFAULT_LIMITS.playground,
+      maxDepth: int('PLAYGROUND_MAX_DEPTH', DEFAULT_LIMITS.playground.maxDepth, 2, 50),
+      maxAliases: int('PLAYGROUND_MAX_ALIASES', DEFAULT_LIMITS.playground.maxAliases, 0, 500),
+      maxRootFields: int('PLAYGROUND_MAX_ROOT_FIELDS', DEFAULT_LIMITS.playground.maxRootFields, 1, 100),
+      maxTokens: int('PLAYGROUND_MAX_TOKENS', DEFAULT_LIMITS.playground.maxTokens, 50, 100000),
+      maxQueryBytes: int('PLAYGROUND_MAX_QUERY_BYTES', DEFAULT_LIMITS.playground.maxQueryBytes, 256, 10 * 1024 * 1024),
+      documentCacheBytes: int('PLAYGROUND_DOCUMENT_CACHE_BYTES', DEFAULT_LIMITS.playground.documentCacheBytes, 0, 1024 * 1024 * 1024),
+      maxCost: int('PLAYGROUND_MAX_COST', DEFAULT_LIMITS.playground.maxCost, 10, 10_000_000),
+      maxFanOut: int('PLAYGROUND_MAX_FAN_OUT', DEFAULT_LIMITS.playground.maxFanOut, 1, 1000),
+    },
   };
 
   const keysFile = path.resolve(cwd, env.KEYS_FILE ?? path.join(dataDir, 'keys.json'));
@@ -177,7 +204,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     persistedQueryMaxBytes: int('PERSISTED_QUERIES_MAX_BYTES', 8 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
     limits,
     playgroundAllowance: int('PLAYGROUND_ALLOWANCE', 10, 0, 1_000_000),
-    playgroundFreeRate: { points: int('PLAYGROUND_FREE_REQUESTS', 60, 0, 1_000_000), windowSeconds: int('PLAYGROUND_FREE_WINDOW_SECONDS', 60, 1, 86_400) },
+    playgroundFreeRate: {
+      points: int('PLAYGROUND_FREE_REQUESTS', 60, 0, 1_000_000),
+      windowSeconds: int('PLAYGROUND_FREE_WINDOW_SECONDS', 60, 1, 86_400),
+    },
     connections: {
       keyed: connectionLimits('KEYED', DEFAULT_CONNECTION_LIMITS.keyed, int),
       playground: connectionLimits('PLAYGROUND', DEFAULT_CONNECTION_LIMITS.playground, int),
@@ -193,14 +223,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       nice: int('PLAYGROUND_NICE', 10, 0, 19),
     },
     cacheReplay,
-    certificationEnrollmentBaseUrl: url('CERTIFICATION_ENROLLMENT_BASE_URL', 'https://enroll-certification.energyplans.example/residential', ['https:']),
+    certificationEnrollmentBaseUrl: url(
+      'CERTIFICATION_ENROLLMENT_BASE_URL',
+      'https://enroll-certification.energyplans.example/residential',
+      ['https:'],
+    ),
     console: loadConsoleSettings(env, cwd, keysFile, cacheReplay.replay.retentionMs, problems),
   };
   if (problems.length) throw new ConfigError(problems);
   return config;
 }
 
-function loadConsoleSettings(env: NodeJS.ProcessEnv, cwd: string, keysFile: string, replayRetentionMs: number, problems: string[]): ConsoleSettings {
+function loadConsoleSettings(
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  keysFile: string,
+  replayRetentionMs: number,
+  problems: string[],
+): ConsoleSettings {
   const duration = (name: string, fallback: number, min: number, max: number): number => {
     const raw = env[name]?.trim();
     if (!raw) return fallback;
@@ -213,7 +253,8 @@ function loadConsoleSettings(env: NodeJS.ProcessEnv, cwd: string, keysFile: stri
   };
   const day = 86_400_000;
   const auditRetentionMs = duration('AUDIT_RETENTION', Math.max(400 * day, replayRetentionMs), 60_000, 3650 * day);
-  if (auditRetentionMs < replayRetentionMs) problems.push('AUDIT_RETENTION must be at least REPLAY_RETENTION: the audit trail outlives the records it points at');
+  if (auditRetentionMs < replayRetentionMs)
+    problems.push('AUDIT_RETENTION must be at least REPLAY_RETENTION: the audit trail outlives the records it points at');
   const checkoutToken = env.CHECKOUT_TOKEN?.trim() || null;
   if (checkoutToken && checkoutToken.length < 24) problems.push('CHECKOUT_TOKEN must be at least 24 characters');
   return {
@@ -225,18 +266,28 @@ function loadConsoleSettings(env: NodeJS.ProcessEnv, cwd: string, keysFile: stri
 }
 
 /** The upstream base URL of each Mesh source for one environment (see .meshrc.yaml header). */
-export function feedUrlsFor(environment: EnvironmentName, sources: string[], env: NodeJS.ProcessEnv, fallback: string): Record<string, string> {
+export function feedUrlsFor(
+  environment: EnvironmentName,
+  sources: string[],
+  env: NodeJS.ProcessEnv,
+  fallback: string,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const source of sources) {
     const key = `${source.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}_URL`;
     const own = env[key];
-    const cert = environment === 'certification' ? env[`CERTIFICATION_${key}`] ?? env.CERTIFICATION_UPSTREAM_URL : undefined;
+    const cert = environment === 'certification' ? (env[`CERTIFICATION_${key}`] ?? env.CERTIFICATION_UPSTREAM_URL) : undefined;
     out[source] = (cert ?? own ?? fallback).replace(/\/+$/, '');
   }
   return out;
 }
 
 /** feedUrlsFor with credentials and secret query parameters left out, for logs and config:check. */
-export function shownFeedUrls(environment: EnvironmentName, sources: string[], env: NodeJS.ProcessEnv, fallback: string): Record<string, string> {
+export function shownFeedUrls(
+  environment: EnvironmentName,
+  sources: string[],
+  env: NodeJS.ProcessEnv,
+  fallback: string,
+): Record<string, string> {
   return Object.fromEntries(Object.entries(feedUrlsFor(environment, sources, env, fallback)).map(([feed, url]) => [feed, redactUrl(url)]));
 }

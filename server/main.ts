@@ -7,7 +7,14 @@
 // exits 1 a few seconds after the grace period; a second signal exits 1 at once.
 import { launchGateway as startGateway } from './launch.js';
 import { ConfigError, loadConfig } from './config.js';
-import { applyPlaygroundChildPriority, exitWithParent, keyedEnvironments, playgroundProcessEnv, startPlaygroundProcess, type PlaygroundProcess } from './playground-process.js';
+import {
+  applyPlaygroundChildPriority,
+  exitWithParent,
+  keyedEnvironments,
+  playgroundProcessEnv,
+  startPlaygroundProcess,
+  type PlaygroundProcess,
+} from './playground-process.js';
 import { MeshStartupError } from './mesh.js';
 
 /** Time on top of the grace period for flushing replay and closing Redis before giving up. */
@@ -21,7 +28,11 @@ try {
   const { logger } = gateway;
   let playground: PlaygroundProcess | null = null;
   if (keyed) {
-    playground = startPlaygroundProcess({ env: playgroundProcessEnv(process.env, gateway.upstreamUrl, settings.playgroundProcess), nice: settings.playgroundProcess.nice, logger });
+    playground = startPlaygroundProcess({
+      env: playgroundProcessEnv(process.env, gateway.upstreamUrl, settings.playgroundProcess),
+      nice: settings.playgroundProcess.nice,
+      logger,
+    });
   }
   let stopping = false;
   const stop = async (reason: string, code: number) => {

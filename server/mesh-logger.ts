@@ -4,7 +4,8 @@ import { createLogger } from '../lib/logger.js';
 
 // Read when Mesh loads this module; the gateway's settings check (server/config.ts) names a bad value.
 const pino = createLogger(process.env.MESH_LOG_LEVEL?.trim() || 'warn').child({ component: 'mesh' });
-const text = (args: unknown[]) => args.map((a) => (a instanceof Error ? a.message : typeof a === 'string' ? a : JSON.stringify(a))).join(' ');
+const text = (args: unknown[]) =>
+  args.map((a) => (a instanceof Error ? a.message : typeof a === 'string' ? a : JSON.stringify(a))).join(' ');
 
 function make(name: string): Record<string, unknown> {
   const logger: Record<string, unknown> = {

@@ -66,7 +66,12 @@ export class MeshStartupError extends Error {
   }
 }
 
-export async function loadGatewayMesh(opts: { dir: string; fetchFn: MeshFetch; logLevel?: string; logger?: WarnLogger }): Promise<GatewayMesh> {
+export async function loadGatewayMesh(opts: {
+  dir: string;
+  fetchFn: MeshFetch;
+  logLevel?: string;
+  logger?: WarnLogger;
+}): Promise<GatewayMesh> {
   const dir = path.resolve(opts.dir);
   const importFn = (id: string) => {
     // Our own modules named in .meshrc.yaml are linked in already: no per-start transpiling, and
@@ -140,12 +145,17 @@ export function sourceCall(schema: GraphQLSchema, binding: FeedBinding): FeedBin
   if (!field) return undefined;
   const declared = field.args.map((a) => `$${a.name}: ${String(a.type)}`).join(', ');
   const passed = field.args.map((a) => `${a.name}: $${a.name}`).join(', ');
-  const document = parse(`query${declared ? `(${declared})` : ''} { ${binding.operation}${passed ? `(${passed})` : ''} ${binding.selectionSet} }`);
+  const document = parse(
+    `query${declared ? `(${declared})` : ''} { ${binding.operation}${passed ? `(${passed})` : ''} ${binding.selectionSet} }`,
+  );
   const names = field.args.map((a) => a.name);
   // Compiled once (graphql-jit): completing the payload's fields, a few hundred per call, is
   // generated code instead of graphql-js walking the selection for every value.
   const compiled = compileQuery(schema, document);
-  if (!isCompiledQuery(compiled)) throw new MeshStartupError(`feed ${binding.source}: cannot compile its selection: ${compiled.errors?.map((e) => e.message).join('; ')}`);
+  if (!isCompiledQuery(compiled))
+    throw new MeshStartupError(
+      `feed ${binding.source}: cannot compile its selection: ${compiled.errors?.map((e) => e.message).join('; ')}`,
+    );
   return async (args, context) => {
     const variableValues: Record<string, unknown> = {};
     for (const n of names) if (args[n] !== undefined) variableValues[n] = args[n];
@@ -191,7 +201,13 @@ function quietLogger(errors: string[], level = 'warn') {
     debug: noop,
     info: noop,
     warn: level === 'silent' ? noop : (...args: unknown[]) => console.warn('[mesh]', ...args.map(String)),
-    error: (...args: unknown[]) => errors.push(args.map((a) => (a instanceof Error ? a.message : String(a))).join(' ').trim()),
+    error: (...args: unknown[]) =>
+      errors.push(
+        args
+          .map((a) => (a instanceof Error ? a.message : String(a)))
+          .join(' ')
+          .trim(),
+      ),
     child: () => logger,
   };
   return logger as never;

@@ -10,7 +10,8 @@ export function meshrcShapeProblem(raw: unknown): string | null {
     if (!source || typeof source !== 'object' || Array.isArray(source)) return `sources[${i}] must be a mapping with "name" and "handler"`;
     const { name, handler, transforms } = source as { name?: unknown; handler?: unknown; transforms?: unknown };
     if (typeof name !== 'string' || name.trim() === '') return `sources[${i}] needs a "name" (a string)`;
-    if (!handler || typeof handler !== 'object' || Array.isArray(handler)) return `source "${name}" needs a "handler" mapping (openapi:, jsonSchema: or another Mesh handler)`;
+    if (!handler || typeof handler !== 'object' || Array.isArray(handler))
+      return `source "${name}" needs a "handler" mapping (openapi:, jsonSchema: or another Mesh handler)`;
     if (transforms !== undefined && !Array.isArray(transforms)) return `source "${name}": "transforms" must be a list`;
   }
   return null;

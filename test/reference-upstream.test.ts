@@ -32,7 +32,10 @@ function closed(schema: Json): Json {
 
 const ajv = new Ajv({ allErrors: true });
 const jsonSchemaValidators: Record<string, ValidateFunction> = Object.fromEntries(
-  ['territories', 'brightgrid', 'eia', 'premises', 'gridwise'].map((feed) => [feed, ajv.compile(closed(readJson(`sources/${feed}/schema.json`)))]),
+  ['territories', 'brightgrid', 'eia', 'premises', 'gridwise'].map((feed) => [
+    feed,
+    ajv.compile(closed(readJson(`sources/${feed}/schema.json`))),
+  ]),
 );
 const openapi: Json = yaml.load(readFileSync(new URL('sources/voltify/openapi.yaml', root), 'utf8'));
 // OpenAPI documents carry non-JSON-Schema keys (openapi, info, paths): compile non-strictly.
@@ -85,7 +88,7 @@ describe('reference upstream: service', () => {
     expect(res.body.error).toBeTypeOf('string');
   });
 
-  it('sends each feed\'s cache policy', async () => {
+  it("sends each feed's cache policy", async () => {
     const cases: [string, string][] = [
       ['/territories/v1/zip/75001', 'max-age=86400'],
       ['/voltify/api/v2/offers?zip=75001&class=residential', 'max-age=900'],
@@ -101,14 +104,15 @@ describe('reference upstream: service', () => {
 
   it('keeps connections alive between requests', async () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-    const once = () => new Promise<boolean>((resolve, reject) => {
-      const req = request(`${upstream.url}/healthz`, { agent }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(req.reusedSocket));
+    const once = () =>
+      new Promise<boolean>((resolve, reject) => {
+        const req = request(`${upstream.url}/healthz`, { agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(req.reusedSocket));
+        });
+        req.on('error', reject);
+        req.end();
       });
-      req.on('error', reject);
-      req.end();
-    });
     expect(await once()).toBe(false);
     expect(await once()).toBe(true);
     agent.destroy();
@@ -127,21 +131,63 @@ describe('reference upstream: service', () => {
 describe('reference upstream: territories', () => {
   // zip -> expected utility ids, in order
   const NOTABLE: Record<string, string[]> = {
-    '75001': ['ONCOR'], '75201': ['ONCOR'], '76102': ['ONCOR'], '77002': ['CENTERPOINT'],
-    '78401': ['AEP_TEXAS_CENTRAL'], '79601': ['AEP_TEXAS_NORTH'], '77590': ['TNMP'],
-    '75067': ['ONCOR', 'TNMP'], '76226': ['ONCOR', 'COSERV'], '78664': ['ONCOR', 'PEDERNALES_EC'],
-    '78701': ['AUSTIN_ENERGY'], '78205': ['CPS_ENERGY'], '78620': ['PEDERNALES_EC'],
-    '19103': ['PECO'], '15222': ['DUQUESNE'], '18101': ['PPL'], '19601': ['MET_ED'], '16601': ['PENELEC'], '17042': ['PPL', 'MET_ED'],
-    '43215': ['AEP_OHIO'], '45202': ['DUKE_ENERGY_OHIO'], '44308': ['FIRSTENERGY_OHIO_EDISON'], '43604': ['TOLEDO_EDISON'],
-    '44113': ['CEI', 'CLEVELAND_PUBLIC_POWER'], '44114': ['CEI', 'CLEVELAND_PUBLIC_POWER'], '45402': ['AES_OHIO'],
-    '60601': ['COMED'], '60602': ['COMED'], '61602': ['AMEREN_ILLINOIS'], '62701': ['CWLP'], '62707': ['AMEREN_ILLINOIS'],
-    '75901': ['ONCOR'], '03101': ['EVERSOURCE_NH'], '85001': ['APS'],
-    '10001': ['CONED'], '13202': ['NATIONAL_GRID_NY'], '14604': ['RG_E'], '13901': ['NYSEG'], '12601': ['CENTRAL_HUDSON'],
-    '10956': ['ORANGE_ROCKLAND'], '10940': ['ORANGE_ROCKLAND', 'CENTRAL_HUDSON'],
-    '07102': ['PSEG'], '07728': ['JCPL'], '08401': ['ACE'], '07430': ['ROCKLAND_ELECTRIC'],
-    '21202': ['BGE'], '20814': ['PEPCO_MD'], '21801': ['DELMARVA_MD'], '21701': ['POTOMAC_EDISON'], '20707': ['BGE', 'PEPCO_MD'],
-    '02108': ['EVERSOURCE_MA'], '01608': ['NATIONAL_GRID_MA'], '01420': ['UNITIL_MA'],
-    '94102': ['PGE'], '33101': ['FPL'], '30303': ['GEORGIA_POWER'], '30043': ['GEORGIA_POWER', 'JACKSON_EMC'],
+    '75001': ['ONCOR'],
+    '75201': ['ONCOR'],
+    '76102': ['ONCOR'],
+    '77002': ['CENTERPOINT'],
+    '78401': ['AEP_TEXAS_CENTRAL'],
+    '79601': ['AEP_TEXAS_NORTH'],
+    '77590': ['TNMP'],
+    '75067': ['ONCOR', 'TNMP'],
+    '76226': ['ONCOR', 'COSERV'],
+    '78664': ['ONCOR', 'PEDERNALES_EC'],
+    '78701': ['AUSTIN_ENERGY'],
+    '78205': ['CPS_ENERGY'],
+    '78620': ['PEDERNALES_EC'],
+    '19103': ['PECO'],
+    '15222': ['DUQUESNE'],
+    '18101': ['PPL'],
+    '19601': ['MET_ED'],
+    '16601': ['PENELEC'],
+    '17042': ['PPL', 'MET_ED'],
+    '43215': ['AEP_OHIO'],
+    '45202': ['DUKE_ENERGY_OHIO'],
+    '44308': ['FIRSTENERGY_OHIO_EDISON'],
+    '43604': ['TOLEDO_EDISON'],
+    '44113': ['CEI', 'CLEVELAND_PUBLIC_POWER'],
+    '44114': ['CEI', 'CLEVELAND_PUBLIC_POWER'],
+    '45402': ['AES_OHIO'],
+    '60601': ['COMED'],
+    '60602': ['COMED'],
+    '61602': ['AMEREN_ILLINOIS'],
+    '62701': ['CWLP'],
+    '62707': ['AMEREN_ILLINOIS'],
+    '75901': ['ONCOR'],
+    '03101': ['EVERSOURCE_NH'],
+    '85001': ['APS'],
+    '10001': ['CONED'],
+    '13202': ['NATIONAL_GRID_NY'],
+    '14604': ['RG_E'],
+    '13901': ['NYSEG'],
+    '12601': ['CENTRAL_HUDSON'],
+    '10956': ['ORANGE_ROCKLAND'],
+    '10940': ['ORANGE_ROCKLAND', 'CENTRAL_HUDSON'],
+    '07102': ['PSEG'],
+    '07728': ['JCPL'],
+    '08401': ['ACE'],
+    '07430': ['ROCKLAND_ELECTRIC'],
+    '21202': ['BGE'],
+    '20814': ['PEPCO_MD'],
+    '21801': ['DELMARVA_MD'],
+    '21701': ['POTOMAC_EDISON'],
+    '20707': ['BGE', 'PEPCO_MD'],
+    '02108': ['EVERSOURCE_MA'],
+    '01608': ['NATIONAL_GRID_MA'],
+    '01420': ['UNITIL_MA'],
+    '94102': ['PGE'],
+    '33101': ['FPL'],
+    '30303': ['GEORGIA_POWER'],
+    '30043': ['GEORGIA_POWER', 'JACKSON_EMC'],
   };
 
   it('returns the incumbent utilities for notable ZIPs, valid against the contract', async () => {
@@ -150,7 +196,10 @@ describe('reference upstream: territories', () => {
       expect(res.status, zip).toBe(200);
       expectValid('territories', res.body);
       expect(res.body.zip).toBe(zip);
-      expect(res.body.utilities.map((u: Json) => u.utilityId), zip).toEqual(ids);
+      expect(
+        res.body.utilities.map((u: Json) => u.utilityId),
+        zip,
+      ).toEqual(ids);
       // Formats the contract states in descriptions (not as patterns; see schema.json).
       for (const u of res.body.utilities) {
         expect(u.utilityId).toMatch(/^[A-Z][A-Z0-9_]*$/);
@@ -167,11 +216,15 @@ describe('reference upstream: territories', () => {
     }
   });
 
-  it('carries published TDU charges with their effective date, the off-cycle switching rule and ERCOT\'s calendar rules', async () => {
+  it("carries published TDU charges with their effective date, the off-cycle switching rule and ERCOT's calendar rules", async () => {
     const { body } = await get('/territories/v1/zip/75001');
     const oncor = body.utilities[0];
     expect(oncor).toMatchObject({
-      name: 'Oncor Electric Delivery', state: 'TX', timeZone: 'America/Chicago', market: 'DEREGULATED', ownership: 'IOU',
+      name: 'Oncor Electric Delivery',
+      state: 'TX',
+      timeZone: 'America/Chicago',
+      market: 'DEREGULATED',
+      ownership: 'IOU',
       delivery: { effective: '2025-09-01', residential: { fixedMonthlyUsd: 4.23, perKwhUsd: 0.055833 } },
       switching: { kind: 'OFF_CYCLE', leadBusinessDays: 2, meterReadCycleDays: 30, sameDayCutoff: '17:00' },
       calendar: { name: 'ERCOT' },
@@ -190,14 +243,18 @@ describe('reference upstream: territories', () => {
   });
 
   it('marks municipal, co-op and regulated-state utilities REGULATED', async () => {
-    const market = async (zip: string) => (await get(`/territories/v1/zip/${zip}`)).body.utilities.map((u: Json) => [u.utilityId, u.ownership, u.market]);
+    const market = async (zip: string) =>
+      (await get(`/territories/v1/zip/${zip}`)).body.utilities.map((u: Json) => [u.utilityId, u.ownership, u.market]);
     expect(await market('78701')).toEqual([['AUSTIN_ENERGY', 'MUNICIPAL', 'REGULATED']]);
-    expect(await market('76226')).toEqual([['ONCOR', 'IOU', 'DEREGULATED'], ['COSERV', 'COOP', 'REGULATED']]);
+    expect(await market('76226')).toEqual([
+      ['ONCOR', 'IOU', 'DEREGULATED'],
+      ['COSERV', 'COOP', 'REGULATED'],
+    ]);
     expect(await market('94102')).toEqual([['PGE', 'IOU', 'REGULATED']]);
     expect(await market('33101')).toEqual([['FPL', 'IOU', 'REGULATED']]);
   });
 
-  it('switches by each market\'s rule: Pennsylvania accelerated, meter-read states with a read schedule and lead time', async () => {
+  it("switches by each market's rule: Pennsylvania accelerated, meter-read states with a read schedule and lead time", async () => {
     const [peco] = (await get('/territories/v1/zip/19103')).body.utilities;
     expect(peco.switching).toMatchObject({ kind: 'ACCELERATED', leadBusinessDays: 3 });
     for (const zip of ['43215', '60601', '10001', '07102', '21202', '02108', '06103', '03101']) {
@@ -206,7 +263,11 @@ describe('reference upstream: territories', () => {
       expect(u.switching.meterReadAnchorDate, zip).toMatch(ISO_DATE);
       expect(u.switching.leadBusinessDays, zip).toBeGreaterThanOrEqual(3);
       expect(u.switching.leadBusinessDays, zip).toBeLessThanOrEqual(15);
-      expect(u.priceToCompare, zip).toMatchObject({ usdPerKwh: expect.any(Number), effective: expect.stringMatching(ISO_DATE), expires: expect.stringMatching(ISO_DATE) });
+      expect(u.priceToCompare, zip).toMatchObject({
+        usdPerKwh: expect.any(Number),
+        effective: expect.stringMatching(ISO_DATE),
+        expires: expect.stringMatching(ISO_DATE),
+      });
     }
   });
 
@@ -241,7 +302,10 @@ describe('reference upstream: voltify', () => {
   });
 
   it('lists residential and commercial offers with stable ids and plausible prices', async () => {
-    for (const [cls, label, letter] of [['residential', 'Residential', 'R'], ['commercial', 'Commercial', 'C']] as const) {
+    for (const [cls, label, letter] of [
+      ['residential', 'Residential', 'R'],
+      ['commercial', 'Commercial', 'C'],
+    ] as const) {
       const { status, body } = await get(`/voltify/api/v2/offers?zip=75001&class=${cls}`);
       expect(status).toBe(200);
       expectValid('voltify', body);
@@ -284,10 +348,11 @@ describe('reference upstream: voltify', () => {
     for (const zip of ['19103', '10001', '02108', '07102']) {
       const { body } = await get(`/voltify/api/v2/offers?zip=${zip}&class=residential`);
       expect(body.offers.length, zip).toBeGreaterThan(0);
-      for (const o of body.offers) for (const t of o.energyChargeCentsPerKwh) {
-        expect(t.cents).toBeGreaterThanOrEqual(9);
-        expect(t.cents).toBeLessThanOrEqual(18);
-      }
+      for (const o of body.offers)
+        for (const t of o.energyChargeCentsPerKwh) {
+          expect(t.cents).toBeGreaterThanOrEqual(9);
+          expect(t.cents).toBeLessThanOrEqual(18);
+        }
     }
   });
 
@@ -312,7 +377,13 @@ describe('reference upstream: voltify', () => {
   });
 
   it('rejects a missing or invalid class and a missing zip with a JSON 400', async () => {
-    for (const q of ['zip=75001', 'zip=75001&class=business', 'zip=75001&class=Residential', 'class=residential', 'zip=750&class=residential']) {
+    for (const q of [
+      'zip=75001',
+      'zip=75001&class=business',
+      'zip=75001&class=Residential',
+      'class=residential',
+      'zip=750&class=residential',
+    ]) {
       const res = await get(`/voltify/api/v2/offers?${q}`);
       expect(res.status, q).toBe(400);
       expect(res.body.error, q).toBeTypeOf('string');
@@ -354,7 +425,9 @@ describe('reference upstream: brightgrid', () => {
         expect(decimals(c.amount)).toBeLessThanOrEqual(6);
       }
     }
-    const voltifySuppliers = new Set((await get('/voltify/api/v2/offers?zip=19103&class=residential')).body.offers.map((o: Json) => o.supplierName));
+    const voltifySuppliers = new Set(
+      (await get('/voltify/api/v2/offers?zip=19103&class=residential')).body.offers.map((o: Json) => o.supplierName),
+    );
     expect(plans.some((p) => voltifySuppliers.has(p.provider.displayName))).toBe(false);
   });
 
@@ -374,7 +447,13 @@ describe('reference upstream: gridwise (the feed of docs/adding-a-feed.md)', () 
   const money = /^\d+\.\d{2}$/;
 
   it('serves XML-like nesting for a few TX and PA utilities, valid against the contract', async () => {
-    for (const [zip, utilities] of [['75001', ['ONCOR']], ['77002', ['CENTERPOINT']], ['19103', ['PECO']], ['18101', ['PPL']], ['17042', ['PPL']]] as const) {
+    for (const [zip, utilities] of [
+      ['75001', ['ONCOR']],
+      ['77002', ['CENTERPOINT']],
+      ['19103', ['PECO']],
+      ['18101', ['PPL']],
+      ['17042', ['PPL']],
+    ] as const) {
       const res = await get(`/gridwise/feed/${zip}`);
       expect(res.status, zip).toBe(200);
       expect(res.headers.get('cache-control')).toContain('max-age=900');
@@ -443,7 +522,10 @@ describe('reference upstream: gridwise (the feed of docs/adding-a-feed.md)', () 
 });
 
 describe('reference upstream: eia', () => {
-  const CODES = 'AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY'.split(' ');
+  const CODES =
+    'AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY'.split(
+      ' ',
+    );
 
   it('serves all 50 states and DC, valid against the contract', async () => {
     expect(CODES).toHaveLength(51);
@@ -475,11 +557,22 @@ describe('reference upstream: eia', () => {
   it("reports EIA's nine categories, net pumped storage zero or negative, shares of exactly 100.0", async () => {
     for (const code of CODES) {
       const { generationMwh } = (await get(`/eia/v1/states/${code}`)).body;
-      expect(Object.keys(generationMwh).sort(), code).toEqual(['coal', 'hydroelectricConventional', 'naturalGas', 'nuclear', 'other', 'otherGases', 'otherRenewables', 'petroleum', 'pumpedStorage']);
+      expect(Object.keys(generationMwh).sort(), code).toEqual([
+        'coal',
+        'hydroelectricConventional',
+        'naturalGas',
+        'nuclear',
+        'other',
+        'otherGases',
+        'otherRenewables',
+        'petroleum',
+        'pumpedStorage',
+      ]);
       expect(generationMwh.pumpedStorage, code).toBeLessThanOrEqual(0);
       const total = Object.values(generationMwh as Record<string, number>).reduce((a, b) => a + b, 0);
       // Every category is a whole tenth of a percent of the total: the table's own shares, unscaled.
-      for (const [k, mwh] of Object.entries(generationMwh as Record<string, number>)) expect(((mwh * 1000) % total + total) % total, `${code} ${k}`).toBe(0);
+      for (const [k, mwh] of Object.entries(generationMwh as Record<string, number>))
+        expect((((mwh * 1000) % total) + total) % total, `${code} ${k}`).toBe(0);
     }
     const tx = (await get('/eia/v1/states/TX')).body.generationMwh;
     expect(tx.naturalGas / Object.values(tx as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(0.499);
@@ -522,7 +615,10 @@ describe('reference upstream: premises', () => {
   it('matches case-insensitively, collapsing whitespace, by house number and street prefix', async () => {
     for (const q of ['1500 marilla st', '  1500   Marilla  ', '1500 MARILLA', '1500 Marilla Street']) {
       const { body } = await get(`/premises/v1/search?zip=75201&address=${encodeURIComponent(q)}`);
-      expect(body.matches.map((m: Json) => m.serviceAddress.line1), q).toEqual(['1500 MARILLA ST']);
+      expect(
+        body.matches.map((m: Json) => m.serviceAddress.line1),
+        q,
+      ).toEqual(['1500 MARILLA ST']);
     }
     expect((await get('/premises/v1/search?zip=75201&address=1 NOWHERE WAY')).body).toEqual({ matches: [] });
     expect((await get('/premises/v1/search?zip=99501&address=1500 MARILLA ST')).body).toEqual({ matches: [] });
@@ -556,7 +652,10 @@ describe('reference upstream: premises', () => {
 
 describe('reference upstream: determinism', () => {
   it('serves identical payloads on repeated requests', async () => {
-    for (const path of Object.values(SAMPLE_REQUESTS).concat(['/voltify/api/v2/offers?zip=10001&class=commercial', '/brightgrid/v1/plans/60601'])) {
+    for (const path of Object.values(SAMPLE_REQUESTS).concat([
+      '/voltify/api/v2/offers?zip=10001&class=commercial',
+      '/brightgrid/v1/plans/60601',
+    ])) {
       const a = await get(path);
       const b = await get(path);
       expect(b.body, path).toEqual(a.body);
@@ -615,7 +714,8 @@ describe('reference upstream: faults', () => {
   });
 
   it('can be set from another process through POST /__faults/{feed}', async () => {
-    const post = (feed: string, body: string) => fetch(`${upstream.url}/__faults/${feed}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const post = (feed: string, body: string) =>
+      fetch(`${upstream.url}/__faults/${feed}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     expect((await post('eia', JSON.stringify({ kind: 'status', status: 500 }))).status).toBe(200);
     expect((await get('/eia/v1/states/TX')).status).toBe(500);
     expect((await post('eia', 'null')).status).toBe(200);
@@ -633,7 +733,10 @@ describe('reference upstream: faults', () => {
   it('close() ends promptly even with a slow request in flight', async () => {
     const other = await startReferenceUpstream({ port: 0 });
     other.setFault('eia', { kind: 'slow', ms: 60_000 });
-    const pending = fetch(`${other.url}/eia/v1/states/TX`).then(() => 'answered', () => 'dropped');
+    const pending = fetch(`${other.url}/eia/v1/states/TX`).then(
+      () => 'answered',
+      () => 'dropped',
+    );
     await new Promise((r) => setTimeout(r, 50));
     const started = Date.now();
     await other.close();

@@ -9,7 +9,6 @@ import { Ajv } from 'ajv';
 import { isObjectLike } from './mapping/paths.js';
 import type { FeedBinding } from './mapping/types.js';
 
-
 export interface SampleCheck {
   /** The sample does not match its contract (or cannot be read): the check fails. */
   problems: string[];
@@ -39,9 +38,12 @@ function openApiResponse(doc: unknown, operationId: string): object | null {
     if (!isObjectLike(item)) continue;
     for (const op of Object.values(item)) {
       if (!isObjectLike(op) || op.operationId !== operationId || !isObjectLike(op.responses)) continue;
-      const codes = Object.keys(op.responses).filter((c) => /^2\d\d$/.test(c)).sort();
+      const codes = Object.keys(op.responses)
+        .filter((c) => /^2\d\d$/.test(c))
+        .sort();
       const response = op.responses[codes[0] ?? ''];
-      const schema = isObjectLike(response) && isObjectLike(response.content) ? (response.content as any)['application/json']?.schema : undefined;
+      const schema =
+        isObjectLike(response) && isObjectLike(response.content) ? (response.content as any)['application/json']?.schema : undefined;
       // The components ride along so `#/components/schemas/...` resolves from the root.
       return isObjectLike(schema) ? { ...schema, components: doc.components } : null;
     }
@@ -98,7 +100,10 @@ export async function contractSamples(dir: string, bindings: readonly FeedBindin
         const sample: unknown = JSON.parse(fs.readFileSync(sampleFile, 'utf8'));
         const validate = ajv.compile(c.schema);
         if (!validate(sample)) {
-          const first = validate.errors!.slice(0, 2).map((e) => `${e.instancePath || '(root)'} ${e.message}`).join('; ');
+          const first = validate
+            .errors!.slice(0, 2)
+            .map((e) => `${e.instancePath || '(root)'} ${e.message}`)
+            .join('; ');
           check.problems.push(`${shown(sampleFile)} does not match ${path.basename(c.file)}: ${first}`);
           continue;
         }

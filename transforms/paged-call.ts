@@ -24,7 +24,12 @@ function pageArgs(b: FeedBinding, base: Record<string, unknown>, n: number, curs
   return { ...base, [pg.arg]: pg.first + n, ...(pg.sizeArg ? { [pg.sizeArg]: pg.size } : {}) };
 }
 
-export async function callPaged<K extends FeedKind>(b: FeedBinding<K>, input: FeedInput, call: PageCall, now: () => number = () => performance.now()): Promise<PagedResult<K>> {
+export async function callPaged<K extends FeedKind>(
+  b: FeedBinding<K>,
+  input: FeedInput,
+  call: PageCall,
+  now: () => number = () => performance.now(),
+): Promise<PagedResult<K>> {
   const base = b.args(input);
   const deadline = now() + b.timeoutMs;
   const out: PagedResult<K> = { records: [], rejected: [], doubts: [], pages: 0, truncated: null };

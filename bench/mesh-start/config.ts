@@ -15,7 +15,15 @@ import yaml from 'js-yaml';
 type Json = Record<string, unknown>;
 
 /** Config keys (at any depth under a handler) whose value is a path to a contract file. */
-const FILE_KEYS = new Set(['source', 'responseSchema', 'requestSchema', 'responseSample', 'requestSample', 'schemaHeaders', 'operationHeaders']);
+const FILE_KEYS = new Set([
+  'source',
+  'responseSchema',
+  'requestSchema',
+  'responseSample',
+  'requestSample',
+  'schemaHeaders',
+  'operationHeaders',
+]);
 
 function absolutize(value: unknown, baseDir: string, key?: string): unknown {
   if (typeof value === 'string') {
@@ -46,7 +54,8 @@ export function writeStockMeshConfig(opts: { projectRoot: string; dir: string; u
     const handler = absolutize(s.handler, opts.projectRoot) as Json;
     for (const h of Object.values(handler) as Json[]) {
       if (typeof h?.endpoint === 'string') h.endpoint = h.endpoint.replace(/\{context\.feedUrls\.[A-Za-z0-9_]+\}/g, upstream);
-      if (typeof h?.endpoint === 'string' && h.endpoint.includes('{')) throw new Error(`source ${name}: endpoint ${h.endpoint} still has a template the stock server cannot fill`);
+      if (typeof h?.endpoint === 'string' && h.endpoint.includes('{'))
+        throw new Error(`source ${name}: endpoint ${h.endpoint} still has a template the stock server cannot fill`);
     }
     // Everything but name and handler (transforms: our feed-mapping) is left out on purpose.
     return { name, handler };

@@ -63,7 +63,12 @@ interface GraphQLAnswer {
 }
 
 async function ask(meshUrl: string, body: string): Promise<{ status: number; bytes: number; json: GraphQLAnswer }> {
-  const res = await fetch(meshUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(10_000) });
+  const res = await fetch(meshUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+    signal: AbortSignal.timeout(10_000),
+  });
   const text = await res.text();
   let json: GraphQLAnswer;
   try {
@@ -75,9 +80,13 @@ async function ask(meshUrl: string, body: string): Promise<{ status: number; byt
 }
 
 /** One request: HTTP 200, no errors, utilities and offers from both supplier feeds. */
-export async function checkMeshAnswer(meshUrl: string, zip: string): Promise<{ bytes: number; utilities: number; voltifyOffers: number; brightgridPlans: number }> {
+export async function checkMeshAnswer(
+  meshUrl: string,
+  zip: string,
+): Promise<{ bytes: number; utilities: number; voltifyOffers: number; brightgridPlans: number }> {
   const { status, bytes, json } = await ask(meshUrl, meshBody(zip));
-  if (status !== 200 || json.errors?.length) throw new Error(`mesh answer: HTTP ${status}, errors ${JSON.stringify(json.errors ?? []).slice(0, 500)}`);
+  if (status !== 200 || json.errors?.length)
+    throw new Error(`mesh answer: HTTP ${status}, errors ${JSON.stringify(json.errors ?? []).slice(0, 500)}`);
   const d = json.data;
   const counts = {
     bytes,
@@ -85,7 +94,8 @@ export async function checkMeshAnswer(meshUrl: string, zip: string): Promise<{ b
     voltifyOffers: d?.listOffers?.__typename === 'VoltifyOffersResponse' ? (d.listOffers.offers?.length ?? 0) : 0,
     brightgridPlans: d?.brightgridPlans?.data?.plans?.length ?? 0,
   };
-  if (!counts.utilities || !counts.voltifyOffers || !counts.brightgridPlans) throw new Error(`mesh answer lacks data for ${zip}: ${JSON.stringify(counts)} (listOffers: ${d?.listOffers?.__typename})`);
+  if (!counts.utilities || !counts.voltifyOffers || !counts.brightgridPlans)
+    throw new Error(`mesh answer lacks data for ${zip}: ${JSON.stringify(counts)} (listOffers: ${d?.listOffers?.__typename})`);
   return counts;
 }
 
@@ -103,13 +113,19 @@ export async function checkMeshHitsUpstream(meshUrl: string, upstreamUrl: string
   try {
     for (const [field, { feed, url }] of Object.entries(expected)) {
       await checkMeshAnswer(meshUrl, zip);
-      const set = await fetch(`${control}/${feed}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'status', status: 503 }) });
+      const set = await fetch(`${control}/${feed}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ kind: 'status', status: 503 }),
+      });
       await set.arrayBuffer();
       if (set.status !== 200) throw new Error(`could not inject a fault on ${feed}: HTTP ${set.status}`);
       const { json } = await ask(meshUrl, meshBody(zip));
       const failed = (json.errors ?? []).filter((e) => e.path?.[0] !== undefined);
       if (failed.length !== 1 || failed[0]!.path![0] !== field) {
-        throw new Error(`with ${feed} failing, expected one error on ${field}, got ${JSON.stringify((json.errors ?? []).map((e) => e.path))}`);
+        throw new Error(
+          `with ${feed} failing, expected one error on ${field}, got ${JSON.stringify((json.errors ?? []).map((e) => e.path))}`,
+        );
       }
       const called = failed[0]!.extensions?.request?.url;
       if (called !== undefined && called !== url) throw new Error(`${field} called ${called}, expected ${url}`);
@@ -117,7 +133,9 @@ export async function checkMeshHitsUpstream(meshUrl: string, upstreamUrl: string
       await (await fetch(control, { method: 'DELETE' })).arrayBuffer();
     }
   } finally {
-    await fetch(control, { method: 'DELETE' }).then((r) => r.arrayBuffer()).catch(() => {});
+    await fetch(control, { method: 'DELETE' })
+      .then((r) => r.arrayBuffer())
+      .catch(() => {});
   }
   await checkMeshAnswer(meshUrl, zip);
   return seen;

@@ -45,7 +45,10 @@ async function main() {
     const { residentialPlans } = await api.residentialPlans({ zipCode: '75001', monthlyUsage: 1200 });
     const cheapest = residentialPlans[0];
     const tier = cheapest?.rates.find((r) => r.usageKwh === 1200);
-    if (cheapest && tier) console.log(`cheapest at 1200 kWh: ${cheapest.title} by ${cheapest.supplier.name}, $${(cents(tier.avgMonthlyBillUsd) / 100).toFixed(2)} a month`);
+    if (cheapest && tier)
+      console.log(
+        `cheapest at 1200 kWh: ${cheapest.title} by ${cheapest.supplier.name}, $${(cents(tier.avgMonthlyBillUsd) / 100).toFixed(2)} a month`,
+      );
     const start = await api.nextStartDate({ zipCode: '75001' });
     console.log('earliest start:', start.nextStartDate?.date ?? 'no retail choice here');
   } catch (err) {

@@ -11,12 +11,20 @@ export interface TestGateway {
   keys: { production: string; certification: string };
   dataDir: string;
   /** POST a GraphQL request; production/certification carry their key unless `key` is given. */
-  post(environment: 'production' | 'certification' | 'playground', query: string, variables?: Record<string, unknown>, opts?: { key?: string | null; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; json: any; text: string }>;
+  post(
+    environment: 'production' | 'certification' | 'playground',
+    query: string,
+    variables?: Record<string, unknown>,
+    opts?: { key?: string | null; headers?: Record<string, string> },
+  ): Promise<{ status: number; headers: Headers; json: any; text: string }>;
   close(): Promise<void>;
 }
 
 /** `opts.now`: the gateway's clock (injected in tests of dates); `opts.logger`: capture its log. */
-export async function startTestGateway(env: Record<string, string> = {}, opts: { now?: () => Date; logger?: StartOptions['logger'] } = {}): Promise<TestGateway> {
+export async function startTestGateway(
+  env: Record<string, string> = {},
+  opts: { now?: () => Date; logger?: StartOptions['logger'] } = {},
+): Promise<TestGateway> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-e2e-'));
   // Instances given one KEYS_FILE share it (each still gets keys of its own in it).
   const keysFile = env.KEYS_FILE ?? path.join(dataDir, 'keys.json');
@@ -25,8 +33,14 @@ export async function startTestGateway(env: Record<string, string> = {}, opts: {
   const g = await startGateway({
     env: {
       PATH: process.env.PATH,
-      PRODUCTION_PORT: '0', CERTIFICATION_PORT: '0', PLAYGROUND_PORT: '0', UPSTREAM_PORT: '0', OPS_PORT: '0',
-      DATA_DIR: dataDir, KEYS_FILE: keysFile, LOG_LEVEL: 'silent',
+      PRODUCTION_PORT: '0',
+      CERTIFICATION_PORT: '0',
+      PLAYGROUND_PORT: '0',
+      UPSTREAM_PORT: '0',
+      OPS_PORT: '0',
+      DATA_DIR: dataDir,
+      KEYS_FILE: keysFile,
+      LOG_LEVEL: 'silent',
       // Every test client is 127.0.0.1: the free-request rate and the per-IP connection cap are
       // tested on their own (request-defences.test.ts).
       PLAYGROUND_FREE_REQUESTS: '1000000',

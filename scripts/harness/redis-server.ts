@@ -61,7 +61,9 @@ export async function startTestRedis(): Promise<TestRedis> {
   const start = async () => {
     // Persistence off except what the test asks for: the allowance-survives-restart test uses
     // `appendonly` via its own instance if needed; here a stop is a real outage.
-    child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no'], { stdio: 'ignore' });
+    child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no'], {
+      stdio: 'ignore',
+    });
     await waitForPort(port, 5000);
   };
   const stop = async () => {

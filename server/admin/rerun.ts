@@ -25,14 +25,21 @@ export async function postRecord(url: string, record: ReplayRecord, headers: Rec
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-request-id': requestId, ...headers },
-    body: JSON.stringify({ query: record.query, variables: record.variables ?? undefined, operationName: record.operationName ?? undefined }),
+    body: JSON.stringify({
+      query: record.query,
+      variables: record.variables ?? undefined,
+      operationName: record.operationName ?? undefined,
+    }),
     signal: AbortSignal.timeout(60_000),
   });
   return { status: res.status, body: await res.text(), requestId: res.headers.get('x-request-id') ?? requestId };
 }
 
 /** Runs the record on a private loopback listener of this gateway (the console's rerun). */
-export async function rerunOnPrivateListener(record: ReplayRecord, createListener: (environment: EnvironmentName, plugins: HttpPlugin[]) => Server): Promise<RerunAnswer> {
+export async function rerunOnPrivateListener(
+  record: ReplayRecord,
+  createListener: (environment: EnvironmentName, plugins: HttpPlugin[]) => Server,
+): Promise<RerunAnswer> {
   const server = createListener(record.environment as EnvironmentName, [asPartnerPlugin(record.partnerCode)]);
   const listening = await listen(server, 0, '127.0.0.1');
   try {

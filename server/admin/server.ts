@@ -90,9 +90,16 @@ function decodeSegment(raw: string): string | null {
 
 export async function startAdminServer(opts: AdminServerOptions): Promise<AdminServer> {
   const now = opts.now ?? Date.now;
-  const warnFailedAuth = throttledWarning((obj, msg) => opts.logger?.warn(obj, msg), { everyMs: opts.warnEveryMs, now, countField: 'failedSinceLastWarning' });
+  const warnFailedAuth = throttledWarning((obj, msg) => opts.logger?.warn(obj, msg), {
+    everyMs: opts.warnEveryMs,
+    now,
+    countField: 'failedSinceLastWarning',
+  });
   const noteFailedAuth = (req: IncomingMessage) =>
-    warnFailedAuth({ remoteAddress: req.socket.remoteAddress, path: (req.url ?? '/').split('?', 1)[0]!.slice(0, 100) }, 'admin endpoint: authentication failed');
+    warnFailedAuth(
+      { remoteAddress: req.socket.remoteAddress, path: (req.url ?? '/').split('?', 1)[0]!.slice(0, 100) },
+      'admin endpoint: authentication failed',
+    );
 
   const send = (res: ServerResponse, status: number, body: unknown) => {
     const text = JSON.stringify(body);
@@ -115,9 +122,14 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
     if (!opts.replay) return send(res, 503, { error: 'replay disabled' });
     if (p.startsWith('/replay/')) {
       const id = decodeSegment(p.slice('/replay/'.length));
-      if (id === null || id.length > 200) return send(res, 400, { error: 'bad request', problems: ['the request id in the path is not valid percent-encoding or is too long'] });
+      if (id === null || id.length > 200)
+        return send(res, 400, {
+          error: 'bad request',
+          problems: ['the request id in the path is not valid percent-encoding or is too long'],
+        });
       const env = url.searchParams.get('env') ?? url.searchParams.get('environment') ?? undefined;
-      if (env !== undefined && !ENVIRONMENTS.includes(env)) return send(res, 400, { error: 'bad request', problems: [`env must be one of ${ENVIRONMENTS.join(', ')}`] });
+      if (env !== undefined && !ENVIRONMENTS.includes(env))
+        return send(res, 400, { error: 'bad request', problems: [`env must be one of ${ENVIRONMENTS.join(', ')}`] });
       const record = await opts.replay.get(id, env);
       return record ? send(res, 200, record) : send(res, 404, { error: 'not found', id });
     }
@@ -131,7 +143,11 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
     if (req.method !== 'POST') return methodNotAllowed(res, 'POST');
     if (!opts.cache) return send(res, 503, { error: 'cache disabled' });
     const all = ['1', 'true', 'yes'].includes((url.searchParams.get('all') ?? '').toLowerCase());
-    const fields = url.searchParams.getAll('field').flatMap((f) => f.split(',')).map((f) => f.trim()).filter(Boolean);
+    const fields = url.searchParams
+      .getAll('field')
+      .flatMap((f) => f.split(','))
+      .map((f) => f.trim())
+      .filter(Boolean);
     if (!all && fields.length === 0) return send(res, 400, { error: 'bad request', problems: ['name ?field=<rootField> or ?all=1'] });
     const result = await opts.cache.purge(all ? { all: true } : { fields });
     opts.logger?.info({ fields: all ? 'all' : fields, reach: result.reach }, 'response cache purged (admin)');

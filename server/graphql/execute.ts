@@ -22,20 +22,23 @@ export async function executeOperation(
 ): Promise<ExecutionOutcome> {
   const compiled = compiledFor(schema, op);
   // Variables are checked by graphql-js either way, so a bad variable reads the same on both paths.
-  const coerced = compiled && op.operation.variableDefinitions?.length
-    ? getVariableValues(schema, op.operation.variableDefinitions, variables ?? {}, { maxErrors: 50 })
-    : null;
-  const result = (coerced && 'errors' in coerced && coerced.errors
-    ? { errors: coerced.errors }
-    : compiled
-    ? await compiled.query(undefined, context, variables ?? {})
-    : await execute({
-      schema,
-      document: op.document,
-      variableValues: variables ?? undefined,
-      contextValue: context,
-      operationName: op.operationName ?? undefined,
-    })) as ExecutionResult;
+  const coerced =
+    compiled && op.operation.variableDefinitions?.length
+      ? getVariableValues(schema, op.operation.variableDefinitions, variables ?? {}, { maxErrors: 50 })
+      : null;
+  const result = (
+    coerced && 'errors' in coerced && coerced.errors
+      ? { errors: coerced.errors }
+      : compiled
+        ? await compiled.query(undefined, context, variables ?? {})
+        : await execute({
+            schema,
+            document: op.document,
+            variableValues: variables ?? undefined,
+            contextValue: context,
+            operationName: op.operationName ?? undefined,
+          })
+  ) as ExecutionResult;
   const errors = [...(result.errors ?? []), ...context.extraErrors].map((e) => publicError(e, context.requestId, onInternalError));
   const out: Record<string, unknown> = {};
   if (errors.length) out.errors = errors;

@@ -21,7 +21,11 @@ export interface QueryLimits {
   maxFanOut: number;
 }
 
-export function rootFieldNames(selectionSet: SelectionSetNode, fragments: Record<string, FragmentDefinitionNode>, seen = new Set<string>()): string[] {
+export function rootFieldNames(
+  selectionSet: SelectionSetNode,
+  fragments: Record<string, FragmentDefinitionNode>,
+  seen = new Set<string>(),
+): string[] {
   const out: string[] = [];
   for (const sel of selectionSet.selections) {
     if (sel.kind === Kind.FIELD) out.push(sel.name.value);
@@ -38,17 +42,30 @@ export function rootFieldNames(selectionSet: SelectionSetNode, fragments: Record
 function rootFieldsRule(limits: QueryLimits, supplierFeeds: number) {
   return (context: ValidationContext): ASTVisitor => ({
     OperationDefinition(node) {
-      const fragments = Object.fromEntries(context.getDocument().definitions
-        .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
-        .map((d) => [d.name.value, d]));
+      const fragments = Object.fromEntries(
+        context
+          .getDocument()
+          .definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
+          .map((d) => [d.name.value, d]),
+      );
       const fields = rootFieldNames(node.selectionSet, fragments).filter((f) => !f.startsWith('__'));
       if (fields.length > limits.maxRootFields) {
-        context.reportError(new GraphQLError(`Query has ${fields.length} root fields; at most ${limits.maxRootFields} are allowed per operation.`, { nodes: [node], extensions: { code: 'QUERY_TOO_COMPLEX' } }));
+        context.reportError(
+          new GraphQLError(`Query has ${fields.length} root fields; at most ${limits.maxRootFields} are allowed per operation.`, {
+            nodes: [node],
+            extensions: { code: 'QUERY_TOO_COMPLEX' },
+          }),
+        );
         return;
       }
       const fanOut = fields.reduce((sum, f) => sum + schemaPolicy.fanOutOf(f, supplierFeeds), 0);
       if (fanOut > limits.maxFanOut) {
-        context.reportError(new GraphQLError(`Query would make ${fanOut} upstream calls; at most ${limits.maxFanOut} are allowed per operation.`, { nodes: [node], extensions: { code: 'QUERY_TOO_COMPLEX' } }));
+        context.reportError(
+          new GraphQLError(`Query would make ${fanOut} upstream calls; at most ${limits.maxFanOut} are allowed per operation.`, {
+            nodes: [node],
+            extensions: { code: 'QUERY_TOO_COMPLEX' },
+          }),
+        );
       }
     },
   });
@@ -65,6 +82,24 @@ export function limitRules(limits: QueryLimits, supplierFeeds: number) {
 }
 
 export const DEFAULT_LIMITS: Record<'keyed' | 'playground', QueryLimits> = {
-  keyed: { maxDepth: 8, maxAliases: 15, maxRootFields: 6, maxTokens: 2000, maxQueryBytes: 32 * 1024, documentCacheBytes: 32 * 1024 * 1024, maxCost: 20000, maxFanOut: 24 },
-  playground: { maxDepth: 6, maxAliases: 5, maxRootFields: 3, maxTokens: 1000, maxQueryBytes: 8 * 1024, documentCacheBytes: 8 * 1024 * 1024, maxCost: 5000, maxFanOut: 8 },
+  keyed: {
+    maxDepth: 8,
+    maxAliases: 15,
+    maxRootFields: 6,
+    maxTokens: 2000,
+    maxQueryBytes: 32 * 1024,
+    documentCacheBytes: 32 * 1024 * 1024,
+    maxCost: 20000,
+    maxFanOut: 24,
+  },
+  playground: {
+    maxDepth: 6,
+    maxAliases: 5,
+    maxRootFields: 3,
+    maxTokens: 1000,
+    maxQueryBytes: 8 * 1024,
+    documentCacheBytes: 8 * 1024 * 1024,
+    maxCost: 5000,
+    maxFanOut: 8,
+  },
 };

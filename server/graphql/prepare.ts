@@ -3,7 +3,18 @@
 // is built once too and shared by every request that sends it (it is never mutated).
 // Client text decides what this cache keeps, so it is bounded by bytes (an estimate, see
 // entryBytes), not by entries, and text over maxQueryBytes is refused before the parser runs.
-import { GraphQLError, Kind, parse, print, specifiedRules, validate, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import {
+  GraphQLError,
+  Kind,
+  parse,
+  print,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
 import { LRUCache } from 'lru-cache';
 import { limitRules, rootFieldNames, type QueryLimits } from './limits.js';
 
@@ -25,11 +36,23 @@ export type Prepared = { ok: true; op: PreparedOperation } | { ok: false; errors
  * `keyedOnlyFields`: root fields this schema variant lacks because they need an API key (the
  * playground's `utilityAccounts`); asking for one says so instead of "Cannot query field".
  */
-export function createPreparer(schema: GraphQLSchema, limits: QueryLimits, supplierFeeds: number, keyedOnlyFields: ReadonlySet<string> = new Set()) {
+export function createPreparer(
+  schema: GraphQLSchema,
+  limits: QueryLimits,
+  supplierFeeds: number,
+  keyedOnlyFields: ReadonlySet<string> = new Set(),
+) {
   const rules = [...specifiedRules, ...limitRules(limits, supplierFeeds)];
   type DocumentEntry = { document: DocumentNode; normalized: string; prepared?: Map<string, Prepared> } | { errors: GraphQLError[] };
-  const documents = new LRUCache<string, DocumentEntry>({ maxSize: Math.max(1, limits.documentCacheBytes), sizeCalculation: (entry, query) => entryBytes(entry, query) });
-  const tooLarge = (bytes: number) => [new GraphQLError(`Query text is ${bytes} bytes; at most ${limits.maxQueryBytes} are allowed.`, { extensions: { code: 'QUERY_TOO_COMPLEX' } })];
+  const documents = new LRUCache<string, DocumentEntry>({
+    maxSize: Math.max(1, limits.documentCacheBytes),
+    sizeCalculation: (entry, query) => entryBytes(entry, query),
+  });
+  const tooLarge = (bytes: number) => [
+    new GraphQLError(`Query text is ${bytes} bytes; at most ${limits.maxQueryBytes} are allowed.`, {
+      extensions: { code: 'QUERY_TOO_COMPLEX' },
+    }),
+  ];
 
   function documentFor(query: string): DocumentEntry {
     // Length in UTF-16 units is at most the UTF-8 byte length: the exact count is only needed near the bound.
@@ -42,7 +65,9 @@ export function createPreparer(schema: GraphQLSchema, limits: QueryLimits, suppl
       try {
         const document = parse(query, { maxTokens: limits.maxTokens, noLocation: false });
         const errors = validate(schema, document, rules, { maxErrors: 20 });
-        entry = errors.length ? { errors: errors.map((e) => withCode('GRAPHQL_VALIDATION_FAILED')(needsKey(e, keyedOnlyFields))) } : { document, normalized: print(document) };
+        entry = errors.length
+          ? { errors: errors.map((e) => withCode('GRAPHQL_VALIDATION_FAILED')(needsKey(e, keyedOnlyFields))) }
+          : { document, normalized: print(document) };
       } catch (err) {
         entry = { errors: [withCode('GRAPHQL_PARSE_FAILED')(err as GraphQLError)] };
       }
@@ -71,16 +96,28 @@ export function createPreparer(schema: GraphQLSchema, limits: QueryLimits, suppl
     const ops = entry.document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
     const operation = operationName ? ops.find((o) => o.name?.value === operationName) : ops.length === 1 ? ops[0] : undefined;
     if (!operation) {
-      const message = operationName ? `Unknown operation named "${operationName}".` : 'Must provide operation name if query contains multiple operations.';
+      const message = operationName
+        ? `Unknown operation named "${operationName}".`
+        : 'Must provide operation name if query contains multiple operations.';
       return { ok: false, errors: [new GraphQLError(message, { extensions: { code: 'BAD_REQUEST' } })] };
     }
     if (operation.operation !== 'query') {
       // Read-only API: graphql-js 16 validation does not reject an operation type the schema lacks.
-      return { ok: false, errors: [new GraphQLError(`${operation.operation === 'mutation' ? 'Mutations' : 'Subscriptions'} are not supported: this API is read-only.`, { nodes: [operation], extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })] };
+      return {
+        ok: false,
+        errors: [
+          new GraphQLError(
+            `${operation.operation === 'mutation' ? 'Mutations' : 'Subscriptions'} are not supported: this API is read-only.`,
+            { nodes: [operation], extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } },
+          ),
+        ],
+      };
     }
-    const fragments = Object.fromEntries(entry.document.definitions
-      .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
-      .map((d) => [d.name.value, d]));
+    const fragments = Object.fromEntries(
+      entry.document.definitions
+        .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
+        .map((d) => [d.name.value, d]),
+    );
     const rootFields = rootFieldNames(operation.selectionSet, fragments);
     return {
       ok: true,
@@ -122,7 +159,11 @@ function withCode(code: string) {
     // armor rules report through a plain message; keep their text and locations, add our code.
     // Locations from source and positions, not AST nodes: a cached error holding its nodes would
     // keep the whole token list of a hostile document alive beyond what entryBytes counts.
-    const out = new GraphQLError(err.message, { source: err.source, positions: err.positions, extensions: { ...err.extensions, code: (err.extensions?.code as string) ?? code } });
+    const out = new GraphQLError(err.message, {
+      source: err.source,
+      positions: err.positions,
+      extensions: { ...err.extensions, code: (err.extensions?.code as string) ?? code },
+    });
     // Reading the stack formats it now: until then V8 keeps the frames it was captured in, and
     // they hold the parsed document. Measured: 300 cached hostile documents held 185 MB of heap
     // before, 3 MB after.

@@ -41,7 +41,9 @@ export function answerHeaderList(
 }
 
 /** The general case, merged in a Map (exported for tests: the fast path must equal it). */
-export function mergedHeaderList(...[cors, requestId, stateHeaders, replyHeaders, cache, contentLength]: Parameters<typeof answerHeaderList>): string[] {
+export function mergedHeaderList(
+  ...[cors, requestId, stateHeaders, replyHeaders, cache, contentLength]: Parameters<typeof answerHeaderList>
+): string[] {
   // Growing a header object property by property cost ~10 µs a request (V8 object shape changes); a Map does not.
   const merged = new Map<string, string>(BASE_HEADERS);
   if (cors) for (const k in cors) merged.set(k, cors[k]!);

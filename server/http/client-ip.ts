@@ -25,11 +25,14 @@ export function clientIp(req: IncomingMessage, trust: TrustProxy): string {
   const header = req.headers['x-forwarded-for'];
   const raw = Array.isArray(header) ? header.join(',') : header;
   if (!raw) return peer;
-  const chain = raw.split(',').map((s) => normalizeIp(s.trim())).filter((s) => net.isIP(s));
+  const chain = raw
+    .split(',')
+    .map((s) => normalizeIp(s.trim()))
+    .filter((s) => net.isIP(s));
   if ('hops' in trust) {
     // The peer is hop 1; each further trusted hop appended one entry.
     const idx = chain.length - trust.hops;
-    return idx >= 0 && idx < chain.length ? chain[idx]! : chain[0] ?? peer;
+    return idx >= 0 && idx < chain.length ? chain[idx]! : (chain[0] ?? peer);
   }
   if (!trust.addresses.has(peer)) return peer;
   for (let i = chain.length - 1; i >= 0; i--) if (!trust.addresses.has(chain[i]!)) return chain[i]!;
@@ -47,7 +50,10 @@ export function allowanceSubject(ip: string): string {
     const left = head ? head.split(':') : [];
     const right = tail ? tail.split(':') : [];
     const groups = ip.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
-    return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+    return `${groups
+      .slice(0, 4)
+      .map((g) => g.replace(/^0+(?=.)/, ''))
+      .join(':')}::/64`;
   }
   return ip;
 }

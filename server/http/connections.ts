@@ -24,7 +24,13 @@ export const DEFAULT_CONNECTION_LIMITS: Record<'keyed' | 'playground', Connectio
   // Partners arrive through NATs and load balancers: no per-address cap by default.
   keyed: { maxConnections: 4096, maxConnectionsPerIp: 0, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 },
   // A browser opens at most six connections per host, GraphiQL needs one or two; scripts get 32.
-  playground: { maxConnections: 256, maxConnectionsPerIp: 32, headersTimeoutMs: 5_000, requestTimeoutMs: 15_000, keepAliveTimeoutMs: 5_000 },
+  playground: {
+    maxConnections: 256,
+    maxConnectionsPerIp: 32,
+    headersTimeoutMs: 5_000,
+    requestTimeoutMs: 15_000,
+    keepAliveTimeoutMs: 5_000,
+  },
 };
 
 type IntReader = (name: string, fallback: number, min: number, max: number) => number;

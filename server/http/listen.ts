@@ -22,9 +22,10 @@ export async function listen(server: Server, port: number, host: string): Promis
   return {
     url: `${server instanceof tls.Server ? 'https' : 'http'}://${shown}:${actual}`,
     port: actual,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -65,12 +65,16 @@ export const PLAYGROUND_QUERIES_DIR = path.join('examples', 'partners', 'queries
 export function playgroundTabs(root = PROJECT_ROOT): { query: string; variables?: string }[] {
   const dir = path.join(root, PLAYGROUND_QUERIES_DIR);
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir).filter((f) => f.endsWith('.graphql')).sort().map((f) => {
-    const vars = path.join(dir, f.replace(/\.graphql$/, '.variables.json'));
-    const tab: { query: string; variables?: string } = { query: fs.readFileSync(path.join(dir, f), 'utf8') };
-    if (fs.existsSync(vars)) tab.variables = fs.readFileSync(vars, 'utf8');
-    return tab;
-  });
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.graphql'))
+    .sort()
+    .map((f) => {
+      const vars = path.join(dir, f.replace(/\.graphql$/, '.variables.json'));
+      const tab: { query: string; variables?: string } = { query: fs.readFileSync(path.join(dir, f), 'utf8') };
+      if (fs.existsSync(vars)) tab.variables = fs.readFileSync(vars, 'utf8');
+      return tab;
+    });
 }
 
 // Wraps fetch before GraphiQL loads, so every answer's allowance header updates the count shown.
@@ -100,7 +104,12 @@ export async function renderPlaygroundPage(): Promise<string> {
   const { renderGraphiQL } = await import('@graphql-yoga/render-graphiql');
   const tabs = playgroundTabs();
   if (tabs[0]) tabs[0].query = ALLOWANCE_NOTE + tabs[0].query;
-  return renderGraphiQL({ endpoint: '/graphql', title: 'Energy plan data playground', ...(tabs[0] ? { defaultTabs: tabs, query: tabs[0].query, variables: tabs[0].variables } : { defaultQuery: DEFAULT_QUERY }), headerEditorEnabled: false } as never);
+  return renderGraphiQL({
+    endpoint: '/graphql',
+    title: 'Energy plan data playground',
+    ...(tabs[0] ? { defaultTabs: tabs, query: tabs[0].query, variables: tabs[0].variables } : { defaultQuery: DEFAULT_QUERY }),
+    headerEditorEnabled: false,
+  } as never);
 }
 
 interface Asset {
@@ -125,16 +134,34 @@ export function splitPlaygroundPage(html: string): { page: string; assets: Asset
       return tag(`${ASSET_PREFIX}${a.name}`);
     });
   };
-  take(/<style>([\s\S]*?)<\/style>/g, (b) => asset('graphiql', 'css', 'text/css; charset=utf-8', Buffer.from(b)), (u) => `<link rel="stylesheet" href="${u}" />`);
-  take(/<link rel="icon" href="data:image\/x-icon;base64,([^"]*)" \/>/, (b) => asset('favicon', 'ico', 'image/x-icon', Buffer.from(b, 'base64')), (u) => `<link rel="icon" href="${u}" />`);
-  take(/<script>([\s\S]*?)<\/script>/g, (b) => asset('graphiql', 'js', 'text/javascript; charset=utf-8', Buffer.from(b)), (u) => `<script src="${u}"></script>`);
+  take(
+    /<style>([\s\S]*?)<\/style>/g,
+    (b) => asset('graphiql', 'css', 'text/css; charset=utf-8', Buffer.from(b)),
+    (u) => `<link rel="stylesheet" href="${u}" />`,
+  );
+  take(
+    /<link rel="icon" href="data:image\/x-icon;base64,([^"]*)" \/>/,
+    (b) => asset('favicon', 'ico', 'image/x-icon', Buffer.from(b, 'base64')),
+    (u) => `<link rel="icon" href="${u}" />`,
+  );
+  take(
+    /<script>([\s\S]*?)<\/script>/g,
+    (b) => asset('graphiql', 'js', 'text/javascript; charset=utf-8', Buffer.from(b)),
+    (u) => `<script src="${u}"></script>`,
+  );
   const calls = asset('calls-left', 'js', 'text/javascript; charset=utf-8', Buffer.from(CALLS_LEFT_SCRIPT));
   const style = asset('calls-left', 'css', 'text/css; charset=utf-8', Buffer.from(CALLS_LEFT_STYLE));
   assets.push(calls, style);
   // Ours first: fetch is wrapped before GraphiQL's first request.
   html = html
-    .replace('</head>', `<link rel="stylesheet" href="${ASSET_PREFIX}${style.name}" />\n<script src="${ASSET_PREFIX}${calls.name}"></script>\n</head>`)
-    .replace('<div id="root"></div>', '<div id="epg-calls-left" role="status" aria-live="polite">Free calls left: …</div>\n<div id="root"></div>');
+    .replace(
+      '</head>',
+      `<link rel="stylesheet" href="${ASSET_PREFIX}${style.name}" />\n<script src="${ASSET_PREFIX}${calls.name}"></script>\n</head>`,
+    )
+    .replace(
+      '<div id="root"></div>',
+      '<div id="epg-calls-left" role="status" aria-live="polite">Free calls left: …</div>\n<div id="root"></div>',
+    );
   return { page: html.replace(/\n\s+/g, '\n').trim(), assets };
 }
 
@@ -164,10 +191,16 @@ export async function writePlaygroundDir(dir: string, html: string, brotliQualit
   const files: Record<string, StoredFile> = {};
   for (const a of all) {
     const [br, gz] = await Promise.all([
-      brotli(a.content, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: brotliQuality, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: a.content.length } }),
+      brotli(a.content, {
+        params: { [zlib.constants.BROTLI_PARAM_QUALITY]: brotliQuality, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: a.content.length },
+      }),
       gzip(a.content, { level: 9 }),
     ]);
-    await Promise.all([fsp.writeFile(path.join(dir, a.name), a.content), fsp.writeFile(path.join(dir, `${a.name}.br`), br), fsp.writeFile(path.join(dir, `${a.name}.gz`), gz)]);
+    await Promise.all([
+      fsp.writeFile(path.join(dir, a.name), a.content),
+      fsp.writeFile(path.join(dir, `${a.name}.br`), br),
+      fsp.writeFile(path.join(dir, `${a.name}.gz`), gz),
+    ]);
     files[a.name] = { type: a.type, etag: `"${hashOf(a.content)}"`, sizes: { identity: a.content.length, br: br.length, gzip: gz.length } };
   }
   const manifest: Manifest = { page: 'page.html', files };
@@ -186,7 +219,10 @@ let located: Promise<Located> | null = null;
 function locate(): Promise<Located> {
   located ??= (async () => {
     const prebuilt = path.join(path.dirname(fileURLToPath(import.meta.url)), PLAYGROUND_DIR_NAME);
-    const read = async (dir: string): Promise<Located> => ({ dir, manifest: JSON.parse(await fsp.readFile(path.join(dir, 'manifest.json'), 'utf8')) as Manifest });
+    const read = async (dir: string): Promise<Located> => ({
+      dir,
+      manifest: JSON.parse(await fsp.readFile(path.join(dir, 'manifest.json'), 'utf8')) as Manifest,
+    });
     try {
       return await read(prebuilt);
     } catch {

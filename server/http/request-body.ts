@@ -95,7 +95,8 @@ function checkGraphQLBody(text: string): GraphQLRequestBody | Reply {
     return errorReply(400, 'Request body is not valid JSON.', 'BAD_REQUEST');
   }
   if (Array.isArray(parsed)) return errorReply(400, 'Batched requests are not supported; send one operation per request.', 'BAD_REQUEST');
-  if (parsed === null || typeof parsed !== 'object') return errorReply(400, 'Request body must be a JSON object with a "query" string.', 'BAD_REQUEST');
+  if (parsed === null || typeof parsed !== 'object')
+    return errorReply(400, 'Request body must be a JSON object with a "query" string.', 'BAD_REQUEST');
   const body = parsed as Record<string, unknown>;
   const extensions = body.extensions ?? null;
   if (extensions !== null && (typeof extensions !== 'object' || Array.isArray(extensions))) {
@@ -120,7 +121,11 @@ function checkGraphQLBody(text: string): GraphQLRequestBody | Reply {
   if (operationName !== null && typeof operationName !== 'string') {
     return errorReply(400, '"operationName" must be a string.', 'BAD_REQUEST');
   }
-  const out: GraphQLRequestBody = { query: hashOnly ? '' : (body.query as string), variables: variables as Record<string, unknown> | null, operationName };
+  const out: GraphQLRequestBody = {
+    query: hashOnly ? '' : (body.query as string),
+    variables: variables as Record<string, unknown> | null,
+    operationName,
+  };
   if (persisted !== undefined) out.persistedQuery = persisted as Record<string, unknown>;
   return out;
 }

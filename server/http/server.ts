@@ -78,7 +78,9 @@ export function createListener(opts: ListenerOptions): http.Server {
       reply = await route(req, state);
     } catch (err) {
       opts.onInternalError(err, state);
-      reply = errorReply(500, `Internal error. Quote request id ${state.requestId} to support.`, 'INTERNAL_SERVER_ERROR', { requestId: state.requestId });
+      reply = errorReply(500, `Internal error. Quote request id ${state.requestId} to support.`, 'INTERNAL_SERVER_ERROR', {
+        requestId: state.requestId,
+      });
     }
     send(res, req, state, reply);
     for (const p of onResponsePlugins) {
@@ -119,7 +121,9 @@ export function createListener(opts: ListenerOptions): http.Server {
     const h = opts.health();
     const live = pathname === '/healthz';
     // Liveness stays terse; readiness names what is degraded (no counts or paths either way).
-    const body = live ? { status: 'ok', environment: opts.environment } : { status: h.ok ? 'ok' : 'degraded', environment: opts.environment, ...h.details };
+    const body = live
+      ? { status: 'ok', environment: opts.environment }
+      : { status: h.ok ? 'ok' : 'degraded', environment: opts.environment, ...h.details };
     return { status: live || h.ok ? 200 : 503, headers: {}, body: JSON.stringify(body) };
   }
 
@@ -165,7 +169,9 @@ export function createListener(opts: ListenerOptions): http.Server {
     // with 200 and `errors`, whatever Accept says: partners are told to read `errors` on 200. The
     // media type is still negotiated (graphql-over-http's 4xx for application/graphql-response+json
     // is a SHOULD; docs/partners.md "HTTP status codes").
-    const typeHeader: Record<string, string> = prefersGraphQLResponse(req) ? { 'content-type': 'application/graphql-response+json; charset=utf-8' } : {};
+    const typeHeader: Record<string, string> = prefersGraphQLResponse(req)
+      ? { 'content-type': 'application/graphql-response+json; charset=utf-8' }
+      : {};
     if (!prepared.ok) {
       return { status: 200, headers: typeHeader, body: JSON.stringify({ errors: prepared.errors.map((e) => e.toJSON()) }) };
     }
@@ -176,11 +182,17 @@ export function createListener(opts: ListenerOptions): http.Server {
       const early = isPromise(r) ? await r : r;
       if (early) return early;
     }
-    const outcome = await executeOperation(opts.schema, op, body.variables, resolverContext(state), (err) => opts.onInternalError(err, state));
+    const outcome = await executeOperation(opts.schema, op, body.variables, resolverContext(state), (err) =>
+      opts.onInternalError(err, state),
+    );
     const reply: Reply = { status: 200, headers: typeHeader, body: outcome.body };
     if (outcome.stale) state.cache = 'STALE';
     for (const p of onExecutedPlugins) {
-      const r = p.onExecuted!(state, op, reply, { hasErrors: outcome.hasErrors, upstreamMaxAge: upstreamMaxAge(state), stale: outcome.stale });
+      const r = p.onExecuted!(state, op, reply, {
+        hasErrors: outcome.hasErrors,
+        upstreamMaxAge: upstreamMaxAge(state),
+        stale: outcome.stale,
+      });
       if (isPromise(r)) await r;
     }
     return reply;
@@ -206,9 +218,21 @@ export function createListener(opts: ListenerOptions): http.Server {
     if (res.headersSent || res.destroyed) return;
     const cache = state.operation && !state.operation.introspectionOnly ? state.cache : null;
     const length = reply.file ? reply.file.size : reply.bytes ? reply.bytes.length : Buffer.byteLength(reply.body);
-    res.writeHead(reply.status, answerHeaderList(req.headers.origin ? corsHeaders(req.headers.origin, opts.cors) : null, state.requestId, state.headers, reply.headers, cache, length));
+    res.writeHead(
+      reply.status,
+      answerHeaderList(
+        req.headers.origin ? corsHeaders(req.headers.origin, opts.cors) : null,
+        state.requestId,
+        state.headers,
+        reply.headers,
+        cache,
+        length,
+      ),
+    );
     if (reply.file && req.method !== 'HEAD') {
-      fs.createReadStream(reply.file.path).on('error', () => res.destroy()).pipe(res);
+      fs.createReadStream(reply.file.path)
+        .on('error', () => res.destroy())
+        .pipe(res);
       return;
     }
     res.end(reply.bytes ?? reply.body);
@@ -224,10 +248,19 @@ export function createListener(opts: ListenerOptions): http.Server {
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    const body = JSON.stringify({ errors: [{ message: status === 431 ? 'Request headers are too large.' : status === 408 ? 'Request timed out.' : 'Malformed HTTP request.', extensions: { code: 'BAD_REQUEST' } }] });
+    const body = JSON.stringify({
+      errors: [
+        {
+          message: status === 431 ? 'Request headers are too large.' : status === 408 ? 'Request timed out.' : 'Malformed HTTP request.',
+          extensions: { code: 'BAD_REQUEST' },
+        },
+      ],
+    });
     // Closed a second later whatever the client does: one that never reads (an idle-socket flood)
     // must not hold it half-open; the second lets a client that does read get the answer.
-    socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
     setTimeout(() => socket.destroy(), 1000).unref();
   });
   capConnections(server, opts.connections);

@@ -46,7 +46,9 @@ export function loadTlsPair(files: TlsFiles): { cert: Buffer; key: Buffer } {
   try {
     tls.createSecureContext({ cert, key });
   } catch (err) {
-    throw new Error(`TLS_CERT_FILE (${files.certFile}) and TLS_KEY_FILE (${files.keyFile}) are not a usable PEM certificate and matching private key: ${(err as Error).message}`);
+    throw new Error(
+      `TLS_CERT_FILE (${files.certFile}) and TLS_KEY_FILE (${files.keyFile}) are not a usable PEM certificate and matching private key: ${(err as Error).message}`,
+    );
   }
   return { cert, key };
 }
@@ -154,14 +156,17 @@ function limitRequestTime(req: Http2ServerRequest, res: Http2ServerResponse, ms:
  * Returns the stop function. `onReload` is told of each swap or refused pair.
  */
 export function watchTlsFiles(server: http.Server, files: TlsFiles, onReload: (err: Error | null) => void, intervalMs = 1000): () => void {
-  const stamp = () => [files.certFile, files.keyFile].map((f) => {
-    try {
-      const s = fs.statSync(f);
-      return `${s.mtimeMs}:${s.size}:${s.ino}`;
-    } catch {
-      return 'missing';
-    }
-  }).join('|');
+  const stamp = () =>
+    [files.certFile, files.keyFile]
+      .map((f) => {
+        try {
+          const s = fs.statSync(f);
+          return `${s.mtimeMs}:${s.size}:${s.ino}`;
+        } catch {
+          return 'missing';
+        }
+      })
+      .join('|');
   let last = stamp();
   const timer = setInterval(() => {
     const now = stamp();

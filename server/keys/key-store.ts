@@ -104,7 +104,9 @@ export function isWellFormedKey(value: string): boolean {
 export function normalizePartnerCode(input: string): string {
   const code = input.trim().toUpperCase();
   if (!PARTNER_CODE_PATTERN.test(code)) {
-    throw new KeyStoreError(`partner code "${input}" is invalid: use 2-32 characters A-Z, 0-9, "_" or "-", starting with a letter or digit`);
+    throw new KeyStoreError(
+      `partner code "${input}" is invalid: use 2-32 characters A-Z, 0-9, "_" or "-", starting with a letter or digit`,
+    );
   }
   return code;
 }
@@ -121,7 +123,8 @@ export function parseKeysFile(text: string): KeysFile {
   } catch (err) {
     throw new KeyStoreError(`keys file is not valid JSON: ${(err as Error).message}`);
   }
-  if (!data || typeof data !== 'object' || Array.isArray(data)) throw new KeyStoreError('keys file must be a JSON object { "version": 1, "keys": [...] }');
+  if (!data || typeof data !== 'object' || Array.isArray(data))
+    throw new KeyStoreError('keys file must be a JSON object { "version": 1, "keys": [...] }');
   const obj = data as Record<string, unknown>;
   if (obj.version !== 1) throw new KeyStoreError(`keys file has unsupported version ${JSON.stringify(obj.version)} (expected 1)`);
   if (!Array.isArray(obj.keys)) throw new KeyStoreError('keys file has no "keys" array');
@@ -137,7 +140,14 @@ export function parseKeysFile(text: string): KeysFile {
     if (!isKeyEnvironment(r.environment)) throw bad('environment');
     if (typeof r.createdAt !== 'string' || Number.isNaN(Date.parse(r.createdAt))) throw bad('createdAt');
     if (r.revokedAt !== null && (typeof r.revokedAt !== 'string' || Number.isNaN(Date.parse(r.revokedAt)))) throw bad('revokedAt');
-    return { id: r.id, keyHash: r.keyHash, partnerCode: r.partnerCode, environment: r.environment, createdAt: r.createdAt, revokedAt: r.revokedAt as string | null };
+    return {
+      id: r.id,
+      keyHash: r.keyHash,
+      partnerCode: r.partnerCode,
+      environment: r.environment,
+      createdAt: r.createdAt,
+      revokedAt: r.revokedAt as string | null,
+    };
   });
   return { version: 1, keys };
 }
@@ -200,7 +210,14 @@ export async function issueKey(file: string, opts: { environment: KeyEnvironment
   return updateKeysFile(file, (keys) => {
     let id = newKeyId();
     while (keys.some((k) => k.id === id)) id = newKeyId();
-    const record: KeyRecord = { id, keyHash: hashKey(key), partnerCode, environment: opts.environment, createdAt: (opts.now ?? new Date()).toISOString(), revokedAt: null };
+    const record: KeyRecord = {
+      id,
+      keyHash: hashKey(key),
+      partnerCode,
+      environment: opts.environment,
+      createdAt: (opts.now ?? new Date()).toISOString(),
+      revokedAt: null,
+    };
     return { keys: [...keys, record], result: { key, record } };
   });
 }
@@ -208,14 +225,20 @@ export async function issueKey(file: string, opts: { environment: KeyEnvironment
 export type RevokeSelector = { id: string } | { partnerCode: string; environment: KeyEnvironment };
 
 /** Revokes by id, or every active key of a partner in one environment. Returns the records it revoked now. */
-export async function revokeKeys(file: string, selector: RevokeSelector, now = new Date()): Promise<{ revoked: KeyRecord[]; alreadyRevoked: KeyRecord[] }> {
+export async function revokeKeys(
+  file: string,
+  selector: RevokeSelector,
+  now = new Date(),
+): Promise<{ revoked: KeyRecord[]; alreadyRevoked: KeyRecord[] }> {
   const partnerCode = 'partnerCode' in selector ? normalizePartnerCode(selector.partnerCode) : null;
   return updateKeysFile(file, (keys) => {
-    const matches = keys.filter((k) => ('id' in selector ? k.id === selector.id : k.partnerCode === partnerCode && k.environment === selector.environment));
+    const matches = keys.filter((k) =>
+      'id' in selector ? k.id === selector.id : k.partnerCode === partnerCode && k.environment === selector.environment,
+    );
     if (matches.length === 0) {
-      throw new KeyStoreError('id' in selector
-        ? `no key with id ${selector.id}`
-        : `partner ${partnerCode} has no key in ${selector.environment}`);
+      throw new KeyStoreError(
+        'id' in selector ? `no key with id ${selector.id}` : `partner ${partnerCode} has no key in ${selector.environment}`,
+      );
     }
     const revoked: KeyRecord[] = [];
     const alreadyRevoked: KeyRecord[] = [];
@@ -271,7 +294,10 @@ export class KeyStore {
   private lastError: string | null = null;
   private loadedAt = 0;
 
-  private constructor(readonly file: string, private readonly logger: KeyStoreLogger | null) {}
+  private constructor(
+    readonly file: string,
+    private readonly logger: KeyStoreLogger | null,
+  ) {}
 
   /** Loads the file (creating an empty one if missing) and polls it for changes. A bad file at start is an error. */
   static async open(file: string, opts: KeyStoreOptions = {}): Promise<KeyStore> {
@@ -287,7 +313,8 @@ export class KeyStore {
     store.install(data, stamp);
     if (stamp) {
       const mode = (await fsp.stat(store.file)).mode & 0o777;
-      if (mode & 0o077) store.logger?.warn({ file: store.file, mode: mode.toString(8) }, 'keys file is readable by other users; chmod 600 it');
+      if (mode & 0o077)
+        store.logger?.warn({ file: store.file, mode: mode.toString(8) }, 'keys file is readable by other users; chmod 600 it');
     }
     const reloadMs = Math.max(50, opts.reloadMs ?? 1000);
     store.timer = setInterval(() => void store.poll(), reloadMs);
@@ -348,7 +375,12 @@ export class KeyStore {
   status(): { file: string; activeKeys: Record<KeyEnvironment, number>; loadedAt: string | null; lastError: string | null } {
     const activeKeys: Record<KeyEnvironment, number> = { production: 0, certification: 0, support: 0 };
     for (const r of this.byHash.values()) if (!r.revokedAt) activeKeys[r.environment]++;
-    return { file: this.file, activeKeys, loadedAt: this.loadedAt ? new Date(this.loadedAt).toISOString() : null, lastError: this.lastError };
+    return {
+      file: this.file,
+      activeKeys,
+      loadedAt: this.loadedAt ? new Date(this.loadedAt).toISOString() : null,
+      lastError: this.lastError,
+    };
   }
 
   /** Re-reads the file now (also used by the poller when the file changed). */
@@ -375,7 +407,8 @@ export class KeyStore {
         // Remember the stamp so a broken file is reported once, not at every poll.
         this.stamp = stamp;
         const message = (err as Error).message;
-        if (message !== this.lastError) this.logger?.error({ file: this.file, error: message }, 'keys file could not be reloaded; keeping the last good keys');
+        if (message !== this.lastError)
+          this.logger?.error({ file: this.file, error: message }, 'keys file could not be reloaded; keeping the last good keys');
         this.lastError = message;
       }
     })().finally(() => {
@@ -406,5 +439,4 @@ export class KeyStore {
   private statFile(): Promise<FileStamp | null> {
     return statStamp(this.file);
   }
-
 }

@@ -79,7 +79,8 @@ export async function withLock<T>(file: string, fn: () => Promise<T>, timeoutMs 
       fh = await fsp.open(lock, 'wx', 0o600);
       await fh.writeFile(`${process.pid} ${new Date().toISOString()}\n`);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new StoreFileError(`cannot create lock file ${lock}: ${(err as Error).message}`, { cause: err });
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST')
+        throw new StoreFileError(`cannot create lock file ${lock}: ${(err as Error).message}`, { cause: err });
       // A lock left by a crashed process: old enough to be certain nobody holds it.
       const st = await fsp.stat(lock).catch(() => null);
       if (st && Date.now() - st.mtimeMs > LOCK_STALE_MS) {
@@ -87,7 +88,9 @@ export async function withLock<T>(file: string, fn: () => Promise<T>, timeoutMs 
         continue;
       }
       if (Date.now() > until) {
-        throw new StoreFileError(`${path.basename(file)} is locked by another process (${lock}); if no keys or partners command is running, delete the lock file`);
+        throw new StoreFileError(
+          `${path.basename(file)} is locked by another process (${lock}); if no keys or partners command is running, delete the lock file`,
+        );
       }
       await new Promise((r) => setTimeout(r, Math.min(20 + attempt * 10, 200) * (0.5 + Math.random())));
     }
@@ -99,4 +102,3 @@ export async function withLock<T>(file: string, fn: () => Promise<T>, timeoutMs 
     await fsp.rm(lock, { force: true });
   }
 }
-

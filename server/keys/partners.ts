@@ -81,7 +81,14 @@ function parsePartner(raw: unknown, i: number): PartnerRecord {
       ranges.push(parsed);
       return { cidr: parsed.cidr, addedBy: text('addedBy', e.addedBy, MAX_NAME), addedAt: text('addedAt', e.addedAt, 40) };
     });
-    return { code: partnerCode(r.code), name: text('name', r.name, MAX_NAME), contact: text('contact', r.contact, MAX_CONTACT), testIps: ips, updatedBy: text('updatedBy', r.updatedBy, MAX_NAME), updatedAt: text('updatedAt', r.updatedAt, 40) };
+    return {
+      code: partnerCode(r.code),
+      name: text('name', r.name, MAX_NAME),
+      contact: text('contact', r.contact, MAX_CONTACT),
+      testIps: ips,
+      updatedBy: text('updatedBy', r.updatedBy, MAX_NAME),
+      updatedAt: text('updatedAt', r.updatedAt, 40),
+    };
   } catch (err) {
     throw new PartnerError(`${where}: ${(err as Error).message}`);
   }
@@ -141,7 +148,11 @@ export interface Actor {
 }
 
 /** Creates a partner record or updates its name and contact. */
-export async function savePartner(file: string, input: { code: unknown; name: unknown; contact: unknown }, by: Actor): Promise<PartnerRecord> {
+export async function savePartner(
+  file: string,
+  input: { code: unknown; name: unknown; contact: unknown },
+  by: Actor,
+): Promise<PartnerRecord> {
   const code = partnerCode(input.code);
   const name = text('name', input.name, MAX_NAME);
   const contact = text('contact', input.contact, MAX_CONTACT);
@@ -164,7 +175,8 @@ export async function addTestIp(file: string, code: unknown, cidr: unknown, by: 
   return updatePartners(file, (partners) => {
     const p = find(partners, c);
     const clash = p.testIps.find((t) => rangesOverlap(parseIpRange(t.cidr), r));
-    if (clash) throw new PartnerError(`${r.cidr} overlaps ${clash.cidr}, already enabled for ${c} by ${clash.addedBy}; remove that entry first`);
+    if (clash)
+      throw new PartnerError(`${r.cidr} overlaps ${clash.cidr}, already enabled for ${c} by ${clash.addedBy}; remove that entry first`);
     if (p.testIps.length >= MAX_TEST_IPS) throw new PartnerError(`${c} already has ${MAX_TEST_IPS} test IPs; remove some first`);
     const entry = { cidr: r.cidr, addedBy: by.actor, addedAt: at };
     p.testIps.push(entry);
@@ -208,7 +220,10 @@ export class PartnerStore {
   private loaded = false;
   lastError: string | null = null;
 
-  private constructor(readonly file: string, private readonly onError: (message: string) => void) {}
+  private constructor(
+    readonly file: string,
+    private readonly onError: (message: string) => void,
+  ) {}
 
   static async open(file: string, opts: { reloadMs?: number; onError?: (message: string) => void } = {}): Promise<PartnerStore> {
     const store = new PartnerStore(path.resolve(file), opts.onError ?? (() => {}));
@@ -227,7 +242,12 @@ export class PartnerStore {
     this.stamp = stamp;
     try {
       const partners = await readPartnersFile(this.file);
-      this.byCode = new Map(partners.map((record) => [record.code, { record, ranges: record.testIps.map((entry) => ({ range: parseIpRange(entry.cidr), entry })) }]));
+      this.byCode = new Map(
+        partners.map((record) => [
+          record.code,
+          { record, ranges: record.testIps.map((entry) => ({ range: parseIpRange(entry.cidr), entry })) },
+        ]),
+      );
       this.lastError = null;
     } catch (err) {
       const message = (err as Error).message;
@@ -251,7 +271,12 @@ export class PartnerStore {
     const r = range(ip.trim());
     if (r.prefix !== (r.family === 4 ? 32 : 128)) throw new PartnerError('ip must be a single address, not a range');
     const loaded = this.byCode.get(c);
-    const hit = loaded ? findRange(loaded.ranges.map((x) => x.range), r.cidr) : null;
+    const hit = loaded
+      ? findRange(
+          loaded.ranges.map((x) => x.range),
+          r.cidr,
+        )
+      : null;
     const match = hit ? loaded!.ranges.find((x) => x.range === hit)!.entry : null;
     return { partner: c, ip: r.cidr, enabled: !!match, match };
   }

@@ -57,12 +57,26 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
 
   // Series counted per request or per upstream call are tallies (observability/tally.ts).
   const counter = <L extends string>(name: string, help: string, labelNames: L[]) => tallyCounter<L>(registry, name, help, labelNames);
-  const histogram = <L extends string>(name: string, help: string, labelNames: L[], buckets: number[]) => tallyHistogram<L>(registry, name, help, labelNames, buckets);
+  const histogram = <L extends string>(name: string, help: string, labelNames: L[], buckets: number[]) =>
+    tallyHistogram<L>(registry, name, help, labelNames, buckets);
   const requests = counter('gateway_requests_total', 'Requests answered, by environment and HTTP status.', ['environment', 'status']);
-  const duration = histogram('gateway_request_duration_seconds', 'Time from request received to answer sent (ms resolution), by environment.', ['environment'], REQUEST_BUCKETS);
+  const duration = histogram(
+    'gateway_request_duration_seconds',
+    'Time from request received to answer sent (ms resolution), by environment.',
+    ['environment'],
+    REQUEST_BUCKETS,
+  );
   const hits = counter('gateway_cache_hits_total', 'Executable operations answered from the response cache.', ['environment']);
-  const misses = counter('gateway_cache_misses_total', 'Cacheable operations not found in the response cache (answered from the feeds, STALE included).', ['environment']);
-  const coalesced = counter('gateway_cache_coalesced_total', 'Cache misses answered with the execution of an identical concurrent request (request coalescing), by environment.', ['environment']);
+  const misses = counter(
+    'gateway_cache_misses_total',
+    'Cacheable operations not found in the response cache (answered from the feeds, STALE included).',
+    ['environment'],
+  );
+  const coalesced = counter(
+    'gateway_cache_coalesced_total',
+    'Cache misses answered with the execution of an identical concurrent request (request coalescing), by environment.',
+    ['environment'],
+  );
   const hitCounts = new Map<string, { hits: number; misses: number }>();
   new Gauge({
     name: 'gateway_cache_hit_ratio',
@@ -74,14 +88,31 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
       for (const [environment, c] of hitCounts) if (c.hits + c.misses > 0) this.set({ environment }, c.hits / (c.hits + c.misses));
     },
   });
-  const upstreamDuration = histogram('gateway_upstream_request_duration_seconds', 'Upstream feed calls as the resolver saw them (retries included), by feed.', ['feed'], UPSTREAM_BUCKETS);
-  const upstreamErrors = counter('gateway_upstream_errors_total', 'Failed upstream feed calls (after retries), by feed and kind (timeout, network, status, malformed, too_large, circuit_open, aborted).', ['feed', 'kind']);
-  const playground = counter('gateway_playground_calls_total', 'Playground /graphql requests: counted against the allowance, refused (used up or store down), free (introspection, page loads, errors before validation).', ['result']);
-  const playgroundResult = { counted: playground.series({ result: 'counted' }), refused: playground.series({ result: 'refused' }), free: playground.series({ result: 'free' }) };
+  const upstreamDuration = histogram(
+    'gateway_upstream_request_duration_seconds',
+    'Upstream feed calls as the resolver saw them (retries included), by feed.',
+    ['feed'],
+    UPSTREAM_BUCKETS,
+  );
+  const upstreamErrors = counter(
+    'gateway_upstream_errors_total',
+    'Failed upstream feed calls (after retries), by feed and kind (timeout, network, status, malformed, too_large, circuit_open, aborted).',
+    ['feed', 'kind'],
+  );
+  const playground = counter(
+    'gateway_playground_calls_total',
+    'Playground /graphql requests: counted against the allowance, refused (used up or store down), free (introspection, page loads, errors before validation).',
+    ['result'],
+  );
+  const playgroundResult = {
+    counted: playground.series({ result: 'counted' }),
+    refused: playground.series({ result: 'refused' }),
+    free: playground.series({ result: 'free' }),
+  };
 
   new Gauge({
     name: 'gateway_upstream_circuit_breaker_state',
-    help: 'Circuit breaker per feed: 0 closed, 1 half-open, 2 open (the worst over the feed\'s origins; process-wide).',
+    help: "Circuit breaker per feed: 0 closed, 1 half-open, 2 open (the worst over the feed's origins; process-wide).",
     labelNames: ['feed'],
     registers: [registry],
     collect() {
@@ -101,13 +132,25 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
       },
     });
   fromUpstreamStats('gateway_upstream_calls_total', 'Logical upstream calls made by resolvers (process-wide), by feed.', (s) => s.calls);
-  fromUpstreamStats('gateway_upstream_attempts_total', 'HTTP requests actually sent upstream, retries included (process-wide), by feed.', (s) => s.attempts);
-  fromUpstreamStats('gateway_upstream_dedup_hits_total', 'Calls answered by joining an identical in-flight request (process-wide), by feed.', (s) => s.dedupHits);
+  fromUpstreamStats(
+    'gateway_upstream_attempts_total',
+    'HTTP requests actually sent upstream, retries included (process-wide), by feed.',
+    (s) => s.attempts,
+  );
+  fromUpstreamStats(
+    'gateway_upstream_dedup_hits_total',
+    'Calls answered by joining an identical in-flight request (process-wide), by feed.',
+    (s) => s.dedupHits,
+  );
   fromUpstreamStats('gateway_upstream_retries_total', 'Upstream attempts after the first (process-wide), by feed.', (s) => s.retries);
-  fromUpstreamStats('gateway_upstream_stale_served_total', 'Failed upstream calls answered from a stale copy (process-wide), by feed.', (s) => s.staleServed);
+  fromUpstreamStats(
+    'gateway_upstream_stale_served_total',
+    'Failed upstream calls answered from a stale copy (process-wide), by feed.',
+    (s) => s.staleServed,
+  );
   new Counter({
     name: 'gateway_feed_truncated_total',
-    help: 'Feed calls whose pages were cut off at maxPages or the feed\'s timeout (process-wide), by feed.',
+    help: "Feed calls whose pages were cut off at maxPages or the feed's timeout (process-wide), by feed.",
     labelNames: ['feed'],
     registers: [registry],
     collect() {
@@ -122,7 +165,8 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
     registers: [registry],
     collect() {
       this.reset();
-      for (const [feed, c] of Object.entries(feedEventCounts())) for (const [field, n] of Object.entries(c.implausible)) this.inc({ feed, field }, n);
+      for (const [feed, c] of Object.entries(feedEventCounts()))
+        for (const [field, n] of Object.entries(c.implausible)) this.inc({ feed, field }, n);
     },
   });
   new Counter({
@@ -133,7 +177,17 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
     collect() {
       this.reset();
       const s = responseCacheStats;
-      const events: Record<string, number> = { lru_hits: s.lruHits, redis_hits: s.redisHits, stores: s.stores, not_stored: s.notStored, bypasses: s.bypasses, evictions: s.evictions, read_errors: s.cacheReadErrors, write_errors: s.cacheWriteErrors, purges: s.purges };
+      const events: Record<string, number> = {
+        lru_hits: s.lruHits,
+        redis_hits: s.redisHits,
+        stores: s.stores,
+        not_stored: s.notStored,
+        bypasses: s.bypasses,
+        evictions: s.evictions,
+        read_errors: s.cacheReadErrors,
+        write_errors: s.cacheWriteErrors,
+        purges: s.purges,
+      };
       for (const [event, v] of Object.entries(events)) this.inc({ event }, v);
     },
   });
@@ -227,7 +281,12 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
           }
           if (environment === 'playground' && state.req.method !== 'OPTIONS' && pathOf(state.req.url) === '/graphql') {
             const a = state.notes.allowance as { counted?: boolean; reason?: string } | undefined;
-            (a?.counted ? playgroundResult.counted : a?.reason && REFUSED.has(a.reason) ? playgroundResult.refused : playgroundResult.free).inc();
+            (a?.counted
+              ? playgroundResult.counted
+              : a?.reason && REFUSED.has(a.reason)
+                ? playgroundResult.refused
+                : playgroundResult.free
+            ).inc();
           }
         },
       };

@@ -24,7 +24,11 @@ export async function startOpsServer(opts: OpsServerOptions): Promise<OpsServer>
     const path = (req.url ?? '/').split('?', 1)[0];
     const json = (status: number, body: unknown) => {
       const text = JSON.stringify(body);
-      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+      res.writeHead(status, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(text),
+        'cache-control': 'no-store',
+      });
       res.end(req.method === 'HEAD' ? undefined : text);
     };
     if (req.method !== 'GET' && req.method !== 'HEAD') return json(405, { error: 'use GET' });

@@ -100,7 +100,11 @@ function loggableOperationName(op: RequestState['operation']): string | null {
 const operationTextMemo = new WeakMap<NonNullable<RequestState['operation']>, { name: string; rootFields: string }>();
 function operationTexts(op: NonNullable<RequestState['operation']>): { name: string; rootFields: string } {
   let t = operationTextMemo.get(op);
-  if (!t) operationTextMemo.set(op, (t = { name: strOrNull(loggableOperationName(op)), rootFields: `,"rootFields":[${op.rootFields.map(str).join(',')}]` }));
+  if (!t)
+    operationTextMemo.set(
+      op,
+      (t = { name: strOrNull(loggableOperationName(op)), rootFields: `,"rootFields":[${op.rootFields.map(str).join(',')}]` }),
+    );
   return t;
 }
 
@@ -127,7 +131,8 @@ export function requestLogFields(state: RequestState, reply: Reply, now = Date.n
   if (state.environment === 'playground') {
     const allowance = state.notes.allowance as { counted?: boolean; reason?: string; remaining?: number } | undefined;
     const remainingHeader = state.headers['X-RateLimit-Remaining'];
-    const remaining = typeof allowance?.remaining === 'number' ? allowance.remaining : remainingHeader !== undefined ? Number(remainingHeader) : undefined;
+    const remaining =
+      typeof allowance?.remaining === 'number' ? allowance.remaining : remainingHeader !== undefined ? Number(remainingHeader) : undefined;
     out += `,"allowance":{"counted":${allowance?.counted === true}`;
     if (allowance?.reason) out += `,"reason":${str(allowance.reason)}`;
     if (remaining !== undefined && Number.isFinite(remaining)) out += `,"remaining":${remaining}`;

@@ -78,7 +78,13 @@ export function tallyHistogram<L extends string>(registry: Registry, name: strin
     aggregator: 'sum',
     getForPromString: () => ({ name, help, type: 'histogram', aggregator: 'sum', values: values() }),
     // The JSON form (getMetricsAsJSON) has the series labels merged in, as prom-client's.
-    get: () => ({ name, help, type: 'histogram', aggregator: 'sum', values: values().map(({ sharedLabels, ...v }) => ({ ...v, labels: { ...v.labels, ...sharedLabels } })) }),
+    get: () => ({
+      name,
+      help,
+      type: 'histogram',
+      aggregator: 'sum',
+      values: values().map(({ sharedLabels, ...v }) => ({ ...v, labels: { ...v.labels, ...sharedLabels } })),
+    }),
     reset() {
       for (const s of series.table.values()) {
         s.counts.fill(0);

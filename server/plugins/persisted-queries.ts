@@ -34,14 +34,27 @@ export function persistedQueryPlugin(opts: {
     async onParams(state, body) {
       const pq = body.persistedQuery;
       if (!pq) return;
-      if (pq.version !== 1) return errorReply(400, 'Unsupported persisted query version: send extensions.persistedQuery.version 1.', 'PERSISTED_QUERY_VERSION_NOT_SUPPORTED');
+      if (pq.version !== 1)
+        return errorReply(
+          400,
+          'Unsupported persisted query version: send extensions.persistedQuery.version 1.',
+          'PERSISTED_QUERY_VERSION_NOT_SUPPORTED',
+        );
       if (typeof pq.sha256Hash !== 'string' || !HASH.test(pq.sha256Hash)) {
-        return errorReply(400, '"extensions.persistedQuery.sha256Hash" must be the hex SHA-256 (64 characters) of the query document.', 'BAD_REQUEST');
+        return errorReply(
+          400,
+          '"extensions.persistedQuery.sha256Hash" must be the hex SHA-256 (64 characters) of the query document.',
+          'BAD_REQUEST',
+        );
       }
       const hash = pq.sha256Hash.toLowerCase();
       if (body.query !== '') {
         if (createHash('sha256').update(body.query).digest('hex') !== hash) {
-          return errorReply(400, 'provided sha does not match query: sha256Hash must be the SHA-256 of the exact query text sent.', 'BAD_REQUEST');
+          return errorReply(
+            400,
+            'provided sha does not match query: sha256Hash must be the SHA-256 of the exact query text sent.',
+            'BAD_REQUEST',
+          );
         }
         (state.notes as Record<symbol, unknown>)[PENDING] = hash;
         state.notes.persistedQuery = 'registered';

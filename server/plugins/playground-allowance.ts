@@ -71,7 +71,10 @@ export function allowancePlugin(opts: AllowancePluginOptions): HttpPlugin {
     // One line per 10 s at most while the store is down, not one per request.
     if (Date.now() - lastOutageLog < 10_000) return;
     lastOutageLog = Date.now();
-    logger?.error({ requestId: state.requestId, error: (err as Error).message }, 'playground allowance store unavailable: refusing counted calls (503)');
+    logger?.error(
+      { requestId: state.requestId, error: (err as Error).message },
+      'playground allowance store unavailable: refusing counted calls (503)',
+    );
   };
 
   const tooManyFree = `Too many free playground requests (introspection, invalid queries, page loads, calls after the allowance is spent) from your IP address: at most ${store.free.rate.points} per ${store.free.rate.windowSeconds} s. Try again later.`;
@@ -107,7 +110,13 @@ export function allowancePlugin(opts: AllowancePluginOptions): HttpPlugin {
         return readOnlyReply(op);
       }
       if (op.introspectionOnly) {
-        state.notes.allowance = { ...(state.notes.allowance as object | undefined), limit, counted: false, reason: 'introspection', remaining: Number(state.headers[REMAINING_HEADER] ?? 0) };
+        state.notes.allowance = {
+          ...(state.notes.allowance as object | undefined),
+          limit,
+          counted: false,
+          reason: 'introspection',
+          remaining: Number(state.headers[REMAINING_HEADER] ?? 0),
+        };
         return undefined;
       }
       let result;

@@ -39,7 +39,13 @@ export function replayRecord(state: RequestState, reply: Reply, now = Date.now()
     responseHeaders,
     fromCache: state.cache === 'HIT',
     cache: cacheHeader,
-    upstreamCalls: state.upstreamCalls.map((c) => ({ feed: c.feed, url: c.url, status: c.status, durationMs: c.durationMs, ...(c.error ? { error: c.error } : {}) })),
+    upstreamCalls: state.upstreamCalls.map((c) => ({
+      feed: c.feed,
+      url: c.url,
+      status: c.status,
+      durationMs: c.durationMs,
+      ...(c.error ? { error: c.error } : {}),
+    })),
     durationMs: Math.max(0, now - state.receivedAt),
   };
   if (notes) record.notes = notes;

@@ -56,7 +56,10 @@ export function requestCoalescingPlugin(opts: CoalescingOptions): HttpPlugin {
     leading.delete(state);
     // Only this flight: a timed-out waiter may have started a newer one under the same key.
     if (flights.get(lead.key) === lead.flight) flights.delete(lead.key);
-    const shared = reply && lead.flight.waiters > 0 ? { status: reply.status, headers: reply.headers, body: reply.body, bytes: reply.bytes ?? Buffer.from(reply.body) } : null;
+    const shared =
+      reply && lead.flight.waiters > 0
+        ? { status: reply.status, headers: reply.headers, body: reply.body, bytes: reply.bytes ?? Buffer.from(reply.body) }
+        : null;
     lead.flight.settle(shared);
   };
 

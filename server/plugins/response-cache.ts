@@ -7,7 +7,14 @@
 // `age` (seconds since the answer was stored).
 import type { PreparedOperation } from '../graphql/prepare.js';
 import type { EnvironmentName, ExecutedResult, HttpPlugin, Reply, RequestState } from '../http/plugin.js';
-import { bodyBytes, canonicalJson, type CacheLookup, type CachePolicy, type ResponseCache, type SchemaVariant } from '../../cache/response-cache.js';
+import {
+  bodyBytes,
+  canonicalJson,
+  type CacheLookup,
+  type CachePolicy,
+  type ResponseCache,
+  type SchemaVariant,
+} from '../../cache/response-cache.js';
 
 export interface ResponseCachePluginOptions {
   cache: ResponseCache;
@@ -64,7 +71,12 @@ export function responseCachePlugin(opts: ResponseCachePluginOptions): HttpPlugi
       // its answer (cacheable or not, and the fields) is the same at every request.
       const fields = op.rootFields.filter((f) => !f.startsWith('__'));
       const timeless = fields.every((f) => (cache.settings.ttl[f] ?? cache.settings.defaultTtl).kind === 'fixed');
-      memo = { policy: timeless ? cache.policy({ operationType: op.operation.operation, rootFields: op.rootFields, introspectionOnly: op.introspectionOnly }) : null, keys: new Map() };
+      memo = {
+        policy: timeless
+          ? cache.policy({ operationType: op.operation.operation, rootFields: op.rootFields, introspectionOnly: op.introspectionOnly })
+          : null,
+        keys: new Map(),
+      };
       memos.set(op, memo);
     }
     return memo;
@@ -77,10 +89,14 @@ export function responseCachePlugin(opts: ResponseCachePluginOptions): HttpPlugi
   function keyOf(state: RequestState, op: PreparedOperation, memo: OperationMemo, fields: string[]): string {
     const partnerCode = keyByPartner ? state.partnerCode : null;
     const variablesText = canonicalVariables(state.variables);
-    const memoKey = variablesText.length <= KEY_MEMO_MAX_CHARS ? `${cache.epochVector(fields)}\u0000${partnerCode ?? ''}\u0000${variablesText}` : null;
+    const memoKey =
+      variablesText.length <= KEY_MEMO_MAX_CHARS ? `${cache.epochVector(fields)}\u0000${partnerCode ?? ''}\u0000${variablesText}` : null;
     const known = memoKey === null ? undefined : memo.keys.get(memoKey);
     if (known !== undefined) return known;
-    const key = cache.keyFor({ environment, variant, normalized: op.normalized, operationName: op.operationName, variables: state.variables, partnerCode }, fields);
+    const key = cache.keyFor(
+      { environment, variant, normalized: op.normalized, operationName: op.operationName, variables: state.variables, partnerCode },
+      fields,
+    );
     if (memoKey !== null) {
       if (memo.keys.size >= KEY_MEMO_ENTRIES) memo.keys.clear();
       memo.keys.set(memoKey, key);
@@ -92,7 +108,9 @@ export function responseCachePlugin(opts: ResponseCachePluginOptions): HttpPlugi
     name: 'response-cache',
     onBeforeExecute(state: RequestState, op: PreparedOperation): Reply | void | Promise<Reply | void> {
       const memo = memoFor(op);
-      const policy = memo.policy ?? cache.policy({ operationType: op.operation.operation, rootFields: op.rootFields, introspectionOnly: op.introspectionOnly });
+      const policy =
+        memo.policy ??
+        cache.policy({ operationType: op.operation.operation, rootFields: op.rootFields, introspectionOnly: op.introspectionOnly });
       if (!policy.cacheable) {
         state.cache = 'BYPASS';
         cache.noteBypass();

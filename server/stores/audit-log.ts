@@ -42,11 +42,21 @@ const KEY = 'audit:log';
 const MAX_LIST = 1000;
 
 function complete(e: Omit<AuditEntry, 'id' | 'time'> & { time?: string }, now: () => number): AuditEntry {
-  return { id: `aud_${randomBytes(8).toString('hex')}`, time: e.time ?? new Date(now()).toISOString(), actor: e.actor, action: e.action, target: e.target, from: e.from, ...(e.details ? { details: e.details } : {}) };
+  return {
+    id: `aud_${randomBytes(8).toString('hex')}`,
+    time: e.time ?? new Date(now()).toISOString(),
+    actor: e.actor,
+    action: e.action,
+    target: e.target,
+    from: e.from,
+    ...(e.details ? { details: e.details } : {}),
+  };
 }
 
 function matches(e: AuditEntry, q: AuditQuery): boolean {
-  return (!q.actor || e.actor === q.actor) && (!q.action || e.action === q.action) && (q.since === undefined || Date.parse(e.time) >= q.since);
+  return (
+    (!q.actor || e.actor === q.actor) && (!q.action || e.action === q.action) && (q.since === undefined || Date.parse(e.time) >= q.since)
+  );
 }
 
 function page(entries: AuditEntry[], q: AuditQuery): AuditEntry[] {
@@ -66,14 +76,21 @@ export function createAuditLog(opts: { redis: RedisClient | null; dataDir: strin
       async write(e) {
         const entry = complete(e, now);
         const t = Date.parse(entry.time);
-        await redis.multi().zadd(KEY, t, JSON.stringify(entry)).zremrangebyscore(KEY, '-inf', t - opts.retentionMs).exec();
+        await redis
+          .multi()
+          .zadd(KEY, t, JSON.stringify(entry))
+          .zremrangebyscore(KEY, '-inf', t - opts.retentionMs)
+          .exec();
         return entry;
       },
       async list(q = {}) {
         // Newest first; filters apply after reading, so read generously (the log is small).
         const min = q.since ?? now() - opts.retentionMs;
         const raw = await redis.zrevrangebyscore(KEY, '+inf', min, 'LIMIT', 0, 20_000);
-        return page(raw.map((r) => JSON.parse(r) as AuditEntry), q);
+        return page(
+          raw.map((r) => JSON.parse(r) as AuditEntry),
+          q,
+        );
       },
     };
   }
@@ -85,14 +102,17 @@ export function createAuditLog(opts: { redis: RedisClient | null; dataDir: strin
       throw err;
     });
     const cutoff = now() - opts.retentionMs;
-    return text.split('\n').filter(Boolean).flatMap((line) => {
-      try {
-        const e = JSON.parse(line) as AuditEntry;
-        return Date.parse(e.time) >= cutoff ? [e] : [];
-      } catch {
-        return []; // a torn last line after a crash
-      }
-    });
+    return text
+      .split('\n')
+      .filter(Boolean)
+      .flatMap((line) => {
+        try {
+          const e = JSON.parse(line) as AuditEntry;
+          return Date.parse(e.time) >= cutoff ? [e] : [];
+        } catch {
+          return []; // a torn last line after a crash
+        }
+      });
   };
   return {
     async write(e) {

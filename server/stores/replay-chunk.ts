@@ -75,11 +75,22 @@ class Table<K> {
 }
 
 /** The parts of a record that repeat from request to request (a cached answer's partner, operation, body). */
-type Shape = Pick<ReplayRecord, 'environment' | 'partnerCode' | 'operationName' | 'query' | 'variables' | 'status' | 'responseBody' | 'fromCache' | 'cache'>;
+type Shape = Pick<
+  ReplayRecord,
+  'environment' | 'partnerCode' | 'operationName' | 'query' | 'variables' | 'status' | 'responseBody' | 'fromCache' | 'cache'
+>;
 
 function sameShape(a: Shape, b: ReplayRecord): boolean {
-  return a.environment === b.environment && a.partnerCode === b.partnerCode && a.operationName === b.operationName && a.query === b.query
-    && a.variables === b.variables && a.status === b.status && a.fromCache === b.fromCache && a.cache === b.cache;
+  return (
+    a.environment === b.environment &&
+    a.partnerCode === b.partnerCode &&
+    a.operationName === b.operationName &&
+    a.query === b.query &&
+    a.variables === b.variables &&
+    a.status === b.status &&
+    a.fromCache === b.fromCache &&
+    a.cache === b.cache
+  );
 }
 
 /**
@@ -136,7 +147,9 @@ export function chunkEncoder(keep: (r: ReplayRecord) => boolean = () => true, ex
       return true;
     },
     finish() {
-      records.append(`],"bodies":${JSON.stringify(bodies.values)},"texts":${JSON.stringify(texts.values)},"vars":${JSON.stringify(vars.values)},"shapes":[${shapes.values.join(',')}]}`);
+      records.append(
+        `],"bodies":${JSON.stringify(bodies.values)},"texts":${JSON.stringify(texts.values)},"vars":${JSON.stringify(vars.values)},"shapes":[${shapes.values.join(',')}]}`,
+      );
       return { data: records.bytes(), ids: ids.text.bytes(), count: ids.count, newest: ids.newest() };
     },
   };
@@ -173,7 +186,12 @@ export function encodeChunk(records: ReplayRecord[]): { json: string; ids: strin
   let skipped = 0;
   for (const r of records) if (!enc.add(r)) skipped++;
   const batch = enc.finish();
-  return { json: batch.data.toString('utf8'), ids: batch.count ? batch.ids.toString('utf8').split('\n') : [], newest: batch.newest, skipped };
+  return {
+    json: batch.data.toString('utf8'),
+    ids: batch.count ? batch.ids.toString('utf8').split('\n') : [],
+    newest: batch.newest,
+    skipped,
+  };
 }
 
 const deflate = promisify(zlib.deflateRaw);
@@ -187,7 +205,11 @@ export function unpackChunk(stored: Buffer): string {
   return zlib.inflateRawSync(stored).toString('utf8');
 }
 
-type StoredRecord = Omit<ReplayRecord, 'responseBody' | 'query' | 'variables'> & { responseBody: number; query: number | string | null; variables: number | Record<string, unknown> | null };
+type StoredRecord = Omit<ReplayRecord, 'responseBody' | 'query' | 'variables'> & {
+  responseBody: number;
+  query: number | string | null;
+  variables: number | Record<string, unknown> | null;
+};
 
 /** A chunk as stored: v4 (records and shapes as arrays), v3 (records refer to bodies, texts and variables), v2 (to bodies). */
 interface StoredChunk {
@@ -202,19 +224,39 @@ interface StoredChunk {
 export function decodeChunk(raw: string): ReplayRecord[] {
   const chunk = JSON.parse(raw) as StoredChunk;
   if ((chunk?.v !== 2 && chunk?.v !== 3 && chunk?.v !== 4) || !Array.isArray(chunk.records)) return [];
-  const body = (i: unknown) => (typeof i === 'number' ? chunk.bodies[i] ?? '' : '');
+  const body = (i: unknown) => (typeof i === 'number' ? (chunk.bodies[i] ?? '') : '');
   if (chunk.v === 2) return (chunk.records as StoredRecord[]).map((r) => ({ ...r, responseBody: body(r.responseBody) }) as ReplayRecord);
-  const text = (i: unknown) => (typeof i === 'number' ? chunk.texts?.[i] ?? null : null);
-  const vars = (i: unknown) => (typeof i === 'number' && chunk.vars?.[i] !== undefined ? (JSON.parse(chunk.vars[i]!) as Record<string, unknown> | null) : null);
+  const text = (i: unknown) => (typeof i === 'number' ? (chunk.texts?.[i] ?? null) : null);
+  const vars = (i: unknown) =>
+    typeof i === 'number' && chunk.vars?.[i] !== undefined ? (JSON.parse(chunk.vars[i]!) as Record<string, unknown> | null) : null;
   if (chunk.v === 3) {
-    return (chunk.records as StoredRecord[]).map((r) => ({ ...r, query: text(r.query), variables: vars(r.variables), responseBody: body(r.responseBody) }));
+    return (chunk.records as StoredRecord[]).map((r) => ({
+      ...r,
+      query: text(r.query),
+      variables: vars(r.variables),
+      responseBody: body(r.responseBody),
+    }));
   }
   return (chunk.records as unknown[][]).map(([id, time, clientIp, durationMs, shapeIndex, responseHeaders, notes, upstreamCalls]) => {
-    const [environment, partnerCode, operationName, query, variables, status, responseBody, fromCache, cache, queryDigest, personalData] = chunk.shapes?.[shapeIndex as number] ?? [];
+    const [environment, partnerCode, operationName, query, variables, status, responseBody, fromCache, cache, queryDigest, personalData] =
+      chunk.shapes?.[shapeIndex as number] ?? [];
     // The order of a record as the replay plugin builds it.
     const r = {
-      id, time, environment, partnerCode, clientIp, operationName, query: text(query), variables: vars(variables), status, responseBody: body(responseBody),
-      responseHeaders, fromCache, cache, upstreamCalls, durationMs,
+      id,
+      time,
+      environment,
+      partnerCode,
+      clientIp,
+      operationName,
+      query: text(query),
+      variables: vars(variables),
+      status,
+      responseBody: body(responseBody),
+      responseHeaders,
+      fromCache,
+      cache,
+      upstreamCalls,
+      durationMs,
     } as ReplayRecord;
     if (notes !== null && notes !== undefined) r.notes = notes as Record<string, unknown>;
     if (queryDigest) r.queryDigest = queryDigest as ReplayRecord['queryDigest'];

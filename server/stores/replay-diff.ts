@@ -78,7 +78,7 @@ function diffValue(a: Json | undefined, b: Json | undefined, path: string, out: 
   if (Array.isArray(a) && Array.isArray(b)) {
     const ka = a.length ? itemKey(a) : null;
     const kb = b.length ? itemKey(b) : null;
-    const key = a.length && b.length ? (ka === kb ? ka : null) : ka ?? kb;
+    const key = a.length && b.length ? (ka === kb ? ka : null) : (ka ?? kb);
     if (key) {
       diffKeyedList(a as Record<string, Json>[], b as Record<string, Json>[], key, path, out);
       return;
@@ -136,7 +136,12 @@ export function diffResponses(
   newBody: string,
   opts: { oldStatus?: number | null; newStatus?: number | null; oldRequestId?: string; newRequestId?: string } = {},
 ): ResponseDiff {
-  const out: ResponseDiff = { identical: true, status: { old: opts.oldStatus ?? null, new: opts.newStatus ?? null }, lists: [], changes: [] };
+  const out: ResponseDiff = {
+    identical: true,
+    status: { old: opts.oldStatus ?? null, new: opts.newStatus ?? null },
+    lists: [],
+    changes: [],
+  };
   const a = parse(scrub(oldBody, opts.oldRequestId));
   const b = parse(scrub(newBody, opts.newRequestId));
   if ('json' in a && 'json' in b) diffValue(a.json, b.json, '', out);

@@ -48,7 +48,11 @@ interface SealedParts {
 }
 
 export function digestQuery(text: string): QueryDigest {
-  return { sha256: createHash('sha256').update(text).digest('hex'), bytes: Buffer.byteLength(text), head: text.slice(0, DIGEST_HEAD_CHARS) };
+  return {
+    sha256: createHash('sha256').update(text).digest('hex'),
+    bytes: Buffer.byteLength(text),
+    head: text.slice(0, DIGEST_HEAD_CHARS),
+  };
 }
 
 export function keyId(key: Buffer): string {
@@ -79,11 +83,28 @@ export function maskUrl(raw: string): string {
 export function sealPersonalData(record: SealableRecord, key: Buffer | null): void {
   let sealed: SealedBox | null = null;
   if (key) {
-    const parts: SealedParts = { query: record.query, variables: record.variables, responseBody: record.responseBody, upstreamUrls: record.upstreamCalls.map((c) => c.url) };
+    const parts: SealedParts = {
+      query: record.query,
+      variables: record.variables,
+      responseBody: record.responseBody,
+      upstreamUrls: record.upstreamCalls.map((c) => c.url),
+    };
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', key, iv);
-    const data = Buffer.concat([cipher.update(safeJson(parts, () => ({ ...parts, variables: UNRECORDABLE })), 'utf8'), cipher.final()]);
-    sealed = { alg: 'aes-256-gcm', keyId: keyId(key), iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: data.toString('base64') };
+    const data = Buffer.concat([
+      cipher.update(
+        safeJson(parts, () => ({ ...parts, variables: UNRECORDABLE })),
+        'utf8',
+      ),
+      cipher.final(),
+    ]);
+    sealed = {
+      alg: 'aes-256-gcm',
+      keyId: keyId(key),
+      iv: iv.toString('base64'),
+      tag: cipher.getAuthTag().toString('base64'),
+      data: data.toString('base64'),
+    };
   }
   const mask = sealed ? SEALED_MASK : WITHHELD_MASK;
   record.query = record.query === null ? null : mask;

@@ -411,7 +411,12 @@ class RedisBackend implements Backend {
   /** The JSON size of the last chunk written: a new batch starts with room for as much again. */
   private lastChunkBytes = 16 * 1024;
 
-  constructor(redis: RedisClient, private readonly settings: ReplaySettings, private readonly now: () => number, private readonly keys: ReplayKeys) {
+  constructor(
+    redis: RedisClient,
+    private readonly settings: ReplaySettings,
+    private readonly now: () => number,
+    private readonly keys: ReplayKeys,
+  ) {
     this.redis = defineScripts(redis);
   }
 
@@ -437,10 +442,31 @@ class RedisBackend implements Backend {
       // Deflated off the event loop (libuv's pool); a Buffer goes to the socket as is.
       const body = await packChunk(batch.data);
       const size = body.length + batch.ids.length;
-      p.epgReplayPutChunk(this.keys.chunk(chunkId), this.keys.chunkIds(chunkId), this.keys.index, this.keys.sizes, this.keys.bytes,
-        chunkId, body, batch.ids, batch.newest || now, this.settings.retentionMs, size);
+      p.epgReplayPutChunk(
+        this.keys.chunk(chunkId),
+        this.keys.chunkIds(chunkId),
+        this.keys.index,
+        this.keys.sizes,
+        this.keys.bytes,
+        chunkId,
+        body,
+        batch.ids,
+        batch.newest || now,
+        this.settings.retentionMs,
+        size,
+      );
     }
-    p.epgReplayTrimChunks(this.keys.index, this.keys.sizes, this.keys.bytes, this.keys.ids, cutoff, this.settings.maxBytes, this.keys.chunkPrefix, this.keys.chunkIdsPrefix, 1000);
+    p.epgReplayTrimChunks(
+      this.keys.index,
+      this.keys.sizes,
+      this.keys.bytes,
+      this.keys.ids,
+      cutoff,
+      this.settings.maxBytes,
+      this.keys.chunkPrefix,
+      this.keys.chunkIdsPrefix,
+      1000,
+    );
     const res = await p.exec();
     const failed = (res ?? []).find(([err]) => err);
     if (!res || failed) throw failed?.[0] ?? new Error('Redis pipeline failed');
@@ -456,7 +482,9 @@ class RedisBackend implements Backend {
     const stored = await this.redis.getBuffer(this.keys.chunk(chunkId));
     if (!stored) return null;
     // The latest record with this id in its chunk (a reused request id: the newest wins).
-    const found = decodeChunk(unpackChunk(stored)).filter((r) => r.id === id).pop();
+    const found = decodeChunk(unpackChunk(stored))
+      .filter((r) => r.id === id)
+      .pop();
     return found && Date.parse(found.time) >= cutoff ? found : null;
   }
 
@@ -527,7 +555,11 @@ class FileBackend implements Backend {
   private seq = 0;
   private lastAgeSweep = 0;
 
-  constructor(private readonly dir: string, private readonly settings: ReplaySettings, private readonly now: () => number) {}
+  constructor(
+    private readonly dir: string,
+    private readonly settings: ReplaySettings,
+    private readonly now: () => number,
+  ) {}
 
   private async segments(): Promise<Segment[]> {
     let names: string[];
@@ -689,8 +721,11 @@ export function createReplayStore(opts: ReplayStoreOptions): ReplayStore {
       onError(err, 'replay directory');
     }
   }
-  const backend = new PartitionedBackend((partition, settings) =>
-    redis ? new RedisBackend(redis, settings, now, replayKeys(partition)) : new FileBackend(path.join(dir, partition), settings, now), opts.settings);
+  const backend = new PartitionedBackend(
+    (partition, settings) =>
+      redis ? new RedisBackend(redis, settings, now, replayKeys(partition)) : new FileBackend(path.join(dir, partition), settings, now),
+    opts.settings,
+  );
   return new QueuedReplayStore(redis ? 'redis' : 'embedded', backend, opts.settings, onError);
 }
 
@@ -722,7 +757,10 @@ class PartitionedBackend {
   private readonly parts = new Map<string, Backend>();
   private readonly order: string[] = PARTITION_ENVIRONMENTS.flatMap((e) => [e, `${e}.personal`]);
 
-  constructor(private readonly make: (partition: string, settings: ReplaySettings) => Backend, private readonly settings: ReplaySettings) {}
+  constructor(
+    private readonly make: (partition: string, settings: ReplaySettings) => Backend,
+    private readonly settings: ReplaySettings,
+  ) {}
 
   private part(name: string): Backend {
     let b = this.parts.get(name);
@@ -753,7 +791,10 @@ class PartitionedBackend {
   async list(q: ReplayQuery): Promise<ReplayRecord[]> {
     const limit = q.limit ?? 50;
     const pages = await Promise.all(this.partitionsOf(q.environment).map((p) => this.part(p).list(q)));
-    return pages.flat().sort((a, b) => Date.parse(b.time) - Date.parse(a.time)).slice(0, limit);
+    return pages
+      .flat()
+      .sort((a, b) => Date.parse(b.time) - Date.parse(a.time))
+      .slice(0, limit);
   }
 
   async close(): Promise<void> {

@@ -37,7 +37,16 @@ export const cacheReplayCapability: CapabilitySetup = async (ctx) => {
   logger.info(
     {
       cache: cache ? { store: redis ? 'lru+redis' : 'lru', lruBytes: cacheSettings.lruBytes, ttlConfig: cacheSettings.source } : 'disabled',
-      replay: replay ? { store: replay.kind, retentionMs: replaySettings.retentionMs, maxBytes: replaySettings.maxBytes, playgroundMaxBytes: replaySettings.playgroundMaxBytes, personal: replaySettings.personal, personalDataSealed: !!replaySettings.piiKey } : 'disabled',
+      replay: replay
+        ? {
+            store: replay.kind,
+            retentionMs: replaySettings.retentionMs,
+            maxBytes: replaySettings.maxBytes,
+            playgroundMaxBytes: replaySettings.playgroundMaxBytes,
+            personal: replaySettings.personal,
+            personalDataSealed: !!replaySettings.piiKey,
+          }
+        : 'disabled',
     },
     'response cache and replay log',
   );
@@ -47,7 +56,17 @@ export const cacheReplayCapability: CapabilitySetup = async (ctx) => {
   if (config.adminToken && config.ports.admin !== null) {
     try {
       support = await openSupportConsole(ctx, replay);
-      admin = await startAdminServer({ host: config.adminHost, port: config.ports.admin, token: config.adminToken, replay, cache, logger, console: support.console, partners: support.partners, checkoutToken: config.console.checkoutToken });
+      admin = await startAdminServer({
+        host: config.adminHost,
+        port: config.ports.admin,
+        token: config.adminToken,
+        replay,
+        cache,
+        logger,
+        console: support.console,
+        partners: support.partners,
+        checkoutToken: config.console.checkoutToken,
+      });
       logger.info({ url: admin.url }, 'admin endpoint listening');
     } catch (err) {
       support?.close();
@@ -67,12 +86,14 @@ export const cacheReplayCapability: CapabilitySetup = async (ctx) => {
     plugins(environment) {
       const plugins: HttpPlugin[] = [];
       if (cache) {
-        plugins.push(responseCachePlugin({
-          cache,
-          environment,
-          variant: environment === 'playground' ? 'playground' : 'keyed',
-          keyByPartner: config.fillPartnerRef,
-        }));
+        plugins.push(
+          responseCachePlugin({
+            cache,
+            environment,
+            variant: environment === 'playground' ? 'playground' : 'keyed',
+            keyByPartner: config.fillPartnerRef,
+          }),
+        );
         if (cacheSettings.coalesce) plugins.push(requestCoalescingPlugin({ maxWaitMs: coalesceWaitMs }));
       }
       if (replay) plugins.push(replayPlugin(replay, replaySettings.piiKey));
@@ -92,7 +113,14 @@ export const cacheReplayCapability: CapabilitySetup = async (ctx) => {
       }
       if (replay) {
         const s = replay.stats();
-        details.replay = { store: s.store, queued: s.queued, dropped: s.dropped, ...(redis && !canReach(redis, REPLAY_KEYS.index) ? { degraded: 'records wait in the queue, are retried, then dropped and counted' } : {}) };
+        details.replay = {
+          store: s.store,
+          queued: s.queued,
+          dropped: s.dropped,
+          ...(redis && !canReach(redis, REPLAY_KEYS.index)
+            ? { degraded: 'records wait in the queue, are retried, then dropped and counted' }
+            : {}),
+        };
       }
       return { ok: true, details };
     },

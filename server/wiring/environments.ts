@@ -19,14 +19,21 @@ export const environmentsCapability: CapabilitySetup = async ({ config, logger, 
   let allowance: AllowanceStore | null = null;
   if (config.environments.includes('playground')) {
     try {
-      allowance = await createAllowanceStore({ redis, dataDir: config.dataDir, limit: config.playgroundAllowance, freeRate: config.playgroundFreeRate });
+      allowance = await createAllowanceStore({
+        redis,
+        dataDir: config.dataDir,
+        limit: config.playgroundAllowance,
+        freeRate: config.playgroundFreeRate,
+      });
     } catch (err) {
       keys?.close();
       throw err;
     }
     logger.info({ mode: allowance.health().mode, limit: config.playgroundAllowance }, 'playground allowance store');
   }
-  const allowancePlugins: HttpPlugin[] = allowance ? [allowancePlugin({ store: allowance, limit: config.playgroundAllowance, logger })] : [];
+  const allowancePlugins: HttpPlugin[] = allowance
+    ? [allowancePlugin({ store: allowance, limit: config.playgroundAllowance, logger })]
+    : [];
 
   return {
     name: 'environments',

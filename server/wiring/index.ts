@@ -6,4 +6,9 @@ import { persistedQueriesCapability } from './persisted-queries.js';
 import { cacheReplayCapability } from './cache-replay.js';
 import { observabilityCapability } from './observability.js';
 
-export const capabilities: CapabilitySetup[] = [environmentsCapability, persistedQueriesCapability, cacheReplayCapability, observabilityCapability];
+export const capabilities: CapabilitySetup[] = [
+  environmentsCapability,
+  persistedQueriesCapability,
+  cacheReplayCapability,
+  observabilityCapability,
+];

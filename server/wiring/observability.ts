@@ -24,7 +24,10 @@ export const observabilityCapability: CapabilitySetup = async ({ config, logger,
     if (now - (lastLogged.get(key) ?? -Infinity) < UNKNOWN_ENUM_LOG_MS) return;
     if (lastLogged.size >= 1000) lastLogged.clear();
     lastLogged.set(key, now);
-    logger.warn({ enum: type, value }, 'a feed sent a value the public enum does not know; answered OTHER (add it to schema/public.graphql)');
+    logger.warn(
+      { enum: type, value },
+      'a feed sent a value the public enum does not know; answered OTHER (add it to schema/public.graphql)',
+    );
   });
 
   let ops: OpsServer | null = null;

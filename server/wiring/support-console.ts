@@ -24,7 +24,11 @@ export async function openSupportConsole(ctx: WiringContext, replay: ReplayStore
   serveKeyChanges(bus, keys);
   let partners: PartnerStore;
   try {
-    partners = await PartnerStore.open(config.console.partnersFile, { reloadMs: 250, onError: (error) => logger.error({ file: config.console.partnersFile, error }, 'partners file could not be reloaded; keeping the last good partners') });
+    partners = await PartnerStore.open(config.console.partnersFile, {
+      reloadMs: 250,
+      onError: (error) =>
+        logger.error({ file: config.console.partnersFile, error }, 'partners file could not be reloaded; keeping the last good partners'),
+    });
   } catch (err) {
     keys.close();
     throw err;

@@ -17,9 +17,12 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
-    upstream.close().then(() => process.exit(0), (err: unknown) => {
-      console.error('reference upstream failed to close', err);
-      process.exit(1);
-    });
+    upstream.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error('reference upstream failed to close', err);
+        process.exit(1);
+      },
+    );
   });
 }

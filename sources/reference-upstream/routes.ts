@@ -19,10 +19,25 @@ export interface Route {
 // Territories and state statistics change rarely; offers are repriced often;
 // premises identify customers and must never sit in a shared cache.
 export const ROUTES: readonly Route[] = [
-  { feed: 'territories', pattern: /^\/territories\/v1\/zip\/([^/]+)$/, cacheControl: 'public, max-age=86400', handle: ([zip]) => territoriesByZip(zip!) },
+  {
+    feed: 'territories',
+    pattern: /^\/territories\/v1\/zip\/([^/]+)$/,
+    cacheControl: 'public, max-age=86400',
+    handle: ([zip]) => territoriesByZip(zip!),
+  },
   { feed: 'voltify', pattern: /^\/voltify\/api\/v2\/offers$/, cacheControl: 'public, max-age=900', handle: (_, q) => listOffers(q) },
-  { feed: 'brightgrid', pattern: /^\/brightgrid\/v1\/plans\/([^/]+)$/, cacheControl: 'public, max-age=900', handle: ([zip], q) => listPlans(zip!, q) },
-  { feed: 'eia', pattern: /^\/eia\/v1\/states\/([^/]+)$/, cacheControl: 'public, max-age=86400', handle: ([state]) => stateStatistics(state!) },
+  {
+    feed: 'brightgrid',
+    pattern: /^\/brightgrid\/v1\/plans\/([^/]+)$/,
+    cacheControl: 'public, max-age=900',
+    handle: ([zip], q) => listPlans(zip!, q),
+  },
+  {
+    feed: 'eia',
+    pattern: /^\/eia\/v1\/states\/([^/]+)$/,
+    cacheControl: 'public, max-age=86400',
+    handle: ([state]) => stateStatistics(state!),
+  },
   { feed: 'premises', pattern: /^\/premises\/v1\/search$/, cacheControl: 'no-store', handle: (_, q) => searchByAddress(q) },
   // Not in the default .meshrc.yaml: the third supplier feed of docs/adding-a-feed.md.
   { feed: 'gridwise', pattern: /^\/gridwise\/feed\/([^/]+)$/, cacheControl: 'public, max-age=900', handle: ([zip]) => gridwiseFeed(zip!) },

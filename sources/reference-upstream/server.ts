@@ -63,10 +63,17 @@ export async function startReferenceUpstream(opts: { port?: number; host?: strin
   const sleepers = new Set<{ timer: NodeJS.Timeout; wake: () => void }>();
   let closing = false;
 
-  const sleep = (ms: number) => new Promise<void>((resolve) => {
-    const entry = { timer: setTimeout(() => { sleepers.delete(entry); resolve(); }, ms), wake: resolve };
-    sleepers.add(entry);
-  });
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const entry = {
+        timer: setTimeout(() => {
+          sleepers.delete(entry);
+          resolve();
+        }, ms),
+        wake: resolve,
+      };
+      sleepers.add(entry);
+    });
 
   function setFault(feed: string, fault: Fault | null): void {
     if (!isFeed(feed)) throw new Error(`unknown feed '${feed}' (expected one of ${FEEDS.join(', ')})`);
@@ -173,15 +180,16 @@ export async function startReferenceUpstream(opts: { port?: number; host?: strin
     url: `http://${urlHost(host)}:${port}`,
     port,
     setFault,
-    close: () => new Promise<void>((resolve, reject) => {
-      closing = true;
-      for (const s of sleepers) {
-        clearTimeout(s.timer);
-        s.wake();
-      }
-      sleepers.clear();
-      server.close((err) => (err ? reject(err) : resolve()));
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        closing = true;
+        for (const s of sleepers) {
+          clearTimeout(s.timer);
+          s.wake();
+        }
+        sleepers.clear();
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      }),
   };
 }

@@ -52,7 +52,8 @@ export function createFeedBreakers(settings: UpstreamSettings['breaker'], logger
       const statsKey = `${instance} ${key}`;
       const set = (state: BreakerState) => () => {
         upstreamStats.setBreaker(feed, statsKey, state);
-        if (state === 'open') logger?.warn({ feed, resetMs: settings.resetTimeoutMs }, 'upstream circuit opened: refusing calls to the feed');
+        if (state === 'open')
+          logger?.warn({ feed, resetMs: settings.resetTimeoutMs }, 'upstream circuit opened: refusing calls to the feed');
         else if (state === 'closed') logger?.info({ feed }, 'upstream circuit closed: feed answering again');
       };
       breaker.on('open', set('open'));

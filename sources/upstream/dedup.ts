@@ -6,7 +6,23 @@
 import { createHash } from 'node:crypto';
 
 /** Request headers that never change an upstream answer and differ per request. */
-const IGNORED_HEADERS = new Set(['x-request-id', 'x-correlation-id', 'traceparent', 'tracestate', 'baggage', 'sentry-trace', 'x-b3-traceid', 'x-b3-spanid', 'x-b3-parentspanid', 'x-b3-sampled', 'b3', 'user-agent', 'connection', 'keep-alive', 'content-length']);
+const IGNORED_HEADERS = new Set([
+  'x-request-id',
+  'x-correlation-id',
+  'traceparent',
+  'tracestate',
+  'baggage',
+  'sentry-trace',
+  'x-b3-traceid',
+  'x-b3-spanid',
+  'x-b3-parentspanid',
+  'x-b3-sampled',
+  'b3',
+  'user-agent',
+  'connection',
+  'keep-alive',
+  'content-length',
+]);
 
 /**
  * A fixed-size key for a request. Hashed, so credentials in headers are not kept in map keys
@@ -18,7 +34,9 @@ export function requestKey(method: string, url: string, headers: Headers): strin
     if (!IGNORED_HEADERS.has(name)) kept.push(`${name}:${value}`);
   });
   kept.sort();
-  return createHash('sha256').update(`${method.toUpperCase()} ${url}\n${kept.join('\n')}`).digest('base64url');
+  return createHash('sha256')
+    .update(`${method.toUpperCase()} ${url}\n${kept.join('\n')}`)
+    .digest('base64url');
 }
 
 export interface InFlight {

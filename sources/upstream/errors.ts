@@ -28,7 +28,10 @@ export class UpstreamError extends Error {
   /** Retry-After of a 503/429, in ms, when the feed sent one. */
   readonly retryAfterMs: number | null;
 
-  constructor(kind: UpstreamErrorKind, opts: { status?: number; retryable?: boolean; retryAfterMs?: number | null; detail?: string; cause?: unknown } = {}) {
+  constructor(
+    kind: UpstreamErrorKind,
+    opts: { status?: number; retryable?: boolean; retryAfterMs?: number | null; detail?: string; cause?: unknown } = {},
+  ) {
     const base = kind === 'status' && opts.status ? `${MESSAGES.status} (${opts.status})` : MESSAGES[kind];
     super(opts.detail ? `${base}: ${opts.detail}` : base, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'UpstreamError';

@@ -78,10 +78,22 @@ export function createUpstreamFetch(opts: UpstreamFetchOptions = {}): UpstreamFe
   const transport: Transport = customTransport ?? owned!;
   const breakers = createFeedBreakers(settings.breaker, logger);
   const inFlight = createInFlight();
-  const stale = createStaleCache({ maxAgeSeconds: settings.staleIfErrorSeconds, maxEntries: settings.staleMaxEntries, maxBytes: settings.staleMaxBytes });
+  const stale = createStaleCache({
+    maxAgeSeconds: settings.staleIfErrorSeconds,
+    maxEntries: settings.staleMaxEntries,
+    maxBytes: settings.staleMaxBytes,
+  });
 
   /** One logical exchange with the feed (breaker + retries); shared by deduplicated callers. */
-  async function exchange(feed: string, url: string, method: string, init: RequestInit, timeoutMs: number, callerSignal: AbortSignal | undefined, key: string | null): Promise<BufferedResponse> {
+  async function exchange(
+    feed: string,
+    url: string,
+    method: string,
+    init: RequestInit,
+    timeoutMs: number,
+    callerSignal: AbortSignal | undefined,
+    key: string | null,
+  ): Promise<BufferedResponse> {
     const origin = originOf(url);
     const stats = upstreamStats.feed(feed);
     const deadline = Date.now() + timeoutMs;
@@ -106,7 +118,11 @@ export function createUpstreamFetch(opts: UpstreamFetchOptions = {}): UpstreamFe
             throw classifyError(err, signal);
           }
           if (b.status >= 500 || b.status === 429) {
-            throw new UpstreamError('status', { status: b.status, retryable: RETRYABLE_STATUS.has(b.status), retryAfterMs: parseRetryAfter(headerOf(b, 'retry-after')) });
+            throw new UpstreamError('status', {
+              status: b.status,
+              retryable: RETRYABLE_STATUS.has(b.status),
+              retryAfterMs: parseRetryAfter(headerOf(b, 'retry-after')),
+            });
           }
           if (method !== 'HEAD') validatePayload(b);
           return b;

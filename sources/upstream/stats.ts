@@ -50,7 +50,20 @@ class UpstreamStats {
   feed(name: string): FeedStats {
     let s = this.feeds.get(name);
     if (!s) {
-      s = { calls: 0, attempts: 0, retries: 0, errors: 0, errorsByKind: {}, shortCircuits: 0, dedupHits: 0, staleServed: 0, breaker: 'closed', breakerOpens: 0, latencyMsSum: 0, latencyCount: 0 };
+      s = {
+        calls: 0,
+        attempts: 0,
+        retries: 0,
+        errors: 0,
+        errorsByKind: {},
+        shortCircuits: 0,
+        dedupHits: 0,
+        staleServed: 0,
+        breaker: 'closed',
+        breakerOpens: 0,
+        latencyMsSum: 0,
+        latencyCount: 0,
+      };
       this.feeds.set(name, s);
     }
     return s;

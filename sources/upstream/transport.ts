@@ -83,7 +83,7 @@ const DECODERS: Record<string, (b: Uint8Array, o: zlib.ZlibOptions) => Promise<B
 };
 
 async function decoded(body: Uint8Array, encoding: string | string[] | undefined, maxBytes: number): Promise<Uint8Array> {
-  const coding = (Array.isArray(encoding) ? encoding.join(',') : encoding ?? '').trim().toLowerCase();
+  const coding = (Array.isArray(encoding) ? encoding.join(',') : (encoding ?? '')).trim().toLowerCase();
   if (coding === '' || coding === 'identity') return body;
   const decode = DECODERS[coding];
   if (!decode) throw new UpstreamError('malformed', { detail: 'unsupported content-encoding' });
@@ -97,7 +97,9 @@ async function decoded(body: Uint8Array, encoding: string | string[] | undefined
 
 /** Reads a fetch Response's body (aborted by its `signal`, bounded by `maxBytes`) into a BufferedResponse. */
 export async function bufferResponse(res: Response, maxBytes: number): Promise<BufferedResponse> {
-  const body = await readBounded(res.body as AsyncIterable<Uint8Array> | null, res.headers.get('content-length'), maxBytes, () => res.body?.cancel().catch(() => {}));
+  const body = await readBounded(res.body as AsyncIterable<Uint8Array> | null, res.headers.get('content-length'), maxBytes, () =>
+    res.body?.cancel().catch(() => {}),
+  );
   const headers: [string, string][] = [];
   res.headers.forEach((value, name) => headers.push([name, value]));
   return { status: res.status, statusText: res.statusText, headers, body, receivedAt: Date.now() };
@@ -108,7 +110,12 @@ export async function bufferResponse(res: Response, maxBytes: number): Promise<B
  * length says so, else as soon as the bytes read pass it). Leaving the loop early releases the
  * stream (a Node stream is destroyed, a web stream cancelled); `release` does it when nothing is read.
  */
-async function readBounded(body: AsyncIterable<Uint8Array> | null, declaredLength: string | null | undefined, maxBytes: number, release: () => unknown): Promise<Uint8Array> {
+async function readBounded(
+  body: AsyncIterable<Uint8Array> | null,
+  declaredLength: string | null | undefined,
+  maxBytes: number,
+  release: () => unknown,
+): Promise<Uint8Array> {
   const declared = Number(declaredLength);
   if (declaredLength && Number.isFinite(declared) && declared > maxBytes) {
     await release();
@@ -164,7 +171,12 @@ class BufferedFetchResponse {
   readonly redirected = false;
   private used = false;
 
-  constructor(private readonly data: Uint8Array, readonly status: number, readonly statusText: string, readonly headers: Headers) {}
+  constructor(
+    private readonly data: Uint8Array,
+    readonly status: number,
+    readonly statusText: string,
+    readonly headers: Headers,
+  ) {}
 
   get ok(): boolean {
     return this.status >= 200 && this.status < 300;

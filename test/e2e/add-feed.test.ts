@@ -12,7 +12,18 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import yaml from 'js-yaml';
 import { launchGateway as startGateway } from '../../server/launch.js';
-import { expectedTier, gatewayEnv, gql, issueKeyWithCli, mappingOf, pastedConfigText, ROOT, scaled, writeConfigDir, type Mapping } from '../support/feed-config.js';
+import {
+  expectedTier,
+  gatewayEnv,
+  gql,
+  issueKeyWithCli,
+  mappingOf,
+  pastedConfigText,
+  ROOT,
+  scaled,
+  writeConfigDir,
+  type Mapping,
+} from '../support/feed-config.js';
 import type { GatewayHandle } from '../../server/app.js';
 
 const GRIDWISE_VENDORS = ['Gridwise Energy Services LLC', 'Pecan Hollow Power LLC', 'Ironbridge Electric Supply Inc.'];
@@ -128,39 +139,50 @@ describe('a third supplier feed added by configuration (examples/gridwise-feed.y
     expect(g.mesh.feeds.byKind('offers').map((f) => f.source)).toEqual(['Voltify', 'Brightgrid', 'Gridwise']);
   });
 
-  it.each([undefined, 1234])('residentialPlans(zipCode: "75001", monthlyUsage: %s) has the Gridwise plans with exact all-in tiers', async (usage) => {
-    const args = usage === undefined ? 'zipCode: "75001"' : `zipCode: "75001", monthlyUsage: ${usage}`;
-    const { status, json } = await gql(g, key, `{
+  it.each([undefined, 1234])(
+    'residentialPlans(zipCode: "75001", monthlyUsage: %s) has the Gridwise plans with exact all-in tiers',
+    async (usage) => {
+      const args = usage === undefined ? 'zipCode: "75001"' : `zipCode: "75001", monthlyUsage: ${usage}`;
+      const { status, json } = await gql(
+        g,
+        key,
+        `{
       utilities(zipCode: "75001") { id deliveryCharges { fixedMonthlyUsd perKwhUsd } }
-      residentialPlans(${args}) { ${PLAN_FIELDS} } }`);
-    expect(status).toBe(200);
-    expect(json.errors).toBeUndefined();
+      residentialPlans(${args}) { ${PLAN_FIELDS} } }`,
+      );
+      expect(status).toBe(200);
+      expect(json.errors).toBeUndefined();
 
-    const oncor = json.data.utilities.find((u: any) => u.id === 'ONCOR');
-    const delivery = { fixedMicro: scaled(String(oncor.deliveryCharges.fixedMonthlyUsd), 6), perKwhMicro: scaled(String(oncor.deliveryCharges.perKwhUsd), 6) };
-    const payload = await (await fetch(`${g.upstreamUrl}/gridwise/feed/75001`)).json();
-    const offers = (payload.Envelope.Body.OfferList.Offer as GridwiseOffer[]).filter((o) => o.Class === 'res' && o.TDSP === 'ONCOR');
-    expect(offers.length).toBeGreaterThanOrEqual(3);
-    // The fixture covers the interesting shapes: several blocks, a credit, a minimum-usage charge.
-    expect(offers.some((o) => o.Pricing.Blocks.Block.length > 1)).toBe(true);
-    expect(offers.some((o) => o.Pricing.Credits && o.Pricing.MinimumUsage)).toBe(true);
+      const oncor = json.data.utilities.find((u: any) => u.id === 'ONCOR');
+      const delivery = {
+        fixedMicro: scaled(String(oncor.deliveryCharges.fixedMonthlyUsd), 6),
+        perKwhMicro: scaled(String(oncor.deliveryCharges.perKwhUsd), 6),
+      };
+      const payload = await (await fetch(`${g.upstreamUrl}/gridwise/feed/75001`)).json();
+      const offers = (payload.Envelope.Body.OfferList.Offer as GridwiseOffer[]).filter((o) => o.Class === 'res' && o.TDSP === 'ONCOR');
+      expect(offers.length).toBeGreaterThanOrEqual(3);
+      // The fixture covers the interesting shapes: several blocks, a credit, a minimum-usage charge.
+      expect(offers.some((o) => o.Pricing.Blocks.Block.length > 1)).toBe(true);
+      expect(offers.some((o) => o.Pricing.Credits && o.Pricing.MinimumUsage)).toBe(true);
 
-    const plans: any[] = json.data.residentialPlans;
-    const usages = [...new Set([500, 1000, 2000, ...(usage ? [usage] : [])])].sort((a, b) => a - b);
-    const gridwise = plans.filter((p) => GRIDWISE_VENDORS.includes(p.supplier.name));
-    expect(gridwise).toHaveLength(offers.length);
-    for (const o of offers) {
-      const plan = gridwise.find((p) => p.title === o.Label && p.supplier.name === o.Vendor.LegalName);
-      expect(plan, o['@id']).toEqual(expectedPlan(o, delivery, usages));
-      for (const t of plan.rates) expect(t.avgMonthlyBillUsd, `${o['@id']} @ ${t.usageKwh}`).toBe(Math.round(t.usageKwh * t.allInRateUsdPerKwh * 10) / 10);
-    }
+      const plans: any[] = json.data.residentialPlans;
+      const usages = [...new Set([500, 1000, 2000, ...(usage ? [usage] : [])])].sort((a, b) => a - b);
+      const gridwise = plans.filter((p) => GRIDWISE_VENDORS.includes(p.supplier.name));
+      expect(gridwise).toHaveLength(offers.length);
+      for (const o of offers) {
+        const plan = gridwise.find((p) => p.title === o.Label && p.supplier.name === o.Vendor.LegalName);
+        expect(plan, o['@id']).toEqual(expectedPlan(o, delivery, usages));
+        for (const t of plan.rates)
+          expect(t.avgMonthlyBillUsd, `${o['@id']} @ ${t.usageKwh}`).toBe(Math.round(t.usageKwh * t.allInRateUsdPerKwh * 10) / 10);
+      }
 
-    // Merged with the other feeds' plans, cheapest at the requested usage first.
-    expect(plans.length).toBeGreaterThan(gridwise.length + 10);
-    const at = usage ?? 1000;
-    const rates = plans.map((p) => p.rates.find((t: any) => t.usageKwh === at).allInRateUsdPerKwh);
-    rates.forEach((r, i) => i > 0 && expect(r).toBeGreaterThanOrEqual(rates[i - 1] - 0.000001));
-  });
+      // Merged with the other feeds' plans, cheapest at the requested usage first.
+      expect(plans.length).toBeGreaterThan(gridwise.length + 10);
+      const at = usage ?? 1000;
+      const rates = plans.map((p) => p.rates.find((t: any) => t.usageKwh === at).allInRateUsdPerKwh);
+      rates.forEach((r, i) => i > 0 && expect(r).toBeGreaterThanOrEqual(rates[i - 1] - 0.000001));
+    },
+  );
 
   it('businessPlans has the commercial Gridwise offers', async () => {
     const { json } = await gql(g, key, '{ businessPlans(zipCode: "75001", annualUsage: 120000) { title supplier { name } term } }');
@@ -198,10 +220,26 @@ describe('a third supplier feed added by configuration (examples/gridwise-feed.y
 
 describe('mapping mistakes stop the start, naming the feed and the key', () => {
   const cases: [string, (m: Mapping) => void, RegExp][] = [
-    ['an unknown path', (m) => void (m.fields.supplierName = 'Vendor.Name'), /feed Gridwise: fields\.supplierName: path Envelope\.Body\.OfferList\.Offer\.Vendor\.Name: Envelope\.Body\.OfferList\.Offer\.Vendor has no field "Name"/],
-    ['a missing required canonical field', (m) => void delete m.fields.utilityId, /feed Gridwise: fields\.utilityId: required for kind offers/],
-    ['an unknown unit', (m) => void (m.fields.energyBlocks.fields.price.unit = 'usd_per_gwh'), /feed Gridwise: fields\.energyBlocks\.fields\.price\.unit: unknown unit "usd_per_gwh"/],
-    ['the feed\'s key "@id" instead of its GraphQL name', (m) => void (m.fields.offerId = '@id'), /feed Gridwise: fields\.offerId\.path: invalid path "@id"/],
+    [
+      'an unknown path',
+      (m) => void (m.fields.supplierName = 'Vendor.Name'),
+      /feed Gridwise: fields\.supplierName: path Envelope\.Body\.OfferList\.Offer\.Vendor\.Name: Envelope\.Body\.OfferList\.Offer\.Vendor has no field "Name"/,
+    ],
+    [
+      'a missing required canonical field',
+      (m) => void delete m.fields.utilityId,
+      /feed Gridwise: fields\.utilityId: required for kind offers/,
+    ],
+    [
+      'an unknown unit',
+      (m) => void (m.fields.energyBlocks.fields.price.unit = 'usd_per_gwh'),
+      /feed Gridwise: fields\.energyBlocks\.fields\.price\.unit: unknown unit "usd_per_gwh"/,
+    ],
+    [
+      'the feed\'s key "@id" instead of its GraphQL name',
+      (m) => void (m.fields.offerId = '@id'),
+      /feed Gridwise: fields\.offerId\.path: invalid path "@id"/,
+    ],
   ];
   it.each(cases)('%s', async (_, mutate, message) => {
     const dir = writeGridwiseDir(tmp, `bad-${Math.random().toString(36).slice(2)}`, mutate);

@@ -20,7 +20,8 @@ import { eventually } from '../../scripts/harness/eventually.js';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const ADMIN_TOKEN = 'admin-token-for-tests-0123456789abcdef';
 
-const PLANS = 'query Plans($zip: String!, $usage: Int) { residentialPlans(zipCode: $zip, monthlyUsage: $usage) { id title price rates { usageKwh allInRateUsdPerKwh } } }';
+const PLANS =
+  'query Plans($zip: String!, $usage: Int) { residentialPlans(zipCode: $zip, monthlyUsage: $usage) { id title price rates { usageKwh allInRateUsdPerKwh } } }';
 const UTILS = (zip: string) => `{ utilities(zipCode: "${zip}") { id name } }`;
 const STATE = '{ energyInfoByState(state: "TX") { state name averageResidentialRateUsdPerKwh } }';
 
@@ -31,7 +32,11 @@ interface Res {
   json: any;
 }
 
-async function gql(url: string, query: string, opts: { key?: string; variables?: Record<string, unknown>; requestId?: string } = {}): Promise<Res> {
+async function gql(
+  url: string,
+  query: string,
+  opts: { key?: string; variables?: Record<string, unknown>; requestId?: string } = {},
+): Promise<Res> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (opts.key) headers['x-api-key'] = opts.key;
   if (opts.requestId) headers['x-request-id'] = opts.requestId;
@@ -45,7 +50,6 @@ async function gql(url: string, query: string, opts: { key?: string; variables?:
   }
   return { status: res.status, headers: res.headers, text, json };
 }
-
 
 function run(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -62,7 +66,11 @@ async function replayCli(args: string[], env: NodeJS.ProcessEnv) {
   const out: string[] = [];
   const err: string[] = [];
   let raw = '';
-  const code = await runReplayCli(args, { ...process.env, LOG_LEVEL: 'silent', ...env }, { out: (l) => out.push(l), err: (l) => err.push(l), raw: (t) => (raw += t) });
+  const code = await runReplayCli(
+    args,
+    { ...process.env, LOG_LEVEL: 'silent', ...env },
+    { out: (l) => out.push(l), err: (l) => err.push(l), raw: (t) => (raw += t) },
+  );
   return { code, out: out.join('\n'), err: err.join('\n'), raw };
 }
 
@@ -99,8 +107,17 @@ beforeAll(async () => {
   const cacheConfig = path.join(tmp, 'cache.config.json');
   fs.writeFileSync(cacheConfig, JSON.stringify({ ttl: { utilities: '24h', residentialPlans: '15m', energyInfoByState: '1500ms' } }));
   baseEnv = {
-    PRODUCTION_PORT: '0', CERTIFICATION_PORT: '0', PLAYGROUND_PORT: '0', UPSTREAM_PORT: '0', OPS_PORT: '0', LOG_LEVEL: 'silent',
-    DATA_DIR: path.join(tmp, 'data'), REDIS_URL: redis.url, KEYS_FILE: keysFile, CACHE_CONFIG: cacheConfig, PLAYGROUND_ALLOWANCE: '4',
+    PRODUCTION_PORT: '0',
+    CERTIFICATION_PORT: '0',
+    PLAYGROUND_PORT: '0',
+    UPSTREAM_PORT: '0',
+    OPS_PORT: '0',
+    LOG_LEVEL: 'silent',
+    DATA_DIR: path.join(tmp, 'data'),
+    REDIS_URL: redis.url,
+    KEYS_FILE: keysFile,
+    CACHE_CONFIG: cacheConfig,
+    PLAYGROUND_ALLOWANCE: '4',
     // Drops are what this file checks; retrying through an outage is test/e2e/scale-out.test.ts'.
     REPLAY_WRITE_RETRY_MS: '0',
   };
@@ -199,12 +216,20 @@ describe('response cache', () => {
     const v1 = { zip: '75001', usage: 2100 };
     const v2 = { zip: '75001', usage: 2200 };
     const util = UTILS('77001');
-    for (const q of [[PLANS, v1], [PLANS, v2], [util, undefined]] as const) {
+    for (const q of [
+      [PLANS, v1],
+      [PLANS, v2],
+      [util, undefined],
+    ] as const) {
       await gql(gwA.urls.production!, q[0], { key: prodKey, variables: q[1] });
-      expect((await eventually(async () => {
-        const r = await gql(gwB.urls.production!, q[0], { key: prodKey, variables: q[1] });
-        return r.headers.get('x-cache') === 'HIT' && r;
-      })).status).toBe(200);
+      expect(
+        (
+          await eventually(async () => {
+            const r = await gql(gwB.urls.production!, q[0], { key: prodKey, variables: q[1] });
+            return r.headers.get('x-cache') === 'HIT' && r;
+          })
+        ).status,
+      ).toBe(200);
       expect((await gql(gwA.urls.production!, q[0], { key: prodKey, variables: q[1] })).headers.get('x-cache')).toBe('HIT');
     }
     const purge = await run('cli/cache.ts', ['purge', '--field', 'residentialPlans'], { REDIS_URL: redis.url });
@@ -242,8 +267,17 @@ describe('replay', () => {
     planBody = r.text;
     const rec = await record(planId);
     expect(rec).toMatchObject({
-      id: planId, environment: 'production', partnerCode: 'ACME', clientIp: '127.0.0.1', operationName: 'Plans', query: PLANS,
-      variables: { zip: '75001', usage: 1234 }, status: 200, responseBody: r.text, fromCache: false, cache: 'MISS',
+      id: planId,
+      environment: 'production',
+      partnerCode: 'ACME',
+      clientIp: '127.0.0.1',
+      operationName: 'Plans',
+      query: PLANS,
+      variables: { zip: '75001', usage: 1234 },
+      status: 200,
+      responseBody: r.text,
+      fromCache: false,
+      cache: 'MISS',
     });
     expect(rec.responseHeaders).toMatchObject({ 'x-request-id': planId, 'x-cache': 'MISS' });
     expect(rec.upstreamCalls.length).toBeGreaterThan(0);
@@ -327,7 +361,9 @@ describe('replay', () => {
     const one = await fetch(`${adminUrl}/replay/${planId}`, { headers: auth });
     expect(one.status).toBe(200);
     expect((await one.json()).responseBody).toBe(planBody);
-    const list = await (await fetch(`${adminUrl}/replay?partner=ACME&since=1h&status=2xx&env=production&limit=5`, { headers: auth })).json();
+    const list = await (
+      await fetch(`${adminUrl}/replay?partner=ACME&since=1h&status=2xx&env=production&limit=5`, { headers: auth })
+    ).json();
     expect(list.count).toBeGreaterThan(0);
     expect(list.count).toBeLessThanOrEqual(5);
     expect(list.records.every((r: ReplayRecord) => r.partnerCode === 'ACME' && r.status === 200)).toBe(true);
@@ -343,7 +379,16 @@ describe('bounds and outages', () => {
     const dataDir = path.join(tmp, 'embedded');
     const adminPort = String(await freePort());
     const gw = await startGateway({
-      env: { ...baseEnv, REDIS_URL: '', DATA_DIR: dataDir, REPLAY_MAX_BYTES: '24KiB', REPLAY_SEGMENT_BYTES: '4KiB', REPLAY_RETENTION: '3s', ADMIN_TOKEN, ADMIN_PORT: adminPort },
+      env: {
+        ...baseEnv,
+        REDIS_URL: '',
+        DATA_DIR: dataDir,
+        REPLAY_MAX_BYTES: '24KiB',
+        REPLAY_SEGMENT_BYTES: '4KiB',
+        REPLAY_RETENTION: '3s',
+        ADMIN_TOKEN,
+        ADMIN_PORT: adminPort,
+      },
       // Cache and replay only (no key check): this instance stands for a single-process deployment.
       capabilities: [cacheReplayCapability],
     });

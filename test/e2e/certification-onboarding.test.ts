@@ -25,7 +25,9 @@ let partnersFile: string;
 let ui: ConsoleClient;
 
 const check = async (admin: string, partner: string, ip: string, token = CHECKOUT_TOKEN) => {
-  const res = await fetch(`${admin}/certification/allow-list/check?${new URLSearchParams({ partner, ip })}`, { headers: { authorization: `Bearer ${token}` } });
+  const res = await fetch(`${admin}/certification/allow-list/check?${new URLSearchParams({ partner, ip })}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   return { status: res.status, json: (await res.json()) as any };
 };
 
@@ -33,10 +35,23 @@ beforeAll(async () => {
   const [pa, pb] = [await freePort(), await freePort()];
   adminA = `http://127.0.0.1:${pa}`;
   adminB = `http://127.0.0.1:${pb}`;
-  a = await startTestGateway({ ADMIN_TOKEN, CHECKOUT_TOKEN, ADMIN_PORT: String(pa), CERTIFICATION_ENROLLMENT_BASE_URL: CERT_BASE, ENROLLMENT_BASE_URL: LIVE_BASE });
+  a = await startTestGateway({
+    ADMIN_TOKEN,
+    CHECKOUT_TOKEN,
+    ADMIN_PORT: String(pa),
+    CERTIFICATION_ENROLLMENT_BASE_URL: CERT_BASE,
+    ENROLLMENT_BASE_URL: LIVE_BASE,
+  });
   partnersFile = path.join(a.dataDir, 'partners.json');
   // A second instance over the same keys and partner records (a shared volume in production).
-  b = await startTestGateway({ ADMIN_TOKEN, CHECKOUT_TOKEN, ADMIN_PORT: String(pb), KEYS_FILE: path.join(a.dataDir, 'keys.json'), PARTNERS_FILE: partnersFile, UPSTREAM_URL: a.g.upstreamUrl });
+  b = await startTestGateway({
+    ADMIN_TOKEN,
+    CHECKOUT_TOKEN,
+    ADMIN_PORT: String(pb),
+    KEYS_FILE: path.join(a.dataDir, 'keys.json'),
+    PARTNERS_FILE: partnersFile,
+    UPSTREAM_URL: a.g.upstreamUrl,
+  });
   const support = await issueKey(path.join(a.dataDir, 'keys.json'), { environment: 'support', partnerCode: 'BOB' });
   ui = consoleClient(adminA);
   await eventually(async () => (await ui.signIn(support.key)) === 303, 10_000, 200);
@@ -56,11 +71,21 @@ describe('certification test IPs through the console and the checkout endpoint',
     expect(res.status, res.text).toBe(200);
     expect(res.text).toContain('203.0.113.7 enabled');
     for (const admin of [adminA, adminB]) {
-      const answer = await eventually(async () => (await check(admin, 'acme', '203.0.113.7')).json.enabled && (await check(admin, 'acme', '203.0.113.7')).json, 1000, 20);
-      expect(answer).toMatchObject({ partner: 'ACME', ip: '203.0.113.7', enabled: true, match: { cidr: '203.0.113.7', addedBy: 'support:BOB' } });
+      const answer = await eventually(
+        async () => (await check(admin, 'acme', '203.0.113.7')).json.enabled && (await check(admin, 'acme', '203.0.113.7')).json,
+        1000,
+        20,
+      );
+      expect(answer).toMatchObject({
+        partner: 'ACME',
+        ip: '203.0.113.7',
+        enabled: true,
+        match: { cidr: '203.0.113.7', addedBy: 'support:BOB' },
+      });
     }
     await ui.post('/console/partners/ACME/ips/remove', { cidr: '203.0.113.7' });
-    for (const admin of [adminA, adminB]) await eventually(async () => (await check(admin, 'ACME', '203.0.113.7')).json.enabled === false, 1000, 20);
+    for (const admin of [adminA, adminB])
+      await eventually(async () => (await check(admin, 'ACME', '203.0.113.7')).json.enabled === false, 1000, 20);
   });
 
   it('handles IPv4 and IPv6 ranges, and serves the whole allow-list', async () => {
@@ -76,7 +101,13 @@ describe('certification test IPs through the console and the checkout endpoint',
   });
 
   it('refuses malformed, enormous and overlapping entries in the console with a clear error', async () => {
-    for (const [cidr, message] of [['999.1.1.1', 'not an IPv4 or IPv6'], ['10.0.0.0/8', 'too large a range'], ['198.51.100.4', 'overlaps 198.51.100.0/28'], ['2001:db8:42:7::/64', 'overlaps 2001:db8:42::/48'], ['198.51.100.1/24', 'host bits set']]) {
+    for (const [cidr, message] of [
+      ['999.1.1.1', 'not an IPv4 or IPv6'],
+      ['10.0.0.0/8', 'too large a range'],
+      ['198.51.100.4', 'overlaps 198.51.100.0/28'],
+      ['2001:db8:42:7::/64', 'overlaps 2001:db8:42::/48'],
+      ['198.51.100.1/24', 'host bits set'],
+    ]) {
       const res = await ui.post('/console/partners/ACME/ips', { cidr: cidr! });
       expect(res.status).toBe(400);
       expect(res.text).toContain(message);
@@ -114,7 +145,9 @@ describe('certification test IPs through the console and the checkout endpoint',
     const audit = await ui.get('/console/audit?action=partner.ip.enable');
     expect(audit.text).toContain('cli:');
     expect(audit.text).toContain('support:BOB');
-    expect(JSON.parse(fs.readFileSync(partnersFile, 'utf8')).partners[0].testIps.some((t: { cidr: string }) => t.cidr === '192.0.2.10')).toBe(true);
+    expect(
+      JSON.parse(fs.readFileSync(partnersFile, 'utf8')).partners[0].testIps.some((t: { cidr: string }) => t.cidr === '192.0.2.10'),
+    ).toBe(true);
   });
 
   it('answers certification enrollment links into the certification checkout, production into the live one', async () => {

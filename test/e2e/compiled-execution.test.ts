@@ -10,19 +10,47 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 const CASES: [string, string, Record<string, unknown> | undefined][] = [
-  ['plans with every field', `query P($z: String!, $u: Int) { residentialPlans(zipCode: $z, monthlyUsage: $u) {
-      title price term rateType supplier { name } rates { usageKwh allInRateUsdPerKwh avgMonthlyBillUsd } headlessEnrollmentUrl } }`, { z: '19103', u: 1200 }],
-  ['several root fields and aliases', `{ a: utilities(zipCode: "75001") { id name } b: utilities(zipCode: "77002") { id }
-      nextStartDate(zipCode: "75001") { date } energyInfoByState(state: "TX") { state generationMix { source percent } } }`, undefined],
-  ['business plans', '{ businessPlans(zipCode: "60601", annualUsage: 120000) { title estimatedAnnualCostUsd rates { usageKwh avgMonthlyBillUsd } } }', undefined],
+  [
+    'plans with every field',
+    `query P($z: String!, $u: Int) { residentialPlans(zipCode: $z, monthlyUsage: $u) {
+      title price term rateType supplier { name } rates { usageKwh allInRateUsdPerKwh avgMonthlyBillUsd } headlessEnrollmentUrl } }`,
+    { z: '19103', u: 1200 },
+  ],
+  [
+    'several root fields and aliases',
+    `{ a: utilities(zipCode: "75001") { id name } b: utilities(zipCode: "77002") { id }
+      nextStartDate(zipCode: "75001") { date } energyInfoByState(state: "TX") { state generationMix { source percent } } }`,
+    undefined,
+  ],
+  [
+    'business plans',
+    '{ businessPlans(zipCode: "60601", annualUsage: 120000) { title estimatedAnnualCostUsd rates { usageKwh avgMonthlyBillUsd } } }',
+    undefined,
+  ],
   ['an argument the resolver refuses', '{ residentialPlans(zipCode: "7500", monthlyUsage: 1000) { title } }', undefined],
   ['a missing variable', 'query P($z: String!) { utilities(zipCode: $z) { id } }', {}],
   ['a variable of the wrong type', 'query P($u: Int) { residentialPlans(zipCode: "75001", monthlyUsage: $u) { title } }', { u: 'lots' }],
-  ['a ZIP nobody serves, next to one served', '{ x: residentialPlans(zipCode: "99999") { title } y: utilities(zipCode: "75001") { id } }', undefined],
-  ['@include / @skip with variables and a default value', `query P($z: String = "75001", $withRates: Boolean!, $noSupplier: Boolean = true) {
-      residentialPlans(zipCode: $z) { title rates @include(if: $withRates) { usageKwh } supplier @skip(if: $noSupplier) { name } } }`, { withRates: true }],
-  ['an inline fragment and a null variable for an optional argument', 'query P($u: Int) { residentialPlans(zipCode: "77002", monthlyUsage: $u) { ... on Plan { title price } } }', { u: null }],
-  ['fragments and __typename inside', 'fragment F on Plan { title __typename } { residentialPlans(zipCode: "75001") { ...F supplier { __typename name } } }', undefined],
+  [
+    'a ZIP nobody serves, next to one served',
+    '{ x: residentialPlans(zipCode: "99999") { title } y: utilities(zipCode: "75001") { id } }',
+    undefined,
+  ],
+  [
+    '@include / @skip with variables and a default value',
+    `query P($z: String = "75001", $withRates: Boolean!, $noSupplier: Boolean = true) {
+      residentialPlans(zipCode: $z) { title rates @include(if: $withRates) { usageKwh } supplier @skip(if: $noSupplier) { name } } }`,
+    { withRates: true },
+  ],
+  [
+    'an inline fragment and a null variable for an optional argument',
+    'query P($u: Int) { residentialPlans(zipCode: "77002", monthlyUsage: $u) { ... on Plan { title price } } }',
+    { u: null },
+  ],
+  [
+    'fragments and __typename inside',
+    'fragment F on Plan { title __typename } { residentialPlans(zipCode: "75001") { ...F supplier { __typename name } } }',
+    undefined,
+  ],
 ];
 
 describe('compiled execution answers exactly like graphql-js', () => {

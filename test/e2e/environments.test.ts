@@ -16,7 +16,8 @@ import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-serv
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const COUNTED = '{ utilities(zipCode: "75001") { id } }';
-const INTROSPECTION = '{ __schema { queryType { fields { name args { name type { kind name ofType { kind name } } } type { kind name ofType { kind name } } } } } }';
+const INTROSPECTION =
+  '{ __schema { queryType { fields { name args { name type { kind name ofType { kind name } } } type { kind name ofType { kind name } } } } } }';
 const EXHAUSTED = 'The playground allowance of 10 calls for your IP address is used up; it does not refill. Ask for a key to use the API.';
 
 interface Res {
@@ -26,7 +27,10 @@ interface Res {
   json: any;
 }
 
-function request(url: string, opts: { method?: string; headers?: Record<string, string | string[]>; body?: string | Buffer; ip?: string } = {}): Promise<Res> {
+function request(
+  url: string,
+  opts: { method?: string; headers?: Record<string, string | string[]>; body?: string | Buffer; ip?: string } = {},
+): Promise<Res> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: opts.method ?? 'POST', agent: false, localAddress: opts.ip ?? '127.0.0.1' }, (res) => {
       const chunks: Buffer[] = [];
@@ -50,7 +54,11 @@ function request(url: string, opts: { method?: string; headers?: Record<string, 
   });
 }
 
-function gql(url: string, query: string, opts: { key?: string | string[]; ip?: string; headers?: Record<string, string | string[]> } = {}): Promise<Res> {
+function gql(
+  url: string,
+  query: string,
+  opts: { key?: string | string[]; ip?: string; headers?: Record<string, string | string[]> } = {},
+): Promise<Res> {
   const headers: Record<string, string | string[]> = { 'content-type': 'application/json', ...opts.headers };
   if (opts.key !== undefined) headers['x-api-key'] = opts.key;
   return request(url, { headers, body: JSON.stringify({ query }), ip: opts.ip });
@@ -72,7 +80,9 @@ function expectRateHeaders(r: Res, remainingValue?: number) {
 function expectForbidden(r: Res, environment: string) {
   expect(r.status).toBe(403);
   expect(r.headers['content-type']).toMatch(/application\/json/);
-  expect(r.json).toEqual({ errors: [{ message: `A valid x-api-key header for the ${environment} environment is required.`, extensions: { code: 'FORBIDDEN' } }] });
+  expect(r.json).toEqual({
+    errors: [{ message: `A valid x-api-key header for the ${environment} environment is required.`, extensions: { code: 'FORBIDDEN' } }],
+  });
 }
 
 async function eventually(check: () => Promise<boolean>, timeoutMs: number): Promise<number> {
@@ -86,7 +96,11 @@ async function eventually(check: () => Promise<boolean>, timeoutMs: number): Pro
 
 function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn('npx', ['tsx', 'cli/keys.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npx', ['tsx', 'cli/keys.ts', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -95,7 +109,14 @@ function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | n
   });
 }
 
-const PORTS = { PRODUCTION_PORT: '0', CERTIFICATION_PORT: '0', PLAYGROUND_PORT: '0', UPSTREAM_PORT: '0', OPS_PORT: '0', LOG_LEVEL: 'silent' };
+const PORTS = {
+  PRODUCTION_PORT: '0',
+  CERTIFICATION_PORT: '0',
+  PLAYGROUND_PORT: '0',
+  UPSTREAM_PORT: '0',
+  OPS_PORT: '0',
+  LOG_LEVEL: 'silent',
+};
 
 let tmp: string;
 let keysFile: string;
@@ -166,7 +187,11 @@ describe('keyed environments', () => {
   });
 
   it('serve a valid key for its own environment (whitespace around the value is HTTP framing)', async () => {
-    for (const [url, key] of [[gwA.urls.production!, liveKey], [gwA.urls.certification!, certKey], [gwA.urls.production!, ` ${liveKey} `]] as const) {
+    for (const [url, key] of [
+      [gwA.urls.production!, liveKey],
+      [gwA.urls.certification!, certKey],
+      [gwA.urls.production!, ` ${liveKey} `],
+    ] as const) {
       const r = await gql(url, '{ __typename }', { key });
       expect(r.status).toBe(200);
       expect(r.json).toEqual({ data: { __typename: 'Query' } });
@@ -211,7 +236,9 @@ describe('playground allowance', () => {
     const refused = await gql(url, COUNTED, { ip });
     expect(refused.status).toBe(429);
     expectRateHeaders(refused, 0);
-    expect(refused.json).toEqual({ errors: [{ message: EXHAUSTED, extensions: { code: 'RATE_LIMITED', reason: 'ALLOWANCE_USED_UP', limit: 10 } }] });
+    expect(refused.json).toEqual({
+      errors: [{ message: EXHAUSTED, extensions: { code: 'RATE_LIMITED', reason: 'ALLOWANCE_USED_UP', limit: 10 } }],
+    });
     // Mixed introspection + real field counts, so it is refused too.
     expect((await gql(url, '{ __typename utilities(zipCode: "75001") { id } }', { ip })).status).toBe(429);
 
@@ -296,19 +323,34 @@ describe('playground allowance', () => {
       const r = await gql(url, COUNTED, { ip: '127.0.0.6', headers: { 'x-forwarded-for': `203.0.113.${i + 1}` } });
       expectRateHeaders(r, 9 - i);
     }
-    const r = await gql(url, COUNTED, { ip: '127.0.0.6', headers: { 'x-forwarded-for': '203.0.113.200', 'x-real-ip': '203.0.113.201', forwarded: 'for=203.0.113.202' } });
+    const r = await gql(url, COUNTED, {
+      ip: '127.0.0.6',
+      headers: { 'x-forwarded-for': '203.0.113.200', 'x-real-ip': '203.0.113.201', forwarded: 'for=203.0.113.202' },
+    });
     expect(r.status).toBe(429);
   });
 
   it('honours X-Forwarded-For from a trusted proxy only (TRUST_PROXY=127.0.0.1)', async () => {
     const url = gwB.urls.playground!;
     // Through the trusted proxy: each forwarded client has its own allowance.
-    expect((await gql(url, COUNTED, { ip: '127.0.0.1', headers: { 'x-forwarded-for': '198.51.100.1' } })).headers['x-ratelimit-remaining']).toBe('9');
-    expect((await gql(url, COUNTED, { ip: '127.0.0.1', headers: { 'x-forwarded-for': '198.51.100.2' } })).headers['x-ratelimit-remaining']).toBe('9');
-    expect((await gql(url, COUNTED, { ip: '127.0.0.1', headers: { 'x-forwarded-for': '6.6.6.6, 198.51.100.1' } })).headers['x-ratelimit-remaining']).toBe('8');
+    expect(
+      (await gql(url, COUNTED, { ip: '127.0.0.1', headers: { 'x-forwarded-for': '198.51.100.1' } })).headers['x-ratelimit-remaining'],
+    ).toBe('9');
+    expect(
+      (await gql(url, COUNTED, { ip: '127.0.0.1', headers: { 'x-forwarded-for': '198.51.100.2' } })).headers['x-ratelimit-remaining'],
+    ).toBe('9');
+    expect(
+      (await gql(url, COUNTED, { ip: '127.0.0.1', headers: { 'x-forwarded-for': '6.6.6.6, 198.51.100.1' } })).headers[
+        'x-ratelimit-remaining'
+      ],
+    ).toBe('8');
     // From an address that is not the trusted proxy, the header is ignored.
-    expect((await gql(url, COUNTED, { ip: '127.0.0.7', headers: { 'x-forwarded-for': '198.51.100.1' } })).headers['x-ratelimit-remaining']).toBe('9');
-    expect((await gql(url, COUNTED, { ip: '127.0.0.7', headers: { 'x-forwarded-for': '198.51.100.3' } })).headers['x-ratelimit-remaining']).toBe('8');
+    expect(
+      (await gql(url, COUNTED, { ip: '127.0.0.7', headers: { 'x-forwarded-for': '198.51.100.1' } })).headers['x-ratelimit-remaining'],
+    ).toBe('9');
+    expect(
+      (await gql(url, COUNTED, { ip: '127.0.0.7', headers: { 'x-forwarded-for': '198.51.100.3' } })).headers['x-ratelimit-remaining'],
+    ).toBe('8');
   });
 
   it('two gateway instances on one Redis share the allowance, also under 30 parallel calls', async () => {
@@ -393,7 +435,15 @@ describe('hostile input', () => {
   it('survives garbage on the socket', async () => {
     const { port } = new URL(gwA.urls.playground!);
     const reply = await new Promise<string>((resolve) => {
-      const sock = net.connect(Number(port), '127.0.0.1', () => sock.write(Buffer.concat([Buffer.from('POST /graphql HTTP/1.1\r\nHost: x\r\nx-api-key: \u0000\u0001\r\n'), randomBytes(512), Buffer.from('\r\n\r\n')])));
+      const sock = net.connect(Number(port), '127.0.0.1', () =>
+        sock.write(
+          Buffer.concat([
+            Buffer.from('POST /graphql HTTP/1.1\r\nHost: x\r\nx-api-key: \u0000\u0001\r\n'),
+            randomBytes(512),
+            Buffer.from('\r\n\r\n'),
+          ]),
+        ),
+      );
       let data = '';
       sock.on('data', (d) => (data += d));
       sock.on('close', () => resolve(data));

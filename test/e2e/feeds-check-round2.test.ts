@@ -9,7 +9,6 @@ import { mappingOf, ROOT, writeConfigDir } from '../support/feed-config.js';
 import { feedsCheck, type Run } from '../support/feeds-check-cli.js';
 import { PAGES, startSunpath, type Upstream } from '../support/sunpath-upstream.js';
 
-
 const feedOf = (r: Run, feed: string) => JSON.parse(r.stdout).feeds.find((f: { feed: string }) => f.feed === feed);
 
 let tmp: string;
@@ -33,7 +32,15 @@ describe('feeds:check, round 2', () => {
     const env = { SUNPATH_URL: sunpath.url };
     const [a, b] = await Promise.all([feedsCheck(['--dir', ok, '--json'], env), feedsCheck(['--dir', capped], env)]);
     expect(a.code, a.stderr).toBe(0);
-    expect(feedOf(a, 'Sunpath')).toMatchObject({ status: 'ok', calls: 1, pages: 2, records: PAGES.ONCOR!.flat().length, rejected: 0, warnings: [], error: null });
+    expect(feedOf(a, 'Sunpath')).toMatchObject({
+      status: 'ok',
+      calls: 1,
+      pages: 2,
+      records: PAGES.ONCOR!.flat().length,
+      rejected: 0,
+      warnings: [],
+      error: null,
+    });
     expect(b.code, b.stderr).toBe(0);
     expect(b.stdout).toContain('Sunpath: warning: pages left out: utility ONCOR: stopped after 1 pages (maxPages 1); the feed has more');
   }, 120_000);
@@ -73,20 +80,35 @@ describe('feeds:check, round 2', () => {
     const perMwh = writeConfigDir(tmp, 'gridwise-usd-per-kwh', [GRIDWISE], (c) => {
       mappingOf(c, 'Gridwise').fields.energyBlocks.fields.price.unit = 'usd_per_kwh';
     });
-    const fee = writeConfigDir(tmp, 'sunpath-fee-usd', [SUNPATH], (c) => void (mappingOf(c, 'Sunpath').fields.cancellationFee.unit = 'usd')); // 15000 cents read as $15,000: not possible
+    const fee = writeConfigDir(
+      tmp,
+      'sunpath-fee-usd',
+      [SUNPATH],
+      (c) => void (mappingOf(c, 'Sunpath').fields.cancellationFee.unit = 'usd'),
+    ); // 15000 cents read as $15,000: not possible
     const base = writeConfigDir(tmp, 'sunpath-base-usd', [SUNPATH], (c) => void (mappingOf(c, 'Sunpath').fields.baseMonthly.unit = 'usd')); // 495 cents read as $495 a month: possible, not plausible
     const env = { SUNPATH_URL: sunpath.url };
-    const [a, b, c] = await Promise.all([feedsCheck(['--dir', perMwh]), feedsCheck(['--dir', fee, '--json'], env), feedsCheck(['--dir', base, '--json'], env)]);
+    const [a, b, c] = await Promise.all([
+      feedsCheck(['--dir', perMwh]),
+      feedsCheck(['--dir', fee, '--json'], env),
+      feedsCheck(['--dir', base, '--json'], env),
+    ]);
     expect(a.code).toBe(1);
-    expect(a.stdout).toMatch(/^Gridwise: FAIL: every record was dropped, e\.g\. implausible: energyBlocks\.price [0-9.]+ USD\/kWh is outside the possible range 0 USD\/kWh to 5 USD\/kWh; looks like USD\/MWh or mills\/kWh, not USD\/kWh \(unit: usd_per_mwh or mills_per_kwh\)/m);
+    expect(a.stdout).toMatch(
+      /^Gridwise: FAIL: every record was dropped, e\.g\. implausible: energyBlocks\.price [0-9.]+ USD\/kWh is outside the possible range 0 USD\/kWh to 5 USD\/kWh; looks like USD\/MWh or mills\/kWh, not USD\/kWh \(unit: usd_per_mwh or mills_per_kwh\)/m,
+    );
     expect(a.stdout).toMatch(/sources\/gridwise\/sample\.json: record \d+: implausible: energyBlocks\.price/);
 
     // Live, the records with an impossible fee are dropped and the others served; the contract's sample holding one fails.
     expect(b.code, b.stderr).toBe(1);
     const dropped = feedOf(b, 'Sunpath');
     expect(dropped).toMatchObject({ status: 'FAIL', records: 1, rejected: 2 });
-    expect(dropped.error).toBe('sources/sunpath/sample.json: record 0: implausible: cancellationFee 15000 USD is outside the possible range 0 USD to 10000 USD; looks like cents, not USD (unit: cents)');
-    expect(dropped.warnings).toContain('record 0 rejected: utility ONCOR: implausible: cancellationFee 15000 USD is outside the possible range 0 USD to 10000 USD; looks like cents, not USD (unit: cents)');
+    expect(dropped.error).toBe(
+      'sources/sunpath/sample.json: record 0: implausible: cancellationFee 15000 USD is outside the possible range 0 USD to 10000 USD; looks like cents, not USD (unit: cents)',
+    );
+    expect(dropped.warnings).toContain(
+      'record 0 rejected: utility ONCOR: implausible: cancellationFee 15000 USD is outside the possible range 0 USD to 10000 USD; looks like cents, not USD (unit: cents)',
+    );
 
     // Implausible but possible: served, with warnings on the live answer and the sample.
     expect(c.code, c.stderr).toBe(0);
@@ -100,7 +122,12 @@ describe('feeds:check, round 2', () => {
   }, 120_000);
 
   it('point 5: a wrong path is one line in our words, naming feed and key, with no generated type names', async () => {
-    const dir = writeConfigDir(tmp, 'sunpath-bad-path', [SUNPATH], (c) => void (mappingOf(c, 'Sunpath').fields.supplierName = 'brand.name'));
+    const dir = writeConfigDir(
+      tmp,
+      'sunpath-bad-path',
+      [SUNPATH],
+      (c) => void (mappingOf(c, 'Sunpath').fields.supplierName = 'brand.name'),
+    );
     const r = await feedsCheck(['--dir', dir], { SUNPATH_URL: sunpath.url });
     expect(r.code).toBe(1);
     const lines = r.stderr.trimEnd().split('\n');

@@ -12,7 +12,6 @@ import { feedsCheck, type Run } from '../support/feeds-check-cli.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-
 function expectNoStackTrace(r: Run): void {
   expect(`${r.stdout}\n${r.stderr}`).not.toMatch(/^\s+at .+[:(]/m);
 }
@@ -32,9 +31,12 @@ function writeGridwiseConfig(dir: string, mutate?: (mapping: Record<string, any>
   if (mutate) mutate(config.sources.find((s) => s.name === 'Gridwise').transforms[0]['./transforms/feed-mapping.ts']);
   const fix = (s: string) => (s.startsWith('./') ? path.join(ROOT, s) : s);
   const absolute = (v: unknown): unknown =>
-    typeof v === 'string' ? fix(v)
-      : Array.isArray(v) ? v.map(absolute)
-        : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [fix(k), absolute(x)]))
+    typeof v === 'string'
+      ? fix(v)
+      : Array.isArray(v)
+        ? v.map(absolute)
+        : v && typeof v === 'object'
+          ? Object.fromEntries(Object.entries(v).map(([k, x]) => [fix(k), absolute(x)]))
           : v;
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, '.meshrc.yaml'), yaml.dump(absolute(config), { lineWidth: -1 }));
@@ -67,7 +69,13 @@ describe('npm run feeds:check', () => {
     expect(r.code, r.stderr).toBe(0);
     expectNoStackTrace(r);
     expect(r.stdout.split('\n')[0]).toMatch(/^FEED\s+KIND\s+STATUS\s+LATENCY\s+RECORDS\s+REJECTED\s+WARNINGS$/);
-    for (const [feed, kind] of [['Territories', 'territories'], ['Voltify', 'offers'], ['Brightgrid', 'offers'], ['Eia', 'stateStats'], ['Premises', 'premises']]) {
+    for (const [feed, kind] of [
+      ['Territories', 'territories'],
+      ['Voltify', 'offers'],
+      ['Brightgrid', 'offers'],
+      ['Eia', 'stateStats'],
+      ['Premises', 'premises'],
+    ]) {
       const [name, k, status, latency, records, rejected] = row(r.stdout, feed!);
       expect([name, k, status]).toEqual([feed, kind, 'ok']);
       expect(latency).toMatch(/^\d+ ms$/);
@@ -81,11 +89,23 @@ describe('npm run feeds:check', () => {
     const r = await feedsCheck(['--dir', gridwiseDir, '--json']);
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout);
-    expect(report).toMatchObject({ ok: true, dir: gridwiseDir, configError: null, upstream: { referenceStarted: true }, summary: { feeds: 6, ok: 6, failed: 0, warnings: 0 } });
+    expect(report).toMatchObject({
+      ok: true,
+      dir: gridwiseDir,
+      configError: null,
+      upstream: { referenceStarted: true },
+      summary: { feeds: 6, ok: 6, failed: 0, warnings: 0 },
+    });
     const gridwise = report.feeds.find((f: any) => f.feed === 'Gridwise');
     expect(gridwise).toMatchObject({
-      kind: 'offers', operation: 'gridwiseFeed', status: 'ok', input: { zipCode: '75001', customerClass: 'RESIDENTIAL' },
-      records: 6, rejected: 0, warnings: [], error: null,
+      kind: 'offers',
+      operation: 'gridwiseFeed',
+      status: 'ok',
+      input: { zipCode: '75001', customerClass: 'RESIDENTIAL' },
+      records: 6,
+      rejected: 0,
+      warnings: [],
+      error: null,
     });
     expect(gridwise.latencyMs).toBeGreaterThanOrEqual(0);
   });
@@ -106,7 +126,9 @@ describe('npm run feeds:check', () => {
     expect(JSON.parse(b.stdout)).toMatchObject({
       ok: false,
       dir: missingPath,
-      configError: expect.stringMatching(/feed Gridwise: fields\.title: path Envelope\.Body\.OfferList\.Offer\.Name: Envelope\.Body\.OfferList\.Offer has no field "Name"/),
+      configError: expect.stringMatching(
+        /feed Gridwise: fields\.title: path Envelope\.Body\.OfferList\.Offer\.Name: Envelope\.Body\.OfferList\.Offer has no field "Name"/,
+      ),
       feeds: [],
     });
     expect(empty.code).toBe(1);

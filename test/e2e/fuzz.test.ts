@@ -65,8 +65,14 @@ beforeAll(async () => {
   gw = await startGateway({
     env: {
       PATH: process.env.PATH,
-      PRODUCTION_PORT: '0', CERTIFICATION_PORT: '0', PLAYGROUND_PORT: '0', UPSTREAM_PORT: '0', OPS_PORT: '0',
-      DATA_DIR: dir, KEYS_FILE: keysFile, LOG_LEVEL: 'debug',
+      PRODUCTION_PORT: '0',
+      CERTIFICATION_PORT: '0',
+      PLAYGROUND_PORT: '0',
+      UPSTREAM_PORT: '0',
+      OPS_PORT: '0',
+      DATA_DIR: dir,
+      KEYS_FILE: keysFile,
+      LOG_LEVEL: 'debug',
       // The fuzz run would spend any realistic allowance in seconds (TRUST_PROXY stays off).
       PLAYGROUND_ALLOWANCE: '1000000',
       // Likewise the free-request rate and the per-address socket cap (request-defences.test.ts).
@@ -88,12 +94,16 @@ afterAll(async () => {
 
 function send(s: Sent): Promise<Got> {
   return new Promise((resolve, reject) => {
-    const req = http.request(gw.urls[s.env]!, { method: s.method, agent, headers: { ...s.headers, 'content-length': String(s.body.length) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      gw.urls[s.env]!,
+      { method: s.method, agent, headers: { ...s.headers, 'content-length': String(s.body.length) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
     req.setTimeout(15_000, () => req.destroy(new Error('gateway did not answer within 15 s')));
     req.on('error', reject);
     req.end(s.body);
@@ -108,7 +118,9 @@ function sendRaw(env: Env, head: Buffer, body: Buffer): Promise<Got> {
     const chunks: Buffer[] = [];
     sock.setTimeout(15_000, () => sock.destroy(new Error('no answer within 15 s')));
     sock.on('data', (c) => chunks.push(c));
-    sock.on('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNRESET' || err.code === 'EPIPE' ? resolve(parseRaw(Buffer.concat(chunks))) : reject(err)));
+    sock.on('error', (err: NodeJS.ErrnoException) =>
+      err.code === 'ECONNRESET' || err.code === 'EPIPE' ? resolve(parseRaw(Buffer.concat(chunks))) : reject(err),
+    );
     sock.on('end', () => resolve(parseRaw(Buffer.concat(chunks))));
     sock.write(Buffer.concat([head, body]));
   });
@@ -184,28 +196,130 @@ const headerSafe = (v: string) => {
     return false;
   }
 };
-const randomKey = fc.oneof(
-  fc.string({ maxLength: 80 }),
-  fc.string({ unit: 'binary', maxLength: 60 }),
-  fc.stringMatching(/^epk_(live|cert|test)_[A-Za-z0-9_-]{0,50}$/),
-  fc.constantFrom('', ' ', 'null', 'undefined', 'epk_live_', 'Bearer x', '\t', "' OR 1=1 --"),
-).filter(headerSafe);
+const randomKey = fc
+  .oneof(
+    fc.string({ maxLength: 80 }),
+    fc.string({ unit: 'binary', maxLength: 60 }),
+    fc.stringMatching(/^epk_(live|cert|test)_[A-Za-z0-9_-]{0,50}$/),
+    fc.constantFrom('', ' ', 'null', 'undefined', 'epk_live_', 'Bearer x', '\t', "' OR 1=1 --"),
+  )
+  .filter(headerSafe);
 const contentType = fc.oneof(
   fc.constantFrom(
-    'application/json', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'application/graphql-response+json',
-    'application/graphql', 'text/plain', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'application/json; charset=latin1',
-    'APPLICATION/JSON', '', 'application/json, text/plain', 'application/vnd.api+json', 'application/json; charset="utf-8"',
+    'application/json',
+    'application/json; charset=utf-8',
+    'application/json;charset=UTF-8',
+    'application/graphql-response+json',
+    'application/graphql',
+    'text/plain',
+    'multipart/form-data; boundary=x',
+    'application/x-www-form-urlencoded',
+    'application/json; charset=latin1',
+    'APPLICATION/JSON',
+    '',
+    'application/json, text/plain',
+    'application/vnd.api+json',
+    'application/json; charset="utf-8"',
   ),
   fc.string({ maxLength: 40 }).filter(headerSafe),
 );
-const accept = fc.constantFrom('application/json', 'application/graphql-response+json', 'application/graphql-response+json, application/json', '*/*', '', 'application/xml', 'text/event-stream');
+const accept = fc.constantFrom(
+  'application/json',
+  'application/graphql-response+json',
+  'application/graphql-response+json, application/json',
+  '*/*',
+  '',
+  'application/xml',
+  'text/event-stream',
+);
 const keyChoice = fc.constantFrom<'own' | 'other' | 'none' | 'random'>('own', 'own', 'own', 'other', 'none', 'random');
 
-const GQL_TOKENS = ['{', '}', '(', ')', ':', '$', '!', '...', '@', '"', '"""', '#', '\n', ',', '[', ']', '=', '|', '&', 'query', 'mutation', 'subscription', 'fragment', 'on', 'schema', 'residentialPlans', 'businessPlans', 'utilities', 'nextStartDate', 'energyInfoByState', 'utilityAccounts', '__schema', '__type', '__typename', 'zipCode', 'monthlyUsage', 'annualUsage', 'state', 'address', 'id', 'title', 'price', 'rates', 'supplier', 'name', 'true', 'null', '1e999', '-1', '"75001"', 'Int', 'String', '@include(if: true)', '@skip(if: $x)', 'a:', 'b:'];
-const gqlish = fc.array(fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...GQL_TOKENS) }, { weight: 1, arbitrary: fc.string({ maxLength: 8 }) }), { maxLength: 80 }).map((a) => a.join(' '));
+const GQL_TOKENS = [
+  '{',
+  '}',
+  '(',
+  ')',
+  ':',
+  '$',
+  '!',
+  '...',
+  '@',
+  '"',
+  '"""',
+  '#',
+  '\n',
+  ',',
+  '[',
+  ']',
+  '=',
+  '|',
+  '&',
+  'query',
+  'mutation',
+  'subscription',
+  'fragment',
+  'on',
+  'schema',
+  'residentialPlans',
+  'businessPlans',
+  'utilities',
+  'nextStartDate',
+  'energyInfoByState',
+  'utilityAccounts',
+  '__schema',
+  '__type',
+  '__typename',
+  'zipCode',
+  'monthlyUsage',
+  'annualUsage',
+  'state',
+  'address',
+  'id',
+  'title',
+  'price',
+  'rates',
+  'supplier',
+  'name',
+  'true',
+  'null',
+  '1e999',
+  '-1',
+  '"75001"',
+  'Int',
+  'String',
+  '@include(if: true)',
+  '@skip(if: $x)',
+  'a:',
+  'b:',
+];
+const gqlish = fc
+  .array(fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...GQL_TOKENS) }, { weight: 1, arbitrary: fc.string({ maxLength: 8 }) }), {
+    maxLength: 80,
+  })
+  .map((a) => a.join(' '));
 
 const zipValue = fc.oneof(
-  fc.constantFrom('75001', '75201', '60601', '19103', '43215', '00000', '99999', '7500', '750011', '', ' 75001', '75001\n', '7500١', '７５００１', '75001; DROP TABLE', '\u0000', '../../etc/passwd', '%00', '{{zip}}'),
+  fc.constantFrom(
+    '75001',
+    '75201',
+    '60601',
+    '19103',
+    '43215',
+    '00000',
+    '99999',
+    '7500',
+    '750011',
+    '',
+    ' 75001',
+    '75001\n',
+    '7500١',
+    '７５００１',
+    '75001; DROP TABLE',
+    '\u0000',
+    '../../etc/passwd',
+    '%00',
+    '{{zip}}',
+  ),
   fc.stringMatching(/^\d{0,7}$/),
   fc.string({ maxLength: 12 }),
   fc.string({ unit: 'grapheme', maxLength: 8 }),
@@ -217,7 +331,11 @@ const usageValue = fc.oneof(
 );
 const anyValue = fc.oneof(zipValue, usageValue, fc.constant(null), fc.boolean(), fc.jsonValue({ maxDepth: 3 }));
 const stateValue = fc.oneof(fc.constantFrom('TX', 'tx', 'PA', 'DC', 'ZZ', '', 'TEXAS', 'T', '\u0000X', 'ТХ'), fc.string({ maxLength: 4 }));
-const addressValue = fc.oneof(fc.constantFrom('1500 Marilla St', '', ' ', '1500 MARILLA ST #<script>', 'a'.repeat(201), '1500 Marilla St\u0000'), fc.string({ maxLength: 250 }), fc.string({ unit: 'grapheme', maxLength: 60 }));
+const addressValue = fc.oneof(
+  fc.constantFrom('1500 Marilla St', '', ' ', '1500 MARILLA ST #<script>', 'a'.repeat(201), '1500 Marilla St\u0000'),
+  fc.string({ maxLength: 250 }),
+  fc.string({ unit: 'grapheme', maxLength: 60 }),
+);
 
 /** A GraphQL string literal: usually well escaped, sometimes raw (broken on purpose). */
 const literal = (v: unknown, raw: boolean) => (raw || typeof v !== 'string' ? String(v) : JSON.stringify(v));
@@ -226,15 +344,24 @@ const FIELDS = 'id title price term rateType supplier { name } rates { usageKwh 
 const operation = fc.oneof(
   fc.record({ zip: zipValue, usage: fc.oneof(usageValue, fc.constant(null)), raw: fc.boolean() }).map(({ zip, usage, raw }) => ({
     inline: `{ residentialPlans(zipCode: ${literal(zip, raw)}${usage === null ? '' : `, monthlyUsage: ${usage}`}) { ${FIELDS} } }`,
-    withVars: { query: 'query P($zip: String!, $usage: Int) { residentialPlans(zipCode: $zip, monthlyUsage: $usage) { id title price } }', variables: { zip, usage } },
+    withVars: {
+      query: 'query P($zip: String!, $usage: Int) { residentialPlans(zipCode: $zip, monthlyUsage: $usage) { id title price } }',
+      variables: { zip, usage },
+    },
   })),
   fc.record({ zip: zipValue, usage: usageValue, raw: fc.boolean() }).map(({ zip, usage, raw }) => ({
     inline: `{ businessPlans(zipCode: ${literal(zip, raw)}, annualUsage: ${usage}) { id title price annualUsageKwh } }`,
-    withVars: { query: 'query B($zip: String!, $usage: Int!) { businessPlans(zipCode: $zip, annualUsage: $usage) { id } }', variables: { zip, usage } },
+    withVars: {
+      query: 'query B($zip: String!, $usage: Int!) { businessPlans(zipCode: $zip, annualUsage: $usage) { id } }',
+      variables: { zip, usage },
+    },
   })),
   fc.record({ zip: zipValue, raw: fc.boolean() }).map(({ zip, raw }) => ({
     inline: `{ utilities(zipCode: ${literal(zip, raw)}) { id name state market } nextStartDate(zipCode: ${literal(zip, raw)}) { date utilityId } }`,
-    withVars: { query: 'query U($zip: String!) { utilities(zipCode: $zip) { id } nextStartDate(zipCode: $zip) { date } }', variables: { zip } },
+    withVars: {
+      query: 'query U($zip: String!) { utilities(zipCode: $zip) { id } nextStartDate(zipCode: $zip) { date } }',
+      variables: { zip },
+    },
   })),
   fc.record({ state: stateValue, raw: fc.boolean() }).map(({ state, raw }) => ({
     inline: `{ energyInfoByState(state: ${literal(state, raw)}) { state name averageResidentialRateUsdPerKwh } }`,
@@ -242,7 +369,10 @@ const operation = fc.oneof(
   })),
   fc.record({ address: addressValue, zip: zipValue, raw: fc.boolean() }).map(({ address, zip, raw }) => ({
     inline: `{ utilityAccounts(address: ${literal(address, raw)}, zipCode: ${literal(zip, raw)}) { accountId utilityId status } }`,
-    withVars: { query: 'query A($a: String!, $zip: String!) { utilityAccounts(address: $a, zipCode: $zip) { accountId } }', variables: { a: address, zip } },
+    withVars: {
+      query: 'query A($a: String!, $zip: String!) { utilityAccounts(address: $a, zipCode: $zip) { accountId } }',
+      variables: { a: address, zip },
+    },
   })),
 );
 /** Variables of the wrong type, missing, extra, or null. */
@@ -260,21 +390,84 @@ describe('fuzz: a running gateway under generated input', () => {
       { weight: 3, arbitrary: fc.uint8Array({ maxLength: 2048 }).map((b) => Buffer.from(b)) },
       { weight: 3, arbitrary: fc.jsonValue({ maxDepth: 6 }).map((v) => Buffer.from(JSON.stringify(v) ?? 'null')) },
       { weight: 3, arbitrary: gqlish.map((q) => Buffer.from(JSON.stringify({ query: q }))) },
-      { weight: 2, arbitrary: fc.record({ query: fc.oneof(gqlish, fc.jsonValue()), variables: fc.oneof(fc.jsonValue({ maxDepth: 3 }), mangledVariables), operationName: fc.oneof(fc.string(), fc.jsonValue({ maxDepth: 1 })), extensions: fc.jsonValue({ maxDepth: 2 }) }, { requiredKeys: [] }).map((o) => Buffer.from(JSON.stringify(o))) },
-      { weight: 1, arbitrary: fc.integer({ min: -64, max: 64 }).map((d) => Buffer.from(JSON.stringify({ query: `{ __typename }`, pad: 'x'.repeat(Math.max(0, BODY_LIMIT + d - 40)) }))) },
-      { weight: 1, arbitrary: fc.integer({ min: 1, max: 8000 }).map((n) => Buffer.from(JSON.stringify({ query: `{ ${'utilities(zipCode: "75001") { '.repeat(Math.min(n, 400))}id${' }'.repeat(Math.min(n, 400))} }` }))) },
-      { weight: 1, arbitrary: fc.integer({ min: 1, max: 7000 }).map((n) => Buffer.from(`{"query":"{ __typename }","variables":{"x":${'['.repeat(n)}${']'.repeat(n)}}}`)) },
-      { weight: 1, arbitrary: fc.integer({ min: 1, max: 3000 }).map((n) => Buffer.from(JSON.stringify({ query: `query Q($x: String) { utilities(zipCode: "75001") { ${'id '.repeat(n)} } }`, variables: { x: 'a' } }))) },
-      { weight: 1, arbitrary: fc.constantFrom('', '{}', '[]', 'null', '[{"query":"{ __typename }"}]', '{"query":"{ __typename }"', '\u00ef\u00bb\u00bf{"query":"{ __typename }"}').map((t) => Buffer.from(t, 'latin1')) },
+      {
+        weight: 2,
+        arbitrary: fc
+          .record(
+            {
+              query: fc.oneof(gqlish, fc.jsonValue()),
+              variables: fc.oneof(fc.jsonValue({ maxDepth: 3 }), mangledVariables),
+              operationName: fc.oneof(fc.string(), fc.jsonValue({ maxDepth: 1 })),
+              extensions: fc.jsonValue({ maxDepth: 2 }),
+            },
+            { requiredKeys: [] },
+          )
+          .map((o) => Buffer.from(JSON.stringify(o))),
+      },
+      {
+        weight: 1,
+        arbitrary: fc
+          .integer({ min: -64, max: 64 })
+          .map((d) => Buffer.from(JSON.stringify({ query: `{ __typename }`, pad: 'x'.repeat(Math.max(0, BODY_LIMIT + d - 40)) }))),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.integer({ min: 1, max: 8000 }).map((n) =>
+          Buffer.from(
+            JSON.stringify({
+              query: `{ ${'utilities(zipCode: "75001") { '.repeat(Math.min(n, 400))}id${' }'.repeat(Math.min(n, 400))} }`,
+            }),
+          ),
+        ),
+      },
+      {
+        weight: 1,
+        arbitrary: fc
+          .integer({ min: 1, max: 7000 })
+          .map((n) => Buffer.from(`{"query":"{ __typename }","variables":{"x":${'['.repeat(n)}${']'.repeat(n)}}}`)),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.integer({ min: 1, max: 3000 }).map((n) =>
+          Buffer.from(
+            JSON.stringify({
+              query: `query Q($x: String) { utilities(zipCode: "75001") { ${'id '.repeat(n)} } }`,
+              variables: { x: 'a' },
+            }),
+          ),
+        ),
+      },
+      {
+        weight: 1,
+        arbitrary: fc
+          .constantFrom(
+            '',
+            '{}',
+            '[]',
+            'null',
+            '[{"query":"{ __typename }"}]',
+            '{"query":"{ __typename }"',
+            '\u00ef\u00bb\u00bf{"query":"{ __typename }"}',
+          )
+          .map((t) => Buffer.from(t, 'latin1')),
+      },
     );
     await fc.assert(
-      fc.asyncProperty(anyEnv, body, contentType, keyChoice, randomKey, fc.constantFrom('POST', 'POST', 'POST', 'GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'), async (env, b, type, kc, rk, method) => {
-        const key = keyFor(env, kc, rk);
-        const headers: Record<string, string> = { 'content-type': type };
-        if (key !== null) headers['x-api-key'] = key;
-        const got = await send({ env, method, headers, body: b });
-        check(b.toString('latin1') + (key ?? ''), { env, method }, got);
-      }),
+      fc.asyncProperty(
+        anyEnv,
+        body,
+        contentType,
+        keyChoice,
+        randomKey,
+        fc.constantFrom('POST', 'POST', 'POST', 'GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'),
+        async (env, b, type, kc, rk, method) => {
+          const key = keyFor(env, kc, rk);
+          const headers: Record<string, string> = { 'content-type': type };
+          if (key !== null) headers['x-api-key'] = key;
+          const got = await send({ env, method, headers, body: b });
+          check(b.toString('latin1') + (key ?? ''), { env, method }, got);
+        },
+      ),
       { numRuns: 900 },
     );
   });
@@ -287,10 +480,23 @@ describe('fuzz: a running gateway under generated input', () => {
         const base = JSON.stringify({ query: '{ __typename }', pad: '' });
         return Buffer.from(JSON.stringify({ query: '{ __typename }', pad: 'x'.repeat(Math.max(0, BODY_LIMIT + d - base.length)) }));
       }),
-      fc.integer({ min: 1, max: 8000 }).map((n) => Buffer.from(`{"query":"{ __typename }","variables":{"x":${'{"a":'.repeat(n)}1${'}'.repeat(n)}}}`)),
-      fc.integer({ min: 1, max: 5000 }).map((n) => Buffer.from(JSON.stringify({ query: `query Q($x: String) { ${'residentialPlans(zipCode: "75001") { supplier { '.repeat(1)}${'a: __typename '.repeat(n)} } } }`, variables: { x: '1' } }))),
-      fc.integer({ min: 1, max: 3000 }).map((n) => Buffer.from(JSON.stringify({ query: `${'{ a: utilities(zipCode: "75001") '.repeat(n)}{ id }${' }'.repeat(n)}` }))),
-      fc.integer({ min: 1, max: 3000 }).map((n) => Buffer.from(JSON.stringify({ query: `{ utilities(zipCode: ${'['.repeat(n)}"75001"${']'.repeat(n)}) { id } }` }))),
+      fc
+        .integer({ min: 1, max: 8000 })
+        .map((n) => Buffer.from(`{"query":"{ __typename }","variables":{"x":${'{"a":'.repeat(n)}1${'}'.repeat(n)}}}`)),
+      fc.integer({ min: 1, max: 5000 }).map((n) =>
+        Buffer.from(
+          JSON.stringify({
+            query: `query Q($x: String) { ${'residentialPlans(zipCode: "75001") { supplier { '.repeat(1)}${'a: __typename '.repeat(n)} } } }`,
+            variables: { x: '1' },
+          }),
+        ),
+      ),
+      fc
+        .integer({ min: 1, max: 3000 })
+        .map((n) => Buffer.from(JSON.stringify({ query: `${'{ a: utilities(zipCode: "75001") '.repeat(n)}{ id }${' }'.repeat(n)}` }))),
+      fc
+        .integer({ min: 1, max: 3000 })
+        .map((n) => Buffer.from(JSON.stringify({ query: `{ utilities(zipCode: ${'['.repeat(n)}"75001"${']'.repeat(n)}) { id } }` }))),
     );
     await fc.assert(
       fc.asyncProperty(anyEnv, body, async (env, b) => {
@@ -312,15 +518,25 @@ describe('fuzz: a running gateway under generated input', () => {
 
   it('random headers: content types, accept, keys incl. unicode and control characters', async () => {
     await fc.assert(
-      fc.asyncProperty(anyEnv, contentType, accept, keyChoice, randomKey, fc.boolean(), fc.array(fc.tuple(fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/), fc.string({ maxLength: 60 }).filter(headerSafe)), { maxLength: 5 }), async (env, type, acc, kc, rk, twoKeys, extra) => {
-        const key = keyFor(env, kc, rk);
-        const headers: Record<string, string> = { 'content-type': type, accept: acc };
-        for (const [k, v] of extra) if (!['content-length', 'transfer-encoding', 'host', 'connection', 'expect', 'upgrade'].includes(k)) headers[k] = v;
-        if (key !== null) headers['x-api-key'] = twoKeys ? `${key}, ${keys.production}` : key;
-        const body = Buffer.from(JSON.stringify({ query: '{ utilities(zipCode: "75001") { id name } }' }));
-        const got = await send({ env, method: 'POST', headers, body });
-        check(JSON.stringify(headers), { env, method: 'POST' }, got);
-      }),
+      fc.asyncProperty(
+        anyEnv,
+        contentType,
+        accept,
+        keyChoice,
+        randomKey,
+        fc.boolean(),
+        fc.array(fc.tuple(fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/), fc.string({ maxLength: 60 }).filter(headerSafe)), { maxLength: 5 }),
+        async (env, type, acc, kc, rk, twoKeys, extra) => {
+          const key = keyFor(env, kc, rk);
+          const headers: Record<string, string> = { 'content-type': type, accept: acc };
+          for (const [k, v] of extra)
+            if (!['content-length', 'transfer-encoding', 'host', 'connection', 'expect', 'upgrade'].includes(k)) headers[k] = v;
+          if (key !== null) headers['x-api-key'] = twoKeys ? `${key}, ${keys.production}` : key;
+          const body = Buffer.from(JSON.stringify({ query: '{ utilities(zipCode: "75001") { id name } }' }));
+          const got = await send({ env, method: 'POST', headers, body });
+          check(JSON.stringify(headers), { env, method: 'POST' }, got);
+        },
+      ),
       { numRuns: 500 },
     );
 
@@ -328,39 +544,64 @@ describe('fuzz: a running gateway under generated input', () => {
     const rawValue = fc.oneof(
       fc.uint8Array({ minLength: 1, maxLength: 80 }).map((a) => Buffer.from(a.map((x) => (x === 0x0d || x === 0x0a ? 0x20 : x)))),
       fc.string({ unit: 'grapheme', maxLength: 30 }).map((s) => Buffer.from(s, 'utf8')),
-      fc.constantFrom(Buffer.from('\u0000'), Buffer.from('a\r\n b'), Buffer.from('x'.repeat(20_000)), Buffer.from('\u007f'), Buffer.from(`${keys?.production ?? ''}\u0001`)),
+      fc.constantFrom(
+        Buffer.from('\u0000'),
+        Buffer.from('a\r\n b'),
+        Buffer.from('x'.repeat(20_000)),
+        Buffer.from('\u007f'),
+        Buffer.from(`${keys?.production ?? ''}\u0001`),
+      ),
     );
     await fc.assert(
-      fc.asyncProperty(anyEnv, rawValue, fc.constantFrom('x-api-key', 'content-type', 'x-request-id', 'x-forwarded-for'), async (env, value, name) => {
-        const body = Buffer.from(JSON.stringify({ query: '{ __typename }' }));
-        const head = Buffer.concat([
-          Buffer.from(`POST /graphql HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\ncontent-length: ${body.length}\r\n`),
-          name === 'content-type' ? Buffer.alloc(0) : Buffer.from('content-type: application/json\r\n'),
-          Buffer.from(`${name}: `), value, Buffer.from('\r\n\r\n'),
-        ]);
-        const got = await sendRaw(env, head, body);
-        expect(got.status, got.text).toBeGreaterThan(0);
-        check(value.toString('latin1'), { env, method: 'POST' }, got);
-      }),
+      fc.asyncProperty(
+        anyEnv,
+        rawValue,
+        fc.constantFrom('x-api-key', 'content-type', 'x-request-id', 'x-forwarded-for'),
+        async (env, value, name) => {
+          const body = Buffer.from(JSON.stringify({ query: '{ __typename }' }));
+          const head = Buffer.concat([
+            Buffer.from(`POST /graphql HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\ncontent-length: ${body.length}\r\n`),
+            name === 'content-type' ? Buffer.alloc(0) : Buffer.from('content-type: application/json\r\n'),
+            Buffer.from(`${name}: `),
+            value,
+            Buffer.from('\r\n\r\n'),
+          ]);
+          const got = await sendRaw(env, head, body);
+          expect(got.status, got.text).toBeGreaterThan(0);
+          check(value.toString('latin1'), { env, method: 'POST' }, got);
+        },
+      ),
       { numRuns: 250 },
     );
   });
 
   it('the public queries with random arguments, inline and as variables', async () => {
     await fc.assert(
-      fc.asyncProperty(anyEnv, operation, fc.constantFrom('inline', 'variables', 'mangled'), mangledVariables, accept, async (env, op, mode, mangled, acc) => {
-        const payload = mode === 'inline' ? { query: op.inline } : mode === 'variables' ? op.withVars : { ...op.withVars, variables: mangled };
-        const text = JSON.stringify(payload);
-        const headers: Record<string, string> = { 'content-type': 'application/json', accept: acc };
-        if (env !== 'playground') headers['x-api-key'] = keys[env];
-        const got = await send({ env, method: 'POST', headers, body: Buffer.from(text) });
-        check(text, { env, method: 'POST' }, got);
-        // A well-formed, executable query is never refused with a bare HTTP error.
-        if (got.status === 200) {
-          const json = JSON.parse(got.text);
-          if (json.errors) for (const e of json.errors) expect(e.extensions.code).toMatch(/^(?:BAD_USER_INPUT|GRAPHQL_[A-Z_]+|UPSTREAM_UNAVAILABLE|NOT_FOUND|QUERY_TOO_COMPLEX|FORBIDDEN|[A-Z_]+)$/);
-        }
-      }),
+      fc.asyncProperty(
+        anyEnv,
+        operation,
+        fc.constantFrom('inline', 'variables', 'mangled'),
+        mangledVariables,
+        accept,
+        async (env, op, mode, mangled, acc) => {
+          const payload =
+            mode === 'inline' ? { query: op.inline } : mode === 'variables' ? op.withVars : { ...op.withVars, variables: mangled };
+          const text = JSON.stringify(payload);
+          const headers: Record<string, string> = { 'content-type': 'application/json', accept: acc };
+          if (env !== 'playground') headers['x-api-key'] = keys[env];
+          const got = await send({ env, method: 'POST', headers, body: Buffer.from(text) });
+          check(text, { env, method: 'POST' }, got);
+          // A well-formed, executable query is never refused with a bare HTTP error.
+          if (got.status === 200) {
+            const json = JSON.parse(got.text);
+            if (json.errors)
+              for (const e of json.errors)
+                expect(e.extensions.code).toMatch(
+                  /^(?:BAD_USER_INPUT|GRAPHQL_[A-Z_]+|UPSTREAM_UNAVAILABLE|NOT_FOUND|QUERY_TOO_COMPLEX|FORBIDDEN|[A-Z_]+)$/,
+                );
+          }
+        },
+      ),
       { numRuns: 1200 },
     );
   });
@@ -370,7 +611,11 @@ describe('fuzz: a running gateway under generated input', () => {
       const res = await fetch(gw.urls[env]!.replace('/graphql', '/healthz'));
       expect(res.status).toBe(200);
     }
-    const ok = await fetch(gw.urls.production!, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': keys.production }, body: JSON.stringify({ query: '{ utilities(zipCode: "75001") { id } }' }) });
+    const ok = await fetch(gw.urls.production!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': keys.production },
+      body: JSON.stringify({ query: '{ utilities(zipCode: "75001") { id } }' }),
+    });
     expect(await ok.json()).toEqual({ data: { utilities: [{ id: 'ONCOR' }] } });
 
     expect(requests).toBeGreaterThan(2500);
@@ -382,6 +627,8 @@ describe('fuzz: a running gateway under generated input', () => {
     expect(logs).not.toContain(keys.production.slice('epk_live_'.length));
     expect(logs).not.toContain(keys.certification.slice('epk_cert_'.length));
     expect(logs).not.toMatch(/epk_(?:live|cert)_[A-Za-z0-9_-]{8,}/);
-    process.stdout.write(`fuzz: ${requests} requests, statuses ${JSON.stringify(Object.fromEntries([...statusCounts].sort()))}, ${logLines.length} log lines\n`);
+    process.stdout.write(
+      `fuzz: ${requests} requests, statuses ${JSON.stringify(Object.fromEntries([...statusCounts].sort()))}, ${logLines.length} log lines\n`,
+    );
   });
 });

@@ -8,7 +8,11 @@ import { freePort, startTestRedis, type TestRedis } from '../../scripts/harness/
 const dashboard = JSON.parse(fs.readFileSync(new URL('../../docs/grafana/gateway.json', import.meta.url), 'utf8')) as {
   panels: { title: string; targets: { expr: string }[] }[];
 };
-const queried = new Set(dashboard.panels.flatMap((p) => p.targets.flatMap((t) => [...t.expr.matchAll(/\b(gateway_[a-z_]+?)(?:_bucket|_sum|_count)?\b(?![a-z_])/g)].map((m) => m[1]!))));
+const queried = new Set(
+  dashboard.panels.flatMap((p) =>
+    p.targets.flatMap((t) => [...t.expr.matchAll(/\b(gateway_[a-z_]+?)(?:_bucket|_sum|_count)?\b(?![a-z_])/g)].map((m) => m[1]!)),
+  ),
+);
 
 let redis: TestRedis;
 let t: TestGateway;
@@ -36,7 +40,16 @@ describe('Grafana dashboard', () => {
   });
 
   it('covers traffic, latency, cache, upstream, breakers, playground, rate limits and Redis', () => {
-    for (const name of ['gateway_requests_total', 'gateway_request_duration_seconds', 'gateway_cache_hits_total', 'gateway_upstream_request_duration_seconds', 'gateway_upstream_errors_total', 'gateway_upstream_circuit_breaker_state', 'gateway_playground_calls_total', 'gateway_redis_up']) {
+    for (const name of [
+      'gateway_requests_total',
+      'gateway_request_duration_seconds',
+      'gateway_cache_hits_total',
+      'gateway_upstream_request_duration_seconds',
+      'gateway_upstream_errors_total',
+      'gateway_upstream_circuit_breaker_state',
+      'gateway_playground_calls_total',
+      'gateway_redis_up',
+    ]) {
       expect(queried).toContain(name);
     }
     expect(dashboard.panels.some((p) => p.targets.some((x) => x.expr.includes('status="429"')))).toBe(true);

@@ -24,6 +24,11 @@ describe('GraphQL over HTTP audit', () => {
         fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...(key ? { 'x-api-key': key } : {}) } }),
     });
     expect(results.filter((r) => r.status === 'error').map((r) => `${r.id} ${r.name}: ${'reason' in r ? r.reason : ''}`)).toEqual([]);
-    expect(results.filter((r) => r.status === 'warn').map((r) => r.id).sort()).toEqual([...DECLINED].sort());
+    expect(
+      results
+        .filter((r) => r.status === 'warn')
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual([...DECLINED].sort());
   });
 });

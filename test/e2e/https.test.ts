@@ -20,18 +20,46 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 function makeCert(name: string, cn: string): { cert: string; key: string } {
   const cert = path.join(dir, `${name}.crt`);
   const key = path.join(dir, `${name}.key`);
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', `/CN=${cn}`, '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '2',
+      '-subj',
+      `/CN=${cn}`,
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
   return { cert: fs.readFileSync(cert, 'utf8'), key: fs.readFileSync(key, 'utf8') };
 }
 
-function request(url: string, ca: string[], body?: string): Promise<{ status: number; headers: Record<string, unknown>; text: string; peerCn: string }> {
+function request(
+  url: string,
+  ca: string[],
+  body?: string,
+): Promise<{ status: number; headers: Record<string, unknown>; text: string; peerCn: string }> {
   return new Promise((resolve, reject) => {
-    const req = https.request(url, { method: body ? 'POST' : 'GET', ca, agent: false, headers: body ? { 'content-type': 'application/json' } : {} }, (res) => {
-      const peer = (res.socket as import('node:tls').TLSSocket).getPeerCertificate();
-      let text = '';
-      res.on('data', (d) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text, peerCn: String(peer.subject?.CN) }));
-    });
+    const req = https.request(
+      url,
+      { method: body ? 'POST' : 'GET', ca, agent: false, headers: body ? { 'content-type': 'application/json' } : {} },
+      (res) => {
+        const peer = (res.socket as import('node:tls').TLSSocket).getPeerCertificate();
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text, peerCn: String(peer.subject?.CN) }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -78,10 +106,18 @@ describe('HTTPS listeners', () => {
 
   it('without TLS_HTTP2 a client asking for h2 (ALPN) gets HTTP/1.1', async () => {
     const alpn = await new Promise<string | false | null>((resolve, reject) => {
-      const socket = tls.connect({ host: '127.0.0.1', port: Number(new URL(gw.g.urls.production!).port), ca: [first.cert, fs.readFileSync(certFile, 'utf8')], ALPNProtocols: ['h2', 'http/1.1'] }, () => {
-        resolve(socket.alpnProtocol);
-        socket.destroy();
-      });
+      const socket = tls.connect(
+        {
+          host: '127.0.0.1',
+          port: Number(new URL(gw.g.urls.production!).port),
+          ca: [first.cert, fs.readFileSync(certFile, 'utf8')],
+          ALPNProtocols: ['h2', 'http/1.1'],
+        },
+        () => {
+          resolve(socket.alpnProtocol);
+          socket.destroy();
+        },
+      );
       socket.on('error', reject);
     });
     expect(alpn).not.toBe('h2');
@@ -92,19 +128,29 @@ describe('HTTPS listeners', () => {
     expect(() => loadConfig({ TLS_CERT_FILE: path.join(dir, 'missing.crt'), TLS_KEY_FILE: keyFile })).toThrow(/cannot be read: ENOENT/);
     const garbage = path.join(dir, 'garbage.pem');
     fs.writeFileSync(garbage, 'not a certificate\n'.repeat(1000));
-    expect(() => loadConfig({ TLS_CERT_FILE: garbage, TLS_KEY_FILE: keyFile })).toThrow(/not a usable PEM certificate and matching private key/);
+    expect(() => loadConfig({ TLS_CERT_FILE: garbage, TLS_KEY_FILE: keyFile })).toThrow(
+      /not a usable PEM certificate and matching private key/,
+    );
     const other = makeCert('three', 'other');
     const mismatchedKey = path.join(dir, 'three.key');
     expect(other.key).toBeTruthy();
-    expect(() => loadConfig({ TLS_CERT_FILE: certFile, TLS_KEY_FILE: mismatchedKey })).toThrow(/not a usable PEM certificate and matching private key/);
+    expect(() => loadConfig({ TLS_CERT_FILE: certFile, TLS_KEY_FILE: mismatchedKey })).toThrow(
+      /not a usable PEM certificate and matching private key/,
+    );
     expect(() => loadConfig({ TLS_HTTP2: 'on' })).toThrow(/TLS_HTTP2 needs TLS_CERT_FILE and TLS_KEY_FILE/);
-    expect(() => loadConfig({ TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile, TLS_HTTP2: 'maybe' })).toThrow(/TLS_HTTP2 must be true or false, got "maybe"/);
+    expect(() => loadConfig({ TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile, TLS_HTTP2: 'maybe' })).toThrow(
+      /TLS_HTTP2 must be true or false, got "maybe"/,
+    );
     expect(loadConfig({ TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile, TLS_HTTP2: 'on' }).tls).toMatchObject({ http2: true });
     expect(loadConfig({ TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile }).tls).toMatchObject({ http2: false });
   });
 });
 
-interface H2Answer { status: number; headers: http2.IncomingHttpHeaders; text: string }
+interface H2Answer {
+  status: number;
+  headers: http2.IncomingHttpHeaders;
+  text: string;
+}
 
 /** One request on an HTTP/2 session; `body` sent and the stream ended unless `keepOpen`. */
 function h2(session: http2.ClientHttp2Session, headers: http2.OutgoingHttpHeaders, body?: string, keepOpen = false): Promise<H2Answer> {
@@ -138,7 +184,10 @@ describe('HTTP/2 beside HTTP/1.1 on the TLS listener (TLS_HTTP2=on)', () => {
   const certFile = path.join(dir, 'h2.crt');
   const keyFile = path.join(dir, 'h2.key');
   const post = (key: string | string[] | null, query: string) => ({
-    ':method': 'POST', ':path': '/graphql', 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}),
+    ':method': 'POST',
+    ':path': '/graphql',
+    'content-type': 'application/json',
+    ...(key ? { 'x-api-key': key } : {}),
   });
   const QUERY = JSON.stringify({ query: '{ utilities(zipCode: "60601") { id } }' });
 
@@ -147,9 +196,13 @@ describe('HTTP/2 beside HTTP/1.1 on the TLS listener (TLS_HTTP2=on)', () => {
     fs.writeFileSync(certFile, first.cert);
     fs.writeFileSync(keyFile, first.key);
     gw = await startTestGateway({
-      TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile, TLS_HTTP2: 'on',
+      TLS_CERT_FILE: certFile,
+      TLS_KEY_FILE: keyFile,
+      TLS_HTTP2: 'on',
       BODY_LIMIT_BYTES: '2048',
-      KEYED_HEADERS_TIMEOUT_MS: '1000', KEYED_REQUEST_TIMEOUT_MS: '1500', KEYED_KEEP_ALIVE_TIMEOUT_MS: '1000',
+      KEYED_HEADERS_TIMEOUT_MS: '1000',
+      KEYED_REQUEST_TIMEOUT_MS: '1500',
+      KEYED_KEEP_ALIVE_TIMEOUT_MS: '1000',
       PLAYGROUND_MAX_CONNECTIONS_PER_IP: '2',
     });
   }, 60_000);
@@ -217,9 +270,14 @@ describe('HTTP/2 beside HTTP/1.1 on the TLS listener (TLS_HTTP2=on)', () => {
     // HTTP/1.1 on the same port keeps node:http's own request timeout (set on the HTTP/2 server).
     const t1 = Date.now();
     const h1 = await new Promise<string>((resolve, reject) => {
-      const socket = tls.connect({ host: '127.0.0.1', port: Number(new URL(gw.g.urls.production!).port), ca: [first.cert], ALPNProtocols: ['http/1.1'] }, () => {
-        socket.write(`POST /graphql HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 100\r\nx-api-key: ${gw.keys.production}\r\n\r\n{`);
-      });
+      const socket = tls.connect(
+        { host: '127.0.0.1', port: Number(new URL(gw.g.urls.production!).port), ca: [first.cert], ALPNProtocols: ['http/1.1'] },
+        () => {
+          socket.write(
+            `POST /graphql HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 100\r\nx-api-key: ${gw.keys.production}\r\n\r\n{`,
+          );
+        },
+      );
       let text = '';
       socket.setEncoding('utf8');
       socket.on('data', (d) => (text += d));
@@ -283,7 +341,7 @@ describe('HTTP/2 beside HTTP/1.1 on the TLS listener (TLS_HTTP2=on)', () => {
     fs.writeFileSync(keyFile, second.key);
     await eventually(async () => {
       const s = await h2connect(gw.g.urls.production!, [first.cert, second.cert]);
-      const cn = String(((s.socket as tls.TLSSocket).getPeerCertificate()).subject?.CN);
+      const cn = String((s.socket as tls.TLSSocket).getPeerCertificate().subject?.CN);
       s.close();
       return cn === 'h2-two';
     });

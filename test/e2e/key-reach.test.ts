@@ -94,7 +94,9 @@ describe('key changes across instances on one Redis', () => {
       const issued = await keysCli(['issue', '--env', 'production', '--partner', 'DOWN'], cliEnv());
       expect(issued.code).toBe(0);
       expect(issued.key).toMatch(/^epk_live_/);
-      expect(issued.err).toMatch(/The change is in the keys file, but the gateways could not be told through Redis \(.*\): they pick it up from the file within about a second/);
+      expect(issued.err).toMatch(
+        /The change is in the keys file, but the gateways could not be told through Redis \(.*\): they pick it up from the file within about a second/,
+      );
       // The poll of the file still brings it.
       await eventually(async () => (await status(a, issued.key)) === 200, 5000, 100);
     } finally {

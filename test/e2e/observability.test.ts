@@ -38,7 +38,11 @@ function memoryLogger(level = 'debug'): { logger: pino.Logger; captured: Capture
 }
 
 async function post(url: string, query: string, variables: Record<string, unknown>, headers: Record<string, string> = {}) {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query, variables }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query, variables }),
+  });
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
@@ -78,8 +82,15 @@ describe('observability', () => {
       logger: mem.logger,
       env: {
         PATH: process.env.PATH,
-        PRODUCTION_PORT: '0', CERTIFICATION_PORT: '0', PLAYGROUND_PORT: '0', UPSTREAM_PORT: '0', OPS_PORT: '0',
-        DATA_DIR: dataDir, KEYS_FILE: keysFile, REDIS_URL: redis.url, PLAYGROUND_ALLOWANCE: '2',
+        PRODUCTION_PORT: '0',
+        CERTIFICATION_PORT: '0',
+        PLAYGROUND_PORT: '0',
+        UPSTREAM_PORT: '0',
+        OPS_PORT: '0',
+        DATA_DIR: dataDir,
+        KEYS_FILE: keysFile,
+        REDIS_URL: redis.url,
+        PLAYGROUND_ALLOWANCE: '2',
       },
     });
     const opsLine = captured.lines.find((l) => /ops endpoint/.test(l.msg));
@@ -91,7 +102,16 @@ describe('observability', () => {
     const mem2 = memoryLogger('info');
     g2 = await startGateway({
       logger: mem2.logger,
-      env: { PATH: process.env.PATH, PRODUCTION_PORT: '0', CERTIFICATION_PORT: '0', PLAYGROUND_PORT: '0', UPSTREAM_PORT: '0', OPS_PORT: '0', DATA_DIR: dataDir2, KEYS_FILE: path.join(dataDir2, 'keys.json') },
+      env: {
+        PATH: process.env.PATH,
+        PRODUCTION_PORT: '0',
+        CERTIFICATION_PORT: '0',
+        PLAYGROUND_PORT: '0',
+        UPSTREAM_PORT: '0',
+        OPS_PORT: '0',
+        DATA_DIR: dataDir2,
+        KEYS_FILE: path.join(dataDir2, 'keys.json'),
+      },
     });
 
     opsUrl2 = String(mem2.captured.lines.find((l) => /ops endpoint/.test(l.msg))?.url ?? '').replace(/\/metrics$/, '');
@@ -99,10 +119,25 @@ describe('observability', () => {
     const prod = g.urls.production!;
     const play = g.urls.playground!;
     const keyed = { 'x-api-key': key };
-    expect((await post(prod, PLANS, { zip: '75001' }, { ...keyed, 'x-request-id': 'obs-test-miss-0001' })).headers.get('x-cache')).toBe('MISS');
-    expect((await post(prod, PLANS, { zip: '75001' }, { ...keyed, 'x-request-id': 'obs-test-hit-00001' })).headers.get('x-cache')).toBe('HIT');
-    expect((await post(prod, ACCOUNTS, { address: ADDRESS, zip: '75201' }, { ...keyed, 'x-request-id': 'obs-test-address-1' })).status).toBe(200);
-    expect((await post(prod, PLANS, { zip: '75001' }, { 'x-api-key': `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`, 'x-request-id': 'obs-test-refused-1' })).status).toBe(403);
+    expect((await post(prod, PLANS, { zip: '75001' }, { ...keyed, 'x-request-id': 'obs-test-miss-0001' })).headers.get('x-cache')).toBe(
+      'MISS',
+    );
+    expect((await post(prod, PLANS, { zip: '75001' }, { ...keyed, 'x-request-id': 'obs-test-hit-00001' })).headers.get('x-cache')).toBe(
+      'HIT',
+    );
+    expect(
+      (await post(prod, ACCOUNTS, { address: ADDRESS, zip: '75201' }, { ...keyed, 'x-request-id': 'obs-test-address-1' })).status,
+    ).toBe(200);
+    expect(
+      (
+        await post(
+          prod,
+          PLANS,
+          { zip: '75001' },
+          { 'x-api-key': `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`, 'x-request-id': 'obs-test-refused-1' },
+        )
+      ).status,
+    ).toBe(403);
     expect((await post(play, PLANS, { zip: '75001' }, { 'x-request-id': 'obs-test-play-0001' })).status).toBe(200);
     expect((await post(play, '{ __schema { queryType { name } } }', {})).status).toBe(200);
     expect((await post(play, PLANS, { zip: '19103' })).status).toBe(200);
@@ -129,11 +164,29 @@ describe('observability', () => {
   });
 
   it('writes one log line per request with the documented fields', () => {
-    const ids = ['obs-test-miss-0001', 'obs-test-hit-00001', 'obs-test-address-1', 'obs-test-refused-1', 'obs-test-play-0001', 'obs-test-play-0429'];
+    const ids = [
+      'obs-test-miss-0001',
+      'obs-test-hit-00001',
+      'obs-test-address-1',
+      'obs-test-refused-1',
+      'obs-test-play-0001',
+      'obs-test-play-0429',
+    ];
     for (const id of ids) expect(captured.lines.filter((l) => l.msg === 'request' && l.requestId === id)).toHaveLength(1);
 
     const miss = requestLine('obs-test-miss-0001')!;
-    expect(miss).toMatchObject({ level: 30, environment: 'production', partnerCode: 'ACME', clientIp: '127.0.0.1', method: 'POST', path: '/graphql', operationName: 'Plans', rootFields: ['residentialPlans'], status: 200, cache: 'MISS' });
+    expect(miss).toMatchObject({
+      level: 30,
+      environment: 'production',
+      partnerCode: 'ACME',
+      clientIp: '127.0.0.1',
+      method: 'POST',
+      path: '/graphql',
+      operationName: 'Plans',
+      rootFields: ['residentialPlans'],
+      status: 200,
+      cache: 'MISS',
+    });
     expect(typeof miss.durationMs).toBe('number');
     const feeds = (miss.upstream as { feed: string }[]).map((c) => c.feed).sort();
     expect(feeds).toEqual(['Brightgrid', 'Territories', 'Voltify']);
@@ -149,8 +202,16 @@ describe('observability', () => {
     expect(hit.upstream).toBeUndefined();
 
     expect(requestLine('obs-test-refused-1')).toMatchObject({ status: 403, partnerCode: null, auth: 'unknown' });
-    expect(requestLine('obs-test-play-0001')).toMatchObject({ environment: 'playground', status: 200, allowance: { counted: true, remaining: 1 } });
-    expect(requestLine('obs-test-play-0429')).toMatchObject({ environment: 'playground', status: 429, allowance: { counted: false, reason: 'exhausted', remaining: 0 } });
+    expect(requestLine('obs-test-play-0001')).toMatchObject({
+      environment: 'playground',
+      status: 200,
+      allowance: { counted: true, remaining: 1 },
+    });
+    expect(requestLine('obs-test-play-0429')).toMatchObject({
+      environment: 'playground',
+      status: 429,
+      allowance: { counted: false, reason: 'exhausted', remaining: 0 },
+    });
     // Health probes: debug level, not info.
     expect(captured.lines.find((l) => l.msg === 'request' && l.path === '/healthz')).toMatchObject({ level: 20 });
   });
@@ -206,6 +267,8 @@ describe('observability', () => {
     expect(sample(second, 'gateway_redis_up')).toBeNull();
     // The first gateway's counters did not move with the second one's traffic.
     const first = await (await fetch(`${opsUrl}/metrics`)).text();
-    expect(sample(first, 'gateway_requests_total', { environment: 'playground', status: '200' })).toBe(sample(metricsText, 'gateway_requests_total', { environment: 'playground', status: '200' }));
+    expect(sample(first, 'gateway_requests_total', { environment: 'playground', status: '200' })).toBe(
+      sample(metricsText, 'gateway_requests_total', { environment: 'playground', status: '200' }),
+    );
   });
 });

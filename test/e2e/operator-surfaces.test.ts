@@ -25,7 +25,9 @@ let prodKey: string;
 const lines: Record<string, unknown>[] = [];
 
 /** This machine's first address that is not loopback, if any. */
-const outside = Object.values(os.networkInterfaces()).flat().find((i) => i && !i.internal && i.family === 'IPv4')?.address;
+const outside = Object.values(os.networkInterfaces())
+  .flat()
+  .find((i) => i && !i.internal && i.family === 'IPv4')?.address;
 
 async function reach(url: string, init: RequestInit = {}): Promise<number | 'refused'> {
   try {
@@ -48,9 +50,17 @@ beforeAll(async () => {
   gw = await startGateway({
     logger,
     env: {
-      HOST: '0.0.0.0', PRODUCTION_PORT: '0', CERTIFICATION_PORT: '0', PLAYGROUND_PORT: '0', UPSTREAM_PORT: '0',
-      OPS_PORT: String(opsPort), ADMIN_PORT: String(adminPort), ADMIN_TOKEN,
-      DATA_DIR: path.join(tmp, 'data'), REDIS_URL: redis.url, KEYS_FILE: keysFile,
+      HOST: '0.0.0.0',
+      PRODUCTION_PORT: '0',
+      CERTIFICATION_PORT: '0',
+      PLAYGROUND_PORT: '0',
+      UPSTREAM_PORT: '0',
+      OPS_PORT: String(opsPort),
+      ADMIN_PORT: String(adminPort),
+      ADMIN_TOKEN,
+      DATA_DIR: path.join(tmp, 'data'),
+      REDIS_URL: redis.url,
+      KEYS_FILE: keysFile,
     },
   });
 });
@@ -80,7 +90,8 @@ describe('operator surfaces (row 8)', () => {
 
   it('failed admin authentication is logged, throttled, with counts', async () => {
     const before = lines.length;
-    for (let i = 0; i < 50; i++) expect(await reach(`http://127.0.0.1:${adminPort}/replay`, { headers: { authorization: `Bearer wrong-${i}` } })).toBe(401);
+    for (let i = 0; i < 50; i++)
+      expect(await reach(`http://127.0.0.1:${adminPort}/replay`, { headers: { authorization: `Bearer wrong-${i}` } })).toBe(401);
     const warnings = () => lines.slice(before).filter((l) => l.msg === 'admin endpoint: authentication failed');
     await eventually(async () => warnings().length > 0);
     // Throttled: far fewer lines than attempts, and the lines say how many they stand for.
@@ -92,7 +103,14 @@ describe('operator surfaces (row 8)', () => {
   it('malformed admin paths are a 400 with a JSON body, never a 500 or a stack trace', async () => {
     const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
     const before = lines.length;
-    for (const bad of ['/replay/%E0%A4%A', '/replay/%', '/replay/%ZZ', `/replay/${'a'.repeat(500)}`, '/replay/x?env=nowhere', '/replay?env=%00']) {
+    for (const bad of [
+      '/replay/%E0%A4%A',
+      '/replay/%',
+      '/replay/%ZZ',
+      `/replay/${'a'.repeat(500)}`,
+      '/replay/x?env=nowhere',
+      '/replay?env=%00',
+    ]) {
       const res = await fetch(`http://127.0.0.1:${adminPort}${bad}`, { headers: auth });
       expect(res.status, bad).toBe(400);
       const body = await res.json();

@@ -58,7 +58,12 @@ describe('1. @include and @skip', () => {
 });
 
 describe('2. GraphQL-level failures answer 200 whatever Accept says', () => {
-  const ACCEPTS = ['application/graphql-response+json', 'application/graphql-response+json, application/json;q=0.9', 'application/json', '*/*'];
+  const ACCEPTS = [
+    'application/graphql-response+json',
+    'application/graphql-response+json, application/json;q=0.9',
+    'application/json',
+    '*/*',
+  ];
   const FAILURES: [string, string, Record<string, unknown> | undefined][] = [
     ['unknown field', '{ utilities(zipCode: "75001") { nope } }', undefined],
     ['missing argument', '{ utilities { id } }', undefined],
@@ -77,9 +82,16 @@ describe('2. GraphQL-level failures answer 200 whatever Accept says', () => {
   }
 
   it('keeps the HTTP-level statuses the contract names', async () => {
-    const noKey = await t.post('production', '{ utilities(zipCode: "75001") { id } }', undefined, { key: null, headers: { accept: 'application/graphql-response+json' } });
+    const noKey = await t.post('production', '{ utilities(zipCode: "75001") { id } }', undefined, {
+      key: null,
+      headers: { accept: 'application/graphql-response+json' },
+    });
     expect(noKey.status).toBe(403);
-    const res = await fetch(t.g.urls.production!, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', 'x-api-key': t.keys.production }, body: '{not json' });
+    const res = await fetch(t.g.urls.production!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', 'x-api-key': t.keys.production },
+      body: '{not json',
+    });
     expect(res.status).toBe(400);
   });
 });
@@ -105,8 +117,20 @@ describe('3. fixed value lists are enums', () => {
 
   it('answers AMI and AMR meters (the reference upstream sends them) as enum values', async () => {
     const seen = new Set<string>();
-    for (const [address, zip] of [['1500 Marilla St', '75201'], ['1400 JFK Blvd', '19103'], ['121 N LaSalle St', '60602'], ['90 W Broad St', '43215'], ['1 Centre St', '10007'], ['920 Broad St', '07102'], ['100 Holliday St', '21202']]) {
-      const r = await t.post('production', 'query($a: String!, $z: String!) { utilityAccounts(address: $a, zipCode: $z) { idType meterType status premiseType } }', { a: address, z: zip });
+    for (const [address, zip] of [
+      ['1500 Marilla St', '75201'],
+      ['1400 JFK Blvd', '19103'],
+      ['121 N LaSalle St', '60602'],
+      ['90 W Broad St', '43215'],
+      ['1 Centre St', '10007'],
+      ['920 Broad St', '07102'],
+      ['100 Holliday St', '21202'],
+    ]) {
+      const r = await t.post(
+        'production',
+        'query($a: String!, $z: String!) { utilityAccounts(address: $a, zipCode: $z) { idType meterType status premiseType } }',
+        { a: address, z: zip },
+      );
       expect(r.json.errors).toBeUndefined();
       for (const a of r.json.data.utilityAccounts) seen.add(a.meterType);
     }
@@ -141,7 +165,11 @@ describe('3b. a value a feed adds later answers OTHER, logged and counted', () =
   let meshDir: string;
   beforeAll(async () => {
     meshDir = configWithGrownContracts({
-      TerritoryOwnership: ['STATE_AUTHORITY'], PremiseIdType: ['METER_NUMBER'], PremiseMeterType: ['PLC'], PremiseStatus: ['SEASONAL'], PremisePremiseType: ['INDUSTRIAL'],
+      TerritoryOwnership: ['STATE_AUTHORITY'],
+      PremiseIdType: ['METER_NUMBER'],
+      PremiseMeterType: ['PLC'],
+      PremiseStatus: ['SEASONAL'],
+      PremisePremiseType: ['INDUSTRIAL'],
     });
     // A real territories and premises upstream whose contracts gained values the schema lacks.
     // A real territories and premises upstream: the feeds' own samples, with the new values.
@@ -149,7 +177,9 @@ describe('3b. a value a feed adds later answers OTHER, logged and counted', () =
     const territories = sample('territories');
     territories.utilities = [{ ...territories.utilities[0], ownership: 'STATE_AUTHORITY' }];
     const premises = sample('premises');
-    premises.matches = [{ ...premises.matches[0], idType: 'METER_NUMBER', meterType: 'PLC', status: 'SEASONAL', premiseType: 'INDUSTRIAL' }];
+    premises.matches = [
+      { ...premises.matches[0], idType: 'METER_NUMBER', meterType: 'PLC', status: 'SEASONAL', premiseType: 'INDUSTRIAL' },
+    ];
     feed = http.createServer((req, res) => {
       res.setHeader('content-type', 'application/json');
       if (req.url?.startsWith('/territories/v1/zip/')) res.end(JSON.stringify(territories));
@@ -174,7 +204,10 @@ describe('3b. a value a feed adds later answers OTHER, logged and counted', () =
     const before = ['Ownership', 'AccountIdType', 'MeterType', 'AccountStatus', 'PremiseType'].map(counted);
     const u = await g.post('production', '{ utilities(zipCode: "75001") { id ownership } }');
     expect(u.json).toEqual({ data: { utilities: [{ id: 'ONCOR', ownership: 'OTHER' }] } });
-    const a = await g.post('production', '{ utilityAccounts(address: "1500 Marilla St", zipCode: "75201") { idType meterType status premiseType } }');
+    const a = await g.post(
+      'production',
+      '{ utilityAccounts(address: "1500 Marilla St", zipCode: "75201") { idType meterType status premiseType } }',
+    );
     expect(a.json).toEqual({ data: { utilityAccounts: [{ idType: 'OTHER', meterType: 'OTHER', status: 'OTHER', premiseType: 'OTHER' }] } });
     // The process-wide counts gateway_unknown_enum_values_total{type} reads (unit: unknown-enum-values.test.ts).
     expect(['Ownership', 'AccountIdType', 'MeterType', 'AccountStatus', 'PremiseType'].map(counted)).toEqual(before.map((n) => n + 1));
@@ -195,7 +228,8 @@ function undescribed(types: readonly IntrospectionType[]): string[] {
       }
     }
     if ('inputFields' in type && type.inputFields) {
-      for (const f of type.inputFields as readonly IntrospectionInputValue[]) if (blank(f.description)) missing.push(`${type.name}.${f.name}`);
+      for (const f of type.inputFields as readonly IntrospectionInputValue[])
+        if (blank(f.description)) missing.push(`${type.name}.${f.name}`);
     }
     if ('enumValues' in type && type.enumValues) {
       for (const v of type.enumValues) if (blank(v.description)) missing.push(`${type.name}.${v.name}`);
@@ -210,7 +244,15 @@ describe('4. the schema is fully described, with units', () => {
   });
 
   it('the walk notices a missing description', () => {
-    const fake = [{ kind: 'OBJECT', name: 'X', description: 'x', fields: [{ name: 'y', description: '', args: [], type: { kind: 'SCALAR', name: 'String' } }], interfaces: [] }] as unknown as IntrospectionType[];
+    const fake = [
+      {
+        kind: 'OBJECT',
+        name: 'X',
+        description: 'x',
+        fields: [{ name: 'y', description: '', args: [], type: { kind: 'SCALAR', name: 'String' } }],
+        interfaces: [],
+      },
+    ] as unknown as IntrospectionType[];
     expect(undescribed(fake)).toEqual(['X.y']);
   });
 
@@ -236,7 +278,11 @@ describe('5. dates and money', () => {
   it('types StartDate.date as the LocalDate scalar (graphql-scalars), specified by RFC 3339', async () => {
     const schema = (await introspect('playground')).__schema;
     const start = schema.types.find((x) => x.name === 'StartDate') as IntrospectionObjectType;
-    expect(start.fields.find((f) => f.name === 'date')!.type).toEqual({ kind: 'NON_NULL', name: null, ofType: { kind: 'SCALAR', name: 'LocalDate', ofType: null } });
+    expect(start.fields.find((f) => f.name === 'date')!.type).toEqual({
+      kind: 'NON_NULL',
+      name: null,
+      ofType: { kind: 'SCALAR', name: 'LocalDate', ofType: null },
+    });
     const scalar = schema.types.find((x) => x.name === 'LocalDate') as { specifiedByURL?: string; description?: string };
     expect(scalar.specifiedByURL).toMatch(/rfc3339/);
     expect(scalar.description).toMatch(/YYYY-MM-DD/);

@@ -18,10 +18,17 @@ import codegenConfig from '../../examples/partners/codegen.js';
 
 const EXAMPLES = path.join(ROOT, 'examples/partners');
 const QUERIES = path.join(EXAMPLES, 'queries');
-const PLAYGROUND_FILES = fs.readdirSync(QUERIES).filter((f) => f.endsWith('.graphql')).sort();
-const KEYED_FILES = fs.readdirSync(path.join(QUERIES, 'keyed-only')).filter((f) => f.endsWith('.graphql')).map((f) => `keyed-only/${f}`);
+const PLAYGROUND_FILES = fs
+  .readdirSync(QUERIES)
+  .filter((f) => f.endsWith('.graphql'))
+  .sort();
+const KEYED_FILES = fs
+  .readdirSync(path.join(QUERIES, 'keyed-only'))
+  .filter((f) => f.endsWith('.graphql'))
+  .map((f) => `keyed-only/${f}`);
 const operationName = (file: string) => /query\s+(\w+)/.exec(fs.readFileSync(path.join(QUERIES, file), 'utf8'))![1]!;
-const variablesOf = (file: string) => JSON.parse(fs.readFileSync(path.join(QUERIES, file.replace(/\.graphql$/, '.variables.json')), 'utf8'));
+const variablesOf = (file: string) =>
+  JSON.parse(fs.readFileSync(path.join(QUERIES, file.replace(/\.graphql$/, '.variables.json')), 'utf8'));
 
 let t: TestGateway;
 beforeAll(async () => {
@@ -31,25 +38,33 @@ afterAll(async () => t?.close());
 
 describe('query collection', () => {
   it('has every public query, each with its variables', () => {
-    const fields = [...PLAYGROUND_FILES, ...KEYED_FILES].map((f) => /\{\s*(\w+)\s*\(/.exec(fs.readFileSync(path.join(QUERIES, f), 'utf8'))![1]);
+    const fields = [...PLAYGROUND_FILES, ...KEYED_FILES].map(
+      (f) => /\{\s*(\w+)\s*\(/.exec(fs.readFileSync(path.join(QUERIES, f), 'utf8'))![1],
+    );
     const root = Object.keys(t.g.mesh.schemas.keyed.getQueryType()!.getFields());
     expect(fields.sort()).toEqual(root.sort());
     for (const f of [...PLAYGROUND_FILES, ...KEYED_FILES]) expect(variablesOf(f)).toBeTypeOf('object');
   });
 
-  it.each([...PLAYGROUND_FILES, ...KEYED_FILES])('%s answers without errors on production and certification (graphql-request, typed document)', async (file) => {
-    const doc = (documents as Record<string, unknown>)[`${operationName(file)}Document`];
-    expect(doc).toBeDefined();
-    for (const env of ['production', 'certification'] as const) {
-      const client = new GraphQLClient(t.g.urls[env]!, { headers: { 'x-api-key': t.keys[env] } });
-      const data = await client.request(doc as never, variablesOf(file));
-      const value = Object.values(data as Record<string, unknown>)[0];
-      expect(Array.isArray(value) ? value.length : value).toBeTruthy();
-    }
-  });
+  it.each([...PLAYGROUND_FILES, ...KEYED_FILES])(
+    '%s answers without errors on production and certification (graphql-request, typed document)',
+    async (file) => {
+      const doc = (documents as Record<string, unknown>)[`${operationName(file)}Document`];
+      expect(doc).toBeDefined();
+      for (const env of ['production', 'certification'] as const) {
+        const client = new GraphQLClient(t.g.urls[env]!, { headers: { 'x-api-key': t.keys[env] } });
+        const data = await client.request(doc as never, variablesOf(file));
+        const value = Object.values(data as Record<string, unknown>)[0];
+        expect(Array.isArray(value) ? value.length : value).toBeTruthy();
+      }
+    },
+  );
 
   it.each(PLAYGROUND_FILES)('%s answers without errors on the playground', async (file) => {
-    const data = await new GraphQLClient(t.g.urls.playground!).request((documents as Record<string, unknown>)[`${operationName(file)}Document`] as never, variablesOf(file));
+    const data = await new GraphQLClient(t.g.urls.playground!).request(
+      (documents as Record<string, unknown>)[`${operationName(file)}Document`] as never,
+      variablesOf(file),
+    );
     expect(Object.values(data as Record<string, unknown>)[0]).toBeTruthy();
   });
 });
@@ -67,7 +82,9 @@ describe('typed client', () => {
   it('the client and its generated types compile with tsc', async () => {
     // A child process: a compile blocks its event loop for seconds.
     const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
-    const r = await promisify(execFile)(process.execPath, [tsc, '--noEmit', '-p', path.join(EXAMPLES, 'tsconfig.json')]).catch((err) => err);
+    const r = await promisify(execFile)(process.execPath, [tsc, '--noEmit', '-p', path.join(EXAMPLES, 'tsconfig.json')]).catch(
+      (err) => err,
+    );
     expect(`${r.stdout}${r.stderr}`).toBe('');
   }, 120_000);
 
@@ -91,8 +108,13 @@ describe('curl examples', () => {
     ['playground', undefined, PLAYGROUND_FILES.length],
     ['production', 'production', PLAYGROUND_FILES.length + KEYED_FILES.length],
   ] as const)('curl.sh on %s: every answer has data and no errors', async (env, keyEnv, count) => {
-    const { stdout } = await run(path.join(EXAMPLES, 'curl.sh'), [t.g.urls[env]!], { env: { PATH: process.env.PATH, ...(keyEnv ? { ENERGY_PLAN_KEY: t.keys[keyEnv] } : {}) } });
-    const answers = stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+    const { stdout } = await run(path.join(EXAMPLES, 'curl.sh'), [t.g.urls[env]!], {
+      env: { PATH: process.env.PATH, ...(keyEnv ? { ENERGY_PLAN_KEY: t.keys[keyEnv] } : {}) },
+    });
+    const answers = stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l));
     expect(answers).toHaveLength(count);
     for (const a of answers) {
       expect(a.errors).toBeUndefined();
@@ -107,7 +129,14 @@ describe('playground page', () => {
     browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
       headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+        '--disable-sync',
+      ],
     });
   });
   afterAll(async () => browser?.close());

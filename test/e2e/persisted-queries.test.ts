@@ -72,12 +72,20 @@ describe('APQ with the embedded store', () => {
     const query = '{ utilities(zipCode: "19103") { id } }';
     const pq = { version: 1, sha256Hash: sha256(query) };
     expect((await raw(t, 'production', { query, extensions: { persistedQuery: pq } })).json.data.utilities[0].id).toBe('PECO');
-    const cert = await fetch(t.g.urls.certification!, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.keys.certification }, body: JSON.stringify({ extensions: { persistedQuery: pq } }) });
+    const cert = await fetch(t.g.urls.certification!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': t.keys.certification },
+      body: JSON.stringify({ extensions: { persistedQuery: pq } }),
+    });
     expect(((await cert.json()) as any).errors[0].message).toBe('PersistedQueryNotFound');
   });
 
   it.each([
-    ['a hash that is not the document\'s', { query: '{ utilities(zipCode: "75001") { id } }', extensions: { persistedQuery: { version: 1, sha256Hash: sha256('{ other }') } } }, /provided sha does not match query/],
+    [
+      "a hash that is not the document's",
+      { query: '{ utilities(zipCode: "75001") { id } }', extensions: { persistedQuery: { version: 1, sha256Hash: sha256('{ other }') } } },
+      /provided sha does not match query/,
+    ],
     ['version 2', { extensions: { persistedQuery: { version: 2, sha256Hash: sha256('x') } } }, /Unsupported persisted query version/],
     ['no version', { extensions: { persistedQuery: { sha256Hash: sha256('x') } } }, /Unsupported persisted query version/],
     ['a short hash', { extensions: { persistedQuery: { version: 1, sha256Hash: 'abc' } } }, /64 characters/],
@@ -103,7 +111,11 @@ describe('APQ with the embedded store', () => {
   });
 
   it('requires the key on keyed environments whatever the request carries', async () => {
-    const res = await fetch(t.g.urls.production!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ extensions: { persistedQuery: { version: 1, sha256Hash: sha256('x') } } }) });
+    const res = await fetch(t.g.urls.production!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ extensions: { persistedQuery: { version: 1, sha256Hash: sha256('x') } } }),
+    });
     expect(res.status).toBe(403);
   });
 

@@ -84,7 +84,15 @@ describe('the page over HTTP', () => {
     }
     // The GraphiQL bundle is ~9 MB raw: brotli brings the whole page well under a quarter of it.
     expect(total).toBeLessThan(2_500_000);
-    for (const bad of ['/playground/assets/nope.js', '/playground/assets/../../etc/passwd', '/playground/assets/%2e%2e%2fpackage.json', '/playground/assets/__proto__', '/playground/assets/page.html', `/playground/assets/${'a'.repeat(5000)}`, '/playground/assets/%E0%A4%A']) {
+    for (const bad of [
+      '/playground/assets/nope.js',
+      '/playground/assets/../../etc/passwd',
+      '/playground/assets/%2e%2e%2fpackage.json',
+      '/playground/assets/__proto__',
+      '/playground/assets/page.html',
+      `/playground/assets/${'a'.repeat(5000)}`,
+      '/playground/assets/%E0%A4%A',
+    ]) {
       const res = await fetch(new URL(bad, pageUrl));
       expect(res.status, bad).toBe(404);
       expect(await res.text()).not.toMatch(/\n\s+at /);
@@ -105,7 +113,14 @@ describe('the page in headless Chromium', () => {
     browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
       headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+        '--disable-sync',
+      ],
     });
     const context = await browser.newContext();
     const page = await context.newPage();

@@ -19,14 +19,27 @@ interface Started {
 }
 
 async function startMain(extra: Record<string, string> = {}): Promise<Started> {
-  const ports = { production: await freePort(), certification: await freePort(), playground: await freePort(), upstream: await freePort(), ops: await freePort(), playgroundOps: await freePort() };
+  const ports = {
+    production: await freePort(),
+    certification: await freePort(),
+    playground: await freePort(),
+    upstream: await freePort(),
+    ops: await freePort(),
+    playgroundOps: await freePort(),
+  };
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-split-'));
   const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
     cwd: ROOT,
     env: {
-      PATH: process.env.PATH, DATA_DIR: dataDir, LOG_LEVEL: 'info',
-      PRODUCTION_PORT: String(ports.production), CERTIFICATION_PORT: String(ports.certification), PLAYGROUND_PORT: String(ports.playground),
-      UPSTREAM_PORT: String(ports.upstream), OPS_PORT: String(ports.ops), PLAYGROUND_OPS_PORT: String(ports.playgroundOps),
+      PATH: process.env.PATH,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+      PRODUCTION_PORT: String(ports.production),
+      CERTIFICATION_PORT: String(ports.certification),
+      PLAYGROUND_PORT: String(ports.playground),
+      UPSTREAM_PORT: String(ports.upstream),
+      OPS_PORT: String(ports.ops),
+      PLAYGROUND_OPS_PORT: String(ports.playgroundOps),
       ...extra,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -51,7 +64,11 @@ async function startMain(extra: Record<string, string> = {}): Promise<Started> {
 
 const up = async (port: number) => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null))?.status === 200;
 const utilities = (port: number) =>
-  fetch(`http://127.0.0.1:${port}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ utilities(zipCode: "75001") { id } }' }) });
+  fetch(`http://127.0.0.1:${port}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: '{ utilities(zipCode: "75001") { id } }' }),
+  });
 
 /**
  * startMain, until both listeners are ours: free ports are found, then bound, and another test
@@ -60,9 +77,19 @@ const utilities = (port: number) =>
 async function startListening(extra: Record<string, string> = {}): Promise<Started> {
   for (let attempt = 1; ; attempt++) {
     const started = await startMain(extra);
-    const listening = (environment: string, port: number) => started.lines.some((l) => l.msg === 'listening' && l.environment === environment && String(l.url).includes(`:${port}/`));
+    const listening = (environment: string, port: number) =>
+      started.lines.some((l) => l.msg === 'listening' && l.environment === environment && String(l.url).includes(`:${port}/`));
     const taken = () => started.lines.some((l) => /EADDRINUSE/.test(JSON.stringify(l)));
-    await eventually(async () => taken() || (listening('production', started.ports.production) && listening('playground', started.ports.playground) && (await up(started.ports.production)) && (await up(started.ports.playground))), 120_000, 250);
+    await eventually(
+      async () =>
+        taken() ||
+        (listening('production', started.ports.production) &&
+          listening('playground', started.ports.playground) &&
+          (await up(started.ports.production)) &&
+          (await up(started.ports.playground))),
+      120_000,
+      250,
+    );
     if (!taken()) return started;
     started.proc.kill('SIGKILL');
     await started.exited;
@@ -113,14 +140,18 @@ describe('npm start: the playground in a process of its own', () => {
     const child = playgroundPids().at(-1)!;
     s.proc.kill('SIGTERM');
     expect(await s.exited).toBe(0);
-    await eventually(async () => {
-      try {
-        process.kill(child, 0);
-        return false;
-      } catch {
-        return true;
-      }
-    }, 20_000, 100);
+    await eventually(
+      async () => {
+        try {
+          process.kill(child, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      20_000,
+      100,
+    );
   });
 });
 

@@ -41,14 +41,20 @@ describe('utilities', () => {
     ['60601', 'COMED'],
     ['43215', 'AEP_OHIO'],
   ])('%s is served by %s', async (zip, id) => {
-    const r = await t.post('production', `{ utilities(zipCode: "${zip}") { id name state market ownership timeZone deliveryCharges { fixedMonthlyUsd perKwhUsd } } }`);
+    const r = await t.post(
+      'production',
+      `{ utilities(zipCode: "${zip}") { id name state market ownership timeZone deliveryCharges { fixedMonthlyUsd perKwhUsd } } }`,
+    );
     expect(r.status).toBe(200);
     expect(r.json.errors).toBeUndefined();
     expect(r.json.data.utilities.map((u: { id: string }) => u.id)).toContain(id);
   });
 
   it('returns several utilities where territories overlap, and Oncor public delivery charges', async () => {
-    const r = await t.post('production', '{ utilities(zipCode: "75067") { id name market deliveryCharges { fixedMonthlyUsd perKwhUsd } } }');
+    const r = await t.post(
+      'production',
+      '{ utilities(zipCode: "75067") { id name market deliveryCharges { fixedMonthlyUsd perKwhUsd } } }',
+    );
     const ids = r.json.data.utilities.map((u: { id: string }) => u.id);
     expect(ids).toEqual(expect.arrayContaining(['ONCOR', 'TNMP']));
     const oncor = r.json.data.utilities.find((u: { id: string }) => u.id === 'ONCOR');
@@ -70,7 +76,32 @@ describe('utilities', () => {
 });
 
 describe('residentialPlans', () => {
-  const DEREGULATED = ['75001', '75201', '77002', '78401', '79601', '77590', '75067', '19103', '15222', '18101', '43215', '45202', '44308', '60601', '75901', '03101', '10001', '13202', '07102', '08401', '21202', '20814', '02108', '01608'];
+  const DEREGULATED = [
+    '75001',
+    '75201',
+    '77002',
+    '78401',
+    '79601',
+    '77590',
+    '75067',
+    '19103',
+    '15222',
+    '18101',
+    '43215',
+    '45202',
+    '44308',
+    '60601',
+    '75901',
+    '03101',
+    '10001',
+    '13202',
+    '07102',
+    '08401',
+    '21202',
+    '20814',
+    '02108',
+    '01608',
+  ];
 
   it('holds avgMonthlyBillUsd == round(usageKwh * allInRateUsdPerKwh, 1) for every plan of every served ZIP', async () => {
     let plans = 0;
@@ -98,7 +129,9 @@ describe('residentialPlans', () => {
     const suppliers = new Set(plans.map((p: { supplier: { name: string } }) => p.supplier.name));
     expect(suppliers.size).toBeGreaterThanOrEqual(3);
     expect(plans.some((p: { rateType: string }) => p.rateType === 'FIXED')).toBe(true);
-    const at1200 = plans.map((p: { rates: { usageKwh: number; allInRateUsdPerKwh: number }[] }) => p.rates.find((x) => x.usageKwh === 1200)!.allInRateUsdPerKwh);
+    const at1200 = plans.map(
+      (p: { rates: { usageKwh: number; allInRateUsdPerKwh: number }[] }) => p.rates.find((x) => x.usageKwh === 1200)!.allInRateUsdPerKwh,
+    );
     expect([...at1200].sort((a, b) => a - b)).toEqual(at1200);
     for (const p of plans) {
       expect(p.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
@@ -171,7 +204,10 @@ describe('residentialPlans', () => {
 
 describe('businessPlans', () => {
   it('prices commercial offers for an annual usage, cheapest first, with the tier relation', async () => {
-    const r = await t.post('production', '{ businessPlans(zipCode: "60601", annualUsage: 150000) { id title price term rateType supplier { name } annualUsageKwh estimatedAnnualCostUsd rates { usageKwh allInRateUsdPerKwh avgMonthlyBillUsd } } }');
+    const r = await t.post(
+      'production',
+      '{ businessPlans(zipCode: "60601", annualUsage: 150000) { id title price term rateType supplier { name } annualUsageKwh estimatedAnnualCostUsd rates { usageKwh allInRateUsdPerKwh avgMonthlyBillUsd } } }',
+    );
     expect(r.json.errors).toBeUndefined();
     const plans = r.json.data.businessPlans;
     expect(plans.length).toBeGreaterThan(3);
@@ -195,7 +231,10 @@ describe('businessPlans', () => {
 
 describe('nextStartDate', () => {
   it('gives an ISO date in the territory time zone, never in the past', async () => {
-    const r = await t.post('production', '{ nextStartDate(zipCode: "77002") { date utilityId timeZone leadBusinessDays rule meterReadDate } }');
+    const r = await t.post(
+      'production',
+      '{ nextStartDate(zipCode: "77002") { date utilityId timeZone leadBusinessDays rule meterReadDate } }',
+    );
     const s = r.json.data.nextStartDate;
     expect(s.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(s.utilityId).toBe('CENTERPOINT');
@@ -217,10 +256,16 @@ describe('nextStartDate', () => {
 
 describe('energyInfoByState', () => {
   it('covers all 50 states and DC with a mix summing to exactly 100', async () => {
-    const states = 'AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY'.split(' ');
+    const states =
+      'AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY'.split(
+        ' ',
+      );
     expect(states).toHaveLength(51);
     for (const state of states) {
-      const r = await t.post('production', `{ energyInfoByState(state: "${state.toLowerCase()}") { state name dataYear averageResidentialRateUsdPerKwh averageCommercialRateUsdPerKwh generationMix { source eiaCategory percent } } }`);
+      const r = await t.post(
+        'production',
+        `{ energyInfoByState(state: "${state.toLowerCase()}") { state name dataYear averageResidentialRateUsdPerKwh averageCommercialRateUsdPerKwh generationMix { source eiaCategory percent } } }`,
+      );
       expect(r.json.errors, state).toBeUndefined();
       const info = r.json.data.energyInfoByState;
       expect(info.state).toBe(state);
@@ -228,8 +273,17 @@ describe('energyInfoByState', () => {
       const tenths = info.generationMix.reduce((sum: number, g: { percent: number }) => sum + Math.round(g.percent * 10), 0);
       expect(tenths, state).toBe(1000);
       // EIA's nine categories as EIA names them; wind and solar are inside Other Renewables.
-      expect(info.generationMix.map((g: { eiaCategory: string }) => g.eiaCategory).sort(), state).toEqual(
-        ['Coal', 'Hydroelectric Conventional', 'Natural Gas', 'Nuclear', 'Other', 'Other Gases', 'Other Renewables', 'Petroleum', 'Pumped Storage']);
+      expect(info.generationMix.map((g: { eiaCategory: string }) => g.eiaCategory).sort(), state).toEqual([
+        'Coal',
+        'Hydroelectric Conventional',
+        'Natural Gas',
+        'Nuclear',
+        'Other',
+        'Other Gases',
+        'Other Renewables',
+        'Petroleum',
+        'Pumped Storage',
+      ]);
     }
   });
 
@@ -248,7 +302,11 @@ describe('utilityAccounts', () => {
     ['121 N LaSalle St', '60602', 'COMED', 'ACCOUNT_NUMBER'],
     ['90 W Broad St', '43215', 'AEP_OHIO', 'ACCOUNT_NUMBER'],
   ])('finds the account at %s %s', async (address, zip, utility, idType) => {
-    const r = await t.post('production', 'query A($a: String!, $z: String!) { utilityAccounts(address: $a, zipCode: $z) { accountId idType serviceAddress { line1 city state zip } utilityId meterType status } }', { a: address, z: zip });
+    const r = await t.post(
+      'production',
+      'query A($a: String!, $z: String!) { utilityAccounts(address: $a, zipCode: $z) { accountId idType serviceAddress { line1 city state zip } utilityId meterType status } }',
+      { a: address, z: zip },
+    );
     expect(r.json.errors).toBeUndefined();
     const [account] = r.json.data.utilityAccounts;
     expect(account.utilityId).toBe(utility);
@@ -257,7 +315,9 @@ describe('utilityAccounts', () => {
   });
 
   it.each(['', '   ', 'x'.repeat(201), '1500 Marilla\u0000St'])('rejects address %j', async (address) => {
-    const r = await t.post('production', 'query A($a: String!) { utilityAccounts(address: $a, zipCode: "75201") { accountId } }', { a: address });
+    const r = await t.post('production', 'query A($a: String!) { utilityAccounts(address: $a, zipCode: "75201") { accountId } }', {
+      a: address,
+    });
     expect(r.json.errors[0].extensions.code).toBe('BAD_USER_INPUT');
   });
 
@@ -276,10 +336,18 @@ describe('request shape', () => {
   });
 
   it('answers 400 with a GraphQL-shaped body for invalid JSON and a missing Content-Type', async () => {
-    const bad = await fetch(t.g.urls.production!, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.keys.production }, body: '{"query": ' });
+    const bad = await fetch(t.g.urls.production!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': t.keys.production },
+      body: '{"query": ',
+    });
     expect(bad.status).toBe(400);
     expect((await bad.json()).errors[0].extensions.code).toBe('BAD_REQUEST');
-    const noType = await fetch(t.g.urls.production!, { method: 'POST', headers: { 'x-api-key': t.keys.production }, body: JSON.stringify({ query: '{ __typename }' }) });
+    const noType = await fetch(t.g.urls.production!, {
+      method: 'POST',
+      headers: { 'x-api-key': t.keys.production },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
     expect(noType.status).toBe(400);
     expect((await noType.json()).errors[0].extensions.code).toBe('BAD_REQUEST');
   });

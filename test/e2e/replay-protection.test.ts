@@ -17,7 +17,8 @@ import { eventually } from '../../scripts/harness/eventually.js';
 
 const ADMIN_TOKEN = 'admin-token-for-tests-0123456789abcdef';
 const PII_KEY = randomBytes(32).toString('base64');
-const ACCOUNTS = 'query Accounts($address: String!, $zip: String!) { utilityAccounts(address: $address, zipCode: $zip) { accountId idType serviceAddress { line1 zip } } }';
+const ACCOUNTS =
+  'query Accounts($address: String!, $zip: String!) { utilityAccounts(address: $address, zipCode: $zip) { accountId idType serviceAddress { line1 zip } } }';
 
 let tmp: string;
 let redis: TestRedis;
@@ -29,7 +30,11 @@ let prodKey: string;
 let env: Record<string, string>;
 
 async function gql(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
@@ -37,7 +42,11 @@ async function replayCli(args: string[], extra: Record<string, string> = {}) {
   const out: string[] = [];
   const err: string[] = [];
   let raw = '';
-  const code = await runReplayCli(args, { ...process.env, ...env, ...extra }, { out: (l) => out.push(l), err: (l) => err.push(l), raw: (t) => (raw += t) });
+  const code = await runReplayCli(
+    args,
+    { ...process.env, ...env, ...extra },
+    { out: (l) => out.push(l), err: (l) => err.push(l), raw: (t) => (raw += t) },
+  );
   return { code, out: out.join('\n'), err: err.join('\n'), raw };
 }
 
@@ -70,13 +79,24 @@ beforeAll(async () => {
   const adminPort = await freePort();
   adminUrl = `http://127.0.0.1:${adminPort}`;
   env = {
-    PRODUCTION_PORT: '0', CERTIFICATION_PORT: '0', PLAYGROUND_PORT: '0', UPSTREAM_PORT: '0', OPS_PORT: '0', LOG_LEVEL: 'silent',
-    DATA_DIR: path.join(tmp, 'data'), REDIS_URL: redis.url, KEYS_FILE: keysFile, PLAYGROUND_ALLOWANCE: '1000',
+    PRODUCTION_PORT: '0',
+    CERTIFICATION_PORT: '0',
+    PLAYGROUND_PORT: '0',
+    UPSTREAM_PORT: '0',
+    OPS_PORT: '0',
+    LOG_LEVEL: 'silent',
+    DATA_DIR: path.join(tmp, 'data'),
+    REDIS_URL: redis.url,
+    KEYS_FILE: keysFile,
+    PLAYGROUND_ALLOWANCE: '1000',
     // Small budgets: the attack of row 3 needs only a few hundred requests to fill them.
-    REPLAY_MAX_BYTES: '1MiB', REPLAY_PLAYGROUND_MAX_BYTES: '64KiB', REPLAY_PII_KEY: PII_KEY,
+    REPLAY_MAX_BYTES: '1MiB',
+    REPLAY_PLAYGROUND_MAX_BYTES: '64KiB',
+    REPLAY_PII_KEY: PII_KEY,
     // Row 3 as the issue found it: the request-path defences (free-request rate, query bytes) would
     // refuse most of the flood before the body is read; this file tests what replay keeps of it.
-    PLAYGROUND_FREE_REQUESTS: '1000000', PLAYGROUND_MAX_QUERY_BYTES: '65536',
+    PLAYGROUND_FREE_REQUESTS: '1000000',
+    PLAYGROUND_MAX_QUERY_BYTES: '65536',
   };
   gw = await startGateway({ env: { ...env, ADMIN_TOKEN, ADMIN_PORT: String(adminPort) } });
   reader = await connectRedis(redis.url);
@@ -94,7 +114,11 @@ afterAll(async () => {
 describe('replay partitions (rows 3 and 7)', () => {
   it('row 3: a flood of keyless 61 KB introspection documents does not evict a partner record, and keeps no full text', async () => {
     const id = `partner-case-${Date.now()}`;
-    const keyed = await gql(gw.urls.production!, { query: '{ utilities(zipCode: "75001") { id name } }' }, { 'x-api-key': prodKey, 'x-request-id': id });
+    const keyed = await gql(
+      gw.urls.production!,
+      { query: '{ utilities(zipCode: "75001") { id name } }' },
+      { 'x-api-key': prodKey, 'x-request-id': id },
+    );
     expect(keyed.status).toBe(200);
     await eventually(() => store.get(id));
     const filler = `{ __typename }\n#${'x'.repeat(61 * 1024)}`;
@@ -117,7 +141,11 @@ describe('replay partitions (rows 3 and 7)', () => {
 
   it("row 7: a keyless request reusing a partner's x-request-id never shadows the partner's record", async () => {
     const id = `shared-id-${Date.now()}`;
-    const keyed = await gql(gw.urls.production!, { query: '{ utilities(zipCode: "75001") { id } }' }, { 'x-api-key': prodKey, 'x-request-id': id });
+    const keyed = await gql(
+      gw.urls.production!,
+      { query: '{ utilities(zipCode: "75001") { id } }' },
+      { 'x-api-key': prodKey, 'x-request-id': id },
+    );
     expect(keyed.status).toBe(200);
     await eventually(() => store.get(id, 'production'));
     const attacker = await gql(gw.urls.playground!, { query: '{ utilities(zipCode: "75002") { id } }' }, { 'x-request-id': id });
@@ -157,7 +185,11 @@ describe('personal data at rest (row 6)', () => {
 
   it('the address, account ids and upstream query strings are not stored in clear', async () => {
     id = `accounts-${Date.now()}`;
-    const res = await gql(gw.urls.production!, { query: ACCOUNTS, variables: { address: '1500 Marilla St', zip: '75201' } }, { 'x-api-key': prodKey, 'x-request-id': id });
+    const res = await gql(
+      gw.urls.production!,
+      { query: ACCOUNTS, variables: { address: '1500 Marilla St', zip: '75201' } },
+      { 'x-api-key': prodKey, 'x-request-id': id },
+    );
     expect(res.status).toBe(200);
     answer = res.text;
     const accounts = JSON.parse(res.text).data.utilityAccounts as { accountId: string }[];
@@ -203,7 +235,11 @@ describe('personal data at rest (row 6)', () => {
     const plain = await startGateway({ env: { ...env, REPLAY_PII_KEY: '' } });
     try {
       const pid = `accounts-nokey-${Date.now()}`;
-      const res = await gql(plain.urls.production!, { query: ACCOUNTS, variables: { address: '1500 Marilla St', zip: '75201' } }, { 'x-api-key': prodKey, 'x-request-id': pid });
+      const res = await gql(
+        plain.urls.production!,
+        { query: ACCOUNTS, variables: { address: '1500 Marilla St', zip: '75201' } },
+        { 'x-api-key': prodKey, 'x-request-id': pid },
+      );
       expect(res.status).toBe(200);
       const rec = await eventually(() => store.get(pid));
       expect(rec.personalData).toEqual({ sealed: null });
@@ -217,11 +253,19 @@ describe('personal data at rest (row 6)', () => {
 
   it('records holding personal data have their own, shorter retention', async () => {
     const short = await startGateway({ env: { ...env, REPLAY_PII_RETENTION: '2s' } });
-    const shortStore = createReplayStore({ redis: reader, dataDir: tmp, settings: loadConfig({ ...env, REPLAY_PII_RETENTION: '2s' }).cacheReplay.replay });
+    const shortStore = createReplayStore({
+      redis: reader,
+      dataDir: tmp,
+      settings: loadConfig({ ...env, REPLAY_PII_RETENTION: '2s' }).cacheReplay.replay,
+    });
     try {
       const pid = `accounts-short-${Date.now()}`;
       const oid = `plain-short-${Date.now()}`;
-      await gql(short.urls.production!, { query: ACCOUNTS, variables: { address: '1500 Marilla St', zip: '75201' } }, { 'x-api-key': prodKey, 'x-request-id': pid });
+      await gql(
+        short.urls.production!,
+        { query: ACCOUNTS, variables: { address: '1500 Marilla St', zip: '75201' } },
+        { 'x-api-key': prodKey, 'x-request-id': pid },
+      );
       await gql(short.urls.production!, { query: '{ utilities(zipCode: "75001") { id } }' }, { 'x-api-key': prodKey, 'x-request-id': oid });
       await eventually(() => shortStore.get(pid));
       await eventually(() => shortStore.get(oid));

@@ -7,7 +7,8 @@ import { loadConfig } from '../../server/config.js';
 import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
 import { eventually } from '../../scripts/harness/eventually.js';
 
-const PLANS = 'query Plans($zip: String!) { residentialPlans(zipCode: $zip) { id title rates { usageKwh allInRateUsdPerKwh avgMonthlyBillUsd } } }';
+const PLANS =
+  'query Plans($zip: String!) { residentialPlans(zipCode: $zip) { id title rates { usageKwh allInRateUsdPerKwh avgMonthlyBillUsd } } }';
 const ACCOUNTS = '{ utilityAccounts(address: "1500 Marilla St", zipCode: "75201") { accountId utilityId } }';
 
 let upstream: ReferenceUpstream;
@@ -50,7 +51,11 @@ describe('request coalescing', () => {
     // The next identical request is an ordinary cache hit.
     expect((await gw.post('production', PLANS, { zip: '75001' })).headers.get('x-cache')).toBe('HIT');
 
-    const store = createReplayStore({ redis: null, dataDir: gw.dataDir, settings: loadConfig({ DATA_DIR: gw.dataDir }).cacheReplay.replay });
+    const store = createReplayStore({
+      redis: null,
+      dataDir: gw.dataDir,
+      settings: loadConfig({ DATA_DIR: gw.dataDir }).cacheReplay.replay,
+    });
     try {
       const records = await eventually(async () => {
         const list = await store.list({ since: Date.now() - 60_000, limit: 1000 });
@@ -98,9 +103,7 @@ describe('request coalescing', () => {
 
   it('the playground counts each coalesced call against its allowance', async () => {
     upstream.setFault('voltify', { kind: 'slow', ms: 1000 });
-    const answers = await Promise.all(
-      [0, 1, 2].map(() => gw.post('playground', PLANS, { zip: '43215' })),
-    );
+    const answers = await Promise.all([0, 1, 2].map(() => gw.post('playground', PLANS, { zip: '43215' })));
     expect(answers.map((a) => a.headers.get('x-cache')).sort()).toEqual(['COALESCED', 'COALESCED', 'MISS']);
     expect(answers.map((a) => Number(a.headers.get('x-ratelimit-remaining'))).sort()).toEqual([7, 8, 9]);
   });

@@ -15,7 +15,8 @@ import { allowanceKey, freeRateKey } from '../../cache/allowance.js';
 
 const FREE = 12;
 const PLANS = 'query Plans($zip: String!) { residentialPlans(zipCode: $zip) { title } }';
-const ACCOUNTS = 'query Accounts($address: String!, $zip: String!, $extra: [[String]]) { utilityAccounts(address: $address, zipCode: $zip) { utilityId } }';
+const ACCOUNTS =
+  'query Accounts($address: String!, $zip: String!, $extra: [[String]]) { utilityAccounts(address: $address, zipCode: $zip) { utilityId } }';
 
 let redis: TestRedis;
 let t: TestGateway;
@@ -33,18 +34,21 @@ beforeAll(async () => {
       cb();
     },
   });
-  t = await startTestGateway({
-    REDIS_URL: redis.url,
-    TRUST_PROXY: '1',
-    PLAYGROUND_ALLOWANCE: '2',
-    PLAYGROUND_FREE_REQUESTS: String(FREE),
-    PLAYGROUND_FREE_WINDOW_SECONDS: '600',
-    PLAYGROUND_MAX_CONNECTIONS_PER_IP: '40',
-    PLAYGROUND_HEADERS_TIMEOUT_MS: '1000',
-    PLAYGROUND_KEEP_ALIVE_TIMEOUT_MS: '1000',
-    KEYED_MAX_CONNECTIONS: '10',
-    CACHE_ENABLED: 'true',
-  }, { logger: pino({ level: 'info' }, stream) });
+  t = await startTestGateway(
+    {
+      REDIS_URL: redis.url,
+      TRUST_PROXY: '1',
+      PLAYGROUND_ALLOWANCE: '2',
+      PLAYGROUND_FREE_REQUESTS: String(FREE),
+      PLAYGROUND_FREE_WINDOW_SECONDS: '600',
+      PLAYGROUND_MAX_CONNECTIONS_PER_IP: '40',
+      PLAYGROUND_HEADERS_TIMEOUT_MS: '1000',
+      PLAYGROUND_KEEP_ALIVE_TIMEOUT_MS: '1000',
+      KEYED_MAX_CONNECTIONS: '10',
+      CACHE_ENABLED: 'true',
+    },
+    { logger: pino({ level: 'info' }, stream) },
+  );
 });
 afterAll(async () => {
   await t?.close();
@@ -55,7 +59,11 @@ type Sent = { status: number; headers: Headers; json: any };
 async function send(environment: 'production' | 'playground', body: unknown, headers: Record<string, string> = {}): Promise<Sent> {
   const h: Record<string, string> = { 'content-type': 'application/json', ...headers };
   if (environment === 'production') h['x-api-key'] ??= t.keys.production;
-  const res = await fetch(t.g.urls[environment]!, { method: 'POST', headers: h, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await fetch(t.g.urls[environment]!, {
+    method: 'POST',
+    headers: h,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, json: JSON.parse(text) };
 }
@@ -97,7 +105,9 @@ describe('row 1: documents are bounded before and after parsing', () => {
 describe('row 2: free is not unlimited', () => {
   it('concurrent invalid and introspection queries are refused past the limit with 429 FREE_REQUEST_RATE and Retry-After', async () => {
     const ip = nextIp();
-    const bodies = Array.from({ length: 32 }, (_, i) => (i % 2 ? { query: `{ nope #${i}\n }` } : { query: `{ __schema { queryType { name } } } #${i}` }));
+    const bodies = Array.from({ length: 32 }, (_, i) =>
+      i % 2 ? { query: `{ nope #${i}\n }` } : { query: `{ __schema { queryType { name } } } #${i}` },
+    );
     const replies = await Promise.all(bodies.map((b) => play(ip, b)));
     const refused = replies.filter((r) => r.status === 429);
     expect(replies.length - refused.length).toBe(FREE);
@@ -239,7 +249,9 @@ describe('row 5: connections', () => {
     socket.prependOnceListener('data', () => (answered = true));
     let isClosed = false;
     closed.then(() => (isClosed = true));
-    await eventually(async () => answered, 3000).catch(() => { throw new Error('no answer'); });
+    await eventually(async () => answered, 3000).catch(() => {
+      throw new Error('no answer');
+    });
     await eventually(async () => isClosed, 3000);
   });
 
@@ -251,7 +263,9 @@ describe('row 5: connections', () => {
     const r = await send('production', { query: PLANS, variables: { zip: '75001' } });
     expect(r.status).toBe(200);
     // The ones it kept are closed by the headers timeout (1 s, swept every second), not ~40 s later.
-    await eventually(async () => closedCount === 60, 4000).catch((e) => { throw new Error(`${e.message}: ${closedCount} closed`); });
+    await eventually(async () => closedCount === 60, 4000).catch((e) => {
+      throw new Error(`${e.message}: ${closedCount} closed`);
+    });
     for (const s of sockets) s.socket.destroy();
   });
 
@@ -279,11 +293,15 @@ describe('row 10: refusals are throttled in the log, with counts', () => {
       expect(of(kind).length).toBeGreaterThan(0);
       expect(of(kind).length).toBeLessThanOrEqual(seconds);
     }
-    await eventually(async () => {
-      await play(ip, { query: '{ __typename }' });
-      const latest = lines.filter((l) => /free-request rate/.test(l.msg)).at(-1);
-      return latest && latest.refusedSinceLastWarning > 0;
-    }, 5000, 300);
+    await eventually(
+      async () => {
+        await play(ip, { query: '{ __typename }' });
+        const latest = lines.filter((l) => /free-request rate/.test(l.msg)).at(-1);
+        return latest && latest.refusedSinceLastWarning > 0;
+      },
+      5000,
+      300,
+    );
   });
 });
 

@@ -39,7 +39,6 @@ async function clearFaults(gw: TestGateway): Promise<void> {
   await fetch(`${gw.g.upstreamUrl}/__faults`, { method: 'DELETE' });
 }
 
-
 /** Nothing a partner must never see: stack frames, file paths, the upstream's address. */
 function expectClean(gw: TestGateway, text: string): void {
   const upstream = new URL(gw.g.upstreamUrl);
@@ -71,7 +70,7 @@ afterAll(async () => {
   process.off('unhandledRejection', onUnhandled);
 });
 
-describe('a supplier feed fails: the other feeds\' plans plus an error naming the feed', () => {
+describe("a supplier feed fails: the other feeds' plans plus an error naming the feed", () => {
   const FAULTS = [
     { fault: { kind: 'down' }, detail: 'could not be reached' },
     { fault: { kind: 'slow', ms: 8000 }, detail: 'did not answer in time' },
@@ -111,7 +110,11 @@ describe('a supplier feed fails: the other feeds\' plans plus an error naming th
           const r = await plain.post('production', PLANS('75001', 1000));
           expect(r.status).toBe(200);
           expect(r.json.errors).toEqual([
-            { message: `Upstream feed ${source} is unavailable: ${detail}.`, path: ['residentialPlans'], extensions: { code: 'UPSTREAM_UNAVAILABLE', feed: source } },
+            {
+              message: `Upstream feed ${source} is unavailable: ${detail}.`,
+              path: ['residentialPlans'],
+              extensions: { code: 'UPSTREAM_UNAVAILABLE', feed: source },
+            },
           ]);
           const got = ids(r.json);
           expect(got.length).toBeGreaterThan(0);
@@ -128,7 +131,7 @@ describe('a supplier feed fails: the other feeds\' plans plus an error naming th
     }
   }
 
-  it('the two feeds\' plans make up the whole list', () => {
+  it("the two feeds' plans make up the whole list", () => {
     const v = remaining.get('Brightgrid')!; // Brightgrid failed: Voltify's plans
     const b = remaining.get('Voltify')!;
     expect([...v, ...b].sort()).toEqual(baseline);
@@ -173,7 +176,12 @@ describe('a supplier feed fails: the other feeds\' plans plus an error naming th
     try {
       const r = await plain.post('production', UTILITIES('75001'));
       expect(r.status).toBe(200);
-      expect(r.json.errors).toEqual([expect.objectContaining({ message: 'Upstream feed Territories is unavailable: answered with a malformed payload.', extensions: { code: 'UPSTREAM_UNAVAILABLE', feed: 'Territories' } })]);
+      expect(r.json.errors).toEqual([
+        expect.objectContaining({
+          message: 'Upstream feed Territories is unavailable: answered with a malformed payload.',
+          extensions: { code: 'UPSTREAM_UNAVAILABLE', feed: 'Territories' },
+        }),
+      ]);
       expectClean(plain, r.text);
     } finally {
       await clearFaults(plain);
@@ -258,7 +266,11 @@ describe('stale-if-error, circuit breaker and deduplication (default settings)',
     const attempts = upstreamStats.snapshot().Voltify!.attempts;
     const r = await main.post('production', PLANS('76090', 1000));
     expect(r.json.errors).toEqual([
-      { message: 'Upstream feed Voltify is unavailable: is temporarily disabled after repeated failures.', path: ['residentialPlans'], extensions: { code: 'UPSTREAM_UNAVAILABLE', feed: 'Voltify' } },
+      {
+        message: 'Upstream feed Voltify is unavailable: is temporarily disabled after repeated failures.',
+        path: ['residentialPlans'],
+        extensions: { code: 'UPSTREAM_UNAVAILABLE', feed: 'Voltify' },
+      },
     ]);
     expect(ids(r.json).length).toBeGreaterThan(0);
     // Answered without a call to the hanging feed, so without waiting for it.
@@ -296,11 +308,13 @@ describe('Redis outage', () => {
           () => main.post('certification', UTILITIES('60601')),
           () => main.post('production', '{ __typename }'),
         ];
-        const timed = await Promise.all(calls.map(async (c) => {
-          const t = Date.now();
-          const r = await c();
-          return { r, ms: Date.now() - t };
-        }));
+        const timed = await Promise.all(
+          calls.map(async (c) => {
+            const t = Date.now();
+            const r = await c();
+            return { r, ms: Date.now() - t };
+          }),
+        );
         for (const { r, ms } of timed) {
           expect(r.status).toBe(200);
           expect(r.json.errors).toBeUndefined();
@@ -375,7 +389,6 @@ describe('Redis outage', () => {
     await eventually(async () => (await readyz()).status === 200 || undefined, 15_000);
     await eventually(async () => (await main.post('playground', PLANS('75001', 2300))).status === 200 || undefined, 15_000);
   });
-
 });
 
 describe('no unhandled promise rejection', () => {
@@ -440,20 +453,37 @@ describe('graceful shutdown (SIGTERM)', () => {
     // Free ports are found, then bound by the gateway: another test process may take one in
     // between (EADDRINUSE). Then the start is tried again on new ports.
     const start = async () => {
-      const [prod, cert, play, up, ops, playOps] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
+      const [prod, cert, play, up, ops, playOps] = await Promise.all([
+        freePort(),
+        freePort(),
+        freePort(),
+        freePort(),
+        freePort(),
+        freePort(),
+      ]);
       const child = spawn(process.execPath, ['dist/gateway.mjs'], {
         cwd: ROOT,
         env: {
           PATH: process.env.PATH,
-          PRODUCTION_PORT: String(prod), CERTIFICATION_PORT: String(cert), PLAYGROUND_PORT: String(play), UPSTREAM_PORT: String(up), OPS_PORT: String(ops), PLAYGROUND_OPS_PORT: String(playOps),
-          DATA_DIR: dir, KEYS_FILE: keysFile, LOG_LEVEL: 'silent', SHUTDOWN_GRACE_MS: '8000',
+          PRODUCTION_PORT: String(prod),
+          CERTIFICATION_PORT: String(cert),
+          PLAYGROUND_PORT: String(play),
+          UPSTREAM_PORT: String(up),
+          OPS_PORT: String(ops),
+          PLAYGROUND_OPS_PORT: String(playOps),
+          DATA_DIR: dir,
+          KEYS_FILE: keysFile,
+          LOG_LEVEL: 'silent',
+          SHUTDOWN_GRACE_MS: '8000',
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let output = '';
       child.stdout.on('data', (d) => (output += d));
       child.stderr.on('data', (d) => (output += d));
-      const exited = new Promise<{ code: number | null; signal: string | null; at: number }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
+      const exited = new Promise<{ code: number | null; signal: string | null; at: number }>((resolve) =>
+        child.on('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
+      );
       const base = `http://127.0.0.1:${prod}`;
       // The bundle starts in a second or two, more on a busy machine.
       await eventually(async () => {
@@ -473,13 +503,22 @@ describe('graceful shutdown (SIGTERM)', () => {
     const { child, exited, base, up, prod, output } = gateway;
     try {
       // The in-flight request: one feed answers after 2 s (within its 2.5 s budget).
-      const ctl = await fetch(`http://127.0.0.1:${up}/__faults/brightgrid`, { method: 'POST', body: JSON.stringify({ kind: 'slow', ms: 2000 }) });
+      const ctl = await fetch(`http://127.0.0.1:${up}/__faults/brightgrid`, {
+        method: 'POST',
+        body: JSON.stringify({ kind: 'slow', ms: 2000 }),
+      });
       expect(ctl.status).toBe(200);
       const started = Date.now();
-      const inFlight = fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ query: PLANS('75001', 1000) }) })
-        .then(async (r) => ({ status: r.status, json: await r.json(), at: Date.now() }));
+      const inFlight = fetch(`${base}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+        body: JSON.stringify({ query: PLANS('75001', 1000) }),
+      }).then(async (r) => ({ status: r.status, json: await r.json(), at: Date.now() }));
       let answered = false;
-      void inFlight.then(() => (answered = true), () => (answered = true));
+      void inFlight.then(
+        () => (answered = true),
+        () => (answered = true),
+      );
       // Let the request reach the gateway (and wait on the slow feed) before the signal.
       await new Promise((r) => setTimeout(r, 700));
       child.kill('SIGTERM');

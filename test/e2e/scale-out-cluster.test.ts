@@ -40,7 +40,8 @@ describe.skipIf(problem)('Redis Cluster: two gateway instances', () => {
   // One keys file for every instance, as a shared volume would give them.
   const keysFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'epg-cluster-keys-')), 'keys.json');
   const env = () => ({ REDIS_URL: cluster.url, TRUST_PROXY: '127.0.0.1', PLAYGROUND_ALLOWANCE: String(ALLOWANCE), KEYS_FILE: keysFile });
-  const play = (gw: TestGateway, ip: string, query = COUNTED) => gw.post('playground', query, undefined, { headers: { 'x-forwarded-for': ip } });
+  const play = (gw: TestGateway, ip: string, query = COUNTED) =>
+    gw.post('playground', query, undefined, { headers: { 'x-forwarded-for': ip } });
 
   beforeAll(async () => {
     cluster = await startTestCluster();
@@ -94,7 +95,11 @@ describe.skipIf(problem)('Redis Cluster: two gateway instances', () => {
     expect((await a.post('production', qa)).headers.get('x-cache')).toBe('HIT');
     expect((await b.post('production', qb)).headers.get('x-cache')).toBe('HIT');
     const out: string[] = [];
-    const code = await runCacheCli(['purge', '--field', 'utilities'], { ...process.env, REDIS_URL: cluster.url }, { out: (l) => out.push(l), err: (l) => out.push(l) });
+    const code = await runCacheCli(
+      ['purge', '--field', 'utilities'],
+      { ...process.env, REDIS_URL: cluster.url },
+      { out: (l) => out.push(l), err: (l) => out.push(l) },
+    );
     expect(code).toBe(0);
     expect(out.join('\n')).toMatch(/2 of 2 live instance\(s\) confirmed/);
     expect((await a.post('production', qa)).headers.get('x-cache')).toBe('MISS');
@@ -105,7 +110,11 @@ describe.skipIf(problem)('Redis Cluster: two gateway instances', () => {
     const cli = async (args: string[]) => {
       const out: string[] = [];
       const err: string[] = [];
-      const code = await runKeysCli(args, { KEYS_FILE: keysFile, REDIS_URL: cluster.url }, { out: (l) => out.push(l), err: (l) => err.push(l) });
+      const code = await runKeysCli(
+        args,
+        { KEYS_FILE: keysFile, REDIS_URL: cluster.url },
+        { out: (l) => out.push(l), err: (l) => err.push(l) },
+      );
       return { code, out: out.join('\n'), err: err.join('\n'), last: out.at(-1)! };
     };
     const issued = await cli(['issue', '--env', 'production', '--partner', 'CLUSTER']);
@@ -195,13 +204,24 @@ describe.skipIf(problem)('Redis Cluster: two gateway instances', () => {
     await cluster.ready();
     // Recovery without a restart: readiness, the allowance on the lost slots, and the replay
     // records written during the outage (retried, not dropped).
-    await eventually(async () => (await readyz(a)).status === 200 && (await readyz(b)).status === 200 && (await readyz(c!)).status === 200, 15_000);
+    await eventually(
+      async () => (await readyz(a)).status === 200 && (await readyz(b)).status === 200 && (await readyz(c!)).status === 200,
+      15_000,
+    );
     // The gateway started during the outage takes purges like the others (its subscription held or was retried).
-    await eventually(async () => {
-      const out: string[] = [];
-      await runCacheCli(['purge', '--all'], { ...process.env, REDIS_URL: cluster.url }, { out: (l) => out.push(l), err: (l) => out.push(l) });
-      return /3 of 3 live instance\(s\) confirmed/.test(out.join('\n'));
-    }, 15_000, 500);
+    await eventually(
+      async () => {
+        const out: string[] = [];
+        await runCacheCli(
+          ['purge', '--all'],
+          { ...process.env, REDIS_URL: cluster.url },
+          { out: (l) => out.push(l), err: (l) => out.push(l) },
+        );
+        return /3 of 3 live instance\(s\) confirmed/.test(out.join('\n'));
+      },
+      15_000,
+      500,
+    );
     const back = await play(a, onLost[0]!);
     expect(back.status).toBe(200);
     expect(back.headers.get('x-ratelimit-remaining')).toBe(String(ALLOWANCE - 1));

@@ -47,7 +47,13 @@ describe.skipIf(problem)('Redis Sentinel: two gateway instances and a failover',
     expect(statuses.filter((r) => r.status === 200)).toHaveLength(5);
     expect(statuses.filter((r) => r.status === 429)).toHaveLength(3);
     const out: string[] = [];
-    expect(await runCacheCli(['purge', '--all'], { ...process.env, REDIS_URL: sentinel.url }, { out: (l) => out.push(l), err: (l) => out.push(l) })).toBe(0);
+    expect(
+      await runCacheCli(
+        ['purge', '--all'],
+        { ...process.env, REDIS_URL: sentinel.url },
+        { out: (l) => out.push(l), err: (l) => out.push(l) },
+      ),
+    ).toBe(0);
     expect(out.join('\n')).toMatch(/2 of 2 live instance\(s\) confirmed/);
   });
 
@@ -62,7 +68,13 @@ describe.skipIf(problem)('Redis Sentinel: two gateway instances and a failover',
       // A sentinel down is no Redis outage: the master answers.
       expect(await readyz(c)).toMatchObject({ status: 200, body: { redis: 'up' } });
       const out: string[] = [];
-      expect(await runCacheCli(['purge', '--all'], { ...process.env, REDIS_URL: sentinel.url }, { out: (l) => out.push(l), err: (l) => out.push(l) })).toBe(0);
+      expect(
+        await runCacheCli(
+          ['purge', '--all'],
+          { ...process.env, REDIS_URL: sentinel.url },
+          { out: (l) => out.push(l), err: (l) => out.push(l) },
+        ),
+      ).toBe(0);
       expect(out.join('\n')).toMatch(/3 of 3 live instance\(s\) confirmed/);
     } finally {
       await c?.close();

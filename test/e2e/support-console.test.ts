@@ -14,7 +14,8 @@ import { startReferenceUpstream, type ReferenceUpstream } from '../../sources/re
 import { issueKey, revokeKeys } from '../../server/keys/key-store.js';
 
 const ADMIN_TOKEN = 'admin-token-for-console-tests-0123456789';
-const PLANS = 'query Plans($zip: String!, $usage: Int) { residentialPlans(zipCode: $zip, monthlyUsage: $usage) { id title price rates { usageKwh allInRateUsdPerKwh } } }';
+const PLANS =
+  'query Plans($zip: String!, $usage: Int) { residentialPlans(zipCode: $zip, monthlyUsage: $usage) { id title price rates { usageKwh allInRateUsdPerKwh } } }';
 
 let upstream: ReferenceUpstream;
 let proxy: OfferProxy;
@@ -61,10 +62,14 @@ afterAll(async () => {
 
 describe('support console in a browser', () => {
   it('signs in with a personal support token (the keys file is reloaded, so poll)', async () => {
-    await eventually(async () => {
-      await signIn(page, supportKey);
-      return page.url().endsWith('/console/search');
-    }, 10_000, 300);
+    await eventually(
+      async () => {
+        await signIn(page, supportKey);
+        return page.url().endsWith('/console/search');
+      },
+      10_000,
+      300,
+    );
     await expect(page.getByText('Signed in as')).toBeTruthy();
     const cookies = await page.context().cookies();
     const session = cookies.find((c) => c.name === 'epc_session')!;
@@ -91,7 +96,7 @@ describe('support console in a browser', () => {
     await page.waitForURL(/\/console\/records\//);
     expect(await page.locator('#raw-response').textContent()).toBe(partnerBody);
     expect(await page.locator('#query').textContent()).toContain('residentialPlans(zipCode: $zip, monthlyUsage: $usage)');
-    expect(await page.locator('#curl').textContent()).toContain("x-api-key: <API_KEY>");
+    expect(await page.locator('#curl').textContent()).toContain('x-api-key: <API_KEY>');
     expect(await page.locator('#curl').textContent()).not.toContain(t.keys.production);
     expect(await page.locator('#upstream li').count()).toBeGreaterThan(0);
     expect(await page.locator('#headers').textContent()).toContain(requestId);
@@ -118,7 +123,11 @@ describe('support console in a browser', () => {
     expect(await noToken.text()).toMatch(/CSRF check failed/);
     const html = await (await page.request.get(`${admin}/console/records/${requestId}`)).text();
     const csrf = /name="_csrf" value="([^"]+)"/.exec(html)![1]!;
-    const foreign = await page.request.post(`${admin}/console/sign-out`, { form: { _csrf: csrf }, headers: { origin: 'https://evil.example' }, maxRedirects: 0 });
+    const foreign = await page.request.post(`${admin}/console/sign-out`, {
+      form: { _csrf: csrf },
+      headers: { origin: 'https://evil.example' },
+      maxRedirects: 0,
+    });
     expect(foreign.status()).toBe(403);
     const signOutWithout = await page.request.post(`${admin}/console/sign-out`, { form: {}, maxRedirects: 0 });
     expect(signOutWithout.status()).toBe(403);
@@ -157,7 +166,11 @@ describe('support console in a browser', () => {
     expect(text).toContain('support:ALICE');
     const { runAuditCli } = await import('../../cli/audit.js');
     const out: string[] = [];
-    const code = await runAuditCli(['list', '--actor', 'support:ALICE', '--action', 'record.rerun', '--json'], { DATA_DIR: t.dataDir, KEYS_FILE: path.join(t.dataDir, 'keys.json') }, { out: (l) => out.push(l), err: () => {} });
+    const code = await runAuditCli(
+      ['list', '--actor', 'support:ALICE', '--action', 'record.rerun', '--json'],
+      { DATA_DIR: t.dataDir, KEYS_FILE: path.join(t.dataDir, 'keys.json') },
+      { out: (l) => out.push(l), err: () => {} },
+    );
     expect(code).toBe(0);
     expect(out.map((l) => JSON.parse(l).target)).toContain(requestId);
   });

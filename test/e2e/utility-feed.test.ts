@@ -21,7 +21,6 @@ const DELIVERY: Record<string, { fixedMicro: number; perKwhMicro: number }> = {
   CENTERPOINT: { fixedMicro: 4_390_000, perKwhMicro: 54_697 },
 };
 
-
 const mills = (n: number) => scaled(String(n), 3); // mills per kWh with 3 decimals = micro-USD per kWh
 const cents = (n = 0) => n * 10_000;
 
@@ -93,7 +92,11 @@ describe('a utility-scoped, cursor-paginated supplier feed added by configuratio
     const plans = await sunpathPlans(zip);
     const offers = PAGES[utility]!.flat();
     expect(plans).toHaveLength(offers.length);
-    for (const o of offers) expect(plans.find((p) => p.title === o.headline), o.sku).toEqual(expectedPlan(o, utility));
+    for (const o of offers)
+      expect(
+        plans.find((p) => p.title === o.headline),
+        o.sku,
+      ).toEqual(expectedPlan(o, utility));
     // The gateway asked the feed for this utility only, with the request's segment, page by page.
     const pages = PAGES[utility]!.map((_, n) => `${utility} res ${n === 0 ? '-' : `${utility}-${n}`}`);
     for (const p of pages) expect(sunpath.seen).toContain(p);
@@ -103,7 +106,11 @@ describe('a utility-scoped, cursor-paginated supplier feed added by configuratio
   it('another ZIP of the same territory reuses the answer; concurrent asks share one call', async () => {
     const before = sunpath.seen.length;
     const [a, b] = await Promise.all([sunpathPlans('75002'), sunpathPlans('76101')]);
-    expect(a.map((p) => p.title).sort()).toEqual(PAGES.ONCOR!.flat().map((o) => o.headline).sort());
+    expect(a.map((p) => p.title).sort()).toEqual(
+      PAGES.ONCOR!.flat()
+        .map((o) => o.headline)
+        .sort(),
+    );
     expect(b).toEqual(a);
     expect(sunpath.seen.slice(before)).toEqual([]);
   });

@@ -26,9 +26,16 @@ beforeAll(async () => {
       PATH: process.env.PATH,
       UPSTREAM_URL: FEEDS,
       ENVIRONMENTS: 'playground',
-      PLAYGROUND_PORT: '0', OPS_PORT: '0', PLAYGROUND_ALLOWANCE: '1000',
-      DATA_DIR: dataDir, LOG_LEVEL: 'silent', CACHE_ENABLED: 'false',
-      UPSTREAM_RETRIES: '0', UPSTREAM_BREAKER: 'false', STALE_IF_ERROR_SECONDS: '0', UPSTREAM_DEDUP: 'false',
+      PLAYGROUND_PORT: '0',
+      OPS_PORT: '0',
+      PLAYGROUND_ALLOWANCE: '1000',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      CACHE_ENABLED: 'false',
+      UPSTREAM_RETRIES: '0',
+      UPSTREAM_BREAKER: 'false',
+      STALE_IF_ERROR_SECONDS: '0',
+      UPSTREAM_DEDUP: 'false',
     },
     // nock intercepts Node's global fetch, not undici's own client.
     upstreamTransport: fetchTransport((url, init) => fetch(url, init)),
@@ -44,12 +51,17 @@ afterAll(async () => {
 });
 
 async function query(q: string) {
-  const res = await fetch(g.urls.playground!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: q }) });
-  return { status: res.status, json: await res.json() as any };
+  const res = await fetch(g.urls.playground!, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: q }),
+  });
+  return { status: res.status, json: (await res.json()) as any };
 }
 
 const territories = () => nock(FEEDS).get('/territories/v1/zip/75001').reply(200, sample('territories'));
-const PLANS = '{ residentialPlans(zipCode: "75001") { id title price supplier { name } rates { usageKwh allInRateUsdPerKwh avgMonthlyBillUsd } } }';
+const PLANS =
+  '{ residentialPlans(zipCode: "75001") { id title price supplier { name } rates { usageKwh allInRateUsdPerKwh avgMonthlyBillUsd } } }';
 
 describe('through the Mesh with nock upstreams', () => {
   it('maps both supplier feeds onto plans with exact tiers', async () => {
@@ -59,14 +71,16 @@ describe('through the Mesh with nock upstreams', () => {
     const r = await query(PLANS);
     expect(r.json.errors).toBeUndefined();
     const plans = r.json.data.residentialPlans;
-    const residential = (feedOffers: { customerClass?: string; segment?: string }[]) => feedOffers.filter((o) => o.customerClass === 'Residential' || o.segment === 'RES').length;
+    const residential = (feedOffers: { customerClass?: string; segment?: string }[]) =>
+      feedOffers.filter((o) => o.customerClass === 'Residential' || o.segment === 'RES').length;
     const expected = residential(sample('voltify').offers) + residential(sample('brightgrid').data.plans);
     expect(plans.length).toBe(expected);
     // The first Voltify sample offer: 16.5 cents flat (a $100 bill-credit plan funds its credit), plus Oncor's delivery charges.
     const bluebonnet = plans.find((p: { title: string }) => p.title === sample('voltify').offers[0].productName);
     expect(sample('voltify').offers[0].energyChargeCentsPerKwh).toEqual([{ fromKwh: 0, toKwh: null, cents: 16.5 }]);
     expect(bluebonnet.price).toBe(0.165);
-    for (const p of plans) for (const t of p.rates) expect(Math.round(t.usageKwh * t.allInRateUsdPerKwh * 10) / 10).toBe(t.avgMonthlyBillUsd);
+    for (const p of plans)
+      for (const t of p.rates) expect(Math.round(t.usageKwh * t.allInRateUsdPerKwh * 10) / 10).toBe(t.avgMonthlyBillUsd);
     expect(nock.isDone()).toBe(true);
   });
 
@@ -83,7 +97,9 @@ describe('through the Mesh with nock upstreams', () => {
       const r = await query(PLANS);
       expect(r.status).toBe(200);
       expect(r.json.data.residentialPlans.length).toBeGreaterThan(0);
-      expect(r.json.errors).toEqual([expect.objectContaining({ path: ['residentialPlans'], extensions: { code: 'UPSTREAM_UNAVAILABLE', feed: 'Brightgrid' } })]);
+      expect(r.json.errors).toEqual([
+        expect.objectContaining({ path: ['residentialPlans'], extensions: { code: 'UPSTREAM_UNAVAILABLE', feed: 'Brightgrid' } }),
+      ]);
       expect(JSON.stringify(r.json)).not.toContain('feeds.test');
       nock.cleanAll();
     }
@@ -98,8 +114,14 @@ describe('through the Mesh with nock upstreams', () => {
       (({ supplierName: _s, ...rest }) => ({ ...rest, offerId: 'BAD-4' }))(good[0]),
     ];
     territories();
-    nock(FEEDS).get('/voltify/api/v2/offers').query(true).reply(200, { offers: [...good, ...bad] });
-    nock(FEEDS).get('/brightgrid/v1/plans/75001').query(true).reply(200, { data: { zip: '75001', plans: [] } });
+    nock(FEEDS)
+      .get('/voltify/api/v2/offers')
+      .query(true)
+      .reply(200, { offers: [...good, ...bad] });
+    nock(FEEDS)
+      .get('/brightgrid/v1/plans/75001')
+      .query(true)
+      .reply(200, { data: { zip: '75001', plans: [] } });
     const r = await query(PLANS);
     expect(r.status).toBe(200);
     const titles = r.json.data.residentialPlans.map((p: { title: string }) => p.title);
@@ -115,10 +137,15 @@ describe('through the Mesh with nock upstreams', () => {
   });
 
   it('answers state statistics and accounts from their feeds', async () => {
-    nock(FEEDS).get(/\/eia\/v1\/states\/[A-Z]{2}/).reply(200, sample('eia'));
+    nock(FEEDS)
+      .get(/\/eia\/v1\/states\/[A-Z]{2}/)
+      .reply(200, sample('eia'));
     const s = await query('{ energyInfoByState(state: "tx") { state generationMix { percent } } }');
     expect(s.json.errors).toBeUndefined();
-    const tenths = s.json.data.energyInfoByState.generationMix.reduce((a: number, m: { percent: number }) => a + Math.round(m.percent * 10), 0);
+    const tenths = s.json.data.energyInfoByState.generationMix.reduce(
+      (a: number, m: { percent: number }) => a + Math.round(m.percent * 10),
+      0,
+    );
     expect(tenths).toBe(1000);
   });
 });

@@ -16,9 +16,14 @@ describe('NODE_ENV=production', () => {
     const fetchFn = createUpstreamFetch();
     const mesh = await loadGatewayMesh({ dir: path.resolve(import.meta.dirname, '../..'), fetchFn });
     try {
-      expect(Object.keys(mesh.schemas.keyed.getQueryType()!.getFields()).sort()).toEqual(
-        ['businessPlans', 'energyInfoByState', 'nextStartDate', 'residentialPlans', 'utilities', 'utilityAccounts'],
-      );
+      expect(Object.keys(mesh.schemas.keyed.getQueryType()!.getFields()).sort()).toEqual([
+        'businessPlans',
+        'energyInfoByState',
+        'nextStartDate',
+        'residentialPlans',
+        'utilities',
+        'utilityAccounts',
+      ]);
       expect(mesh.feeds.byKind('offers').map((f) => f.source)).toEqual(['Voltify', 'Brightgrid']);
     } finally {
       mesh.close();

@@ -2,7 +2,11 @@
 // that drive the console without a browser.
 export interface ConsoleClient {
   get(path: string): Promise<{ status: number; text: string; location: string | null }>;
-  post(path: string, form: Record<string, string>, opts?: { csrf?: boolean }): Promise<{ status: number; text: string; location: string | null }>;
+  post(
+    path: string,
+    form: Record<string, string>,
+    opts?: { csrf?: boolean },
+  ): Promise<{ status: number; text: string; location: string | null }>;
   signIn(token: string): Promise<number>;
 }
 
@@ -16,9 +20,17 @@ export function consoleClient(base: string): ConsoleClient {
       jar.set(pair!.slice(0, eq), pair!.slice(eq + 1));
     }
   };
-  const cookie = () => [...jar].filter(([, v]) => v).map(([k, v]) => `${k}=${v}`).join('; ');
+  const cookie = () =>
+    [...jar]
+      .filter(([, v]) => v)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('; ');
   const request = async (path: string, init: RequestInit) => {
-    const res = await fetch(`${base}${path}`, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), cookie: cookie() } });
+    const res = await fetch(`${base}${path}`, {
+      ...init,
+      redirect: 'manual',
+      headers: { ...(init.headers as Record<string, string>), cookie: cookie() },
+    });
     remember(res);
     const text = await res.text();
     const token = /name="_csrf" value="([^"]+)"/.exec(text)?.[1];
@@ -27,11 +39,12 @@ export function consoleClient(base: string): ConsoleClient {
   };
   const client: ConsoleClient = {
     get: (path) => request(path, { method: 'GET' }),
-    post: (path, form, opts = {}) => request(path, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ ...(opts.csrf === false ? {} : { _csrf: csrf }), ...form }).toString(),
-    }),
+    post: (path, form, opts = {}) =>
+      request(path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ ...(opts.csrf === false ? {} : { _csrf: csrf }), ...form }).toString(),
+      }),
     async signIn(token) {
       await client.get('/console/sign-in');
       const res = await client.post('/console/sign-in', { token });

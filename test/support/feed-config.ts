@@ -84,7 +84,11 @@ export function expectedTier(bill: number, kwh: number): { usageKwh: number; all
 export function gatewayEnv(tmp: string, meshDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
-    PRODUCTION_PORT: '0', CERTIFICATION_PORT: '0', PLAYGROUND_PORT: '0', UPSTREAM_PORT: '0', OPS_PORT: '0',
+    PRODUCTION_PORT: '0',
+    CERTIFICATION_PORT: '0',
+    PLAYGROUND_PORT: '0',
+    UPSTREAM_PORT: '0',
+    OPS_PORT: '0',
     LOG_LEVEL: 'silent',
     DATA_DIR: path.join(tmp, 'data'),
     KEYS_FILE: path.join(tmp, 'keys.json'),

@@ -15,7 +15,11 @@ export function feedsCheck(args: string[], env: Record<string, string> = {}): Pr
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.endsWith('_URL') && k !== 'MESH_DIR'));
   return new Promise((resolve, reject) => {
     // What `npm run feeds:check` runs (tsx cli/feeds-check.ts), minus npm's start-up.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'cli/feeds-check.ts', ...args], { cwd: ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'cli/feeds-check.ts', ...args], {
+      cwd: ROOT,
+      env: { ...base, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

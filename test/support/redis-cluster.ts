@@ -31,7 +31,10 @@ export function redisCli(port: number, ...args: string[]): string {
 /** A redis-server process that can be killed and started again with the same arguments. */
 class Node {
   child: ChildProcess | null = null;
-  constructor(readonly port: number, private readonly args: string[]) {}
+  constructor(
+    readonly port: number,
+    private readonly args: string[],
+  ) {}
   async start(): Promise<void> {
     const child = spawn(SERVER, this.args, { stdio: 'ignore' });
     this.child = child;
@@ -76,14 +79,33 @@ export async function startTestCluster(opts: { nodeTimeoutMs?: number } = {}): P
   for (let i = 0; i < 3; i++) {
     const port = await freePort();
     const bus = await freePort();
-    nodes.push(new Node(port, [
-      '--port', String(port), '--cluster-port', String(bus), '--bind', '127.0.0.1', '--protected-mode', 'no',
-      '--cluster-enabled', 'yes', '--cluster-config-file', path.join(dir, `nodes-${port}.conf`),
-      '--cluster-node-timeout', String(opts.nodeTimeoutMs ?? 1000),
-      // Surviving masters keep serving their slots while one is lost (see docs/deployment.md).
-      '--cluster-require-full-coverage', 'no',
-      '--dir', dir, '--save', '', '--appendonly', 'no',
-    ]));
+    nodes.push(
+      new Node(port, [
+        '--port',
+        String(port),
+        '--cluster-port',
+        String(bus),
+        '--bind',
+        '127.0.0.1',
+        '--protected-mode',
+        'no',
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        path.join(dir, `nodes-${port}.conf`),
+        '--cluster-node-timeout',
+        String(opts.nodeTimeoutMs ?? 1000),
+        // Surviving masters keep serving their slots while one is lost (see docs/deployment.md).
+        '--cluster-require-full-coverage',
+        'no',
+        '--dir',
+        dir,
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+      ]),
+    );
   }
   const cluster: TestCluster = {
     ports: nodes.map((n) => n.port),
@@ -93,11 +115,16 @@ export async function startTestCluster(opts: { nodeTimeoutMs?: number } = {}): P
     pause: (i) => nodes[i]!.signal('SIGSTOP'),
     resume: (i) => nodes[i]!.signal('SIGCONT'),
     async ready() {
-      await eventually(async () => nodes.every((n) => {
-        if (!n.child) return false;
-        const info = redisCli(n.port, 'CLUSTER', 'INFO');
-        return /cluster_state:ok/.test(info) && /cluster_slots_ok:16384\b/.test(info) && /cluster_known_nodes:3\b/.test(info);
-      }), 20_000, 100);
+      await eventually(
+        async () =>
+          nodes.every((n) => {
+            if (!n.child) return false;
+            const info = redisCli(n.port, 'CLUSTER', 'INFO');
+            return /cluster_state:ok/.test(info) && /cluster_slots_ok:16384\b/.test(info) && /cluster_known_nodes:3\b/.test(info);
+          }),
+        20_000,
+        100,
+      );
     },
     async stop() {
       for (const n of nodes) n.signal('SIGCONT');
@@ -107,7 +134,10 @@ export async function startTestCluster(opts: { nodeTimeoutMs?: number } = {}): P
   };
   try {
     await Promise.all(nodes.map((n) => n.start()));
-    const made = spawnSync(CLI, ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-yes'], { encoding: 'utf8', timeout: 30_000 });
+    const made = spawnSync(CLI, ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-yes'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     if (made.status !== 0) throw new Error(`redis-cli --cluster create failed: ${made.stdout}${made.stderr}`);
     await cluster.ready();
   } catch (err) {
@@ -137,7 +167,22 @@ export async function startTestSentinel(opts: { downAfterMs?: number } = {}): Pr
   const name = 'mymaster';
   const masterPort = await freePort();
   const replicaPort = await freePort();
-  const data = (port: number, extra: string[]) => new Node(port, ['--port', String(port), '--bind', '127.0.0.1', '--protected-mode', 'no', '--dir', dir, '--save', '', '--appendonly', 'no', ...extra]);
+  const data = (port: number, extra: string[]) =>
+    new Node(port, [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--protected-mode',
+      'no',
+      '--dir',
+      dir,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      ...extra,
+    ]);
   const dataNodes = new Map<number, Node>([
     [masterPort, data(masterPort, [])],
     [replicaPort, data(replicaPort, ['--replicaof', '127.0.0.1', String(masterPort)])],
@@ -146,13 +191,20 @@ export async function startTestSentinel(opts: { downAfterMs?: number } = {}): Pr
   for (let i = 0; i < 3; i++) {
     const port = await freePort();
     const conf = path.join(dir, `sentinel-${port}.conf`);
-    fs.writeFileSync(conf, [
-      `port ${port}`, 'bind 127.0.0.1', 'protected-mode no', `dir ${dir}`,
-      `sentinel monitor ${name} 127.0.0.1 ${masterPort} 2`,
-      `sentinel down-after-milliseconds ${name} ${opts.downAfterMs ?? 1000}`,
-      `sentinel failover-timeout ${name} 10000`,
-      `sentinel parallel-syncs ${name} 1`, '',
-    ].join('\n'));
+    fs.writeFileSync(
+      conf,
+      [
+        `port ${port}`,
+        'bind 127.0.0.1',
+        'protected-mode no',
+        `dir ${dir}`,
+        `sentinel monitor ${name} 127.0.0.1 ${masterPort} 2`,
+        `sentinel down-after-milliseconds ${name} ${opts.downAfterMs ?? 1000}`,
+        `sentinel failover-timeout ${name} 10000`,
+        `sentinel parallel-syncs ${name} 1`,
+        '',
+      ].join('\n'),
+    );
     sentinels.push(new Node(port, [conf, '--sentinel']));
   }
   const stop = async () => {
@@ -165,11 +217,16 @@ export async function startTestSentinel(opts: { downAfterMs?: number } = {}): Pr
     await eventually(async () => /master_link_status:up/.test(redisCli(replicaPort, 'INFO', 'replication')), 15_000, 100);
     await Promise.all(sentinels.map((s) => s.start()));
     // Every sentinel knows the replica and the two other sentinels (hello messages every 2 s).
-    await eventually(async () => sentinels.every((s) => {
-      const replicas = redisCli(s.port, 'SENTINEL', 'REPLICAS', name);
-      const peers = redisCli(s.port, 'SENTINEL', 'SENTINELS', name);
-      return replicas.includes(String(replicaPort)) && (peers.match(/\nip\n|^ip\n/g) ?? []).length >= 2;
-    }), 20_000, 200);
+    await eventually(
+      async () =>
+        sentinels.every((s) => {
+          const replicas = redisCli(s.port, 'SENTINEL', 'REPLICAS', name);
+          const peers = redisCli(s.port, 'SENTINEL', 'SENTINELS', name);
+          return replicas.includes(String(replicaPort)) && (peers.match(/\nip\n|^ip\n/g) ?? []).length >= 2;
+        }),
+      20_000,
+      200,
+    );
   } catch (err) {
     await stop();
     throw err;

@@ -5,7 +5,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface SunpathTier { startKwh: number; endKwh?: number; millsPerKwh: number }
+export interface SunpathTier {
+  startKwh: number;
+  endKwh?: number;
+  millsPerKwh: number;
+}
 export interface SunpathOffer {
   sku: string;
   brand: { legal: string };
@@ -26,25 +30,50 @@ export const PAGES: Record<string, SunpathOffer[][]> = {
   ONCOR: [
     [
       offer('SP-ONCOR-SAVER-12', {
-        headline: 'Sunpath Saver 12', structure: 'fixed-rate', termYears: 1,
-        tiers: [{ startKwh: 0, endKwh: 1000, millsPerKwh: 112.5 }, { startKwh: 1000, millsPerKwh: 98.25 }],
-        monthlyCents: 495, feesCents: { exit: 15000, signup: 0 }, greenPct: 20,
+        headline: 'Sunpath Saver 12',
+        structure: 'fixed-rate',
+        termYears: 1,
+        tiers: [
+          { startKwh: 0, endKwh: 1000, millsPerKwh: 112.5 },
+          { startKwh: 1000, millsPerKwh: 98.25 },
+        ],
+        monthlyCents: 495,
+        feesCents: { exit: 15000, signup: 0 },
+        greenPct: 20,
       }),
-      offer('SP-ONCOR-FLEX', { headline: 'Sunpath Flex', structure: 'variable-rate', termYears: 0, tiers: [{ startKwh: 0, millsPerKwh: 139.9 }] }),
+      offer('SP-ONCOR-FLEX', {
+        headline: 'Sunpath Flex',
+        structure: 'variable-rate',
+        termYears: 0,
+        tiers: [{ startKwh: 0, millsPerKwh: 139.9 }],
+      }),
     ],
     [
       offer('SP-ONCOR-SUN-24', {
-        headline: 'Sunpath Sun 24', structure: 'fixed-rate', termYears: 2,
-        tiers: [{ startKwh: 0, endKwh: 500, millsPerKwh: 131.125 }, { startKwh: 500, endKwh: 1500, millsPerKwh: 104 }, { startKwh: 1500, millsPerKwh: 121.7 }],
-        monthlyCents: 999, feesCents: { exit: 19500, signup: 2500 }, greenPct: 100,
+        headline: 'Sunpath Sun 24',
+        structure: 'fixed-rate',
+        termYears: 2,
+        tiers: [
+          { startKwh: 0, endKwh: 500, millsPerKwh: 131.125 },
+          { startKwh: 500, endKwh: 1500, millsPerKwh: 104 },
+          { startKwh: 1500, millsPerKwh: 121.7 },
+        ],
+        monthlyCents: 999,
+        feesCents: { exit: 19500, signup: 2500 },
+        greenPct: 100,
       }),
     ],
   ],
   CENTERPOINT: [
     [
       offer('SP-CNP-INDEX', {
-        headline: 'Sunpath Index 6', structure: 'indexed-rate', termYears: 0.5,
-        tiers: [{ startKwh: 0, millsPerKwh: 89.999 }], monthlyCents: 1250, feesCents: { exit: 5000 }, greenPct: 12.5,
+        headline: 'Sunpath Index 6',
+        structure: 'indexed-rate',
+        termYears: 0.5,
+        tiers: [{ startKwh: 0, millsPerKwh: 89.999 }],
+        monthlyCents: 1250,
+        feesCents: { exit: 5000 },
+        greenPct: 12.5,
       }),
     ],
   ],
@@ -75,7 +104,7 @@ export async function startSunpath(): Promise<Upstream> {
     if (!m || (segment !== 'res' && segment !== 'biz')) return json(400, { error: 'bad request' });
     const utility = m[1]!;
     if (failing.has(utility)) return json(500, { error: 'down' });
-    const pages = segment === 'res' ? PAGES[utility] ?? [[]] : [[]];
+    const pages = segment === 'res' ? (PAGES[utility] ?? [[]]) : [[]];
     const n = cursor === null ? 0 : Number(/^[A-Z_]+-(\d+)$/.exec(cursor)?.[1] ?? NaN);
     if (!Number.isInteger(n) || !pages[n]) return json(400, { error: 'bad cursor' });
     json(200, { territory: utility, segment, offers: pages[n], paging: { next: n + 1 < pages.length ? `${utility}-${n + 1}` : null } });

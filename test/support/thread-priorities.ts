@@ -7,10 +7,11 @@ import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { applyPlaygroundChildPriority } from '../../server/playground-process.js';
 
-const worker = () => new Promise<Worker>((resolve) => {
-  const w = new Worker('setInterval(() => {}, 1000)', { eval: true });
-  w.once('online', () => resolve(w));
-});
+const worker = () =>
+  new Promise<Worker>((resolve) => {
+    const w = new Worker('setInterval(() => {}, 1000)', { eval: true });
+    w.once('online', () => resolve(w));
+  });
 
 const before = await worker();
 applyPlaygroundChildPriority(process.env);

@@ -2,7 +2,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { AllowanceUnavailableError, EmbeddedAllowanceStore, RedisAllowanceStore, allowanceKey, type AllowanceStore } from '../../cache/allowance.js';
+import {
+  AllowanceUnavailableError,
+  EmbeddedAllowanceStore,
+  RedisAllowanceStore,
+  allowanceKey,
+  type AllowanceStore,
+} from '../../cache/allowance.js';
 import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
 import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 
@@ -32,8 +38,18 @@ describe('RedisAllowanceStore', () => {
     expect(await store.peek('192.0.2.1')).toEqual({ remaining: 10 });
     const results = await Promise.all(Array.from({ length: 30 }, () => store.consume('192.0.2.1')));
     expect(tally(results)).toEqual({ allowed: 10, refused: 20 });
-    expect(results.filter((r) => r.allowed).map((r) => r.used).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-    expect(results.filter((r) => r.allowed).map((r) => r.remaining).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(
+      results
+        .filter((r) => r.allowed)
+        .map((r) => r.used)
+        .sort((a, b) => a - b),
+    ).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(
+      results
+        .filter((r) => r.allowed)
+        .map((r) => r.remaining)
+        .sort((a, b) => a - b),
+    ).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     for (const r of results.filter((x) => !x.allowed)) expect(r).toEqual({ allowed: false, remaining: 0, used: 10 });
     expect(await store.peek('192.0.2.1')).toEqual({ remaining: 0 });
     // The counter stays at the limit (refusals do not increment it) and has no TTL.
@@ -118,16 +134,34 @@ describe('EmbeddedAllowanceStore', () => {
     expect(await second.consume('192.0.2.7')).toEqual({ allowed: true, used: 5, remaining: 5 });
     expect(await second.consume('2001:db8::7')).toMatchObject({ allowed: false });
     await second.close();
-    expect(fs.readFileSync(path.join(dir, 'allowance.log'), 'utf8').trim().split('\n').sort()).toEqual(['192.0.2.7 4', '192.0.2.7 5', '2001:db8::7 10']);
+    expect(fs.readFileSync(path.join(dir, 'allowance.log'), 'utf8').trim().split('\n').sort()).toEqual([
+      '192.0.2.7 4',
+      '192.0.2.7 5',
+      '2001:db8::7 10',
+    ]);
     expect(await (await open(dir)).peek('192.0.2.7')).toEqual({ remaining: 5 });
   });
 
   it('ignores corrupt lines, including a torn last line', async () => {
     const dir = tmp();
-    fs.writeFileSync(path.join(dir, 'allowance.log'), [
-      '192.0.2.1 3', 'garbage', '', '192.0.2.1 2', 'not-an-ip 5', '192.0.2.2 -1', '192.0.2.3 abc', '\u0000\u0001\u0002',
-      '192.0.2.4 99999999999', '192.0.2.5 7 extra', '198.51.100.9 1', '192.0.2.1 4', '198.51.100.10 9',
-    ].join('\n') + '\n198.51.100.9 2\n198.51.100.1');
+    fs.writeFileSync(
+      path.join(dir, 'allowance.log'),
+      [
+        '192.0.2.1 3',
+        'garbage',
+        '',
+        '192.0.2.1 2',
+        'not-an-ip 5',
+        '192.0.2.2 -1',
+        '192.0.2.3 abc',
+        '\u0000\u0001\u0002',
+        '192.0.2.4 99999999999',
+        '192.0.2.5 7 extra',
+        '198.51.100.9 1',
+        '192.0.2.1 4',
+        '198.51.100.10 9',
+      ].join('\n') + '\n198.51.100.9 2\n198.51.100.1',
+    );
     const store = await open(dir);
     expect(store.skippedLines).toBe(8);
     expect(await store.peek('192.0.2.1')).toEqual({ remaining: 6 });

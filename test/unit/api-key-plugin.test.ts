@@ -6,13 +6,25 @@ import type { KeyEnvironment } from '../../server/keys/key-store.js';
 const GOOD = 'epk_live_good';
 const keys = {
   verify: (_env: KeyEnvironment, presented: string | string[] | undefined) =>
-    presented === undefined ? { ok: false as const, reason: 'missing' as const }
-      : Array.isArray(presented) ? { ok: false as const, reason: 'malformed' as const }
-        : presented === GOOD ? { ok: true as const, partnerCode: 'ACME', keyId: 'key_1' } : { ok: false as const, reason: 'unknown' as const },
+    presented === undefined
+      ? { ok: false as const, reason: 'missing' as const }
+      : Array.isArray(presented)
+        ? { ok: false as const, reason: 'malformed' as const }
+        : presented === GOOD
+          ? { ok: true as const, partnerCode: 'ACME', keyId: 'key_1' }
+          : { ok: false as const, reason: 'unknown' as const },
 };
 
 function state(rawHeaders: string[]): RequestState {
-  return { requestId: 'r', environment: 'production', clientIp: '203.0.113.9', req: { rawHeaders }, notes: {}, headers: {}, partnerCode: null } as unknown as RequestState;
+  return {
+    requestId: 'r',
+    environment: 'production',
+    clientIp: '203.0.113.9',
+    req: { rawHeaders },
+    notes: {},
+    headers: {},
+    partnerCode: null,
+  } as unknown as RequestState;
 }
 
 describe('api-key plugin', () => {
@@ -32,7 +44,13 @@ describe('api-key plugin', () => {
   it('warns about refused keys at most once per interval, counting the rest into the next warning', () => {
     const warnings: Record<string, unknown>[] = [];
     let t = 0;
-    const plugin = apiKeyPlugin({ environment: 'production', keys, logger: { warn: (o: object) => void warnings.push(o as Record<string, unknown>) }, warnEveryMs: 1000, now: () => t });
+    const plugin = apiKeyPlugin({
+      environment: 'production',
+      keys,
+      logger: { warn: (o: object) => void warnings.push(o as Record<string, unknown>) },
+      warnEveryMs: 1000,
+      now: () => t,
+    });
     for (let i = 0; i < 500; i++) {
       const s = state(['x-api-key', `bad-${i}`]);
       expect((plugin.onRequest!(s) as { status: number }).status).toBe(403);

@@ -88,7 +88,11 @@ const graph = new Map(files.map((f) => [f, importsOf(f, fs.readFileSync(path.joi
 
 describe('layering', () => {
   it('finds every folder and its imports', () => {
-    for (const l of [...LAYERS, ...TOOLS]) expect(files.some((f) => f.startsWith(`${l}/`)), l).toBe(true);
+    for (const l of [...LAYERS, ...TOOLS])
+      expect(
+        files.some((f) => f.startsWith(`${l}/`)),
+        l,
+      ).toBe(true);
     expect(graph.get('server/app.ts')!.length).toBeGreaterThan(5);
   });
 
@@ -107,13 +111,19 @@ describe('layering', () => {
   });
 
   it('the checker sees a wrong-way import, an import of test/ from a tool, and a cycle', () => {
-    expect(importsOf('domain/x.ts', "import { a } from '../server/app.js';\nconst m = await import('./y.js');")).toEqual(['server/app.ts', 'domain/y.ts']);
+    expect(importsOf('domain/x.ts', "import { a } from '../server/app.js';\nconst m = await import('./y.js');")).toEqual([
+      'server/app.ts',
+      'domain/y.ts',
+    ]);
     const bad = new Map([
       ['domain/x.ts', ['server/app.ts']],
       ['bench/b.ts', ['test/support/t.ts']],
       ['transforms/t.ts', ['sources/upstream/fetch.ts']],
     ]);
-    expect(wrongImports(bad)).toEqual(['domain/x.ts -> server/app.ts (domain may not import server)', 'bench/b.ts -> test/support/t.ts (bench may not import test)']);
+    expect(wrongImports(bad)).toEqual([
+      'domain/x.ts -> server/app.ts (domain may not import server)',
+      'bench/b.ts -> test/support/t.ts (bench may not import test)',
+    ]);
     const cyclic = new Map([
       ['a.ts', ['b.ts']],
       ['b.ts', ['c.ts']],
@@ -121,6 +131,13 @@ describe('layering', () => {
       ['d.ts', ['a.ts']],
     ]);
     expect(cyclesOf(cyclic)).toEqual([['a.ts', 'b.ts', 'c.ts']]);
-    expect(cyclesOf(new Map([['a.ts', ['b.ts']], ['b.ts', []]]))).toEqual([]);
+    expect(
+      cyclesOf(
+        new Map([
+          ['a.ts', ['b.ts']],
+          ['b.ts', []],
+        ]),
+      ),
+    ).toEqual([]);
   });
 });

@@ -15,9 +15,17 @@ describe('businessCalendar', () => {
     const cal = businessCalendar(PA.holidays);
     expect(cal.holidaysOf(2028)).toEqual([
       '2028-01-17', // MLK Day (New Year's Day 2028 is a Saturday: observed 2027-12-31)
-      '2028-02-21', '2028-04-14', '2028-05-29', '2028-06-19', '2028-07-04', '2028-09-04', '2028-10-09',
+      '2028-02-21',
+      '2028-04-14',
+      '2028-05-29',
+      '2028-06-19',
+      '2028-07-04',
+      '2028-09-04',
+      '2028-10-09',
       '2028-11-10', // Veterans Day on a Saturday -> Friday
-      '2028-11-23', '2028-11-24', '2028-12-25',
+      '2028-11-23',
+      '2028-11-24',
+      '2028-12-25',
     ]);
     expect(cal.holidaysOf(2027)).toContain('2027-12-31');
     expect(cal.holidaysOf(2050)).toEqual(expect.arrayContaining(['2050-01-17', '2050-04-08', '2050-05-30', '2050-11-24', '2050-12-26']));
@@ -25,10 +33,20 @@ describe('businessCalendar', () => {
     expect(cal.isBusinessDay(day('2028-01-18'))).toBe(true);
   });
 
-  it('ERCOT works MLK Day, Presidents\' Day, Juneteenth, Columbus and Veterans Day, closes the day after Thanksgiving and Christmas Eve (point 2)', () => {
+  it("ERCOT works MLK Day, Presidents' Day, Juneteenth, Columbus and Veterans Day, closes the day after Thanksgiving and Christmas Eve (point 2)", () => {
     const cal = businessCalendar(ERCOT.holidays);
-    expect(cal.holidaysOf(2026)).toEqual(['2026-01-01', '2026-05-25', '2026-07-03', '2026-09-07', '2026-11-26', '2026-11-27', '2026-12-24', '2026-12-25']);
-    for (const open of ['2026-01-19', '2026-02-16', '2026-06-19', '2026-10-12', '2026-11-11', '2028-01-17']) expect(cal.isBusinessDay(day(open)), open).toBe(true);
+    expect(cal.holidaysOf(2026)).toEqual([
+      '2026-01-01',
+      '2026-05-25',
+      '2026-07-03',
+      '2026-09-07',
+      '2026-11-26',
+      '2026-11-27',
+      '2026-12-24',
+      '2026-12-25',
+    ]);
+    for (const open of ['2026-01-19', '2026-02-16', '2026-06-19', '2026-10-12', '2026-11-11', '2028-01-17'])
+      expect(cal.isBusinessDay(day(open)), open).toBe(true);
   });
 
   it('adds explicit closure dates to the rules', () => {
@@ -39,8 +57,22 @@ describe('businessCalendar', () => {
 
   it('accepts the documented rule forms and rejects anything else with a clear error', () => {
     for (const r of Object.values(RULES)) expect(checkRule(r.rule)).toBe(r.rule);
-    const bad = ['', '13-01', '02-30', '04-31', '3rd monday', 'easter 400', 'every day', '01-01; rm -rf /', '01-01 if saturday then previous friday'.repeat(5),
-      'substitutes 01-01', '01-01 since 2020', '1st monday in Smarch', '\u0000', 'x'.repeat(10_000)];
+    const bad = [
+      '',
+      '13-01',
+      '02-30',
+      '04-31',
+      '3rd monday',
+      'easter 400',
+      'every day',
+      '01-01; rm -rf /',
+      '01-01 if saturday then previous friday'.repeat(5),
+      'substitutes 01-01',
+      '01-01 since 2020',
+      '1st monday in Smarch',
+      '\u0000',
+      'x'.repeat(10_000),
+    ];
     for (const rule of bad) expect(() => checkRule(rule), rule.slice(0, 30)).toThrow(CalendarRuleError);
     for (const v of [null, 42, {}, ['01-01']]) expect(() => checkRule(v)).toThrow(CalendarRuleError);
     expect(() => businessCalendar([{ name: 'x', rule: '02-30' }])).toThrow(/does not exist/);
@@ -64,13 +96,23 @@ const input = (over: Partial<SwitchInput>): SwitchInput => ({
 });
 
 describe('switchDate', () => {
-  it('point 1: with the issue\'s lead of 5 PA business days, 2028-01-14T23:30Z gives 01-25, and 3 (accelerated) gives 01-21', () => {
+  it("point 1: with the issue's lead of 5 PA business days, 2028-01-14T23:30Z gives 01-25, and 3 (accelerated) gives 01-21", () => {
     expect(switchDate(input({ now: new Date('2028-01-14T23:30:00Z'), leadBusinessDays: 5 })).date).toBe('2028-01-25');
-    expect(switchDate(input({ now: new Date('2028-01-14T23:30:00Z') }))).toEqual({ date: '2028-01-21', rule: 'ACCELERATED', meterReadDate: null });
+    expect(switchDate(input({ now: new Date('2028-01-14T23:30:00Z') }))).toEqual({
+      date: '2028-01-21',
+      rule: 'ACCELERATED',
+      meterReadDate: null,
+    });
   });
 
   it('OFF_CYCLE: the requested date, moved to a business day, never before the earliest start', () => {
-    const tx = { kind: 'OFF_CYCLE' as const, timeZone: 'America/Chicago', calendar: businessCalendar(ERCOT.holidays), leadBusinessDays: 2, sameDayCutoff: '17:00' };
+    const tx = {
+      kind: 'OFF_CYCLE' as const,
+      timeZone: 'America/Chicago',
+      calendar: businessCalendar(ERCOT.holidays),
+      leadBusinessDays: 2,
+      sameDayCutoff: '17:00',
+    };
     const now = new Date('2026-06-17T15:00:00Z'); // Wed 10:00 CDT
     expect(switchDate(input({ ...tx, now })).date).toBe('2026-06-19');
     expect(switchDate(input({ ...tx, now, requestedDate: '2026-06-18' })).date).toBe('2026-06-19');
@@ -82,15 +124,24 @@ describe('switchDate', () => {
   });
 
   describe('METER_READ', () => {
-    const mr = (over: Partial<SwitchInput>) => input({
-      kind: 'METER_READ', leadBusinessDays: 5, sameDayCutoff: '17:00', timeZone: 'America/Chicago',
-      meterRead: { cycleDays: 30, anchorDate: '2026-01-07', readDates: [] }, ...over,
-    });
+    const mr = (over: Partial<SwitchInput>) =>
+      input({
+        kind: 'METER_READ',
+        leadBusinessDays: 5,
+        sameDayCutoff: '17:00',
+        timeZone: 'America/Chicago',
+        meterRead: { cycleDays: 30, anchorDate: '2026-01-07', readDates: [] },
+        ...over,
+      });
 
     it('takes the first read at least the enrollment lead time away, and names it', () => {
       // Reads: 01-07 + 30k days: ... 2026-03-08 (Sun -> Mon 03-09), 2026-04-07, ...
       // Mon 2026-03-02 09:00 CST: request day 03-02, +5 business days -> 03-09; read 03-09 qualifies.
-      expect(switchDate(mr({ now: new Date('2026-03-02T15:00:00Z') }))).toEqual({ date: '2026-03-09', rule: 'METER_READ', meterReadDate: '2026-03-09' });
+      expect(switchDate(mr({ now: new Date('2026-03-02T15:00:00Z') }))).toEqual({
+        date: '2026-03-09',
+        rule: 'METER_READ',
+        meterReadDate: '2026-03-09',
+      });
       // Tue 03-03: +5 -> 03-10, after the 03-09 read: the next one, 04-07.
       expect(switchDate(mr({ now: new Date('2026-03-03T15:00:00Z') })).date).toBe('2026-04-07');
     });
@@ -106,7 +157,12 @@ describe('switchDate', () => {
     });
 
     it('the cut-off holds across fall-back (New York, 2026-11-01)', () => {
-      const ny = { timeZone: 'America/New_York', sameDayCutoff: '16:00', meterRead: { cycleDays: 30, anchorDate: '2026-11-10', readDates: [] }, leadBusinessDays: 5 };
+      const ny = {
+        timeZone: 'America/New_York',
+        sameDayCutoff: '16:00',
+        meterRead: { cycleDays: 30, anchorDate: '2026-11-10', readDates: [] },
+        leadBusinessDays: 5,
+      };
       // Mon 2026-11-02 is EST (UTC-5): 20:59Z = 15:59 local counts Monday; 21:00Z does not.
       expect(switchDate(mr({ ...ny, now: new Date('2026-11-02T20:59:00Z') })).date).toBe('2026-11-10');
       expect(switchDate(mr({ ...ny, now: new Date('2026-11-02T21:00:00Z') })).date).toBe('2026-11-10');
@@ -123,7 +179,15 @@ describe('switchDate', () => {
     it('a read on a holiday happens on the next business day', () => {
       const cal = businessCalendar(PA.holidays);
       // Nominal read 2026-12-25 (Christmas, Friday) -> Mon 12-28.
-      expect(switchDate(mr({ calendar: cal, meterRead: { cycleDays: 30, anchorDate: '2026-12-25', readDates: [] }, now: new Date('2026-12-01T15:00:00Z') })).date).toBe('2026-12-28');
+      expect(
+        switchDate(
+          mr({
+            calendar: cal,
+            meterRead: { cycleDays: 30, anchorDate: '2026-12-25', readDates: [] },
+            now: new Date('2026-12-01T15:00:00Z'),
+          }),
+        ).date,
+      ).toBe('2026-12-28');
     });
 
     it('rejects a schedule it cannot use', () => {
@@ -151,8 +215,12 @@ describe('every reference territory, 2026-2050 (property)', () => {
           const rules: HolidayRule[] = u.calendar.holidays;
           const calendar = businessCalendar(rules);
           const s = switchDate({
-            now, timeZone: u.timeZone, calendar, kind: u.switching.kind,
-            leadBusinessDays: u.switching.leadBusinessDays, sameDayCutoff: u.switching.sameDayCutoff,
+            now,
+            timeZone: u.timeZone,
+            calendar,
+            kind: u.switching.kind,
+            leadBusinessDays: u.switching.leadBusinessDays,
+            sameDayCutoff: u.switching.sameDayCutoff,
             meterRead: { cycleDays: u.switching.meterReadCycleDays, anchorDate: u.switching.meterReadAnchorDate, readDates: [] },
           });
           const d = day(s.date);

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import type { IncomingMessage } from 'node:http';
 import { allowanceSubject, clientIp, parseTrustProxy } from '../../server/http/client-ip.js';
 
-const req = (remoteAddress: string, xff?: string) => ({ socket: { remoteAddress }, headers: xff ? { 'x-forwarded-for': xff } : {} }) as unknown as IncomingMessage;
+const req = (remoteAddress: string, xff?: string) =>
+  ({ socket: { remoteAddress }, headers: xff ? { 'x-forwarded-for': xff } : {} }) as unknown as IncomingMessage;
 
 describe('clientIp', () => {
   it('ignores X-Forwarded-For unless TRUST_PROXY says so', () => {

@@ -18,12 +18,34 @@ describe('loadConfig', () => {
 
   it('lists every problem, naming the variable', () => {
     try {
-      loadConfig({ PRODUCTION_PORT: '70000', ENVIRONMENTS: 'production,staging', REDIS_URL: 'http://x', FILL_PARTNER_REF: 'maybe', ENROLLMENT_BASE_URL: 'http://insecure.example', TRUST_PROXY: 'nope', BODY_LIMIT_BYTES: '12', ADMIN_TOKEN: 'short', LOG_LEVEL: 'loud', MESH_LOG_LEVEL: 'INFO' });
+      loadConfig({
+        PRODUCTION_PORT: '70000',
+        ENVIRONMENTS: 'production,staging',
+        REDIS_URL: 'http://x',
+        FILL_PARTNER_REF: 'maybe',
+        ENROLLMENT_BASE_URL: 'http://insecure.example',
+        TRUST_PROXY: 'nope',
+        BODY_LIMIT_BYTES: '12',
+        ADMIN_TOKEN: 'short',
+        LOG_LEVEL: 'loud',
+        MESH_LOG_LEVEL: 'INFO',
+      });
       expect.unreachable();
     } catch (err) {
       expect(err).toBeInstanceOf(ConfigError);
       const text = (err as ConfigError).problems.join('\n');
-      for (const name of ['PRODUCTION_PORT', 'ENVIRONMENTS', 'REDIS_URL', 'FILL_PARTNER_REF', 'ENROLLMENT_BASE_URL', 'TRUST_PROXY', 'BODY_LIMIT_BYTES', 'ADMIN_TOKEN', 'LOG_LEVEL', 'MESH_LOG_LEVEL']) {
+      for (const name of [
+        'PRODUCTION_PORT',
+        'ENVIRONMENTS',
+        'REDIS_URL',
+        'FILL_PARTNER_REF',
+        'ENROLLMENT_BASE_URL',
+        'TRUST_PROXY',
+        'BODY_LIMIT_BYTES',
+        'ADMIN_TOKEN',
+        'LOG_LEVEL',
+        'MESH_LOG_LEVEL',
+      ]) {
         expect(text).toContain(name);
       }
       expect(text).toContain('LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"');
@@ -43,8 +65,18 @@ describe('loadConfig', () => {
 
 describe('feedUrlsFor', () => {
   it('gives each source its own URL, certification its staging one, else the shared upstream', () => {
-    const env = { VOLTIFY_URL: 'https://voltify.example/', CERTIFICATION_VOLTIFY_URL: 'https://staging.voltify.example', CERTIFICATION_UPSTREAM_URL: 'https://staging.feeds.example' };
-    expect(feedUrlsFor('production', ['Voltify', 'Territories'], env, 'http://127.0.0.1:4010')).toEqual({ Voltify: 'https://voltify.example', Territories: 'http://127.0.0.1:4010' });
-    expect(feedUrlsFor('certification', ['Voltify', 'Territories'], env, 'http://127.0.0.1:4010')).toEqual({ Voltify: 'https://staging.voltify.example', Territories: 'https://staging.feeds.example' });
+    const env = {
+      VOLTIFY_URL: 'https://voltify.example/',
+      CERTIFICATION_VOLTIFY_URL: 'https://staging.voltify.example',
+      CERTIFICATION_UPSTREAM_URL: 'https://staging.feeds.example',
+    };
+    expect(feedUrlsFor('production', ['Voltify', 'Territories'], env, 'http://127.0.0.1:4010')).toEqual({
+      Voltify: 'https://voltify.example',
+      Territories: 'http://127.0.0.1:4010',
+    });
+    expect(feedUrlsFor('certification', ['Voltify', 'Territories'], env, 'http://127.0.0.1:4010')).toEqual({
+      Voltify: 'https://staging.voltify.example',
+      Territories: 'https://staging.feeds.example',
+    });
   });
 });

@@ -15,17 +15,41 @@ describe('generationMix', () => {
       { source: 'NUCLEAR', eiaCategory: 'Nuclear', percent: 33.3 },
     ]);
     expect(mix.slice(3).map((s) => s.source)).toEqual(['HYDRO', 'OTHER', 'OTHER_GASES', 'OTHER_RENEWABLES', 'PETROLEUM', 'PUMPED_STORAGE']);
-    expect(mix.slice(3).map((s) => s.eiaCategory)).toEqual(['Hydroelectric Conventional', 'Other', 'Other Gases', 'Other Renewables', 'Petroleum', 'Pumped Storage']);
+    expect(mix.slice(3).map((s) => s.eiaCategory)).toEqual([
+      'Hydroelectric Conventional',
+      'Other',
+      'Other Gases',
+      'Other Renewables',
+      'Petroleum',
+      'Pumped Storage',
+    ]);
     expect(mix.slice(3).every((s) => s.percent === 0)).toBe(true);
   });
 
   it('handles a realistic state', () => {
     const mix = generationMix({
-      coal: 62_000_000.5, naturalGas: 230_000_000, nuclear: 41_000_000, hydro: 800_000, wind: 110_000_000,
-      solar: 45_000_000, otherRenewables: 1_500_000, petroleum: 100_000, other: 1_200_000,
+      coal: 62_000_000.5,
+      naturalGas: 230_000_000,
+      nuclear: 41_000_000,
+      hydro: 800_000,
+      wind: 110_000_000,
+      solar: 45_000_000,
+      otherRenewables: 1_500_000,
+      petroleum: 100_000,
+      other: 1_200_000,
     });
     // Wind and solar are part of EIA's Other Renewables: 110 + 45 + 1.5 = 156.5 million MWh.
-    expect(mix.map((s) => s.source)).toEqual(['NATURAL_GAS', 'OTHER_RENEWABLES', 'COAL', 'NUCLEAR', 'OTHER', 'HYDRO', 'PETROLEUM', 'OTHER_GASES', 'PUMPED_STORAGE']);
+    expect(mix.map((s) => s.source)).toEqual([
+      'NATURAL_GAS',
+      'OTHER_RENEWABLES',
+      'COAL',
+      'NUCLEAR',
+      'OTHER',
+      'HYDRO',
+      'PETROLEUM',
+      'OTHER_GASES',
+      'PUMPED_STORAGE',
+    ]);
     expect(mix.reduce((s, x) => s + tenths(x.percent), 0)).toBe(1000);
     expect(generationMix({ solar: 3 })[0]).toEqual({ source: 'OTHER_RENEWABLES', eiaCategory: 'Other Renewables', percent: 100 });
   });
@@ -109,7 +133,10 @@ describe('reference EIA table (issue 16 point 5)', () => {
     for (const stats of STATE_STATS.values()) {
       const { hydroelectricConventional, ...rest } = stats.generationMwh;
       const mix = generationMix({ ...rest, hydro: hydroelectricConventional });
-      expect(mix.reduce((s, x) => s + tenths(x.percent), 0), stats.state).toBe(1000);
+      expect(
+        mix.reduce((s, x) => s + tenths(x.percent), 0),
+        stats.state,
+      ).toBe(1000);
       // No rescaling: each published percent is the row's own share of the total.
       const total = Object.values(stats.generationMwh).reduce((a, b) => a + b, 0);
       for (const share of mix) {

@@ -6,7 +6,15 @@ const V5 = /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}
 
 describe('enrollmentUrl', () => {
   it('sets the fixed and given params', () => {
-    const u = new URL(enrollmentUrl({ baseUrl: 'https://enroll.example.com/start', planId: 'p-1', zipCode: '75001', partnerCode: 'ACME', utmSource: 'acme' }));
+    const u = new URL(
+      enrollmentUrl({
+        baseUrl: 'https://enroll.example.com/start',
+        planId: 'p-1',
+        zipCode: '75001',
+        partnerCode: 'ACME',
+        utmSource: 'acme',
+      }),
+    );
     expect(u.origin + u.pathname).toBe('https://enroll.example.com/start');
     expect(Object.fromEntries(u.searchParams)).toEqual({
       utm_source: 'acme',
@@ -21,14 +29,21 @@ describe('enrollmentUrl', () => {
 
   it('uses defaults for missing partner code and utm source', () => {
     for (const missing of [undefined, null, '', '  ']) {
-      const u = new URL(enrollmentUrl({ baseUrl: 'https://e.example/x', planId: 'p', zipCode: '75001', partnerCode: missing, utmSource: missing }));
+      const u = new URL(
+        enrollmentUrl({ baseUrl: 'https://e.example/x', planId: 'p', zipCode: '75001', partnerCode: missing, utmSource: missing }),
+      );
       expect(u.searchParams.get('ref')).toBe('PARTNER_CODE');
       expect(u.searchParams.get('utm_source')).toBe('partner_api');
     }
   });
 
   it('keeps other base params, overrides ours, encodes hostile values', () => {
-    const s = enrollmentUrl({ baseUrl: 'https://e.example/x?lang=es&flow=OTHER#top', planId: 'a&b=c d', zipCode: '75001', partnerCode: '<x>' });
+    const s = enrollmentUrl({
+      baseUrl: 'https://e.example/x?lang=es&flow=OTHER#top',
+      planId: 'a&b=c d',
+      zipCode: '75001',
+      partnerCode: '<x>',
+    });
     const u = new URL(s);
     expect(u.searchParams.get('lang')).toBe('es');
     expect(u.searchParams.getAll('flow')).toEqual(['RESIDENTIAL_PARTNER']);
@@ -37,12 +52,16 @@ describe('enrollmentUrl', () => {
     expect(u.hash).toBe('#top');
     expect(s).not.toContain('<');
     fc.assert(
-      fc.property(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'grapheme', minLength: 1 }).filter((s) => s.trim() !== ''), (planId, ref) => {
-        const v = new URL(enrollmentUrl({ baseUrl: 'https://e.example/', planId, zipCode: '75001', partnerCode: ref }));
-        expect(v.searchParams.get('plan_id')).toBe(planId); // any text round-trips
-        expect(v.searchParams.get('ref')).toBe(ref.trim());
-        expect(v.searchParams.get('flow')).toBe('RESIDENTIAL_PARTNER');
-      }),
+      fc.property(
+        fc.string({ unit: 'grapheme' }),
+        fc.string({ unit: 'grapheme', minLength: 1 }).filter((s) => s.trim() !== ''),
+        (planId, ref) => {
+          const v = new URL(enrollmentUrl({ baseUrl: 'https://e.example/', planId, zipCode: '75001', partnerCode: ref }));
+          expect(v.searchParams.get('plan_id')).toBe(planId); // any text round-trips
+          expect(v.searchParams.get('ref')).toBe(ref.trim());
+          expect(v.searchParams.get('flow')).toBe('RESIDENTIAL_PARTNER');
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -108,13 +108,21 @@ const expectedBrightgrid: CanonicalOffer = {
 /** The CanonicalOffer type as data: what every offer of every feed must look like. */
 type Shape = 'string' | 'number' | 'integer' | 'integer|null' | { list: Shape } | { nullable: Shape } | { [key: string]: Shape };
 const OFFER_SHAPE: Shape = {
-  feed: 'string', offerId: 'string', supplierName: 'string', title: 'string', customerClass: 'string', utilityId: 'string',
-  rateType: 'string', termMonths: 'integer',
+  feed: 'string',
+  offerId: 'string',
+  supplierName: 'string',
+  title: 'string',
+  customerClass: 'string',
+  utilityId: 'string',
+  rateType: 'string',
+  termMonths: 'integer',
   energyBlocks: { list: { fromKwh: 'integer', toKwh: 'integer|null', microUsdPerKwh: 'integer' } },
   baseMonthlyMicro: 'integer',
   credits: { list: { minKwh: 'integer', micro: 'integer' } },
   minimumUsageFee: { nullable: { belowKwh: 'integer', micro: 'integer' } },
-  renewablePercent: 'number', cancellationFeeMicro: 'integer', enrollmentFeeMicro: 'integer',
+  renewablePercent: 'number',
+  cancellationFeeMicro: 'integer',
+  enrollmentFeeMicro: 'integer',
 };
 
 /** Differences between a value and a shape ([] = conforms): exact key sets, types, integers. */
@@ -200,7 +208,11 @@ describe('supplier feeds -> canonical offers', () => {
 
   it('maps GraphQL execution results (null-prototype objects)', () => {
     const nullProto = (v: unknown): unknown =>
-      Array.isArray(v) ? v.map(nullProto) : v && typeof v === 'object' ? Object.assign(Object.create(null), Object.fromEntries(Object.entries(v).map(([k, x]) => [k, nullProto(x)]))) : v;
+      Array.isArray(v)
+        ? v.map(nullProto)
+        : v && typeof v === 'object'
+          ? Object.assign(Object.create(null), Object.fromEntries(Object.entries(v).map(([k, x]) => [k, nullProto(x)])))
+          : v;
     expect(voltify.map(nullProto({ offers: [voltifyOffer()] })).records).toEqual([expectedVoltify]);
   });
 });
@@ -239,7 +251,11 @@ describe('malformed payloads', () => {
   type Patch = (o: Record<string, any>) => void;
   const cases: [string, Patch, RegExp][] = [
     ['a record that is null', () => {}, /expected an object, got null/],
-    ['a string where a number is mapped', (o) => (o.termMonths = '12'), /termMonths \(termMonths\): expected a number of months, got string "12"/],
+    [
+      'a string where a number is mapped',
+      (o) => (o.termMonths = '12'),
+      /termMonths \(termMonths\): expected a number of months, got string "12"/,
+    ],
     ['a non-numeric money string', (o) => (o.baseChargeUsdPerMonth = 'ten'), /baseMonthly/],
     ['money in exponent text', (o) => (o.baseChargeUsdPerMonth = '1e1'), /baseMonthly/],
     ['negative money', (o) => (o.cancellationFeeUsd = -150), /cancellationFee .*negative/],
@@ -250,7 +266,11 @@ describe('malformed payloads', () => {
     ['a null required field', (o) => (o.supplierName = null), /supplierName \(supplierName\): missing/],
     ['an empty id', (o) => (o.offerId = ''), /offerId \(offerId\): empty/],
     ['more than 6 decimals of dollars', (o) => (o.baseChargeUsdPerMonth = 9.9500001), /more than 6 decimal places/],
-    ['more than 4 decimals of cents', (o) => (o.energyChargeCentsPerKwh[1].cents = 10.90001), /energyBlocks\[1\]\.price \(cents\): more than 4 decimal places of cents/],
+    [
+      'more than 4 decimals of cents',
+      (o) => (o.energyChargeCentsPerKwh[1].cents = 10.90001),
+      /energyBlocks\[1\]\.price \(cents\): more than 4 decimal places of cents/,
+    ],
     ['a fractional term', (o) => (o.termMonths = 12.5), /whole number of months/],
     ['a renewable share over 100', (o) => (o.renewablePercent = 120), /more than 100 percent/],
     ['a fractional kWh tier bound', (o) => (o.energyChargeCentsPerKwh[0].toKwh = 999.5), /whole number/],
@@ -258,13 +278,25 @@ describe('malformed payloads', () => {
     ['energy blocks with a gap', (o) => (o.energyChargeCentsPerKwh[1].fromKwh = 1200), /gap or overlap at 1000 kWh/],
     ['energy blocks not starting at 0', (o) => (o.energyChargeCentsPerKwh[0].fromKwh = 10), /starts at 10 kWh, not 0/],
     ['an open block before the last', (o) => (o.energyChargeCentsPerKwh[0].toKwh = null), /open-ended but is not the last/],
-    ['an energy list that is not a list', (o) => (o.energyChargeCentsPerKwh = { cents: 1 }), /energyBlocks \(energyChargeCentsPerKwh\): expected a list/],
+    [
+      'an energy list that is not a list',
+      (o) => (o.energyChargeCentsPerKwh = { cents: 1 }),
+      /energyBlocks \(energyChargeCentsPerKwh\): expected a list/,
+    ],
     ['an energy block that is not an object', (o) => (o.energyChargeCentsPerKwh[1] = 10.9), /energyBlocks\[1\]: expected an object/],
     ['a minimum usage that is not an object', (o) => (o.minimumUsage = 'yes'), /minimumUsageFee \(minimumUsage\): expected an object/],
     ['a minimum usage without fee', (o) => delete o.minimumUsage.feeUsd, /minimumUsageFee\.amount \(feeUsd\): missing/],
     ['a boolean where text is mapped', (o) => (o.productName = true), /title \(productName\): expected text, got boolean true/],
-    ['an object where text is mapped', (o) => (o.utilityCode = { code: 'ONCOR' }), /utilityId \(utilityCode\): expected text, got an object/],
-    ['a huge nested list', (o) => (o.usageCredits = Array.from({ length: 5000 }, (_, i) => ({ minKwh: i, creditUsd: 1 }))), /credits .*5000 entries, more than 1000/],
+    [
+      'an object where text is mapped',
+      (o) => (o.utilityCode = { code: 'ONCOR' }),
+      /utilityId \(utilityCode\): expected text, got an object/,
+    ],
+    [
+      'a huge nested list',
+      (o) => (o.usageCredits = Array.from({ length: 5000 }, (_, i) => ({ minKwh: i, creditUsd: 1 }))),
+      /credits .*5000 entries, more than 1000/,
+    ],
   ];
 
   it.each(cases)('rejects %s with a reason, keeping the other records', (_name, patch, reason) => {
@@ -307,7 +339,9 @@ describe('malformed payloads', () => {
     const out = voltify.map({ offers });
     const ms = performance.now() - started;
     expect(out.records).toHaveLength(10_000);
-    expect(out.rejected).toEqual([{ index: 10_000, reason: 'records 10000..24999 not mapped: the feed sent 25000, more than maxItems (10000)' }]);
+    expect(out.rejected).toEqual([
+      { index: 10_000, reason: 'records 10000..24999 not mapped: the feed sent 25000, more than maxItems (10000)' },
+    ]);
     expect(ms).toBeLessThan(5000);
   });
 
@@ -329,25 +363,59 @@ function transformOf(source: string): Record<string, any> {
 
 describe('territories, state statistics and premises', () => {
   it('maps the territories sample', () => {
-    const ercot = { name: 'ERCOT', holidays: [{ name: 'Thanksgiving Day', rule: '4th thursday in November' }, { name: 'Christmas Day', rule: '12-25 if saturday then previous friday if sunday then next monday' }] };
+    const ercot = {
+      name: 'ERCOT',
+      holidays: [
+        { name: 'Thanksgiving Day', rule: '4th thursday in November' },
+        { name: 'Christmas Day', rule: '12-25 if saturday then previous friday if sunday then next monday' },
+      ],
+    };
     const oncor = {
-      utilityId: 'ONCOR', name: 'Oncor Electric Delivery', state: 'TX', timeZone: 'America/Chicago', market: 'DEREGULATED', ownership: 'IOU',
-      delivery: { effective: '2025-09-01', residential: { fixedMonthlyUsd: 4.23, perKwhUsd: 0.055833 }, commercial: { fixedMonthlyUsd: 15.58, perKwhUsd: 0.047458 } },
+      utilityId: 'ONCOR',
+      name: 'Oncor Electric Delivery',
+      state: 'TX',
+      timeZone: 'America/Chicago',
+      market: 'DEREGULATED',
+      ownership: 'IOU',
+      delivery: {
+        effective: '2025-09-01',
+        residential: { fixedMonthlyUsd: 4.23, perKwhUsd: 0.055833 },
+        commercial: { fixedMonthlyUsd: 15.58, perKwhUsd: 0.047458 },
+      },
       switching: { kind: 'OFF_CYCLE', leadBusinessDays: 2, meterReadCycleDays: 30, sameDayCutoff: '17:00' },
       calendar: ercot,
       holidays: ['2026-03-10'],
     };
     const peco = {
-      ...oncor, utilityId: 'PECO', state: 'PA', timeZone: 'America/New_York',
+      ...oncor,
+      utilityId: 'PECO',
+      state: 'PA',
+      timeZone: 'America/New_York',
       priceToCompare: { usdPerKwh: 0.0985, effective: '2026-06-01', expires: '2027-05-31' },
-      switching: { kind: 'METER_READ', leadBusinessDays: 5, meterReadCycleDays: 30, meterReadAnchorDate: '2026-01-07', sameDayCutoff: '16:00' },
+      switching: {
+        kind: 'METER_READ',
+        leadBusinessDays: 5,
+        meterReadCycleDays: 30,
+        meterReadAnchorDate: '2026-01-07',
+        sameDayCutoff: '16:00',
+      },
       holidays: [],
     };
     const payload = {
       zip: '75001',
       utilities: [
         oncor,
-        { utilityId: 'MUNI', name: 'Muni', state: 'TX', timeZone: 'America/Chicago', market: 'REGULATED', ownership: null, bundledRate: { fixedMonthlyUsd: 0, perKwhUsd: 0.04, effective: '2025-01-01' }, switching: { kind: 'OFF_CYCLE', leadBusinessDays: 1 }, calendar: ercot },
+        {
+          utilityId: 'MUNI',
+          name: 'Muni',
+          state: 'TX',
+          timeZone: 'America/Chicago',
+          market: 'REGULATED',
+          ownership: null,
+          bundledRate: { fixedMonthlyUsd: 0, perKwhUsd: 0.04, effective: '2025-01-01' },
+          switching: { kind: 'OFF_CYCLE', leadBusinessDays: 1 },
+          calendar: ercot,
+        },
         { ...oncor, utilityId: 'BAD', holidays: ['Christmas'] },
         peco,
         // Hostile or inconsistent records are rejected one by one, with a reason.
@@ -365,29 +433,74 @@ describe('territories, state statistics and premises', () => {
     const rules = ercot.holidays;
     expect(out.records).toEqual([
       {
-        utilityId: 'ONCOR', name: 'Oncor Electric Delivery', state: 'TX', timeZone: 'America/Chicago', market: 'DEREGULATED', ownership: 'IOU',
+        utilityId: 'ONCOR',
+        name: 'Oncor Electric Delivery',
+        state: 'TX',
+        timeZone: 'America/Chicago',
+        market: 'DEREGULATED',
+        ownership: 'IOU',
         delivery: { fixedMonthlyMicro: 4_230_000, perKwhMicro: 55_833, effective: '2025-09-01' },
         commercialDelivery: { fixedMonthlyMicro: 15_580_000, perKwhMicro: 47_458, effective: '2025-09-01' },
-        bundledRate: null, priceToCompare: null,
-        switching: { kind: 'OFF_CYCLE', leadBusinessDays: 2, meterReadCycleDays: 30, meterReadAnchorDate: null, meterReadDates: [], sameDayCutoff: '17:00' },
+        bundledRate: null,
+        priceToCompare: null,
+        switching: {
+          kind: 'OFF_CYCLE',
+          leadBusinessDays: 2,
+          meterReadCycleDays: 30,
+          meterReadAnchorDate: null,
+          meterReadDates: [],
+          sameDayCutoff: '17:00',
+        },
         calendar: { name: 'ERCOT', holidays: rules },
         holidays: ['2026-03-10'],
       },
       {
-        utilityId: 'MUNI', name: 'Muni', state: 'TX', timeZone: 'America/Chicago', market: 'REGULATED', ownership: 'IOU',
-        delivery: null, commercialDelivery: null, bundledRate: { fixedMonthlyMicro: 0, perKwhMicro: 40_000, effective: '2025-01-01' }, priceToCompare: null,
-        switching: { kind: 'OFF_CYCLE', leadBusinessDays: 1, meterReadCycleDays: 30, meterReadAnchorDate: null, meterReadDates: [], sameDayCutoff: '17:00' },
+        utilityId: 'MUNI',
+        name: 'Muni',
+        state: 'TX',
+        timeZone: 'America/Chicago',
+        market: 'REGULATED',
+        ownership: 'IOU',
+        delivery: null,
+        commercialDelivery: null,
+        bundledRate: { fixedMonthlyMicro: 0, perKwhMicro: 40_000, effective: '2025-01-01' },
+        priceToCompare: null,
+        switching: {
+          kind: 'OFF_CYCLE',
+          leadBusinessDays: 1,
+          meterReadCycleDays: 30,
+          meterReadAnchorDate: null,
+          meterReadDates: [],
+          sameDayCutoff: '17:00',
+        },
         calendar: { name: 'ERCOT', holidays: rules },
         holidays: [],
       },
       expect.objectContaining({
         utilityId: 'PECO',
         priceToCompare: { microPerKwh: 98_500, effective: '2026-06-01', expires: '2027-05-31' },
-        switching: { kind: 'METER_READ', leadBusinessDays: 5, meterReadCycleDays: 30, meterReadAnchorDate: '2026-01-07', meterReadDates: [], sameDayCutoff: '16:00' },
+        switching: {
+          kind: 'METER_READ',
+          leadBusinessDays: 5,
+          meterReadCycleDays: 30,
+          meterReadAnchorDate: '2026-01-07',
+          meterReadDates: [],
+          sameDayCutoff: '16:00',
+        },
       }),
     ]);
     const reasons = Object.fromEntries(out.rejected.map((r) => [payload.utilities[r.index]!.utilityId, r.reason]));
-    expect(Object.keys(reasons).sort()).toEqual(['ANCHOR', 'BAD', 'BAD_RULE', 'EVIL_RULE', 'KIND', 'NO_DELIVERY', 'NO_SCHEDULE', 'PTC_BACKWARDS', 'PTC_NEGATIVE']);
+    expect(Object.keys(reasons).sort()).toEqual([
+      'ANCHOR',
+      'BAD',
+      'BAD_RULE',
+      'EVIL_RULE',
+      'KIND',
+      'NO_DELIVERY',
+      'NO_SCHEDULE',
+      'PTC_BACKWARDS',
+      'PTC_NEGATIVE',
+    ]);
     expect(reasons.BAD).toBe('holidays (holidays)[0]: expected an ISO date YYYY-MM-DD, got string "Christmas"');
     expect(reasons.NO_DELIVERY).toMatch(/DEREGULATED utility needs delivery charges/);
     expect(reasons.BAD_RULE).toMatch(/calendar: .*does not exist/);
@@ -403,16 +516,41 @@ describe('territories, state statistics and premises', () => {
 
   it('maps the state statistics sample (one record per payload)', () => {
     const payload = {
-      state: 'CA', name: 'California', year: 2024,
+      state: 'CA',
+      name: 'California',
+      year: 2024,
       averageRetailPrice: { residentialCentsPerKwh: 30.22, commercialCentsPerKwh: 24.01 },
-      generationMwh: { coal: 1.5, petroleum: 0, naturalGas: 200, otherGases: 0, nuclear: 0, hydroelectricConventional: 3, otherRenewables: 100.25, pumpedStorage: -0.5 },
+      generationMwh: {
+        coal: 1.5,
+        petroleum: 0,
+        naturalGas: 200,
+        otherGases: 0,
+        nuclear: 0,
+        hydroelectricConventional: 3,
+        otherRenewables: 100.25,
+        pumpedStorage: -0.5,
+      },
     };
     const out = feed('Eia').map(payload);
     expect(out).toEqual({
       records: [
         {
-          state: 'CA', name: 'California', year: 2024, residentialMicroPerKwh: 302_200, commercialMicroPerKwh: 240_100,
-          generationMwh: { COAL: 1.5, PETROLEUM: 0, NATURAL_GAS: 200, OTHER_GASES: 0, NUCLEAR: 0, HYDRO: 3, OTHER_RENEWABLES: 100.25, PUMPED_STORAGE: -0.5, OTHER: 0 },
+          state: 'CA',
+          name: 'California',
+          year: 2024,
+          residentialMicroPerKwh: 302_200,
+          commercialMicroPerKwh: 240_100,
+          generationMwh: {
+            COAL: 1.5,
+            PETROLEUM: 0,
+            NATURAL_GAS: 200,
+            OTHER_GASES: 0,
+            NUCLEAR: 0,
+            HYDRO: 3,
+            OTHER_RENEWABLES: 100.25,
+            PUMPED_STORAGE: -0.5,
+            OTHER: 0,
+          },
         },
       ],
       rejected: [],
@@ -429,9 +567,13 @@ describe('territories, state statistics and premises', () => {
     const out = feed('Premises').map({
       matches: [
         {
-          accountId: '10443720001234567', idType: 'ESIID',
+          accountId: '10443720001234567',
+          idType: 'ESIID',
           serviceAddress: { line1: '1500 MARILLA ST', line2: null, city: 'DALLAS', state: 'TX', zip: '75201' },
-          utilityId: 'ONCOR', meterType: 'AMS', status: 'ACTIVE', premiseType: 'RESIDENTIAL',
+          utilityId: 'ONCOR',
+          meterType: 'AMS',
+          status: 'ACTIVE',
+          premiseType: 'RESIDENTIAL',
         },
         { accountId: '2', serviceAddress: { line1: 'X', city: 'Y', state: 'TX', zip: '75201-1234' }, utilityId: 'ONCOR', status: 'ACTIVE' },
         { accountId: '3', serviceAddress: { line1: 'X', city: 'Y', state: 'Texas', zip: '75201' }, utilityId: 'ONCOR', status: 'ACTIVE' },
@@ -439,17 +581,27 @@ describe('territories, state statistics and premises', () => {
     });
     expect(out.records).toEqual([
       {
-        accountId: '10443720001234567', idType: 'ESIID',
+        accountId: '10443720001234567',
+        idType: 'ESIID',
         address: { line1: '1500 MARILLA ST', line2: null, city: 'DALLAS', state: 'TX', zip: '75201' },
-        utilityId: 'ONCOR', meterType: 'AMS', status: 'ACTIVE', premiseType: 'RESIDENTIAL',
+        utilityId: 'ONCOR',
+        meterType: 'AMS',
+        status: 'ACTIVE',
+        premiseType: 'RESIDENTIAL',
       },
       {
-        accountId: '2', idType: 'ACCOUNT_NUMBER',
+        accountId: '2',
+        idType: 'ACCOUNT_NUMBER',
         address: { line1: 'X', line2: null, city: 'Y', state: 'TX', zip: '75201-1234' },
-        utilityId: 'ONCOR', meterType: 'UNKNOWN', status: 'ACTIVE', premiseType: null,
+        utilityId: 'ONCOR',
+        meterType: 'UNKNOWN',
+        status: 'ACTIVE',
+        premiseType: null,
       },
     ]);
-    expect(out.rejected).toEqual([{ index: 2, reason: 'state (serviceAddress.state): expected a two-letter upper-case state code, got string "Texas"' }]);
+    expect(out.rejected).toEqual([
+      { index: 2, reason: 'state (serviceAddress.state): expected a two-letter upper-case state code, got string "Texas"' },
+    ]);
   });
 });
 
@@ -582,7 +734,11 @@ describe('a third feed in a new shape, added with YAML alone', () => {
   });
 
   it('maps its arguments', () => {
-    expect(gridco.args({ zipCode: '75001', customerClass: 'COMMERCIAL' })).toEqual({ postal: '75001', customerType: 'C', channel: 'partner' });
+    expect(gridco.args({ zipCode: '75001', customerClass: 'COMMERCIAL' })).toEqual({
+      postal: '75001',
+      customerType: 'C',
+      channel: 'partner',
+    });
     expect(gridco.args({})).toEqual({ channel: 'partner' });
   });
 
@@ -638,7 +794,10 @@ const voltifyRecord = fc
     base: fc.option(decimal(100_000_000, 6), { nil: undefined }),
     credits: fc.array(fc.record({ minKwh: fc.integer({ min: 0, max: 5000 }), usd: decimal(500_000_000, 6) }), { maxLength: 3 }),
     minimum: fc.option(fc.record({ belowKwh: fc.integer({ min: 0, max: 5000 }), usd: decimal(100_000_000, 6) }), { nil: null }),
-    renewable: fc.option(fc.integer({ min: 0, max: 1000 }).map((n) => n / 10), { nil: undefined }),
+    renewable: fc.option(
+      fc.integer({ min: 0, max: 1000 }).map((n) => n / 10),
+      { nil: undefined },
+    ),
     cancel: decimal(1_000_000_000, 6),
     enroll: decimal(100_000_000, 6),
     moneyAsText: fc.boolean(),
@@ -688,8 +847,11 @@ describe('property: random valid Voltify records', () => {
         out.records.forEach((o, i) => {
           const want = recs[i]!.expected;
           const money = [
-            o.baseMonthlyMicro, o.cancellationFeeMicro, o.enrollmentFeeMicro,
-            ...o.energyBlocks.map((b) => b.microUsdPerKwh), ...o.credits.map((c) => c.micro),
+            o.baseMonthlyMicro,
+            o.cancellationFeeMicro,
+            o.enrollmentFeeMicro,
+            ...o.energyBlocks.map((b) => b.microUsdPerKwh),
+            ...o.credits.map((c) => c.micro),
             ...(o.minimumUsageFee ? [o.minimumUsageFee.micro] : []),
           ];
           for (const m of money) expect(Number.isSafeInteger(m) && m >= 0).toBe(true);

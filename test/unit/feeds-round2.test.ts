@@ -44,7 +44,14 @@ const configError = (f: () => unknown): FeedConfigError => {
   throw new Error('no FeedConfigError');
 };
 
-const rec = (sku: string, mills: number, extra: Record<string, unknown> = {}) => ({ sku, brand: 'Sunpath', headline: sku, termYears: 1, millsPerKwh: mills, ...extra });
+const rec = (sku: string, mills: number, extra: Record<string, unknown> = {}) => ({
+  sku,
+  brand: 'Sunpath',
+  headline: sku,
+  termYears: 1,
+  millsPerKwh: mills,
+  ...extra,
+});
 const page = (offers: unknown[], next: string | null) => ({ territory: 'ONCOR', offers, paging: { next } });
 const request = { utilityId: 'ONCOR', customerClass: 'RESIDENTIAL' as const };
 
@@ -54,23 +61,73 @@ describe('context paths and call scope', () => {
     expect(b.scope).toBe('utility');
     const out = b.map(page([rec('A', 112.5)], null), request);
     expect(out.rejected).toEqual([]);
-    expect(out.records[0]).toMatchObject({ utilityId: 'ONCOR', customerClass: 'RESIDENTIAL', termMonths: 12, energyBlocks: [{ fromKwh: 0, toKwh: null, microUsdPerKwh: 112_500 }] });
+    expect(out.records[0]).toMatchObject({
+      utilityId: 'ONCOR',
+      customerClass: 'RESIDENTIAL',
+      termMonths: 12,
+      energyBlocks: [{ fromKwh: 0, toKwh: null, microUsdPerKwh: 112_500 }],
+    });
     expect(out.next).toEqual({ cursor: null });
   });
 
   it.each([
-    ['$request.zipCode in a utility-scoped feed', { fields: { ...sunpath().fields, title: '$request.zipCode' } }, 'fields.title.path', /\$request\.zipCode is not always given to a utility-scoped offers feed \(always given: utilityId, customerClass\)/],
-    ['$request.utilityId in a request-scoped feed', { scope: 'request', args: {}, fields: { ...sunpath().fields, utilityId: '$request.utilityId' } }, 'fields.utilityId.path', /not always given to a request-scoped offers feed/],
-    ['an unknown context', { fields: { ...sunpath().fields, title: '$session.user' } }, 'fields.title.path', /unknown context path "\$session\.user"/],
+    [
+      '$request.zipCode in a utility-scoped feed',
+      { fields: { ...sunpath().fields, title: '$request.zipCode' } },
+      'fields.title.path',
+      /\$request\.zipCode is not always given to a utility-scoped offers feed \(always given: utilityId, customerClass\)/,
+    ],
+    [
+      '$request.utilityId in a request-scoped feed',
+      { scope: 'request', args: {}, fields: { ...sunpath().fields, utilityId: '$request.utilityId' } },
+      'fields.utilityId.path',
+      /not always given to a request-scoped offers feed/,
+    ],
+    [
+      'an unknown context',
+      { fields: { ...sunpath().fields, title: '$session.user' } },
+      'fields.title.path',
+      /unknown context path "\$session\.user"/,
+    ],
     ['a broken page path', { fields: { ...sunpath().fields, title: '$page.a..b' } }, 'fields.title.path', /invalid path/],
-    ['zipCode as an argument of a utility-scoped feed', { args: { zip: 'zipCode' } }, 'args.zip', /zipCode is never given to a utility-scoped offers feed/],
-    ['a scope the kind does not have', { kind: 'territories', fields: {} }, 'scope', /territories feeds are called per request only, not per utility/],
+    [
+      'zipCode as an argument of a utility-scoped feed',
+      { args: { zip: 'zipCode' } },
+      'args.zip',
+      /zipCode is never given to a utility-scoped offers feed/,
+    ],
+    [
+      'a scope the kind does not have',
+      { kind: 'territories', fields: {} },
+      'scope',
+      /territories feeds are called per request only, not per utility/,
+    ],
     ['an unknown scope', { scope: 'zip' }, 'scope', /expected one of request, utility, got string "zip"/],
-    ['cacheSeconds on a request-scoped feed', { scope: 'request', args: {}, cacheSeconds: 5, fields: { ...sunpath().fields, utilityId: 'u' } }, 'cacheSeconds', /utility-scoped feeds only/],
-    ['pagination with both styles', { pagination: { cursor: { arg: 'c', next: 'n' }, page: { arg: 'p', size: 5 } } }, 'pagination', /exactly one of cursor or page/],
+    [
+      'cacheSeconds on a request-scoped feed',
+      { scope: 'request', args: {}, cacheSeconds: 5, fields: { ...sunpath().fields, utilityId: 'u' } },
+      'cacheSeconds',
+      /utility-scoped feeds only/,
+    ],
+    [
+      'pagination with both styles',
+      { pagination: { cursor: { arg: 'c', next: 'n' }, page: { arg: 'p', size: 5 } } },
+      'pagination',
+      /exactly one of cursor or page/,
+    ],
     ['a cursor without next', { pagination: { cursor: { arg: 'cursor' } } }, 'pagination.cursor.next', /required/],
-    ['a paging argument that is also under args', { pagination: { page: { arg: 'segment', size: 10 } } }, 'pagination.page.arg', /under args too/],
-    ['a page size of 0', { pagination: { page: { arg: 'p', size: 0 } } }, 'pagination.page.size', /expected an integer 1\.\.100000, got number 0/],
+    [
+      'a paging argument that is also under args',
+      { pagination: { page: { arg: 'segment', size: 10 } } },
+      'pagination.page.arg',
+      /under args too/,
+    ],
+    [
+      'a page size of 0',
+      { pagination: { page: { arg: 'p', size: 0 } } },
+      'pagination.page.size',
+      /expected an integer 1\.\.100000, got number 0/,
+    ],
     ['maxPages too large', { pagination: { cursor: { arg: 'c', next: 'n' }, maxPages: 5000 } }, 'pagination.maxPages', /1\.\.1000/],
     ['pagination without items', { items: undefined }, 'items', /a paginated feed needs items/],
   ])('refuses %s, naming the key', (_what, over, key, message) => {
@@ -87,14 +144,22 @@ describe('pagination (callPaged)', () => {
 
   it('follows cursors to the last page, page arguments set per page', async () => {
     const asked: Record<string, unknown>[] = [];
-    const pages: Record<string, unknown> = { '-': page([rec('A', 100)], 'c2'), c2: page([rec('B', 101)], 'c3'), c3: page([rec('C', 102)], '') };
+    const pages: Record<string, unknown> = {
+      '-': page([rec('A', 100)], 'c2'),
+      c2: page([rec('B', 101)], 'c3'),
+      c3: page([rec('C', 102)], ''),
+    };
     const r = await callPaged(bound(), request, async (args) => {
       asked.push(args);
       return pages[(args.cursor as string | undefined) ?? '-'];
     });
     expect(r.records.map((o) => o.offerId)).toEqual(['A', 'B', 'C']);
     expect(r).toMatchObject({ pages: 3, truncated: null });
-    expect(asked).toEqual([{ utility: 'ONCOR', segment: 'res' }, { utility: 'ONCOR', segment: 'res', cursor: 'c2' }, { utility: 'ONCOR', segment: 'res', cursor: 'c3' }]);
+    expect(asked).toEqual([
+      { utility: 'ONCOR', segment: 'res' },
+      { utility: 'ONCOR', segment: 'res', cursor: 'c2' },
+      { utility: 'ONCOR', segment: 'res', cursor: 'c3' },
+    ]);
   });
 
   it('stops at maxPages and says so', async () => {
@@ -109,11 +174,16 @@ describe('pagination (callPaged)', () => {
     let clock = 0;
     const timeouts: number[] = [];
     const b = bound({ timeoutMs: 1000, pagination: { cursor: { arg: 'cursor', next: 'paging.next' }, maxPages: 50 } });
-    const r = await callPaged(b, request, async (_args, timeoutMs) => {
-      timeouts.push(timeoutMs);
-      clock += 400;
-      return page([rec(`R${clock}`, 100)], 'more');
-    }, () => clock);
+    const r = await callPaged(
+      b,
+      request,
+      async (_args, timeoutMs) => {
+        timeouts.push(timeoutMs);
+        clock += 400;
+        return page([rec(`R${clock}`, 100)], 'more');
+      },
+      () => clock,
+    );
     expect(timeouts).toEqual([1000, 600, 200]);
     expect(r.pages).toBe(3);
     expect(r.truncated).toBe('stopped after 3 pages: its timeout (1000 ms, for all pages) ran out');
@@ -127,13 +197,18 @@ describe('pagination (callPaged)', () => {
       return page(args.page === 0 ? [rec('A', 100), rec('B', 100)] : [rec('C', 100)], null);
     });
     expect(r.records.map((o) => o.offerId)).toEqual(['A', 'B', 'C']);
-    expect(asked).toEqual([{ utility: 'ONCOR', segment: 'res', page: 0, limit: 2 }, { utility: 'ONCOR', segment: 'res', page: 1, limit: 2 }]);
+    expect(asked).toEqual([
+      { utility: 'ONCOR', segment: 'res', page: 0, limit: 2 },
+      { utility: 'ONCOR', segment: 'res', page: 1, limit: 2 },
+    ]);
   });
 
   it('a failing first page fails the call; a later page failing in time does too', async () => {
     await expect(callPaged(bound(), request, async () => Promise.reject(new Error('HTTP 500')))).rejects.toThrow('HTTP 500');
     let n = 0;
-    await expect(callPaged(bound(), request, async () => (n++ ? Promise.reject(new Error('HTTP 502')) : page([rec('A', 100)], 'c2')))).rejects.toThrow('HTTP 502');
+    await expect(
+      callPaged(bound(), request, async () => (n++ ? Promise.reject(new Error('HTTP 502')) : page([rec('A', 100)], 'c2'))),
+    ).rejects.toThrow('HTTP 502');
   });
 
   it('rejections of later pages say which page', async () => {
@@ -166,21 +241,47 @@ describe('plausibility', () => {
   });
 
   it('soft: the record is kept and a doubt names field and unit; hard: the record is dropped with the reason', () => {
-    const b = compileFeedMapping('Sunpath', sunpath({ fields: { ...sunpath().fields, baseMonthly: { path: 'monthlyCents', unit: 'usd', default: 0 }, cancellationFee: { path: 'exitCents', unit: 'usd', default: 0 } } }));
-    const out = b.map(page([rec('SOFT', 112.5, { monthlyCents: 495 }), rec('HARD', 112.5, { exitCents: 15000 }), rec('OK', 112.5, { monthlyCents: 9 })], null), request);
+    const b = compileFeedMapping(
+      'Sunpath',
+      sunpath({
+        fields: {
+          ...sunpath().fields,
+          baseMonthly: { path: 'monthlyCents', unit: 'usd', default: 0 },
+          cancellationFee: { path: 'exitCents', unit: 'usd', default: 0 },
+        },
+      }),
+    );
+    const out = b.map(
+      page(
+        [rec('SOFT', 112.5, { monthlyCents: 495 }), rec('HARD', 112.5, { exitCents: 15000 }), rec('OK', 112.5, { monthlyCents: 9 })],
+        null,
+      ),
+      request,
+    );
     expect(out.records.map((o) => (o as { offerId: string }).offerId)).toEqual(['SOFT', 'OK']);
-    expect(out.doubts).toEqual([{ index: 0, field: 'baseMonthly', message: 'baseMonthly 495 USD is outside the plausible range 0 USD to 100 USD; looks like cents, not USD (unit: cents)' }]);
-    expect(out.rejected).toEqual([{
-      index: 1,
-      implausible: 'cancellationFee',
-      reason: 'implausible: cancellationFee 15000 USD is outside the possible range 0 USD to 10000 USD; looks like cents, not USD (unit: cents)',
-    }]);
+    expect(out.doubts).toEqual([
+      {
+        index: 0,
+        field: 'baseMonthly',
+        message: 'baseMonthly 495 USD is outside the plausible range 0 USD to 100 USD; looks like cents, not USD (unit: cents)',
+      },
+    ]);
+    expect(out.rejected).toEqual([
+      {
+        index: 1,
+        implausible: 'cancellationFee',
+        reason:
+          'implausible: cancellationFee 15000 USD is outside the possible range 0 USD to 10000 USD; looks like cents, not USD (unit: cents)',
+      },
+    ]);
   });
 
   it('walks lists: every energy block price is checked', () => {
     const units = new Map([['energyBlocks.price', 'usd_per_kwh' as const]]);
     const findings = checkRanges('offers', { energyBlocks: [{ price: 100_000 }, { price: 69_900_000 }] }, units);
-    expect(findings).toEqual([expect.objectContaining({ field: 'energyBlocks.price', level: 'hard', message: expect.stringContaining('69.9 USD/kWh') })]);
+    expect(findings).toEqual([
+      expect.objectContaining({ field: 'energyBlocks.price', level: 'hard', message: expect.stringContaining('69.9 USD/kWh') }),
+    ]);
     expect(findings[0]!.message).toContain('looks like USD/MWh or mills/kWh, not USD/kWh (unit: usd_per_mwh or mills_per_kwh)');
   });
 });
@@ -209,7 +310,7 @@ describe('feed events', () => {
   });
 });
 
-describe('docs/feeds.md, the feed author\'s reference', () => {
+describe("docs/feeds.md, the feed author's reference", () => {
   const doc = readFileSync(new URL('../../docs/feeds.md', import.meta.url), 'utf8');
   const section = (title: string) => {
     const start = doc.indexOf(title);
@@ -231,7 +332,8 @@ describe('docs/feeds.md, the feed author\'s reference', () => {
   it('shows every plausible range of the table in code', () => {
     const ranges = section('## Plausible ranges');
     for (const [kind, table] of Object.entries(PLAUSIBLE_RANGES)) {
-      for (const field of Object.keys(table)) expect(ranges, `${kind}.${field}`).toMatch(new RegExp(`^\\| ${kind} \\|.*\`${field.replace('.', '\\.')}\``, 'm'));
+      for (const field of Object.keys(table))
+        expect(ranges, `${kind}.${field}`).toMatch(new RegExp(`^\\| ${kind} \\|.*\`${field.replace('.', '\\.')}\``, 'm'));
     }
   });
 });

@@ -15,7 +15,18 @@ import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-serv
 import calculateSlot from 'cluster-key-slot';
 
 function stateFor(ip: string): RequestState {
-  return { environment: 'playground', requestId: 'r-0000001', clientIp: ip, receivedAt: 0, req: {} as IncomingMessage, partnerCode: null, cache: 'BYPASS', upstreamCalls: [], headers: {}, notes: {} };
+  return {
+    environment: 'playground',
+    requestId: 'r-0000001',
+    clientIp: ip,
+    receivedAt: 0,
+    req: {} as IncomingMessage,
+    partnerCode: null,
+    cache: 'BYPASS',
+    upstreamCalls: [],
+    headers: {},
+    notes: {},
+  };
 }
 
 const countedQuery = { operation: { operation: 'query' }, introspectionOnly: false } as unknown as PreparedOperation;
@@ -51,7 +62,11 @@ describe.each(Object.keys(stores))('free-request rate (%s)', (kind) => {
 
   it('lets `points` requests through per IP, then 429 FREE_REQUEST_RATE with Retry-After and the allowance headers', async () => {
     const warnings: object[] = [];
-    const plugin = allowancePlugin({ store: await open({ points: 3, windowSeconds: 60 }), limit: 10, logger: { warn: (o: object) => void warnings.push(o), error: () => {} } });
+    const plugin = allowancePlugin({
+      store: await open({ points: 3, windowSeconds: 60 }),
+      limit: 10,
+      logger: { warn: (o: object) => void warnings.push(o), error: () => {} },
+    });
     for (let i = 0; i < 3; i++) expect(await plugin.onRequest!(stateFor('192.0.2.1'))).toBeUndefined();
     const refused = stateFor('192.0.2.1');
     const reply = (await plugin.onRequest!(refused)) as { status: number; body: string; headers: Record<string, string> };

@@ -9,9 +9,12 @@ describe('isoTime (request records)', () => {
       fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2030, 0, 1) }),
       fc.double({ min: -1e13, max: 1e13, noNaN: true }),
     );
-    fc.assert(fc.property(fc.array(time, { minLength: 1, maxLength: 20 }), (times) => {
-      for (const t of times) expect(isoTime(t)).toBe(new Date(t).toISOString());
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(fc.array(time, { minLength: 1, maxLength: 20 }), (times) => {
+        for (const t of times) expect(isoTime(t)).toBe(new Date(t).toISOString());
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('consecutive milliseconds of one second, and the edges of a second', () => {

@@ -140,7 +140,14 @@ describe('KeyStore', () => {
     const store = await open({ logger });
     expect(store.verify('production', key).ok).toBe(true);
     const good = fs.readFileSync(file, 'utf8');
-    for (const bad of ['{ "version": 1, "keys": [ {', '', 'null', '[]', '{"version":2,"keys":[]}', good.replace(/"keyHash": "[a-f0-9]+"/, '"keyHash": "zz"')]) {
+    for (const bad of [
+      '{ "version": 1, "keys": [ {',
+      '',
+      'null',
+      '[]',
+      '{"version":2,"keys":[]}',
+      good.replace(/"keyHash": "[a-f0-9]+"/, '"keyHash": "zz"'),
+    ]) {
       fs.writeFileSync(file, bad);
       await store.reload();
       expect(store.verify('production', key).ok, bad).toBe(true);
@@ -167,7 +174,9 @@ describe('KeyStore', () => {
   });
 
   it('serializes concurrent writers: no issued key is lost', async () => {
-    const issued = await Promise.all(Array.from({ length: 25 }, (_, i) => issueKey(file, { environment: i % 2 ? 'production' : 'certification', partnerCode: `P${i}X` })));
+    const issued = await Promise.all(
+      Array.from({ length: 25 }, (_, i) => issueKey(file, { environment: i % 2 ? 'production' : 'certification', partnerCode: `P${i}X` })),
+    );
     const { keys } = await readKeysFile(file);
     expect(keys).toHaveLength(25);
     expect(new Set(keys.map((k) => k.keyHash))).toEqual(new Set(issued.map((i) => hashKey(i.key))));
@@ -196,7 +205,11 @@ describe('keys CLI', () => {
   function run(args: string[], env: NodeJS.ProcessEnv = {}) {
     const out: string[] = [];
     const err: string[] = [];
-    return runKeysCli(args, { KEYS_FILE: file, ...env }, { out: (l) => out.push(l), err: (l) => err.push(l) }).then((code) => ({ code, out, err }));
+    return runKeysCli(args, { KEYS_FILE: file, ...env }, { out: (l) => out.push(l), err: (l) => err.push(l) }).then((code) => ({
+      code,
+      out,
+      err,
+    }));
   }
 
   it('issues, lists without secrets, and revokes', async () => {
@@ -225,7 +238,11 @@ describe('keys CLI', () => {
   });
 
   it('honours DATA_DIR when KEYS_FILE is unset', async () => {
-    const r = await runKeysCli(['issue', '--env', 'certification', '--partner', 'ACME'], { DATA_DIR: dir }, { out: () => {}, err: () => {} });
+    const r = await runKeysCli(
+      ['issue', '--env', 'certification', '--partner', 'ACME'],
+      { DATA_DIR: dir },
+      { out: () => {}, err: () => {} },
+    );
     expect(r).toBe(0);
     expect((await readKeysFile(path.join(dir, 'keys.json'))).keys).toHaveLength(1);
   });

@@ -11,19 +11,29 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 function run(level: string, script: string): Record<string, unknown>[] {
   const code = `import { createLogger, requestLineWriter } from './lib/logger.ts';\n${script}\nprocess.exit(0);`;
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH, LOG_LEVEL: level } });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, LOG_LEVEL: level },
+  });
   expect(r.status, r.stderr).toBe(0);
-  return r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  return r.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }
 
 describe('logger', () => {
   it('redacts keys, tokens and addresses; request lines go to the same stream; nothing is lost at exit', () => {
-    const lines = run('info', `
+    const lines = run(
+      'info',
+      `
       const logger = createLogger();
       logger.info({ apiKey: 'k-secret', headers: { 'x-api-key': 'k-secret' }, variables: { address: '1 Main St' }, err: { address: '2 Main St' } }, 'event');
       for (let i = 0; i < 500; i++) requestLineWriter(logger).writeLine('info', '"requestId":"r' + i + '","status":200', 'request');
       logger.warn({ token: 't-secret' }, 'last');
-    `);
+    `,
+    );
     expect(lines).toHaveLength(502);
     const text = JSON.stringify(lines);
     expect(text).not.toContain('secret');
@@ -37,7 +47,9 @@ describe('logger', () => {
   });
 
   it('every logger of a process writes through one stdout destination: lines whole and in the order written', () => {
-    const lines = run('info', `
+    const lines = run(
+      'info',
+      `
       const a = createLogger();
       const mesh = createLogger('warn').child({ component: 'mesh' });
       for (let i = 0; i < 3000; i++) {
@@ -46,7 +58,8 @@ describe('logger', () => {
       }
       // Written out before the exit (at exit a batch in flight may land after the last ones).
       await new Promise((resolve) => a.flush(() => resolve()));
-    `);
+    `,
+    );
     expect(lines).toHaveLength(3030);
     // One writer: what was written in one order arrives in that order (two writers' batches interleave).
     const order = lines.map((l) => (l.msg === 'request' ? Number(String(l.requestId).slice(1)) : Number(l.n)));
@@ -55,30 +68,39 @@ describe('logger', () => {
   });
 
   it('an unknown level logs at info instead of throwing (the settings check names the variable)', () => {
-    const lines = run('info', `
+    const lines = run(
+      'info',
+      `
       const logger = createLogger('loud');
       logger.debug('hidden');
       logger.info('shown');
-    `);
+    `,
+    );
     expect(lines.map((l) => l.msg)).toEqual(['shown']);
   });
 
   it('request lines follow the level', () => {
-    const lines = run('warn', `
+    const lines = run(
+      'warn',
+      `
       const logger = createLogger();
       const w = requestLineWriter(logger);
       for (const level of ['debug', 'info', 'warn']) if (w.isLevelEnabled(level)) w.writeLine(level, '"requestId":"r-' + level + '"', 'request');
-    `);
+    `,
+    );
     expect(lines.map((l) => l.requestId)).toEqual(['r-warn']);
   });
 
-  it('request lines are written in pino\'s own format', () => {
-    const lines = run('debug', `
+  it("request lines are written in pino's own format", () => {
+    const lines = run(
+      'debug',
+      `
       import pino from 'pino';
       const logger = createLogger();
       requestLineWriter(logger).writeLine('debug', '"requestId":"r1","partnerCode":null,"n":1.5', 'request');
       pino({ base: { service: 'energy-plan-gateway' } }).info({ requestId: 'r2', partnerCode: null, n: 1.5 }, 'request');
-    `);
+    `,
+    );
     // Ours is batched and pino's own is not: find each by its id, not by its place.
     const ours = lines.find((l) => l.requestId === 'r1')!;
     const pinos = lines.find((l) => l.requestId === 'r2')!;

@@ -139,8 +139,18 @@ describe('the .meshrc.yaml mappings', () => {
     for (const b of bindings) {
       validateAgainstSchema(b, schema);
       const args = Object.keys(b.args({ zipCode: '75001', utilityId: 'ONCOR', customerClass: 'RESIDENTIAL', state: 'TX', address: 'x' }));
-      const vars = args.map((a) => `$${a}: ${String(schema.getQueryType()!.getFields()[b.operation]!.args.find((x) => x.name === a)!.type)}`);
-      const doc = parse(`query Q${vars.length ? `(${vars.join(', ')})` : ''} { ${b.operation}${args.length ? `(${args.map((a) => `${a}: $${a}`).join(', ')})` : ''} ${b.selectionSet} }`);
+      const vars = args.map(
+        (a) =>
+          `$${a}: ${String(
+            schema
+              .getQueryType()!
+              .getFields()
+              [b.operation]!.args.find((x) => x.name === a)!.type,
+          )}`,
+      );
+      const doc = parse(
+        `query Q${vars.length ? `(${vars.join(', ')})` : ''} { ${b.operation}${args.length ? `(${args.map((a) => `${a}: $${a}`).join(', ')})` : ''} ${b.selectionSet} }`,
+      );
       expect(validate(schema, doc), b.source).toEqual([]);
     }
   });
@@ -155,7 +165,11 @@ describe('the .meshrc.yaml mappings', () => {
   it('map our inputs onto the feeds arguments, leaving out undefined ones', () => {
     const [territories, voltify, brightgrid, eia, premises] = bindings;
     expect(voltify!.args({ zipCode: '75001', customerClass: 'COMMERCIAL' })).toEqual({ zip: '75001', class: 'commercial' });
-    expect(voltify!.args({ zipCode: '75001', utilityId: 'ONCOR', customerClass: 'RESIDENTIAL' })).toEqual({ zip: '75001', utility: 'ONCOR', class: 'residential' });
+    expect(voltify!.args({ zipCode: '75001', utilityId: 'ONCOR', customerClass: 'RESIDENTIAL' })).toEqual({
+      zip: '75001',
+      utility: 'ONCOR',
+      class: 'residential',
+    });
     expect(brightgrid!.args({ zipCode: '75001', customerClass: 'COMMERCIAL' })).toEqual({ zip: '75001', segment: 'SMB' });
     expect(territories!.args({ zipCode: '75001', state: 'TX' })).toEqual({ zip: '75001' });
     expect(eia!.args({ state: 'TX' })).toEqual({ state: 'TX' });
@@ -179,8 +193,23 @@ describe('bindingsFromConfig', () => {
   });
 
   it('rejects duplicates and unnamed sources, naming them', () => {
-    expect(configError(() => bindingsFromConfig({ sources: [{ name: 'A', transforms: [{ 'feed-mapping': voltify }, { './transforms/feed-mapping.ts': voltify }] }] })).source).toBe('A');
-    expect(configError(() => bindingsFromConfig({ sources: [{ name: 'A', transforms: [{ 'feed-mapping': voltify }] }, { name: 'A', transforms: [{ 'feed-mapping': voltify }] }] })).key).toBe('name');
+    expect(
+      configError(() =>
+        bindingsFromConfig({
+          sources: [{ name: 'A', transforms: [{ 'feed-mapping': voltify }, { './transforms/feed-mapping.ts': voltify }] }],
+        }),
+      ).source,
+    ).toBe('A');
+    expect(
+      configError(() =>
+        bindingsFromConfig({
+          sources: [
+            { name: 'A', transforms: [{ 'feed-mapping': voltify }] },
+            { name: 'A', transforms: [{ 'feed-mapping': voltify }] },
+          ],
+        }),
+      ).key,
+    ).toBe('name');
     expect(configError(() => bindingsFromConfig({ sources: [{ transforms: [{ 'feed-mapping': voltify }] }] })).source).toBe('sources[0]');
     expect(bindingsFromConfig({})).toEqual([]);
   });
@@ -222,20 +251,28 @@ describe('config errors (compile), each naming the feed and the key', () => {
     expect(e.key).toBe('fields.offerId');
     expect(e.message).toContain('feed Voltify');
     expect(e.message).toContain('required for kind offers');
-    expect(configError(() => compileFeedMapping('Voltify', withField('energyBlocks', { items: 'energyChargeCentsPerKwh', fields: { fromKwh: 'fromKwh' } }))).key).toBe(
-      'fields.energyBlocks.fields.price',
-    );
+    expect(
+      configError(() =>
+        compileFeedMapping('Voltify', withField('energyBlocks', { items: 'energyChargeCentsPerKwh', fields: { fromKwh: 'fromKwh' } })),
+      ).key,
+    ).toBe('fields.energyBlocks.fields.price');
   });
 
   it('an unknown unit, a unit of the wrong kind, and money without a unit', () => {
-    const e = configError(() => compileFeedMapping('Voltify', withField('baseMonthly', { path: 'baseChargeUsdPerMonth', unit: 'dollars' })));
+    const e = configError(() =>
+      compileFeedMapping('Voltify', withField('baseMonthly', { path: 'baseChargeUsdPerMonth', unit: 'dollars' })),
+    );
     expect(e.key).toBe('fields.baseMonthly.unit');
     expect(e.message).toContain('unknown unit "dollars"');
     const wrongDim = configError(() => compileFeedMapping('Voltify', withField('termMonths', { path: 'termMonths', unit: 'usd' })));
     expect(wrongDim.key).toBe('fields.termMonths.unit');
     expect(wrongDim.message).toContain('usd is money, but termMonths is duration');
-    expect(configError(() => compileFeedMapping('Voltify', withField('baseMonthly', 'baseChargeUsdPerMonth'))).key).toBe('fields.baseMonthly.unit');
-    expect(configError(() => compileFeedMapping('Voltify', withField('title', { path: 'productName', unit: 'usd' }))).key).toBe('fields.title.unit');
+    expect(configError(() => compileFeedMapping('Voltify', withField('baseMonthly', 'baseChargeUsdPerMonth'))).key).toBe(
+      'fields.baseMonthly.unit',
+    );
+    expect(configError(() => compileFeedMapping('Voltify', withField('title', { path: 'productName', unit: 'usd' }))).key).toBe(
+      'fields.title.unit',
+    );
   });
 
   it('unknown canonical keys and keys set automatically', () => {
@@ -247,16 +284,24 @@ describe('config errors (compile), each naming the feed and the key', () => {
 
   it('unknown settings and spec keys', () => {
     expect(configError(() => compileFeedMapping('Voltify', { ...voltify(), feilds: {} })).key).toBe('feilds');
-    expect(configError(() => compileFeedMapping('Voltify', withField('title', { path: 'productName', dflt: 'x' }))).key).toBe('fields.title.dflt');
+    expect(configError(() => compileFeedMapping('Voltify', withField('title', { path: 'productName', dflt: 'x' }))).key).toBe(
+      'fields.title.dflt',
+    );
   });
 
   it('bad paths, defaults and consts', () => {
     expect(configError(() => compileFeedMapping('Voltify', withField('title', 'product..name'))).key).toBe('fields.title.path');
-    expect(configError(() => compileFeedMapping('Voltify', withField('baseMonthly', { path: 'b', unit: 'usd', default: 'free' }))).key).toBe('fields.baseMonthly.default');
+    expect(
+      configError(() => compileFeedMapping('Voltify', withField('baseMonthly', { path: 'b', unit: 'usd', default: 'free' }))).key,
+    ).toBe('fields.baseMonthly.default');
     expect(configError(() => compileFeedMapping('Voltify', withField('rateType', { const: 'CHEAP' }))).key).toBe('fields.rateType.const');
     expect(configError(() => compileFeedMapping('Voltify', withField('title', { path: 'a', const: 'b' }))).key).toBe('fields.title');
-    expect(configError(() => compileFeedMapping('Voltify', withField('credits', { const: [{ minKwh: 1 }] }))).key).toBe('fields.credits.const');
-    expect(configError(() => compileFeedMapping('Voltify', withField('energyBlocks', { const: [] }))).key).toBe('fields.energyBlocks.const');
+    expect(configError(() => compileFeedMapping('Voltify', withField('credits', { const: [{ minKwh: 1 }] }))).key).toBe(
+      'fields.credits.const',
+    );
+    expect(configError(() => compileFeedMapping('Voltify', withField('energyBlocks', { const: [] }))).key).toBe(
+      'fields.energyBlocks.const',
+    );
   });
 
   it('bad args', () => {
@@ -265,7 +310,9 @@ describe('config errors (compile), each naming the feed and the key', () => {
     expect(configError(() => compileFeedMapping('Voltify', { ...c, args: { zip: { from: 'zip' } } })).key).toBe('args.zip.from');
     expect(configError(() => compileFeedMapping('Voltify', { ...c, args: { zip: { const: 'a', from: 'zipCode' } } })).key).toBe('args.zip');
     expect(configError(() => compileFeedMapping('Voltify', { ...c, args: { zip: 5 } })).key).toBe('args.zip');
-    expect(configError(() => compileFeedMapping('Voltify', { ...c, args: { zip: { from: 'zipCode', map: { a: { b: 1 } } } } })).key).toBe('args.zip.map.a');
+    expect(configError(() => compileFeedMapping('Voltify', { ...c, args: { zip: { from: 'zipCode', map: { a: { b: 1 } } } } })).key).toBe(
+      'args.zip.map.a',
+    );
   });
 
   it('bad settings', () => {
@@ -318,7 +365,11 @@ describe('config errors (against the source schema)', () => {
 
   it('an operation that does not exist, or that is not an object', () => {
     expect(configError(() => compileAndValidate('Voltify', { ...voltify(), operation: 'listPlans' })).key).toBe('operation');
-    expect(configError(() => compileAndValidate('Voltify', { ...voltify(), operation: 'somethingElse', resultType: undefined, items: undefined })).key).toBe('operation');
+    expect(
+      configError(() =>
+        compileAndValidate('Voltify', { ...voltify(), operation: 'somethingElse', resultType: undefined, items: undefined }),
+      ).key,
+    ).toBe('operation');
   });
 
   it('arguments: unknown, unmapped required, wrong enum values', () => {
@@ -356,7 +407,9 @@ describe('config errors (against the source schema)', () => {
   it('objects where a value is needed, lists where one value is needed, and the reverse', () => {
     const c = voltify();
     c.fields.title = 'minimumUsage';
-    expect(configError(() => compileAndValidate('Voltify', c)).message).toContain('path offers.minimumUsage is an object; map a field of it');
+    expect(configError(() => compileAndValidate('Voltify', c)).message).toContain(
+      'path offers.minimumUsage is an object; map a field of it',
+    );
     const d = voltify();
     d.fields.title = 'energyChargeCentsPerKwh.cents';
     expect(() => compileAndValidate('Voltify', d)).toThrow(FeedConfigError); // Float for text
@@ -371,7 +424,9 @@ describe('config errors (against the source schema)', () => {
   it('filters: unknown key, non-enum value, on a non-list', () => {
     const c = brightgrid();
     c.fields.energyBlocks.items = 'pricing.components[type=ENERGY]';
-    expect(configError(() => compileAndValidate('Brightgrid', c)).message).toContain('the elements of components have no field "type" to filter on');
+    expect(configError(() => compileAndValidate('Brightgrid', c)).message).toContain(
+      'the elements of components have no field "type" to filter on',
+    );
     const d = brightgrid();
     d.fields.baseMonthly.path = 'pricing.components[kind=FIXED].amount';
     expect(configError(() => compileAndValidate('Brightgrid', d)).message).toContain('"FIXED" is not a value of kind');
@@ -385,7 +440,9 @@ describe('config errors (against the source schema)', () => {
     c.fields.rateType.map = { 'fixed-rate': 'FIXED', 'variable-rate': 'VARIABLE', indexed: 'INDEXED' };
     const e = configError(() => compileAndValidate('Brightgrid', c));
     expect(e.key).toBe('fields.rateType');
-    expect(e.message).toContain('"fixed-rate", "variable-rate" are not values of data.plans.contract.type (fixed_rate, variable_rate, indexed)');
+    expect(e.message).toContain(
+      '"fixed-rate", "variable-rate" are not values of data.plans.contract.type (fixed_rate, variable_rate, indexed)',
+    );
   });
 
   it('feed enum values that would map to none of ours', () => {
@@ -398,7 +455,9 @@ describe('config errors (against the source schema)', () => {
     expect(() => compileAndValidate('Brightgrid', c)).not.toThrow();
     const v = voltify();
     delete v.fields.customerClass.map; // Residential/Commercial are not ours as they are
-    expect(configError(() => compileAndValidate('Voltify', v)).message).toContain('offers.customerClass has values "Residential", "Commercial"');
+    expect(configError(() => compileAndValidate('Voltify', v)).message).toContain(
+      'offers.customerClass has values "Residential", "Commercial"',
+    );
   });
 
   it('a union result needs resultType, naming one of its members', () => {
@@ -432,7 +491,7 @@ describe('the Mesh transform', () => {
     expect(t.transformSchema(schema)).toBe(schema);
   });
 
-  it('compiles a block once: the transform and the resolvers\' bindings share it', () => {
+  it("compiles a block once: the transform and the resolvers' bindings share it", () => {
     const c = transformOf('Voltify');
     make('Voltify', c).transformSchema(schema);
     const [fromConfig] = bindingsFromConfig({ sources: [{ name: 'Voltify', transforms: [{ 'feed-mapping': c }] }] });

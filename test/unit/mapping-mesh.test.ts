@@ -128,6 +128,8 @@ describe('the feed mappings in a real Mesh', () => {
     t.fields.rateType.map = { 'fixed-rate': 'FIXED', 'variable-rate': 'VARIABLE', indexed: 'INDEXED' }; // the JSON spelling
     const errors: string[] = [];
     await expect(buildMesh(config, errors)).rejects.toThrow();
-    expect(errors.join('\n')).toContain('feed Brightgrid: fields.rateType: map keys "fixed-rate", "variable-rate" are not values of data.plans.contract.type');
+    expect(errors.join('\n')).toContain(
+      'feed Brightgrid: fields.rateType: map keys "fixed-rate", "variable-rate" are not values of data.plans.contract.type',
+    );
   }, 60_000);
 });

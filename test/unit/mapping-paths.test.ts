@@ -76,7 +76,12 @@ describe('readPath', () => {
   });
 
   it('compares filter values as text (numbers, booleans)', () => {
-    const root = { xs: [{ n: 1, b: true, v: 'a' }, { n: 2, b: false, v: 'b' }] };
+    const root = {
+      xs: [
+        { n: 1, b: true, v: 'a' },
+        { n: 2, b: false, v: 'b' },
+      ],
+    };
     expect(read(root, 'xs[n=2].v')).toBe('b');
     expect(read(root, 'xs[b=true].v')).toBe('a');
     expect(read(root, 'xs[b=true][n=2]', 'many')).toEqual([]);

@@ -6,7 +6,9 @@ import { loadGatewayMesh, type GatewayMesh } from '../../server/mesh.js';
 import { ROOT, writeMeshDir } from '../support/mesh-dir.js';
 
 const rename = (v: string) =>
-  v.replace(path.join(ROOT, 'resolvers/index.ts'), path.join(ROOT, 'api/index.ts')).replace(path.join(ROOT, 'transforms/feed-mapping.ts'), path.join(ROOT, 'feeds/feed-mapping.ts'));
+  v
+    .replace(path.join(ROOT, 'resolvers/index.ts'), path.join(ROOT, 'api/index.ts'))
+    .replace(path.join(ROOT, 'transforms/feed-mapping.ts'), path.join(ROOT, 'feeds/feed-mapping.ts'));
 
 describe('.meshrc.yaml paths of the earlier layout', () => {
   let mesh: GatewayMesh | undefined;
@@ -15,7 +17,10 @@ describe('.meshrc.yaml paths of the earlier layout', () => {
   it('api/index.ts and feeds/feed-mapping.ts still load the resolvers and the feed mapping', async () => {
     const dir = writeMeshDir((config) => {
       config.additionalResolvers = (config.additionalResolvers as string[]).map(rename);
-      for (const source of config.sources) source.transforms = source.transforms?.map((t: Record<string, unknown>) => Object.fromEntries(Object.entries(t).map(([k, v]) => [rename(k), v])));
+      for (const source of config.sources)
+        source.transforms = source.transforms?.map((t: Record<string, unknown>) =>
+          Object.fromEntries(Object.entries(t).map(([k, v]) => [rename(k), v])),
+        );
     });
     mesh = await loadGatewayMesh({ dir, fetchFn: fetch as never });
     expect(mesh.feeds.all.length).toBeGreaterThan(3);

@@ -8,26 +8,42 @@ import { tallyCounter, tallyHistogram } from '../../server/observability/tally.j
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 describe('tallied metrics', () => {
-  it('a histogram: the same exposition, text and JSON, as prom-client\'s for any observations', async () => {
-    const value = fc.oneof(fc.constantFrom(0, ...BUCKETS, 11), fc.double({ min: 0, max: 20, noNaN: true }), fc.integer({ min: 0, max: 20_000 }).map((ms) => ms / 1000));
-    await fc.assert(fc.asyncProperty(fc.array(fc.tuple(fc.constantFrom('production', 'playground', 'a"b\\c'), value), { maxLength: 50 }), async (events) => {
-      const ours = new Registry();
-      const theirs = new Registry();
-      const t = tallyHistogram(ours, 'd_seconds', 'help "text"', ['environment'], BUCKETS);
-      const h = new Histogram({ name: 'd_seconds', help: 'help "text"', labelNames: ['environment'], buckets: BUCKETS, registers: [theirs] });
-      for (const env of ['production', 'playground']) {
-        t.series({ environment: env });
-        h.zero({ environment: env });
-      }
-      for (const [environment, v] of events) {
-        t.series({ environment }).observe(v);
-        h.observe({ environment }, v);
-      }
-      expect(await ours.metrics()).toBe(await theirs.metrics());
-      // The JSON form too, but for prom-client's exemplar slots (always empty here).
-      const withoutExemplars = (m: unknown) => JSON.parse(JSON.stringify(m, (k, v) => (k === 'exemplar' ? undefined : v)));
-      expect(withoutExemplars(await ours.getMetricsAsJSON())).toEqual(withoutExemplars(await theirs.getMetricsAsJSON()));
-    }), { numRuns: 100 });
+  it("a histogram: the same exposition, text and JSON, as prom-client's for any observations", async () => {
+    const value = fc.oneof(
+      fc.constantFrom(0, ...BUCKETS, 11),
+      fc.double({ min: 0, max: 20, noNaN: true }),
+      fc.integer({ min: 0, max: 20_000 }).map((ms) => ms / 1000),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.constantFrom('production', 'playground', 'a"b\\c'), value), { maxLength: 50 }),
+        async (events) => {
+          const ours = new Registry();
+          const theirs = new Registry();
+          const t = tallyHistogram(ours, 'd_seconds', 'help "text"', ['environment'], BUCKETS);
+          const h = new Histogram({
+            name: 'd_seconds',
+            help: 'help "text"',
+            labelNames: ['environment'],
+            buckets: BUCKETS,
+            registers: [theirs],
+          });
+          for (const env of ['production', 'playground']) {
+            t.series({ environment: env });
+            h.zero({ environment: env });
+          }
+          for (const [environment, v] of events) {
+            t.series({ environment }).observe(v);
+            h.observe({ environment }, v);
+          }
+          expect(await ours.metrics()).toBe(await theirs.metrics());
+          // The JSON form too, but for prom-client's exemplar slots (always empty here).
+          const withoutExemplars = (m: unknown) => JSON.parse(JSON.stringify(m, (k, v) => (k === 'exemplar' ? undefined : v)));
+          expect(withoutExemplars(await ours.getMetricsAsJSON())).toEqual(withoutExemplars(await theirs.getMetricsAsJSON()));
+        },
+      ),
+      { numRuns: 100 },
+    );
   });
 
   it('a counter: series exported at 0 from their first mention, then the sum of their increments', async () => {

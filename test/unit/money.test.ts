@@ -63,8 +63,31 @@ describe('parseMicro', () => {
   });
 
   it('rejects exponent text String() would not produce, and malformed strings', () => {
-    for (const bad of ['1E5', '1e5', '1e+05', '10e-7', '1.e-7', '1e-9999', ' 1.5', '1.5 ', '1 .5', '', '+1',
-      '.5', '5.', '0x10', '1_000', '1,5', '007', 'NaN', 'Infinity', '-', '１２', '1.5\u0000', '--1']) {
+    for (const bad of [
+      '1E5',
+      '1e5',
+      '1e+05',
+      '10e-7',
+      '1.e-7',
+      '1e-9999',
+      ' 1.5',
+      '1.5 ',
+      '1 .5',
+      '',
+      '+1',
+      '.5',
+      '5.',
+      '0x10',
+      '1_000',
+      '1,5',
+      '007',
+      'NaN',
+      'Infinity',
+      '-',
+      '１２',
+      '1.5\u0000',
+      '--1',
+    ]) {
       expect(() => parseMicro(bad, 'f'), bad).toThrow(MoneyFormatError);
     }
     expect(() => parseMicro('1'.repeat(10_000), 'f')).toThrow(MoneyFormatError);
@@ -141,7 +164,7 @@ describe('roundDiv', () => {
         const aD = D < 0n ? -D : D;
         let q = aN / aD;
         if (2n * (aN % aD) >= aD) q += 1n;
-        const expected = (N < 0n) !== (D < 0n) ? -q : q;
+        const expected = N < 0n !== D < 0n ? -q : q;
         expect(roundDiv(n, d)).toBe(Number(expected));
       }),
       { numRuns: 5000 },

@@ -71,7 +71,13 @@ describe('support tokens', () => {
     const keysFile = path.join(path.dirname(tmp()), 'keys.json');
     const out: string[] = [];
     const err: string[] = [];
-    expect(await runKeysCli(['issue', '--env', 'support', '--partner', 'jsmith', '--file', keysFile], {}, { out: (l) => out.push(l), err: (l) => err.push(l) })).toBe(0);
+    expect(
+      await runKeysCli(
+        ['issue', '--env', 'support', '--partner', 'jsmith', '--file', keysFile],
+        {},
+        { out: (l) => out.push(l), err: (l) => err.push(l) },
+      ),
+    ).toBe(0);
     const key = out.at(-1)!;
     expect(key).toMatch(/^epk_supp_[A-Za-z0-9_-]{43}$/);
     expect(err.join('\n')).toMatch(/support user JSMITH/);

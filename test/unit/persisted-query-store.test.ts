@@ -1,7 +1,12 @@
 // The APQ document store is bounded by bytes per environment and evicts the least recently used
 // document first, the same way embedded and on a real redis-server (Lua script).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPersistedQueryStore, persistedQueryKeys, PERSISTED_QUERY_DEADLINE_MS, type PersistedQueryStore } from '../../cache/persisted-query-store.js';
+import {
+  createPersistedQueryStore,
+  persistedQueryKeys,
+  PERSISTED_QUERY_DEADLINE_MS,
+  type PersistedQueryStore,
+} from '../../cache/persisted-query-store.js';
 import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
 import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 
@@ -20,7 +25,8 @@ const doc = (n: number, size = 40) => `{ utilities(zipCode: "${String(n).padStar
 
 describe.each(['embedded', 'redis'] as const)('%s store', (kind) => {
   let clock = 0;
-  const make = (maxBytes: number): PersistedQueryStore => createPersistedQueryStore({ redis: kind === 'redis' ? client : null, maxBytes, now: () => ++clock });
+  const make = (maxBytes: number): PersistedQueryStore =>
+    createPersistedQueryStore({ redis: kind === 'redis' ? client : null, maxBytes, now: () => ++clock });
   beforeAll(async () => {
     if (kind === 'redis') await client.flushall();
   });

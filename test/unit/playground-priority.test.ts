@@ -11,7 +11,12 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const linux = fs.existsSync('/proc/self/task');
 
 function threadPriorities(env: NodeJS.ProcessEnv): { main: number; threads: number[] } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'test/support/thread-priorities.ts'], { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'test/support/thread-priorities.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   if (r.status !== 0) throw new Error(`thread-priorities failed (${r.status}): ${r.stderr}`);
   return JSON.parse(r.stdout);
 }

@@ -9,9 +9,21 @@ const PECO_PTC: PriceToCompare = { microPerKwh: 98_500, effective: '2026-06-01',
 const PECO_DELIVERY = { fixedMonthlyMicro: 11_450_000, perKwhMicro: 79_480 };
 
 const offer = (over: Partial<CanonicalOffer> = {}): CanonicalOffer => ({
-  feed: 'Voltify', offerId: 'A', supplierName: 'S', title: 'T', customerClass: 'RESIDENTIAL', utilityId: 'PECO', rateType: 'FIXED', termMonths: 12,
+  feed: 'Voltify',
+  offerId: 'A',
+  supplierName: 'S',
+  title: 'T',
+  customerClass: 'RESIDENTIAL',
+  utilityId: 'PECO',
+  rateType: 'FIXED',
+  termMonths: 12,
   energyBlocks: [{ fromKwh: 0, toKwh: null, microUsdPerKwh: 89_900 }],
-  baseMonthlyMicro: 4_950_000, credits: [], minimumUsageFee: null, renewablePercent: 0, cancellationFeeMicro: 0, enrollmentFeeMicro: 0,
+  baseMonthlyMicro: 4_950_000,
+  credits: [],
+  minimumUsageFee: null,
+  renewablePercent: 0,
+  cancellationFeeMicro: 0,
+  enrollmentFeeMicro: 0,
   ...over,
 });
 
@@ -36,18 +48,29 @@ describe('monthlySavingsCents', () => {
   });
 
   it('equals the exact difference rounded once (property, integer arithmetic oracle)', () => {
-    fc.assert(fc.property(
-      fc.integer({ min: 0, max: 400_000 }), fc.integer({ min: 0, max: 50_000_000 }), fc.integer({ min: 0, max: 300_000 }),
-      fc.integer({ min: 1, max: 100_000 }), fc.integer({ min: 0, max: 2_000_000_000 }),
-      (ptc, fixed, perKwh, usage, bill) => {
-        const diff = BigInt(usage) * BigInt(ptc) + BigInt(fixed) + BigInt(usage) * BigInt(perKwh) - BigInt(bill);
-        const abs = diff < 0n ? -diff : diff;
-        const cents = (abs + 5_000n) / 10_000n;
-        const expected = Number(diff < 0n ? -cents : cents);
-        const got = monthlySavingsCents({ microPerKwh: ptc, effective: '2026-01-01', expires: '2026-12-31' }, { fixedMonthlyMicro: fixed, perKwhMicro: perKwh }, usage, bill);
-        expect(got).toBe(expected === 0 ? 0 : expected);
-      },
-    ), { numRuns: 2000 });
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 400_000 }),
+        fc.integer({ min: 0, max: 50_000_000 }),
+        fc.integer({ min: 0, max: 300_000 }),
+        fc.integer({ min: 1, max: 100_000 }),
+        fc.integer({ min: 0, max: 2_000_000_000 }),
+        (ptc, fixed, perKwh, usage, bill) => {
+          const diff = BigInt(usage) * BigInt(ptc) + BigInt(fixed) + BigInt(usage) * BigInt(perKwh) - BigInt(bill);
+          const abs = diff < 0n ? -diff : diff;
+          const cents = (abs + 5_000n) / 10_000n;
+          const expected = Number(diff < 0n ? -cents : cents);
+          const got = monthlySavingsCents(
+            { microPerKwh: ptc, effective: '2026-01-01', expires: '2026-12-31' },
+            { fixedMonthlyMicro: fixed, perKwhMicro: perKwh },
+            usage,
+            bill,
+          );
+          expect(got).toBe(expected === 0 ? 0 : expected);
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 
   it('rejects nonsense usage and overflowing input', () => {

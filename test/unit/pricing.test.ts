@@ -124,9 +124,17 @@ const usageArb = fc.oneof(
 const offerArb = fc
   .record({
     blocks: fc.array(fc.record({ width: fc.integer({ min: 1, max: 3000 }), rate: rateArb }), { minLength: 1, maxLength: 3 }),
-    base: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 50_000_000 }), fc.integer({ min: 0, max: 5000 }).map((x) => x * 10_000)),
-    credits: fc.array(fc.record({ minKwh: fc.integer({ min: 0, max: 3000 }), micro: fc.integer({ min: 0, max: 200_000_000 }) }), { maxLength: 3 }),
-    fee: fc.option(fc.record({ belowKwh: fc.integer({ min: 1, max: 2000 }), micro: fc.integer({ min: 0, max: 20_000_000 }) }), { nil: null }),
+    base: fc.oneof(
+      fc.constant(0),
+      fc.integer({ min: 0, max: 50_000_000 }),
+      fc.integer({ min: 0, max: 5000 }).map((x) => x * 10_000),
+    ),
+    credits: fc.array(fc.record({ minKwh: fc.integer({ min: 0, max: 3000 }), micro: fc.integer({ min: 0, max: 200_000_000 }) }), {
+      maxLength: 3,
+    }),
+    fee: fc.option(fc.record({ belowKwh: fc.integer({ min: 1, max: 2000 }), micro: fc.integer({ min: 0, max: 20_000_000 }) }), {
+      nil: null,
+    }),
     fixed: fc.integer({ min: 0, max: 20_000_000 }),
     perKwh: fc.integer({ min: 0, max: 100_000 }),
   })
@@ -170,7 +178,13 @@ describe('monthlyBillMicro', () => {
   });
 
   it('applies every qualifying credit and clamps at zero', () => {
-    const o = offer({ credits: [{ minKwh: 0, micro: 1_000_000 }, { minKwh: 100, micro: 2_000_000 }, { minKwh: 101, micro: 5 }] });
+    const o = offer({
+      credits: [
+        { minKwh: 0, micro: 1_000_000 },
+        { minKwh: 100, micro: 2_000_000 },
+        { minKwh: 101, micro: 5 },
+      ],
+    });
     expect(monthlyBillMicro(o, NO_DELIVERY, 100)).toBe(100 * 120_000 - 3_000_000);
     const big = offer({ credits: [{ minKwh: 1000, micro: 500_000_000 }] });
     expect(monthlyBillMicro(big, ONCOR, 1000)).toBe(0);
@@ -191,7 +205,12 @@ describe('monthlyBillMicro', () => {
     const closed = offer({ energyBlocks: [{ fromKwh: 0, toKwh: 1000, microUsdPerKwh: 1 }] });
     expect(monthlyBillMicro(closed, ONCOR, 1000)).toBeGreaterThan(0);
     expect(() => monthlyBillMicro(closed, ONCOR, 1001)).toThrow(/no energy price/);
-    const gap = offer({ energyBlocks: [{ fromKwh: 0, toKwh: 10, microUsdPerKwh: 1 }, { fromKwh: 11, toKwh: null, microUsdPerKwh: 1 }] });
+    const gap = offer({
+      energyBlocks: [
+        { fromKwh: 0, toKwh: 10, microUsdPerKwh: 1 },
+        { fromKwh: 11, toKwh: null, microUsdPerKwh: 1 },
+      ],
+    });
     expect(() => monthlyBillMicro(gap, ONCOR, 5)).toThrow(RangeError);
     expect(() => monthlyBillMicro(offer({ energyBlocks: [] }), ONCOR, 1)).toThrow(/no energy price/);
     expect(() => monthlyBillMicro(offer({ baseMonthlyMicro: 0.5 }), ONCOR, 1)).toThrow(RangeError);
@@ -267,7 +286,12 @@ describe('rateTiers', () => {
       return ((s0 % m) + m) % m;
     };
     const tieCase = fc
-      .record({ u: fc.integer({ min: 1, max: 99_999 }), k: fc.integer({ min: 0, max: 50 }), side: fc.constantFrom(-1, 0, 1), frac: fc.double({ min: 0, max: 1, noNaN: true }) })
+      .record({
+        u: fc.integer({ min: 1, max: 99_999 }),
+        k: fc.integer({ min: 0, max: 50 }),
+        side: fc.constantFrom(-1, 0, 1),
+        frac: fc.double({ min: 0, max: 1, noNaN: true }),
+      })
       .filter(({ u }) => 50_000 % gcd(u, 100_000) === 0)
       .map(({ u, k, side, frac }) => {
         const g = gcd(u, 100_000);

@@ -35,9 +35,11 @@ describe('query limits', () => {
   });
 
   it('limits root fields and upstream fan-out per operation', () => {
-    const four = '{ utilities(zipCode: "75001") { id } b: utilities(zipCode: "75002") { id } c: utilities(zipCode: "75003") { id } d: utilities(zipCode: "75004") { id } }';
+    const four =
+      '{ utilities(zipCode: "75001") { id } b: utilities(zipCode: "75002") { id } c: utilities(zipCode: "75003") { id } d: utilities(zipCode: "75004") { id } }';
     expect(errorsOf(playground, four).join(' ')).toMatch(/root fields|alias/);
-    const plans = '{ a: residentialPlans(zipCode: "75001") { id } b: residentialPlans(zipCode: "75002") { id } c: residentialPlans(zipCode: "75003") { id } }';
+    const plans =
+      '{ a: residentialPlans(zipCode: "75001") { id } b: residentialPlans(zipCode: "75002") { id } c: residentialPlans(zipCode: "75003") { id } }';
     expect(errorsOf(playground, plans).join(' ')).toMatch(/upstream calls/);
     expect(errorsOf(keyed, plans)).toEqual([]);
   });

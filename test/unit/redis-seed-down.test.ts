@@ -3,7 +3,13 @@
 // set-up whose first sentinel was killed. Start-up must neither hang nor depend on which node a
 // client happens to pick, and a subscription must end up on a node that answers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clusterSupportProblem, startTestCluster, startTestSentinel, type TestCluster, type TestSentinel } from '../support/redis-cluster.js';
+import {
+  clusterSupportProblem,
+  startTestCluster,
+  startTestSentinel,
+  type TestCluster,
+  type TestSentinel,
+} from '../support/redis-cluster.js';
 import { connectRedis, REDIS_START_DEADLINE_MS, RedisUnavailableError, type RedisClient } from '../../cache/redis-connection.js';
 import { freePort } from '../../scripts/harness/redis-server.js';
 import { subscribeChannels, type RedisSubscription } from '../../cache/redis-subscription.js';
@@ -19,7 +25,12 @@ async function connectMany(url: string, n: number): Promise<RedisClient[]> {
     const t0 = Date.now();
     const c = await Promise.race([
       connectRedis(url),
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`connect ${i} still pending after ${REDIS_START_DEADLINE_MS + 2000} ms`)), REDIS_START_DEADLINE_MS + 2000)),
+      new Promise<never>((_, reject) =>
+        setTimeout(
+          () => reject(new Error(`connect ${i} still pending after ${REDIS_START_DEADLINE_MS + 2000} ms`)),
+          REDIS_START_DEADLINE_MS + 2000,
+        ),
+      ),
     ]);
     expect(Date.now() - t0).toBeLessThan(REDIS_START_DEADLINE_MS + 500);
     clients.push(c);
@@ -36,11 +47,15 @@ async function subscribersReached(clients: RedisClient[], publisher: RedisClient
       subs.push(await subscribeChannels(c, ['epg:test:seed-down'], { onMessage: () => got.add(i), onError: () => {} }));
     }
     // Subscriptions that failed on the dead node are retried in the background.
-    await eventually(async () => {
-      await publisher.publish('epg:test:seed-down', 'hello');
-      await new Promise((r) => setTimeout(r, 100));
-      return got.size === clients.length;
-    }, 10_000, 200).catch(() => {});
+    await eventually(
+      async () => {
+        await publisher.publish('epg:test:seed-down', 'hello');
+        await new Promise((r) => setTimeout(r, 100));
+        return got.size === clients.length;
+      },
+      10_000,
+      200,
+    ).catch(() => {});
     return got.size;
   } finally {
     for (const s of subs) s.close();
@@ -61,7 +76,7 @@ describe.skipIf(problem)('Redis Cluster: the first seed node down', () => {
 
   it('every connect returns within the start deadline, whichever node a client picks first', async () => {
     // ioredis picks a random node for keyless commands; 8 clients make a lucky pass unlikely.
-    clients.push(...await connectMany(cluster.url, 8));
+    clients.push(...(await connectMany(cluster.url, 8)));
     for (const c of clients) expect(c.status).toBe('ready');
   }, 120_000);
 

@@ -8,19 +8,43 @@ import { Cluster, Redis } from 'ioredis';
 describe('parseRedisUrl', () => {
   it('reads the multi-host cluster and sentinel forms that new URL() refuses', () => {
     expect(parseRedisUrl('redis-cluster://127.0.0.1:7001,127.0.0.1:7002')).toMatchObject({
-      topology: 'cluster', tls: false, nodes: [{ host: '127.0.0.1', port: 7001 }, { host: '127.0.0.1', port: 7002 }],
+      topology: 'cluster',
+      tls: false,
+      nodes: [
+        { host: '127.0.0.1', port: 7001 },
+        { host: '127.0.0.1', port: 7002 },
+      ],
     });
     expect(parseRedisUrl('redis-sentinel://s1:26379,s2,[::1]:26380/mymaster/2')).toMatchObject({
-      topology: 'sentinel', masterName: 'mymaster', db: 2,
-      nodes: [{ host: 's1', port: 26379 }, { host: 's2', port: 26379 }, { host: '::1', port: 26380 }],
+      topology: 'sentinel',
+      masterName: 'mymaster',
+      db: 2,
+      nodes: [
+        { host: 's1', port: 26379 },
+        { host: 's2', port: 26379 },
+        { host: '::1', port: 26380 },
+      ],
     });
-    expect(parseRedisUrl('rediss-cluster://u:p%40ss@a.example:6380,b.example:6380')).toMatchObject({ topology: 'cluster', tls: true, username: 'u', password: 'p@ss' });
-    expect(parseRedisUrl('rediss://:secret@cache.example/3')).toMatchObject({ topology: 'standalone', tls: true, password: 'secret', db: 3, nodes: [{ host: 'cache.example', port: 6379 }] });
+    expect(parseRedisUrl('rediss-cluster://u:p%40ss@a.example:6380,b.example:6380')).toMatchObject({
+      topology: 'cluster',
+      tls: true,
+      username: 'u',
+      password: 'p@ss',
+    });
+    expect(parseRedisUrl('rediss://:secret@cache.example/3')).toMatchObject({
+      topology: 'standalone',
+      tls: true,
+      password: 'secret',
+      db: 3,
+      nodes: [{ host: 'cache.example', port: 6379 }],
+    });
     expect(parseRedisUrl('redis://secret@127.0.0.1')).toMatchObject({ password: 'secret', username: undefined });
   });
 
   it('the configuration accepts what the connection accepts, and both refuse the same', () => {
-    expect(loadConfig({ REDIS_URL: 'redis-cluster://127.0.0.1:7001,127.0.0.1:7002' }).redisUrl).toBe('redis-cluster://127.0.0.1:7001,127.0.0.1:7002');
+    expect(loadConfig({ REDIS_URL: 'redis-cluster://127.0.0.1:7001,127.0.0.1:7002' }).redisUrl).toBe(
+      'redis-cluster://127.0.0.1:7001,127.0.0.1:7002',
+    );
     expect(loadConfig({ REDIS_URL: 'redis-sentinel://127.0.0.1:26379,127.0.0.1:26380/mymaster' }).redisUrl).toContain('mymaster');
     expect(redisFromUrl('redis-cluster://127.0.0.1:7001,127.0.0.1:7002')).toBeInstanceOf(Cluster);
     const s = redisFromUrl('redis-sentinel://127.0.0.1:26379/mymaster') as Redis;

@@ -13,24 +13,41 @@ const micro = (usd: number) => Math.round(usd * 1_000_000);
 
 function fromSpec(o: OfferSpec): CanonicalOffer {
   return {
-    feed: o.feed, offerId: `${o.feed}-${o.index}`, supplierName: o.supplierName, title: o.productName,
-    customerClass: o.customerClass === 'residential' ? 'RESIDENTIAL' : 'COMMERCIAL', utilityId: o.utilityId, rateType: o.rate, termMonths: o.termMonths,
-    energyBlocks: o.tiers.map((t) => ({ ...t })), baseMonthlyMicro: micro(o.baseUsdPerMonth),
+    feed: o.feed,
+    offerId: `${o.feed}-${o.index}`,
+    supplierName: o.supplierName,
+    title: o.productName,
+    customerClass: o.customerClass === 'residential' ? 'RESIDENTIAL' : 'COMMERCIAL',
+    utilityId: o.utilityId,
+    rateType: o.rate,
+    termMonths: o.termMonths,
+    energyBlocks: o.tiers.map((t) => ({ ...t })),
+    baseMonthlyMicro: micro(o.baseUsdPerMonth),
     credits: o.credits.map((c) => ({ minKwh: c.minKwh, micro: micro(c.creditUsd) })),
     minimumUsageFee: o.minimumUsage && { belowKwh: o.minimumUsage.belowKwh, micro: micro(o.minimumUsage.feeUsd) },
-    renewablePercent: o.renewablePercent, cancellationFeeMicro: 0, enrollmentFeeMicro: 0,
+    renewablePercent: o.renewablePercent,
+    cancellationFeeMicro: 0,
+    enrollmentFeeMicro: 0,
   };
 }
 
 function fromGridwise(o: GridwiseOfferSpec): CanonicalOffer {
   return {
-    feed: 'gridwise', offerId: o.id, supplierName: o.vendor, title: o.label, customerClass: o.cls === 'res' ? 'RESIDENTIAL' : 'COMMERCIAL',
-    utilityId: o.utilityId, rateType: 'FIXED', termMonths: Math.round(o.years * 12),
+    feed: 'gridwise',
+    offerId: o.id,
+    supplierName: o.vendor,
+    title: o.label,
+    customerClass: o.cls === 'res' ? 'RESIDENTIAL' : 'COMMERCIAL',
+    utilityId: o.utilityId,
+    rateType: 'FIXED',
+    termMonths: Math.round(o.years * 12),
     energyBlocks: o.blocks.map((b) => ({ fromKwh: b.fromKwh, toKwh: b.toKwh, microUsdPerKwh: b.centsPerMwh * 10 })),
     baseMonthlyMicro: o.monthlyFeeCents * 10_000,
     credits: o.credits.map((c) => ({ minKwh: c.thresholdKwh, micro: c.amountCents * 10_000 })),
     minimumUsageFee: o.minimumUsage && { belowKwh: o.minimumUsage.belowKwh, micro: o.minimumUsage.chargeCents * 10_000 },
-    renewablePercent: 0, cancellationFeeMicro: 0, enrollmentFeeMicro: 0,
+    renewablePercent: 0,
+    cancellationFeeMicro: 0,
+    enrollmentFeeMicro: 0,
   };
 }
 
@@ -43,11 +60,13 @@ const all: { offer: CanonicalOffer; delivery: DeliveryCharges }[] = [];
 for (const u of DEREGULATED_UTILITIES) {
   for (const feed of ['voltify', 'brightgrid'] as const) {
     for (const cls of ['residential', 'commercial'] as const) {
-      for (const o of offersFor(feed, u.utilityId, cls)) all.push({ offer: fromSpec(o), delivery: delivery(u, cls === 'residential' ? 'RESIDENTIAL' : 'COMMERCIAL') });
+      for (const o of offersFor(feed, u.utilityId, cls))
+        all.push({ offer: fromSpec(o), delivery: delivery(u, cls === 'residential' ? 'RESIDENTIAL' : 'COMMERCIAL') });
     }
   }
   for (const cls of ['res', 'com'] as const) {
-    for (const o of gridwiseOffers(u.utilityId, cls)) all.push({ offer: fromGridwise(o), delivery: delivery(u, cls === 'res' ? 'RESIDENTIAL' : 'COMMERCIAL') });
+    for (const o of gridwiseOffers(u.utilityId, cls))
+      all.push({ offer: fromGridwise(o), delivery: delivery(u, cls === 'res' ? 'RESIDENTIAL' : 'COMMERCIAL') });
   }
 }
 
@@ -64,7 +83,8 @@ describe('seeded offers', () => {
       const thresholds = offer.credits.flatMap((c) => [c.minKwh, c.minKwh + 1]);
       for (const usage of [...usages, ...thresholds]) {
         const bill = monthlyBillMicro(offer, d, usage);
-        if (bill < usage * (d.perKwhMicro + SUPPLY_MARGIN_MICRO_PER_KWH)) failures.push(`${offer.offerId} ${offer.utilityId} ${offer.title} at ${usage} kWh`);
+        if (bill < usage * (d.perKwhMicro + SUPPLY_MARGIN_MICRO_PER_KWH))
+          failures.push(`${offer.offerId} ${offer.utilityId} ${offer.title} at ${usage} kWh`);
       }
     }
     expect(failures.slice(0, 10)).toEqual([]);

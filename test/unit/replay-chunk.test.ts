@@ -11,63 +11,131 @@ const json = fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.parse(JSON.stringify(
 const time = fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2030, 0, 1) }).map((t) => new Date(t).toISOString());
 
 /** Records drawn from a few shared bodies, queries and variables objects, as a cache's hits are. */
-const records = fc.tuple(
-  fc.array(text, { minLength: 1, maxLength: 3 }),
-  fc.array(fc.option(text, { nil: null }), { minLength: 1, maxLength: 3 }),
-  fc.array(fc.option(fc.dictionary(text, json, { maxKeys: 3 }).map((v) => Object.freeze(v)), { nil: null }), { minLength: 1, maxLength: 3 }),
-).chain(([bodies, queries, variables]) => fc.array(fc.record({
-  id: text,
-  time,
-  environment: fc.constantFrom('production', 'certification', 'playground'),
-  partnerCode: fc.option(fc.constantFrom('ACME', 'OTHER', 'A"\\B\u2028'), { nil: null }),
-  clientIp: fc.constantFrom('127.0.0.1', '::1', '10.0.0.7'),
-  operationName: fc.option(fc.constantFrom('Plans', 'Utilities'), { nil: null }),
-  query: fc.constantFrom(...queries),
-  variables: fc.constantFrom(...variables),
-  status: fc.constantFrom(200, 400, 429, 500),
-  responseBody: fc.constantFrom(...bodies),
-  responseHeaders: fc.dictionary(fc.constantFrom('x-request-id', 'x-cache', 'age', 'retry-after', 'x-ratelimit-remaining'), text),
-  fromCache: fc.boolean(),
-  cache: fc.option(fc.constantFrom('HIT', 'MISS', 'BYPASS', 'STALE', 'COALESCED'), { nil: null }),
-  upstreamCalls: fc.array(fc.record({ feed: text, url: text, status: fc.option(fc.integer({ min: 100, max: 599 }), { nil: null }), durationMs: fc.nat(), error: fc.option(text, { nil: undefined }) }, { requiredKeys: ['feed', 'url', 'status', 'durationMs'] }), { maxLength: 2 }),
-  durationMs: fc.nat(),
-  notes: fc.option(fc.dictionary(text, json, { maxKeys: 3 }), { nil: undefined }),
-  queryDigest: fc.option(fc.record({ sha256: text, bytes: fc.nat(), head: text }), { nil: undefined }),
-  personalData: fc.option(fc.record({ sealed: fc.constant(null), unsealed: fc.constant(true as const) }), { nil: undefined }),
-}, { requiredKeys: ['id', 'time', 'environment', 'partnerCode', 'clientIp', 'operationName', 'query', 'variables', 'status', 'responseBody', 'responseHeaders', 'fromCache', 'cache', 'upstreamCalls', 'durationMs'] }), { minLength: 1, maxLength: 30 }));
+const records = fc
+  .tuple(
+    fc.array(text, { minLength: 1, maxLength: 3 }),
+    fc.array(fc.option(text, { nil: null }), { minLength: 1, maxLength: 3 }),
+    fc.array(
+      fc.option(
+        fc.dictionary(text, json, { maxKeys: 3 }).map((v) => Object.freeze(v)),
+        { nil: null },
+      ),
+      { minLength: 1, maxLength: 3 },
+    ),
+  )
+  .chain(([bodies, queries, variables]) =>
+    fc.array(
+      fc.record(
+        {
+          id: text,
+          time,
+          environment: fc.constantFrom('production', 'certification', 'playground'),
+          partnerCode: fc.option(fc.constantFrom('ACME', 'OTHER', 'A"\\B\u2028'), { nil: null }),
+          clientIp: fc.constantFrom('127.0.0.1', '::1', '10.0.0.7'),
+          operationName: fc.option(fc.constantFrom('Plans', 'Utilities'), { nil: null }),
+          query: fc.constantFrom(...queries),
+          variables: fc.constantFrom(...variables),
+          status: fc.constantFrom(200, 400, 429, 500),
+          responseBody: fc.constantFrom(...bodies),
+          responseHeaders: fc.dictionary(fc.constantFrom('x-request-id', 'x-cache', 'age', 'retry-after', 'x-ratelimit-remaining'), text),
+          fromCache: fc.boolean(),
+          cache: fc.option(fc.constantFrom('HIT', 'MISS', 'BYPASS', 'STALE', 'COALESCED'), { nil: null }),
+          upstreamCalls: fc.array(
+            fc.record(
+              {
+                feed: text,
+                url: text,
+                status: fc.option(fc.integer({ min: 100, max: 599 }), { nil: null }),
+                durationMs: fc.nat(),
+                error: fc.option(text, { nil: undefined }),
+              },
+              { requiredKeys: ['feed', 'url', 'status', 'durationMs'] },
+            ),
+            { maxLength: 2 },
+          ),
+          durationMs: fc.nat(),
+          notes: fc.option(fc.dictionary(text, json, { maxKeys: 3 }), { nil: undefined }),
+          queryDigest: fc.option(fc.record({ sha256: text, bytes: fc.nat(), head: text }), { nil: undefined }),
+          personalData: fc.option(fc.record({ sealed: fc.constant(null), unsealed: fc.constant(true as const) }), { nil: undefined }),
+        },
+        {
+          requiredKeys: [
+            'id',
+            'time',
+            'environment',
+            'partnerCode',
+            'clientIp',
+            'operationName',
+            'query',
+            'variables',
+            'status',
+            'responseBody',
+            'responseHeaders',
+            'fromCache',
+            'cache',
+            'upstreamCalls',
+            'durationMs',
+          ],
+        },
+      ),
+      { minLength: 1, maxLength: 30 },
+    ),
+  );
 
 /** What a record reads back as: JSON drops undefined members. */
 const asStored = (r: ReplayRecord) => JSON.parse(JSON.stringify(r)) as ReplayRecord;
 
 describe('replay chunks', () => {
   it('every record of a chunk reads back as it was queued (shared and distinct shapes, hostile strings)', () => {
-    fc.assert(fc.property(records, (recs) => {
-      const rs = recs as ReplayRecord[];
-      const { json: chunk, ids, skipped } = encodeChunk(rs);
-      expect(skipped).toBe(0);
-      expect(ids).toEqual(rs.map((r) => r.id).join('\n').split('\n'));
-      expect(decodeChunk(chunk)).toEqual(rs.map(asStored));
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(records, (recs) => {
+        const rs = recs as ReplayRecord[];
+        const { json: chunk, ids, skipped } = encodeChunk(rs);
+        expect(skipped).toBe(0);
+        expect(ids).toEqual(
+          rs
+            .map((r) => r.id)
+            .join('\n')
+            .split('\n'),
+        );
+        expect(decodeChunk(chunk)).toEqual(rs.map(asStored));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('a chunk is the same bytes whatever room its encoder starts with (grown by copies or not)', () => {
-    fc.assert(fc.property(records, fc.integer({ min: 1, max: 4096 }), (recs, room) => {
-      const encode = (expected: number) => {
-        const enc = chunkEncoder(() => true, expected);
-        for (const r of recs as ReplayRecord[]) enc.add(r);
-        const b = enc.finish();
-        return { data: Buffer.from(b.data).toString('utf8'), ids: Buffer.from(b.ids).toString('utf8'), count: b.count };
-      };
-      const small = encode(room);
-      expect(small).toEqual(encode(1 << 20));
-      expect(decodeChunk(small.data)).toEqual((recs as ReplayRecord[]).map(asStored));
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(records, fc.integer({ min: 1, max: 4096 }), (recs, room) => {
+        const encode = (expected: number) => {
+          const enc = chunkEncoder(() => true, expected);
+          for (const r of recs as ReplayRecord[]) enc.add(r);
+          const b = enc.finish();
+          return { data: Buffer.from(b.data).toString('utf8'), ids: Buffer.from(b.ids).toString('utf8'), count: b.count };
+        };
+        const small = encode(room);
+        expect(small).toEqual(encode(1 << 20));
+        expect(decodeChunk(small.data)).toEqual((recs as ReplayRecord[]).map(asStored));
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('a cached answer sent 500 times is one body and one shape; each record keeps only its own parts', () => {
     const body = JSON.stringify({ data: { residentialPlans: Array.from({ length: 20 }, (_, i) => ({ title: `Plan ${i}` })) } });
     const variables = Object.freeze({ zipCode: '75001' });
-    const base = { environment: 'production', partnerCode: 'ACME', operationName: 'Plans', query: 'query Plans { x }', variables, status: 200, responseBody: body, fromCache: true, cache: 'HIT', upstreamCalls: [] };
+    const base = {
+      environment: 'production',
+      partnerCode: 'ACME',
+      operationName: 'Plans',
+      query: 'query Plans { x }',
+      variables,
+      status: 200,
+      responseBody: body,
+      fromCache: true,
+      cache: 'HIT',
+      upstreamCalls: [],
+    };
     const recs: ReplayRecord[] = Array.from({ length: 500 }, (_, i) => ({
       ...base,
       id: `req-${i}`,
@@ -90,8 +158,31 @@ describe('replay chunks', () => {
   });
 
   it('reads chunks of the previous formats (v3: records refer to bodies, texts and variables; v2: bodies)', () => {
-    const r: ReplayRecord = { id: 'r1', time: '2026-11-26T12:00:00.000Z', environment: 'production', partnerCode: 'ACME', clientIp: '::1', operationName: 'Plans', query: 'query Plans { x }', variables: { zip: '75001' }, status: 200, responseBody: '{"data":{}}', responseHeaders: { 'x-cache': 'HIT' }, fromCache: true, cache: 'HIT', upstreamCalls: [], durationMs: 1, notes: { a: 1 } };
-    const v3 = JSON.stringify({ v: 3, bodies: [r.responseBody], texts: [r.query], vars: [JSON.stringify(r.variables)], records: [{ ...r, query: 0, variables: 0, responseBody: 0 }] });
+    const r: ReplayRecord = {
+      id: 'r1',
+      time: '2026-11-26T12:00:00.000Z',
+      environment: 'production',
+      partnerCode: 'ACME',
+      clientIp: '::1',
+      operationName: 'Plans',
+      query: 'query Plans { x }',
+      variables: { zip: '75001' },
+      status: 200,
+      responseBody: '{"data":{}}',
+      responseHeaders: { 'x-cache': 'HIT' },
+      fromCache: true,
+      cache: 'HIT',
+      upstreamCalls: [],
+      durationMs: 1,
+      notes: { a: 1 },
+    };
+    const v3 = JSON.stringify({
+      v: 3,
+      bodies: [r.responseBody],
+      texts: [r.query],
+      vars: [JSON.stringify(r.variables)],
+      records: [{ ...r, query: 0, variables: 0, responseBody: 0 }],
+    });
     expect(decodeChunk(v3)).toEqual([r]);
     const v2 = JSON.stringify({ v: 2, bodies: [r.responseBody], records: [{ ...r, responseBody: 0 }] });
     expect(decodeChunk(v2)).toEqual([r]);
@@ -101,7 +192,23 @@ describe('replay chunks', () => {
   it('a record that cannot be serialized is left out and counted; the others are kept', () => {
     const looped: Record<string, unknown> = {};
     looped.self = looped;
-    const good = { id: 'ok', time: '2026-11-26T12:00:00.000Z', environment: 'production', partnerCode: null, clientIp: '::1', operationName: null, query: null, variables: null, status: 200, responseBody: '{}', responseHeaders: {}, fromCache: false, cache: null, upstreamCalls: [], durationMs: 0 } as ReplayRecord;
+    const good = {
+      id: 'ok',
+      time: '2026-11-26T12:00:00.000Z',
+      environment: 'production',
+      partnerCode: null,
+      clientIp: '::1',
+      operationName: null,
+      query: null,
+      variables: null,
+      status: 200,
+      responseBody: '{}',
+      responseHeaders: {},
+      fromCache: false,
+      cache: null,
+      upstreamCalls: [],
+      durationMs: 0,
+    } as ReplayRecord;
     const bad = { ...good, id: 'bad', notes: looped } as ReplayRecord;
     const { json: chunk, ids, skipped } = encodeChunk([good, bad, good]);
     expect(skipped).toBe(1);
@@ -111,7 +218,23 @@ describe('replay chunks', () => {
 
   it('records already past the retention are left out of a chunk without being counted as lost', () => {
     const enc = chunkEncoder((r) => r.time >= '2026-01-01');
-    const r = { id: 'x', time: '2025-12-31T23:59:59.999Z', environment: 'production', partnerCode: null, clientIp: '::1', operationName: null, query: null, variables: null, status: 200, responseBody: '{}', responseHeaders: {}, fromCache: false, cache: null, upstreamCalls: [], durationMs: 0 } as ReplayRecord;
+    const r = {
+      id: 'x',
+      time: '2025-12-31T23:59:59.999Z',
+      environment: 'production',
+      partnerCode: null,
+      clientIp: '::1',
+      operationName: null,
+      query: null,
+      variables: null,
+      status: 200,
+      responseBody: '{}',
+      responseHeaders: {},
+      fromCache: false,
+      cache: null,
+      upstreamCalls: [],
+      durationMs: 0,
+    } as ReplayRecord;
     expect(enc.add(r)).toBe(true);
     expect(enc.add({ ...r, id: 'y', time: '2026-01-01T00:00:00.000Z' })).toBe(true);
     const batch = enc.finish();
@@ -121,40 +244,55 @@ describe('replay chunks', () => {
   });
 
   it('embedded segments: one whole record per line, beginning with its id', () => {
-    fc.assert(fc.property(records, (recs) => {
-      const enc = linesEncoder();
-      for (const r of recs as ReplayRecord[]) expect(enc.add(r)).toBe(true);
-      const lines = enc.finish().data.toString('utf8').split('\n');
-      expect(lines.pop()).toBe('');
-      expect(lines.map((l) => JSON.parse(l))).toEqual((recs as ReplayRecord[]).map(asStored));
-      for (const [i, l] of lines.entries()) expect(l.startsWith(`{"id":${JSON.stringify(recs[i]!.id)},`)).toBe(true);
-    }), { numRuns: 100 });
+    fc.assert(
+      fc.property(records, (recs) => {
+        const enc = linesEncoder();
+        for (const r of recs as ReplayRecord[]) expect(enc.add(r)).toBe(true);
+        const lines = enc.finish().data.toString('utf8').split('\n');
+        expect(lines.pop()).toBe('');
+        expect(lines.map((l) => JSON.parse(l))).toEqual((recs as ReplayRecord[]).map(asStored));
+        for (const [i, l] of lines.entries()) expect(l.startsWith(`{"id":${JSON.stringify(recs[i]!.id)},`)).toBe(true);
+      }),
+      { numRuns: 100 },
+    );
   });
 });
 
 describe('ByteBuilder', () => {
   it('gathers any text as its UTF-8 bytes, growing as it goes', () => {
-    fc.assert(fc.property(fc.array(fc.string({ unit: 'grapheme', maxLength: 300 }), { maxLength: 40 }), fc.integer({ min: 0, max: 64 }), (parts, capacity) => {
-      const b = new ByteBuilder(capacity);
-      for (const p of parts) b.append(p);
-      expect(b.bytes().toString('utf8')).toBe(parts.join(''));
-      expect(b.length).toBe(Buffer.byteLength(parts.join('')));
-    }));
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ unit: 'grapheme', maxLength: 300 }), { maxLength: 40 }),
+        fc.integer({ min: 0, max: 64 }),
+        (parts, capacity) => {
+          const b = new ByteBuilder(capacity);
+          for (const p of parts) b.append(p);
+          expect(b.bytes().toString('utf8')).toBe(parts.join(''));
+          expect(b.length).toBe(Buffer.byteLength(parts.join('')));
+        },
+      ),
+    );
   });
 
   it('hands out batches that later appends never write over, in one buffer until it is full', () => {
-    fc.assert(fc.property(fc.array(fc.array(fc.string({ unit: 'grapheme', maxLength: 200 }), { maxLength: 8 }), { maxLength: 30 }), fc.integer({ min: 0, max: 2048 }), (batches, capacity) => {
-      const b = new ByteBuilder(capacity);
-      const taken: Buffer[] = [];
-      for (const batch of batches) {
-        for (const p of batch) b.append(p);
-        expect(b.length).toBe(Buffer.byteLength(batch.join('')));
-        taken.push(b.take());
-        expect(b.length).toBe(0);
-      }
-      // Checked after every append: none changed an earlier batch.
-      expect(taken.map((t) => t.toString('utf8'))).toEqual(batches.map((batch) => batch.join('')));
-    }));
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.string({ unit: 'grapheme', maxLength: 200 }), { maxLength: 8 }), { maxLength: 30 }),
+        fc.integer({ min: 0, max: 2048 }),
+        (batches, capacity) => {
+          const b = new ByteBuilder(capacity);
+          const taken: Buffer[] = [];
+          for (const batch of batches) {
+            for (const p of batch) b.append(p);
+            expect(b.length).toBe(Buffer.byteLength(batch.join('')));
+            taken.push(b.take());
+            expect(b.length).toBe(0);
+          }
+          // Checked after every append: none changed an earlier batch.
+          expect(taken.map((t) => t.toString('utf8'))).toEqual(batches.map((batch) => batch.join('')));
+        },
+      ),
+    );
     const b = new ByteBuilder(1024);
     b.append('a'.repeat(100));
     const first = b.take();

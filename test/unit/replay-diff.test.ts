@@ -33,7 +33,12 @@ describe('replay diff', () => {
     expect(l.changed).toHaveLength(1);
     expect(l.changed[0]!.id).toBe('b');
     expect(l.changed[0]!.changes).toContainEqual({ path: 'price', kind: 'changed', old: 0.12, new: 0.11 });
-    expect(l.changed[0]!.changes).toContainEqual({ path: 'rates[usageKwh=1000].allInRateUsdPerKwh', kind: 'changed', old: 0.15, new: 0.14 });
+    expect(l.changed[0]!.changes).toContainEqual({
+      path: 'rates[usageKwh=1000].allInRateUsdPerKwh',
+      kind: 'changed',
+      old: 0.15,
+      new: 0.14,
+    });
     expect(l.orderChanged).toBe(true);
     const text = formatDiff(d);
     expect(text).toContain('data.residentialPlans (by id): 1 added, 1 removed, 1 changed, order changed');
@@ -44,16 +49,35 @@ describe('replay diff', () => {
 
   it('other fields by JSON path; errors appearing; status change', () => {
     const old = { data: { energyInfoByState: { state: 'TX', averageResidentialRateUsdPerKwh: 0.15 } } };
-    const now = { errors: [{ message: 'Feed down', extensions: { code: 'UPSTREAM_UNAVAILABLE' } }], data: { energyInfoByState: { state: 'TX', averageResidentialRateUsdPerKwh: 0.16 } } };
+    const now = {
+      errors: [{ message: 'Feed down', extensions: { code: 'UPSTREAM_UNAVAILABLE' } }],
+      data: { energyInfoByState: { state: 'TX', averageResidentialRateUsdPerKwh: 0.16 } },
+    };
     const d = diffResponses(JSON.stringify(old), JSON.stringify(now), { oldStatus: 200, newStatus: 502 });
-    expect(d.changes).toContainEqual({ path: 'data.energyInfoByState.averageResidentialRateUsdPerKwh', kind: 'changed', old: 0.15, new: 0.16 });
+    expect(d.changes).toContainEqual({
+      path: 'data.energyInfoByState.averageResidentialRateUsdPerKwh',
+      kind: 'changed',
+      old: 0.15,
+      new: 0.16,
+    });
     expect(d.changes.find((c) => c.path === 'errors')).toMatchObject({ kind: 'added' });
     expect(formatDiff(d)).toContain('status: 200 -> 502');
   });
 
   it('request ids quoted in bodies are not differences', () => {
-    const msg = (id: string) => JSON.stringify({ errors: [{ message: `Internal error. Quote request id ${id} to support.`, extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: id } }], data: null });
-    const d = diffResponses(msg('req-aaaaaaaa'), msg('rerun.bbbbbbbb'), { oldRequestId: 'req-aaaaaaaa', newRequestId: 'rerun.bbbbbbbb', oldStatus: 200, newStatus: 200 });
+    const msg = (id: string) =>
+      JSON.stringify({
+        errors: [
+          { message: `Internal error. Quote request id ${id} to support.`, extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: id } },
+        ],
+        data: null,
+      });
+    const d = diffResponses(msg('req-aaaaaaaa'), msg('rerun.bbbbbbbb'), {
+      oldRequestId: 'req-aaaaaaaa',
+      newRequestId: 'rerun.bbbbbbbb',
+      oldStatus: 200,
+      newStatus: 200,
+    });
     expect(d.identical).toBe(true);
   });
 

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { digestQuery, maskUrl, recordJson, sealPersonalData, unsealPersonalData, type SealableRecord } from '../../server/stores/replay-privacy.js';
+import {
+  digestQuery,
+  maskUrl,
+  recordJson,
+  sealPersonalData,
+  unsealPersonalData,
+  type SealableRecord,
+} from '../../server/stores/replay-privacy.js';
 import { parsePiiKey } from '../../cache/cache-config.js';
 
 const personal = (): SealableRecord => ({
@@ -89,7 +96,14 @@ describe('REPLAY_PII_KEY', () => {
       expect(parsePiiKey(ok, problems)).toEqual(key);
       expect(problems).toEqual([]);
     }
-    for (const bad of ['short', randomBytes(16).toString('hex'), randomBytes(33).toString('base64'), 'z'.repeat(64), '\u0000'.repeat(64), 'x'.repeat(100_000)]) {
+    for (const bad of [
+      'short',
+      randomBytes(16).toString('hex'),
+      randomBytes(33).toString('base64'),
+      'z'.repeat(64),
+      '\u0000'.repeat(64),
+      'x'.repeat(100_000),
+    ]) {
       const problems: string[] = [];
       expect(parsePiiKey(bad, problems)).toBeNull();
       expect(problems).toEqual(['REPLAY_PII_KEY must be 32 bytes: 64 hex digits or base64 (openssl rand -base64 32)']);

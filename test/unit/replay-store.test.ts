@@ -4,7 +4,14 @@ import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
-import { REPLAY_KEYS, createReplayStore, decodeChunk, encodeChunk, statusMatches, type ReplayRecord } from '../../server/stores/replay-store.js';
+import {
+  REPLAY_KEYS,
+  createReplayStore,
+  decodeChunk,
+  encodeChunk,
+  statusMatches,
+  type ReplayRecord,
+} from '../../server/stores/replay-store.js';
 import type { ReplaySettings } from '../../cache/cache-config.js';
 import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 
@@ -105,14 +112,29 @@ describe('embedded store (JSONL segments)', () => {
   it('partitions: a keyless record never shadows or evicts a keyed one; personal data kept apart', async () => {
     const d = path.join(dir, 'partitions');
     let now = Date.now();
-    const store = createReplayStore({ redis: null, dataDir: d, now: () => now, settings: settings({ maxBytes: 1_000_000, playgroundMaxBytes: 8192, segmentBytes: 1024, personal: { retentionMs: 60_000, maxBytes: 1_000_000 } }) });
+    const store = createReplayStore({
+      redis: null,
+      dataDir: d,
+      now: () => now,
+      settings: settings({
+        maxBytes: 1_000_000,
+        playgroundMaxBytes: 8192,
+        segmentBytes: 1024,
+        personal: { retentionMs: 60_000, maxBytes: 1_000_000 },
+      }),
+    });
     const keyed = record({ id: 'shared-id-0001' }, now);
     const sealed = record({ id: 'personal-0001', personalData: { sealed: null } }, now);
     store.enqueue(keyed);
     store.enqueue(sealed);
     await store.flush();
     for (let i = 0; i < 100; i++) {
-      store.enqueue(record({ id: i === 99 ? 'shared-id-0001' : undefined, environment: 'playground', partnerCode: null, responseBody: 'p'.repeat(900) }, now + 1 + i));
+      store.enqueue(
+        record(
+          { id: i === 99 ? 'shared-id-0001' : undefined, environment: 'playground', partnerCode: null, responseBody: 'p'.repeat(900) },
+          now + 1 + i,
+        ),
+      );
       await store.flush();
     }
     expect(await store.get('shared-id-0001')).toEqual(keyed);
@@ -120,7 +142,8 @@ describe('embedded store (JSONL segments)', () => {
     expect(await store.get('shared-id-0001', 'certification')).toBeNull();
     // The playground's budget held (to within a segment); production's record is untouched.
     let total = 0;
-    for (const f of await fs.readdir(path.join(d, 'replay', 'playground'))) total += (await fs.stat(path.join(d, 'replay', 'playground', f))).size;
+    for (const f of await fs.readdir(path.join(d, 'replay', 'playground')))
+      total += (await fs.stat(path.join(d, 'replay', 'playground', f))).size;
     expect(total).toBeLessThanOrEqual(8192 + 1024);
     expect(await fs.readdir(path.join(d, 'replay'))).toEqual(expect.arrayContaining(['production', 'production.personal', 'playground']));
     expect((await store.list({ environment: 'production' })).map((r) => r.id).sort()).toEqual(['personal-0001', 'shared-id-0001']);
@@ -134,7 +157,12 @@ describe('embedded store (JSONL segments)', () => {
   it('records older than the retention are not served and old segments go', async () => {
     let now = Date.now();
     const d = path.join(dir, 'c');
-    const store = createReplayStore({ redis: null, dataDir: d, settings: settings({ retentionMs: 60_000, segmentBytes: 1024 }), now: () => now });
+    const store = createReplayStore({
+      redis: null,
+      dataDir: d,
+      settings: settings({ retentionMs: 60_000, segmentBytes: 1024 }),
+      now: () => now,
+    });
     const old = record({ responseBody: 'z'.repeat(1200) }, now);
     store.enqueue(old);
     await store.flush();
@@ -154,7 +182,13 @@ describe('embedded store (JSONL segments)', () => {
 
   it('records of several partitions queued together each reach their own batch; the queue counts what is not written yet', async () => {
     const store = createReplayStore({ redis: null, dataDir: path.join(dir, 'interleaved'), settings: settings({ queueMaxRecords: 1000 }) });
-    const recs = Array.from({ length: 1200 }, (_, i) => record({ environment: ['production', 'playground', 'certification'][i % 3]!, partnerCode: i % 3 === 1 ? null : 'ACME', personalData: i % 7 === 0 ? { sealed: null } : undefined }));
+    const recs = Array.from({ length: 1200 }, (_, i) =>
+      record({
+        environment: ['production', 'playground', 'certification'][i % 3]!,
+        partnerCode: i % 3 === 1 ? null : 'ACME',
+        personalData: i % 7 === 0 ? { sealed: null } : undefined,
+      }),
+    );
     for (const r of recs) store.enqueue(r);
     // 1,000 queued at most: full batches (500 records) of one partition go to be written as they fill.
     expect(store.stats().enqueued + store.stats().dropped).toBe(1200);
@@ -228,7 +262,11 @@ describe('Redis store', () => {
     store.enqueue({ ...a, status: 500, time: new Date(t0 + 3000).toISOString() });
     await store.flush();
     expect((await store.get(a.id))?.status).toBe(500);
-    expect((await store.list({ partner: 'ACME' })).map((r) => [r.id, r.status])).toEqual([[a.id, 500], [b.id, 429], [a.id, 200]]);
+    expect((await store.list({ partner: 'ACME' })).map((r) => [r.id, r.status])).toEqual([
+      [a.id, 500],
+      [b.id, 429],
+      [a.id, 200],
+    ]);
     expect(Number(await client.get(REPLAY_KEYS.bytes))).toBe(await sizesTotal());
     await store.close();
     await client.flushall();
@@ -254,7 +292,8 @@ describe('Redis store', () => {
     expect(await store.get('client-id-1')).toEqual(first);
     expect(await store.get('client-id-10')).toEqual(longer);
     // A prefix, a part or a neighbour of an id is not that id; nor is an empty id or one spanning lines.
-    for (const missing of ['client-id-', 'lient-id-1', 'client-id-100', 'client', '\nclient-id-1', '', 'client-id-1\nclient-id-10']) expect(await store.get(missing)).toBeNull();
+    for (const missing of ['client-id-', 'lient-id-1', 'client-id-100', 'client', '\nclient-id-1', '', 'client-id-1\nclient-id-10'])
+      expect(await store.get(missing)).toBeNull();
     expect(await store.get(all[150]!.id)).toEqual(all[150]);
     expect(await store.get(all[298]!.id)).toEqual(all[298]);
     // A reused id: the newest record.
@@ -267,7 +306,12 @@ describe('Redis store', () => {
 
   it('still finds ids an earlier version indexed in a hash, and drops them with their chunk', async () => {
     let now = Date.now();
-    const store = createReplayStore({ redis: client, dataDir: '/nonexistent', now: () => now, settings: settings({ retentionMs: 60_000 }) });
+    const store = createReplayStore({
+      redis: client,
+      dataDir: '/nonexistent',
+      now: () => now,
+      settings: settings({ retentionMs: 60_000 }),
+    });
     const r = record({}, now);
     store.enqueue(r);
     await store.flush();
@@ -288,8 +332,12 @@ describe('Redis store', () => {
 
   it('stores each distinct body of a chunk once (a cached answer sent 200 times)', async () => {
     const store = createReplayStore({ redis: client, dataDir: '/nonexistent', settings: settings() });
-    const cached = JSON.stringify({ data: { residentialPlans: Array.from({ length: 20 }, (_, i) => ({ title: `Plan ${i}`, price: 0.1 + i / 1000 })) } });
-    const recs = Array.from({ length: 200 }, (_, i) => record({ responseBody: i % 50 === 0 ? `{"data":{"n":${i}}}` : cached, fromCache: true, cache: 'HIT' }));
+    const cached = JSON.stringify({
+      data: { residentialPlans: Array.from({ length: 20 }, (_, i) => ({ title: `Plan ${i}`, price: 0.1 + i / 1000 })) },
+    });
+    const recs = Array.from({ length: 200 }, (_, i) =>
+      record({ responseBody: i % 50 === 0 ? `{"data":{"n":${i}}}` : cached, fromCache: true, cache: 'HIT' }),
+    );
     recs.forEach((r) => store.enqueue(r));
     await store.flush();
     const chunkId = (await chunkOf(recs[0]!.id))!;
@@ -304,7 +352,15 @@ describe('Redis store', () => {
   it('stores each distinct query and variables of a chunk once; hostile strings and unserializable variables survive', () => {
     const query = `query Plans($zip: String!) { residentialPlans(zipCode: $zip) { title } } # "quoted" \\ \u2028 \u0001`;
     const variables = Object.freeze({ zip: '75001' });
-    const recs = Array.from({ length: 100 }, (_, i) => record({ query, variables: i % 10 === 0 ? { zip: `7500${i % 3}`, '"k"': '\n' } : variables, fromCache: true, cache: 'HIT', partnerCode: i === 5 ? 'A"\\B' : 'ACME' }));
+    const recs = Array.from({ length: 100 }, (_, i) =>
+      record({
+        query,
+        variables: i % 10 === 0 ? { zip: `7500${i % 3}`, '"k"': '\n' } : variables,
+        fromCache: true,
+        cache: 'HIT',
+        partnerCode: i === 5 ? 'A"\\B' : 'ACME',
+      }),
+    );
     const looped: Record<string, unknown> = { a: 1 };
     looped.self = looped;
     recs.push(record({ variables: looped }));
@@ -332,7 +388,10 @@ describe('Redis store', () => {
     const recs: ReplayRecord[] = [];
     for (let chunk = 0; chunk < 10; chunk++) {
       for (let i = 0; i < 6; i++) {
-        const r = record({ responseBody: `${chunk}-${i}-${randomBytes(675).toString('base64')}` }, Date.now() - 60_000 + (chunk * 6 + i) * 100);
+        const r = record(
+          { responseBody: `${chunk}-${i}-${randomBytes(675).toString('base64')}` },
+          Date.now() - 60_000 + (chunk * 6 + i) * 100,
+        );
         recs.push(r);
         store.enqueue(r);
       }
@@ -356,7 +415,12 @@ describe('Redis store', () => {
 
   it('drops chunks past the retention with their ids, and never writes a record already past it', async () => {
     let now = Date.now();
-    const store = createReplayStore({ redis: client, dataDir: '/nonexistent', now: () => now, settings: settings({ retentionMs: 60_000 }) });
+    const store = createReplayStore({
+      redis: client,
+      dataDir: '/nonexistent',
+      now: () => now,
+      settings: settings({ retentionMs: 60_000 }),
+    });
     const old = record({}, now - 120_000);
     const fresh = record({}, now);
     store.enqueue(old);

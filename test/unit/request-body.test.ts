@@ -15,7 +15,10 @@ const status = (r: ReturnType<typeof parseGraphQLBody>) => ('status' in r ? r.st
 
 describe('parseGraphQLBody', () => {
   it('returns the same frozen object for a repeated body, so no request can change another one', () => {
-    const raw = body({ query: 'query Q($z: String!) { residentialPlans(zipCode: $z) { title } }', variables: { z: '75001', nested: { a: [1] } } });
+    const raw = body({
+      query: 'query Q($z: String!) { residentialPlans(zipCode: $z) { title } }',
+      variables: { z: '75001', nested: { a: [1] } },
+    });
     const a = parseGraphQLBody(JSON_TYPE, raw);
     const b = parseGraphQLBody(JSON_TYPE, Buffer.from(raw));
     expect(b).toBe(a);
@@ -25,7 +28,7 @@ describe('parseGraphQLBody', () => {
       (a.variables as Record<string, unknown>).z = '10001';
     }).toThrow(TypeError);
     expect(() => {
-      ((a.variables as { nested: { a: number[] } }).nested.a).push(2);
+      (a.variables as { nested: { a: number[] } }).nested.a.push(2);
     }).toThrow(TypeError);
   });
 
@@ -51,17 +54,38 @@ describe('parseGraphQLBody', () => {
   });
 
   it('says why a JSON body in another charset is refused', () => {
-    for (const type of ['application/json; charset=latin1', 'application/json;charset=utf-16', 'application/graphql-response+json; charset=iso-8859-1']) {
+    for (const type of [
+      'application/json; charset=latin1',
+      'application/json;charset=utf-16',
+      'application/graphql-response+json; charset=iso-8859-1',
+    ]) {
       const r = parseGraphQLBody(type, body({ query: '{ __typename }' }));
       expect(r, type).toMatchObject({ status: 400 });
       expect((r as { body: string }).body, type).toContain('Send the body in UTF-8');
     }
-    expect((parseGraphQLBody('text/plain', body({ query: '{ __typename }' })) as { body: string }).body).toContain('Content-Type: application/json.');
+    expect((parseGraphQLBody('text/plain', body({ query: '{ __typename }' })) as { body: string }).body).toContain(
+      'Content-Type: application/json.',
+    );
   });
 
   it('refuses malformed, hostile and boundary bodies every time they are sent', () => {
-    const bad = ['', '{', 'null', '[]', '[{"query":"{ a }"}]', '"x"', '{"query":""}', '{"query":"  "}', '{"query":1}', '{"query":"{ a }","variables":[]}',
-      '{"query":"{ a }","variables":"x"}', '{"query":"{ a }","operationName":1}', '{"query":"{ a }","extensions":[]}', '\u0000', '{"query":"{ a }"'.repeat(300)];
+    const bad = [
+      '',
+      '{',
+      'null',
+      '[]',
+      '[{"query":"{ a }"}]',
+      '"x"',
+      '{"query":""}',
+      '{"query":"  "}',
+      '{"query":1}',
+      '{"query":"{ a }","variables":[]}',
+      '{"query":"{ a }","variables":"x"}',
+      '{"query":"{ a }","operationName":1}',
+      '{"query":"{ a }","extensions":[]}',
+      '\u0000',
+      '{"query":"{ a }"'.repeat(300),
+    ];
     for (const text of bad) {
       expect(status(parseGraphQLBody(JSON_TYPE, body(text))), text).toBe(400);
       expect(status(parseGraphQLBody(JSON_TYPE, body(text))), text).toBe(400);
@@ -87,13 +111,20 @@ describe('parseGraphQLBody', () => {
 
 describe('readBody', () => {
   it('returns the bytes sent, in one chunk or many, up to the limit, and 413 past it', async () => {
-    await fc.assert(fc.asyncProperty(fc.array(fc.uint8Array({ minLength: 1, maxLength: 64 }), { maxLength: 6 }), fc.integer({ min: 1, max: 300 }), async (parts, limit) => {
-      const chunks = parts.map((p) => Buffer.from(p));
-      const whole = Buffer.concat(chunks);
-      const got = await readBody(requestOf(chunks), limit);
-      if (whole.length > limit) expect('status' in got && got.status).toBe(413);
-      else expect(Buffer.isBuffer(got) && got.equals(whole)).toBe(true);
-    }), { numRuns: 200 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.uint8Array({ minLength: 1, maxLength: 64 }), { maxLength: 6 }),
+        fc.integer({ min: 1, max: 300 }),
+        async (parts, limit) => {
+          const chunks = parts.map((p) => Buffer.from(p));
+          const whole = Buffer.concat(chunks);
+          const got = await readBody(requestOf(chunks), limit);
+          if (whole.length > limit) expect('status' in got && got.status).toBe(413);
+          else expect(Buffer.isBuffer(got) && got.equals(whole)).toBe(true);
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 
   it('refuses a declared length over the limit before reading', async () => {

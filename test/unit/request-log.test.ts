@@ -8,26 +8,62 @@ import type { RequestState } from '../../server/http/plugin.js';
 
 function state(over: { url: string; requestId: string; partnerCode: string | null; reason: string; name: string }): RequestState {
   return {
-    environment: 'playground', requestId: over.requestId, clientIp: '192.0.2.1', receivedAt: 1000, req: { method: 'POST', url: over.url } as IncomingMessage,
-    partnerCode: over.partnerCode, cache: 'HIT', upstreamCalls: [{ feed: 'offers', status: 200, durationMs: 3, url: 'http://u/"x"?address=1' }] as RequestState['upstreamCalls'],
-    headers: { 'X-RateLimit-Remaining': '7' }, notes: { allowance: { counted: false, reason: over.reason }, auth: { ok: false, reason: over.reason } },
-    operation: { operationName: over.name, rootFields: ['residentialPlans'], introspectionOnly: false } as unknown as RequestState['operation'],
+    environment: 'playground',
+    requestId: over.requestId,
+    clientIp: '192.0.2.1',
+    receivedAt: 1000,
+    req: { method: 'POST', url: over.url } as IncomingMessage,
+    partnerCode: over.partnerCode,
+    cache: 'HIT',
+    upstreamCalls: [{ feed: 'offers', status: 200, durationMs: 3, url: 'http://u/"x"?address=1' }] as RequestState['upstreamCalls'],
+    headers: { 'X-RateLimit-Remaining': '7' },
+    notes: { allowance: { counted: false, reason: over.reason }, auth: { ok: false, reason: over.reason } },
+    operation: {
+      operationName: over.name,
+      rootFields: ['residentialPlans'],
+      introspectionOnly: false,
+    } as unknown as RequestState['operation'],
   };
 }
 
 describe('request log line', () => {
   it('is valid JSON holding exactly the values, for any string', () => {
-    fc.assert(fc.property(fc.string({ unit: 'binary' }), fc.string(), fc.option(fc.string({ unit: 'grapheme' })), fc.string(), (url, requestId, partnerCode, reason) => {
-      const line = requestLogLine(state({ url: `/graphql${url}`, requestId, partnerCode, reason, name: 'Plans' }), { status: 200, headers: {}, body: '' }, 1005);
-      expect(line).toMatchObject({ requestId, partnerCode, status: 200, durationMs: 5, cache: 'HIT', rootFields: ['residentialPlans'], operationName: 'Plans' });
-      expect(line.auth).toBe(reason || undefined);
-      expect(line.allowance).toEqual({ counted: false, ...(reason ? { reason } : {}), remaining: 7 });
-      expect(line.upstream).toEqual([{ feed: 'offers', status: 200, ms: 3, url: 'http://u/"x"' }]);
-    }));
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary' }),
+        fc.string(),
+        fc.option(fc.string({ unit: 'grapheme' })),
+        fc.string(),
+        (url, requestId, partnerCode, reason) => {
+          const line = requestLogLine(
+            state({ url: `/graphql${url}`, requestId, partnerCode, reason, name: 'Plans' }),
+            { status: 200, headers: {}, body: '' },
+            1005,
+          );
+          expect(line).toMatchObject({
+            requestId,
+            partnerCode,
+            status: 200,
+            durationMs: 5,
+            cache: 'HIT',
+            rootFields: ['residentialPlans'],
+            operationName: 'Plans',
+          });
+          expect(line.auth).toBe(reason || undefined);
+          expect(line.allowance).toEqual({ counted: false, ...(reason ? { reason } : {}), remaining: 7 });
+          expect(line.upstream).toEqual([{ feed: 'offers', status: 200, ms: 3, url: 'http://u/"x"' }]);
+        },
+      ),
+    );
   });
 
   it('keeps an operation name only when it is a plain GraphQL name', () => {
-    const at = (name: string) => requestLogLine(state({ url: '/graphql', requestId: 'r-1234567', partnerCode: null, reason: 'x', name }), { status: 200, headers: {}, body: '' }).operationName;
+    const at = (name: string) =>
+      requestLogLine(state({ url: '/graphql', requestId: 'r-1234567', partnerCode: null, reason: 'x', name }), {
+        status: 200,
+        headers: {},
+        body: '',
+      }).operationName;
     expect(at('Plans_2')).toBe('Plans_2');
     expect(at('1500 MARILLA ST')).toBeNull();
     expect(at('"}\n{"')).toBeNull();

@@ -100,7 +100,11 @@ describe('TTL rules', () => {
   });
 
   it('several root fields: the minimum; __typename does not count', () => {
-    expect(cachePolicy(s, op(['utilities', 'residentialPlans', '__typename']), now)).toEqual({ cacheable: true, fields: ['residentialPlans', 'utilities'], ttlMs: 15 * 60_000 });
+    expect(cachePolicy(s, op(['utilities', 'residentialPlans', '__typename']), now)).toEqual({
+      cacheable: true,
+      fields: ['residentialPlans', 'utilities'],
+      ttlMs: 15 * 60_000,
+    });
   });
 
   it('never: personal data (whatever the file says), introspection, mutations, unlisted fields', () => {
@@ -154,18 +158,37 @@ describe('TTL rules', () => {
     const os = await import('node:os');
     const path = await import('node:path');
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cache-config-'));
-    await fs.writeFile(path.join(dir, 'c.json'), JSON.stringify({ generation: 'deploy-7', ttl: { utilities: '2s', residentialPlans: 5, nextStartDate: { untilLocalTime: '00:00', timeZones: ['America/Chicago'], max: '10m' } }, defaultTtl: '1m' }));
+    await fs.writeFile(
+      path.join(dir, 'c.json'),
+      JSON.stringify({
+        generation: 'deploy-7',
+        ttl: {
+          utilities: '2s',
+          residentialPlans: 5,
+          nextStartDate: { untilLocalTime: '00:00', timeZones: ['America/Chicago'], max: '10m' },
+        },
+        defaultTtl: '1m',
+      }),
+    );
     const problems: string[] = [];
     const parsed = loadCacheReplaySettings({ CACHE_CONFIG: path.join(dir, 'c.json'), CACHE_LRU_BYTES: '1MiB' }, dir, problems);
     expect(problems).toEqual([]);
     expect(parsed.cache.generation).toBe('deploy-7');
     expect(parsed.cache.ttl.utilities).toEqual({ kind: 'fixed', ms: 2000 });
     expect(parsed.cache.ttl.residentialPlans).toEqual({ kind: 'fixed', ms: 5000 });
-    expect(parsed.cache.ttl.nextStartDate).toEqual({ kind: 'untilLocalTime', times: ['00:00'], timeZones: ['America/Chicago'], maxMs: 600_000 });
+    expect(parsed.cache.ttl.nextStartDate).toEqual({
+      kind: 'untilLocalTime',
+      times: ['00:00'],
+      timeZones: ['America/Chicago'],
+      maxMs: 600_000,
+    });
     expect(parsed.cache.defaultTtl).toEqual({ kind: 'fixed', ms: 60_000 });
     expect(parsed.cache.lruBytes).toBe(1024 * 1024);
 
-    await fs.writeFile(path.join(dir, 'bad.yaml'), 'ttl:\n  utilities: soon\n  residentalPlans: 5m\n  businessPlans: 40000000\n  nextStartDate: { untilLocalTime: "00:00", max: 400d }\nttls: {}\n');
+    await fs.writeFile(
+      path.join(dir, 'bad.yaml'),
+      'ttl:\n  utilities: soon\n  residentalPlans: 5m\n  businessPlans: 40000000\n  nextStartDate: { untilLocalTime: "00:00", max: 400d }\nttls: {}\n',
+    );
     const bad: string[] = [];
     loadCacheReplaySettings({ CACHE_CONFIG: path.join(dir, 'bad.yaml'), CACHE_LRU_BYTES: 'lots' }, dir, bad);
     expect(bad.join('\n')).toMatch(/ttl\.utilities must be a duration/);
@@ -188,7 +211,8 @@ describe('TTL rules', () => {
     expect(read('60000')).toEqual({ flushMs: 60_000, problems: [] });
     // Empty is unset, as for every setting.
     expect(read('  ')).toEqual({ flushMs: 50, problems: [] });
-    for (const bad of ['0', '60001', '-5', '1.5', 'soon', '9'.repeat(400)]) expect(read(bad).problems.join('\n'), bad).toMatch(/REPLAY_FLUSH_MS must be an integer from 1 to 60000/);
+    for (const bad of ['0', '60001', '-5', '1.5', 'soon', '9'.repeat(400)])
+      expect(read(bad).problems.join('\n'), bad).toMatch(/REPLAY_FLUSH_MS must be an integer from 1 to 60000/);
   });
 });
 
@@ -280,7 +304,12 @@ describe('response cache plugin', () => {
 
   async function roundTrip(environment: EnvironmentName, fields: string[], result: ExecutedResult = ok, status = 200) {
     const cache = new ResponseCache({ settings: settings(), redis: null });
-    const plugin = responseCachePlugin({ cache, environment, variant: environment === 'playground' ? 'playground' : 'keyed', keyByPartner: false });
+    const plugin = responseCachePlugin({
+      cache,
+      environment,
+      variant: environment === 'playground' ? 'playground' : 'keyed',
+      keyByPartner: false,
+    });
     const s1 = fakeState(environment);
     const first = await plugin.onBeforeExecute!(s1, fakeOp(fields));
     await plugin.onExecuted!(s1, fakeOp(fields), { status, headers: {}, body: '{"data":{"x":1}}' }, result);

@@ -39,7 +39,15 @@ describe('the policy read from schema/public.graphql', () => {
     expect(cache.ttl.nextStartDate).toEqual({
       kind: 'untilLocalTime',
       times: ['00:00', '16:00', '17:00'],
-      timeZones: ['Pacific/Honolulu', 'America/Anchorage', 'America/Los_Angeles', 'America/Phoenix', 'America/Denver', 'America/Chicago', 'America/New_York'],
+      timeZones: [
+        'Pacific/Honolulu',
+        'America/Anchorage',
+        'America/Los_Angeles',
+        'America/Phoenix',
+        'America/Denver',
+        'America/Chicago',
+        'America/New_York',
+      ],
       maxMs: H,
     });
     expect([...schemaPolicy.neverCached]).toEqual(['utilityAccounts']);
@@ -71,7 +79,27 @@ describe('the policy read from schema/public.graphql', () => {
 describe('each field rule lives in one place', () => {
   const gitGrep = (pattern: string) => {
     try {
-      return execFileSync('git', ['grep', '-n', '-E', pattern, '--', '*.ts', '*.mts', '*.yaml', '*.yml', '*.json', ':!test/**', ':!bench/**', ':!sources/**', ':!examples/**', ':!package*.json'], { cwd: ROOT, encoding: 'utf8' })
+      return execFileSync(
+        'git',
+        [
+          'grep',
+          '-n',
+          '-E',
+          pattern,
+          '--',
+          '*.ts',
+          '*.mts',
+          '*.yaml',
+          '*.yml',
+          '*.json',
+          ':!test/**',
+          ':!bench/**',
+          ':!sources/**',
+          ':!examples/**',
+          ':!package*.json',
+        ],
+        { cwd: ROOT, encoding: 'utf8' },
+      )
         .split('\n')
         .filter(Boolean);
     } catch {
@@ -95,7 +123,11 @@ describe('malformed policy directives stop the start with a clear message', () =
   const withField = (field: string) => SDL.replace(/type Query \{[\s\S]*?\n\}/, `type Query {\n  ${field}\n}`);
 
   it.each([
-    ['a TTL on personal data', 'a(x: String @personalData): Int @cacheTtl(ttl: "1h")', /Query\.a carries personal data and cannot have @cacheTtl/],
+    [
+      'a TTL on personal data',
+      'a(x: String @personalData): Int @cacheTtl(ttl: "1h")',
+      /Query\.a carries personal data and cannot have @cacheTtl/,
+    ],
     ['neither ttl nor untilLocalTime', 'a: Int @cacheTtl', /Query\.a @cacheTtl needs either ttl or untilLocalTime/],
     ['both ttl and untilLocalTime', 'a: Int @cacheTtl(ttl: "1h", untilLocalTime: ["00:00"])', /needs either ttl or untilLocalTime/],
     ['a negative fan-out', 'a: Int @upstreamFanOut(calls: -1)', /Query\.a @upstreamFanOut\(calls:\) must be 0 or more/],
@@ -115,7 +147,11 @@ describe('malformed policy directives stop the start with a clear message', () =
   it('a bad TTL in the schema is a configuration problem naming the schema file and field', () => {
     // The cache config parses the directive's TTL with the same rules as the YAML file's.
     const problems: string[] = [];
-    const bad = policyFromSdl(withField('a: Int @cacheTtl(ttl: "soon") b: Int @cacheTtl(untilLocalTime: ["25:00"]) c: Int @cacheTtl(untilLocalTime: ["00:00"], timeZones: ["Mars/Base"])'));
+    const bad = policyFromSdl(
+      withField(
+        'a: Int @cacheTtl(ttl: "soon") b: Int @cacheTtl(untilLocalTime: ["25:00"]) c: Int @cacheTtl(untilLocalTime: ["00:00"], timeZones: ["Mars/Base"])',
+      ),
+    );
     expect(schemaTtls(problems, bad)).toEqual({});
     expect(problems).toEqual([
       `${SCHEMA_FILE}: ttl.a must be a duration (e.g. 15m, 24h, 0) or { untilLocalTime: [HH:MM], timeZones: [...], max: 1h }, got "soon"`,
@@ -125,7 +161,9 @@ describe('malformed policy directives stop the start with a clear message', () =
   });
 
   it('a field with personal data deep in its answer is never cached', () => {
-    const sdl = withField('a: Outer').concat('\ntype Outer { inner: [Inner!]! }\ntype Inner { secret: String @personalData, self: Inner }\n');
+    const sdl = withField('a: Outer').concat(
+      '\ntype Outer { inner: [Inner!]! }\ntype Inner { secret: String @personalData, self: Inner }\n',
+    );
     const policy = policyFromSdl(sdl);
     expect([...policy.neverCached]).toEqual(['a']);
     expect(policy.isPersonalField('Inner', 'secret')).toBe(true);
@@ -159,8 +197,17 @@ describe('partners never see the gateway directives', () => {
 describe('the request log redacts what the schema marks personal', () => {
   const state = (variables: Record<string, unknown> | null, rootFields?: string[]) =>
     ({
-      environment: 'production', requestId: 'r1', clientIp: '127.0.0.1', receivedAt: 0, partnerCode: 'ACME',
-      req: { method: 'POST', url: '/graphql' }, variables, cache: 'BYPASS', upstreamCalls: [], headers: {}, notes: {},
+      environment: 'production',
+      requestId: 'r1',
+      clientIp: '127.0.0.1',
+      receivedAt: 0,
+      partnerCode: 'ACME',
+      req: { method: 'POST', url: '/graphql' },
+      variables,
+      cache: 'BYPASS',
+      upstreamCalls: [],
+      headers: {},
+      notes: {},
       operation: rootFields ? { rootFields, introspectionOnly: false, operationName: null } : undefined,
     }) as unknown as RequestState;
   const line = (s: RequestState) => requestLogLine(s, { status: 200, headers: {}, body: '' }, 1);

@@ -20,15 +20,20 @@ function sources(dir: string): string[] {
 
 /** Names read through the config readers (`int('NAME', …)` and the like) or straight from an env object. */
 export function settingsReadIn(text: string): string[] {
-  const readers = [...text.matchAll(/\b(?:int|bool|bytes|port|duration|url|str|list|num|oneOf|parsed)\(\s*'([A-Z][A-Z0-9_]{2,})'/g)].map((m) => m[1]!);
+  const readers = [...text.matchAll(/\b(?:int|bool|bytes|port|duration|url|str|list|num|oneOf|parsed)\(\s*'([A-Z][A-Z0-9_]{2,})'/g)].map(
+    (m) => m[1]!,
+  );
   const direct = [...text.matchAll(/\benv(?:\.|\[')([A-Z][A-Z0-9_]{2,})/g)].map((m) => m[1]!);
   return [...readers, ...direct];
 }
 
 describe('settings are documented', () => {
-  const names = [...new Set(FOLDERS.flatMap(sources).flatMap((f) => settingsReadIn(fs.readFileSync(path.join(ROOT, f), 'utf8'))))].filter((n) => !INTERNAL.has(n)).sort();
+  const names = [...new Set(FOLDERS.flatMap(sources).flatMap((f) => settingsReadIn(fs.readFileSync(path.join(ROOT, f), 'utf8'))))]
+    .filter((n) => !INTERNAL.has(n))
+    .sort();
   const doc = fs.readFileSync(path.join(ROOT, 'docs/operations.md'), 'utf8');
-  const documented = (name: string) => doc.includes(name) || doc.includes(`*_${name.replace(/^(KEYED|PLAYGROUND|PRODUCTION|CERTIFICATION)_/, '')}`);
+  const documented = (name: string) =>
+    doc.includes(name) || doc.includes(`*_${name.replace(/^(KEYED|PLAYGROUND|PRODUCTION|CERTIFICATION)_/, '')}`);
 
   it('finds the settings (the scan itself works)', () => {
     expect(names.length).toBeGreaterThan(60);

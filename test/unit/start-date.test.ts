@@ -83,14 +83,24 @@ describe('nextStartDate', () => {
   });
 
   it('is never before local today, always a business day, and deterministic', () => {
-    const zones = ['America/Chicago', 'America/New_York', 'America/Los_Angeles', 'America/Phoenix', 'Pacific/Honolulu', 'America/Anchorage'];
+    const zones = [
+      'America/Chicago',
+      'America/New_York',
+      'America/Los_Angeles',
+      'America/Phoenix',
+      'Pacific/Honolulu',
+      'America/Anchorage',
+    ];
     const day = fc.date({ min: new Date('2026-01-01T00:00:00Z'), max: new Date('2026-12-31T00:00:00Z'), noInvalidDate: true });
     fc.assert(
       fc.property(
         fc.date({ min: new Date('2025-01-01T00:00:00Z'), max: new Date('2028-12-31T00:00:00Z'), noInvalidDate: true }),
         fc.constantFrom(...zones),
         fc.integer({ min: 0, max: 10 }),
-        fc.array(day.map((d) => d.toISOString().slice(0, 10)), { maxLength: 20 }),
+        fc.array(
+          day.map((d) => d.toISOString().slice(0, 10)),
+          { maxLength: 20 },
+        ),
         fc.integer({ min: 0, max: 23 * 60 + 59 }),
         (now, timeZone, lead, holidays, cutoffMin) => {
           const sameDayCutoff = `${String(Math.floor(cutoffMin / 60)).padStart(2, '0')}:${String(cutoffMin % 60).padStart(2, '0')}`;

@@ -27,9 +27,22 @@ let token: string;
 let clock = Date.now();
 
 const record = (over: Partial<ReplayRecord>): ReplayRecord => ({
-  id: 'req-0000000001', time: new Date().toISOString(), environment: 'production', partnerCode: 'ACME', clientIp: '198.51.100.9',
-  operationName: null, query: '{ utilities(zipCode: "75001") { id } }', variables: null, status: 200,
-  responseBody: '{"data":{"utilities":[{"id":"ONCOR"}]}}', responseHeaders: { 'x-request-id': 'req-0000000001' }, fromCache: false, cache: 'MISS', upstreamCalls: [], durationMs: 12, ...over,
+  id: 'req-0000000001',
+  time: new Date().toISOString(),
+  environment: 'production',
+  partnerCode: 'ACME',
+  clientIp: '198.51.100.9',
+  operationName: null,
+  query: '{ utilities(zipCode: "75001") { id } }',
+  variables: null,
+  status: 200,
+  responseBody: '{"data":{"utilities":[{"id":"ONCOR"}]}}',
+  responseHeaders: { 'x-request-id': 'req-0000000001' },
+  fromCache: false,
+  cache: 'MISS',
+  upstreamCalls: [],
+  durationMs: 12,
+  ...over,
 });
 
 beforeAll(async () => {
@@ -43,7 +56,9 @@ beforeAll(async () => {
   replay.enqueue(record({}));
   // As the replay plugin stores it: personal data sealed under the gateway's REPLAY_PII_KEY.
   const personal = record({
-    id: 'req-pii-000001', query: 'query A($a: String!) { utilityAccounts(address: $a, zipCode: "75201") { accountId } }', variables: { a: '1500 Marilla St' },
+    id: 'req-pii-000001',
+    query: 'query A($a: String!) { utilityAccounts(address: $a, zipCode: "75201") { accountId } }',
+    variables: { a: '1500 Marilla St' },
     responseBody: '{"data":{"utilityAccounts":[{"accountId":"10443720004563214"}]}}',
   });
   sealPersonalData(personal, Buffer.from(PII_KEY, 'hex'));
@@ -51,7 +66,14 @@ beforeAll(async () => {
   await replay.flush();
   audit = createAuditLog({ redis: null, dataDir: dir, retentionMs: 86_400_000 });
   const support = createSupportConsole({
-    keys, replay, audit, partners, partnersFile: partners.file, trustProxy: null, sessionTtlMs: 3_600_000, now: () => clock,
+    keys,
+    replay,
+    audit,
+    partners,
+    partnersFile: partners.file,
+    trustProxy: null,
+    sessionTtlMs: 3_600_000,
+    now: () => clock,
     rerun: async () => {
       throw new Error('reruns are tested end to end');
     },
@@ -76,9 +98,19 @@ describe('console sessions', () => {
     expect(tls.headers.get('set-cookie')).toMatch(/; Secure$/);
     const ui = consoleClient(admin.url);
     await ui.get('/console/sign-in');
-    const res = await fetch(`${admin.url}/console/sign-in`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `epc_pre=${/epc_pre=([^;]+)/.exec(plain.headers.get('set-cookie')!)![1]}` }, body: new URLSearchParams({ _csrf: /epc_pre=([^;]+)/.exec(plain.headers.get('set-cookie')!)![1]!, token }).toString() });
+    const res = await fetch(`${admin.url}/console/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        cookie: `epc_pre=${/epc_pre=([^;]+)/.exec(plain.headers.get('set-cookie')!)![1]}`,
+      },
+      body: new URLSearchParams({ _csrf: /epc_pre=([^;]+)/.exec(plain.headers.get('set-cookie')!)![1]!, token }).toString(),
+    });
     expect(res.status).toBe(303);
-    expect(res.headers.get('set-cookie')).toMatch(/^epc_session=[A-Za-z0-9_-]{43}; Path=\/console; HttpOnly; SameSite=Strict; Max-Age=3600$/);
+    expect(res.headers.get('set-cookie')).toMatch(
+      /^epc_session=[A-Za-z0-9_-]{43}; Path=\/console; HttpOnly; SameSite=Strict; Max-Age=3600$/,
+    );
   });
 
   it('refuses a sign-in without the form token, and partner keys', async () => {
@@ -111,9 +143,12 @@ describe('console input', () => {
 
   it('answers malformed, hostile and boundary search input with a clear 400, escaped', async () => {
     const ui = await signedIn();
-    const bad = await ui.get(`/console/search?${new URLSearchParams({ id: '<script>alert(1)</script>', partner: '"><img src=x>', status: '6xx', cache: 'WARM', range: '1y', page: '0', env: 'staging' })}`);
+    const bad = await ui.get(
+      `/console/search?${new URLSearchParams({ id: '<script>alert(1)</script>', partner: '"><img src=x>', status: '6xx', cache: 'WARM', range: '1y', page: '0', env: 'staging' })}`,
+    );
     expect(bad.status).toBe(400);
-    for (const m of ['A request id is', 'A partner code is', 'Status is', 'Cache is', 'Time is', 'Page is', 'Unknown environment']) expect(bad.text).toContain(m);
+    for (const m of ['A request id is', 'A partner code is', 'Status is', 'Cache is', 'Time is', 'Page is', 'Unknown environment'])
+      expect(bad.text).toContain(m);
     expect(bad.text).not.toContain('<script>alert');
     expect(bad.text).not.toContain('<img src=x>');
     expect((await ui.get('/console/search?page=41')).status).toBe(400);
@@ -126,7 +161,11 @@ describe('console input', () => {
   it('refuses oversized and non-form bodies and malformed paths', async () => {
     const ui = await signedIn();
     expect((await ui.post('/console/partners', { code: 'ACME', name: 'x'.repeat(20_000), contact: 'c' })).status).toBe(413);
-    const json = await fetch(`${admin.url}/console/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const json = await fetch(`${admin.url}/console/sign-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(json.status).toBe(415);
     expect((await ui.get('/console/records/%E0%A4%A')).status).toBe(400);
     expect((await ui.get('/console/records/..%2F..%2Fetc%2Fpasswd')).status).toBe(400);
@@ -152,7 +191,9 @@ describe('console input', () => {
     expect(actions).toContain('record.unmask');
     expect(actions).toContain('record.unmask.refused');
     // A record without personal data is shown as sent.
-    expect((await ui.get('/console/records/req-0000000001')).text).toContain('{&quot;data&quot;:{&quot;utilities&quot;:[{&quot;id&quot;:&quot;ONCOR&quot;}]}}');
+    expect((await ui.get('/console/records/req-0000000001')).text).toContain(
+      '{&quot;data&quot;:{&quot;utilities&quot;:[{&quot;id&quot;:&quot;ONCOR&quot;}]}}',
+    );
   });
 });
 

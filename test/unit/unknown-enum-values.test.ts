@@ -16,7 +16,8 @@ const run = (values: { meterType: unknown; premiseType: unknown }[]) =>
     schema,
     source: '{ accounts { meterType premiseType } }',
     rootValue: { accounts: values },
-    fieldResolver: (parent: any, _a, _c, info) => (info.fieldName === 'accounts' ? parent.accounts : feedEnum(info.fieldName)(parent, {}, {}, info)),
+    fieldResolver: (parent: any, _a, _c, info) =>
+      info.fieldName === 'accounts' ? parent.accounts : feedEnum(info.fieldName)(parent, {}, {}, info),
   });
 
 describe('feedEnum', () => {
@@ -29,28 +30,44 @@ describe('feedEnum', () => {
       { meterType: 42, premiseType: 'ams' },
     ]);
     expect(r.errors).toBeUndefined();
-    expect(r.data).toEqual({ accounts: [
-      { meterType: 'AMS', premiseType: 'UNKNOWN' },
-      { meterType: null, premiseType: 'OTHER' },
-      { meterType: 'OTHER', premiseType: 'OTHER' },
-      { meterType: 'OTHER', premiseType: 'OTHER' },
-    ] });
+    expect(r.data).toEqual({
+      accounts: [
+        { meterType: 'AMS', premiseType: 'UNKNOWN' },
+        { meterType: null, premiseType: 'OTHER' },
+        { meterType: 'OTHER', premiseType: 'OTHER' },
+        { meterType: 'OTHER', premiseType: 'OTHER' },
+      ],
+    });
     expect(unknownEnumStats.get('MeterType')).toBe(before + 5);
   });
 
   it('is exported as a metric by enum type', async () => {
     const metrics = createGatewayMetrics({ redisUp: null, defaultMetrics: false });
     await run([{ meterType: 'NEW', premiseType: 'AMS' }]);
-    expect(await metrics.render()).toMatch(new RegExp(`gateway_unknown_enum_values_total\\{type="MeterType"\\} ${unknownEnumStats.get('MeterType')}`));
+    expect(await metrics.render()).toMatch(
+      new RegExp(`gateway_unknown_enum_values_total\\{type="MeterType"\\} ${unknownEnumStats.get('MeterType')}`),
+    );
     metrics.registry.clear();
   });
 
   it('logs a new value once per enum and value per hour, bounded', async () => {
     const warn = vi.fn();
     const logger = { warn, info: vi.fn(), error: vi.fn(), debug: vi.fn(), child: () => logger } as any;
-    const cap = await observabilityCapability({ config: { ports: { ops: null } } as any, logger, redis: null, bus: null, mesh: {} as any, createPrivateListener: (() => { throw new Error('not used'); }) as any });
+    const cap = await observabilityCapability({
+      config: { ports: { ops: null } } as any,
+      logger,
+      redis: null,
+      bus: null,
+      mesh: {} as any,
+      createPrivateListener: (() => {
+        throw new Error('not used');
+      }) as any,
+    });
     try {
-      await run([{ meterType: 'PLC', premiseType: 'PLC' }, { meterType: 'PLC', premiseType: 'SMART' }]);
+      await run([
+        { meterType: 'PLC', premiseType: 'PLC' },
+        { meterType: 'PLC', premiseType: 'SMART' },
+      ]);
       const lines = warn.mock.calls.map(([fields]) => `${fields.enum} ${fields.value}`);
       expect(lines).toEqual(['MeterType PLC', 'MeterType SMART']);
       await run([{ meterType: 'x'.repeat(500), premiseType: 'AMS' }]);

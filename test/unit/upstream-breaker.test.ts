@@ -28,7 +28,6 @@ function makeFetch(opts: UpstreamFetchOptions = {}) {
   return Object.assign(f, { sent: () => sent });
 }
 
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(() => nock.disableNetConnect());
@@ -145,7 +144,11 @@ describe('circuit breaker', () => {
     expect(await res.json()).toEqual(OFFERS);
     expect(s.stale).toEqual([{ feed: 'Brightgrid', ageSeconds: 0 }]);
     expect(s.calls[0]!.error).toMatch(/^circuit_open \(served a 0 s old copy\)$/);
-    expect(upstreamStats.snapshot().Brightgrid).toMatchObject({ staleServed: 4, shortCircuits: 1, errorsByKind: { network: 3, circuit_open: 1 } });
+    expect(upstreamStats.snapshot().Brightgrid).toMatchObject({
+      staleServed: 4,
+      shortCircuits: 1,
+      errorsByKind: { network: 3, circuit_open: 1 },
+    });
     await f.close();
   });
 

@@ -38,7 +38,6 @@ function makeFetch(opts: UpstreamFetchOptions = {}) {
   return Object.assign(f, { seen });
 }
 
-
 beforeAll(() => {
   nock.disableNetConnect();
 });
@@ -129,7 +128,15 @@ describe('retries', () => {
       nock(BASE).intercept('/orders', method).reply(503, { error: 'busy' });
       const spare = nock(BASE).intercept('/orders', method).reply(200, { ok: true });
       const f = makeFetch();
-      const r = await settle(inScope(scope(), (c) => f(`${BASE}/orders`, { method, body: method === 'DELETE' ? undefined : '{"a":1}', headers: { 'content-type': 'application/json' } }, c)));
+      const r = await settle(
+        inScope(scope(), (c) =>
+          f(
+            `${BASE}/orders`,
+            { method, body: method === 'DELETE' ? undefined : '{"a":1}', headers: { 'content-type': 'application/json' } },
+            c,
+          ),
+        ),
+      );
       expect(r.ok, method).toBe(false);
       expect(f.seen.urls, method).toHaveLength(1);
       expect(spare.isDone(), method).toBe(false);
@@ -157,7 +164,11 @@ describe('retries', () => {
     expect(notFound.status).toBe(404);
     expect(await notFound.json()).toEqual({ error: 'no such zip' });
     expect(f.seen.urls).toHaveLength(3);
-    expect(s.calls.map((c) => [c.status, c.error])).toEqual([[500, 'status 500'], [429, 'status 429'], [404, undefined]]);
+    expect(s.calls.map((c) => [c.status, c.error])).toEqual([
+      [500, 'status 500'],
+      [429, 'status 429'],
+      [404, undefined],
+    ]);
     expect(upstreamStats.snapshot().Voltify).toMatchObject({ calls: 3, errors: 2, retries: 0, errorsByKind: { status: 2 } });
     await f.close();
   });
@@ -173,10 +184,13 @@ describe('retries', () => {
     const signals: AbortSignal[] = [];
     const started = Date.now();
     const r = await settle(
-      withRetries({ retries: 5, baseDelayMs: 50, maxDelayMs: 50, attemptTimeoutMs: 0, deadline: Date.now() + 250, random: () => 1 }, async (signal) => {
-        signals.push(signal);
-        throw new UpstreamError('network', { retryable: true });
-      }),
+      withRetries(
+        { retries: 5, baseDelayMs: 50, maxDelayMs: 50, attemptTimeoutMs: 0, deadline: Date.now() + 250, random: () => 1 },
+        async (signal) => {
+          signals.push(signal);
+          throw new UpstreamError('network', { retryable: true });
+        },
+      ),
     );
     expect(r.ok).toBe(false);
     expect(Date.now() - started).toBeLessThan(300);
@@ -188,10 +202,18 @@ describe('retries', () => {
 
 describe('deduplication', () => {
   it('identical concurrent GETs make one upstream call; every caller gets its own Response', async () => {
-    const upstream = nock(BASE).get('/offers').query({ zip: '75001' }).delay(50).reply(200, OFFERS, { 'Cache-Control': 'public, max-age=900' });
+    const upstream = nock(BASE)
+      .get('/offers')
+      .query({ zip: '75001' })
+      .delay(50)
+      .reply(200, OFFERS, { 'Cache-Control': 'public, max-age=900' });
     const f = makeFetch();
     const scopes = Array.from({ length: 10 }, () => scope());
-    const responses = await Promise.all(scopes.map((s, i) => inScope(s, (c) => f(`${BASE}/offers?zip=75001`, { headers: { accept: 'application/json', 'x-request-id': `req-${i}` } }, c))));
+    const responses = await Promise.all(
+      scopes.map((s, i) =>
+        inScope(s, (c) => f(`${BASE}/offers?zip=75001`, { headers: { accept: 'application/json', 'x-request-id': `req-${i}` } }, c)),
+      ),
+    );
     expect(upstream.isDone()).toBe(true);
     expect(f.seen.urls).toHaveLength(1);
     expect(new Set(responses).size).toBe(10);
@@ -286,7 +308,9 @@ describe('stale-if-error', () => {
     await inScope(scope(), (c) => off(`${BASE}/a`, undefined, c));
     expect((await settle(inScope(scope(), (c) => off(`${BASE}/a`, undefined, c)))).ok).toBe(false);
 
-    nock(BASE).get('/premises').reply(200, { accounts: [{ id: 1 }] }, { 'Cache-Control': 'no-store' });
+    nock(BASE)
+      .get('/premises')
+      .reply(200, { accounts: [{ id: 1 }] }, { 'Cache-Control': 'no-store' });
     nock(BASE).get('/premises').reply(500, 'x');
     const on = makeFetch();
     await inScope(scope('Premises'), (c) => on(`${BASE}/premises`, undefined, c));
@@ -335,7 +359,13 @@ describe('edge validation', () => {
   }
 
   it('objects and arrays pass; invalid UTF-8 does not', () => {
-    const b = (text: string | Uint8Array, status = 200) => ({ status, statusText: '', headers: [], body: typeof text === 'string' ? new TextEncoder().encode(text) : text, receivedAt: 0 });
+    const b = (text: string | Uint8Array, status = 200) => ({
+      status,
+      statusText: '',
+      headers: [],
+      body: typeof text === 'string' ? new TextEncoder().encode(text) : text,
+      receivedAt: 0,
+    });
     expect(() => validatePayload(b('{"a":null}'))).not.toThrow();
     expect(() => validatePayload(b('[]'))).not.toThrow();
     expect(() => validatePayload(b('garbage', 404))).not.toThrow();
@@ -343,7 +373,9 @@ describe('edge validation', () => {
   });
 
   it('a body above the size bound is refused', async () => {
-    nock(BASE).get('/huge').reply(200, JSON.stringify({ blob: 'x'.repeat(5000) }));
+    nock(BASE)
+      .get('/huge')
+      .reply(200, JSON.stringify({ blob: 'x'.repeat(5000) }));
     const f = makeFetch({ maxBodyBytes: 2048 });
     const r = await settle(inScope(scope(), (c) => f(`${BASE}/huge`, undefined, c)));
     expect((r as { error: Error }).error.message).toMatch(/too large/);
@@ -354,8 +386,17 @@ describe('edge validation', () => {
 describe('settings', () => {
   it('defaults, env overrides, and a bad value names the variable', () => {
     const d = loadUpstreamSettings({});
-    expect(d).toMatchObject({ retries: 2, staleIfErrorSeconds: 3600, dedup: true, breaker: { enabled: true, errorThresholdPercentage: 50 } });
-    expect(loadUpstreamSettings({ UPSTREAM_RETRIES: '0', STALE_IF_ERROR_SECONDS: '60', UPSTREAM_BREAKER: 'off' })).toMatchObject({ retries: 0, staleIfErrorSeconds: 60, breaker: { enabled: false } });
+    expect(d).toMatchObject({
+      retries: 2,
+      staleIfErrorSeconds: 3600,
+      dedup: true,
+      breaker: { enabled: true, errorThresholdPercentage: 50 },
+    });
+    expect(loadUpstreamSettings({ UPSTREAM_RETRIES: '0', STALE_IF_ERROR_SECONDS: '60', UPSTREAM_BREAKER: 'off' })).toMatchObject({
+      retries: 0,
+      staleIfErrorSeconds: 60,
+      breaker: { enabled: false },
+    });
     expect(() => loadUpstreamSettings({ UPSTREAM_RETRIES: '9', STALE_IF_ERROR_SECONDS: 'soon' })).toThrow(ConfigError);
     try {
       loadUpstreamSettings({ UPSTREAM_RETRIES: '9', STALE_IF_ERROR_SECONDS: 'soon' });

@@ -19,7 +19,8 @@ beforeAll(async () => {
       seen.push({ method: req.method, headers: req.headers, body });
       const url = req.url ?? '/';
       if (url === '/json') return res.writeHead(200, { 'content-type': 'application/json', 'set-cookie': ['a=1', 'b=2'] }).end(JSON_BODY);
-      if (url === '/gzip') return res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(zlib.gzipSync(JSON_BODY));
+      if (url === '/gzip')
+        return res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(zlib.gzipSync(JSON_BODY));
       if (url === '/bad-gzip') return res.writeHead(200, { 'content-encoding': 'gzip' }).end('not gzip at all');
       if (url === '/zip-bomb') return res.writeHead(200, { 'content-encoding': 'gzip' }).end(zlib.gzipSync(Buffer.alloc(2_000_000, 32)));
       if (url === '/odd-encoding') return res.writeHead(200, { 'content-encoding': 'x-secret-codec' }).end(JSON_BODY);
@@ -32,7 +33,8 @@ beforeAll(async () => {
       if (url === '/moved') return res.writeHead(302, { location: '/json' }).end();
       if (url === '/loop') return res.writeHead(302, { location: '/loop' }).end();
       if (url === '/hang') return; // never answers
-      if (url.startsWith('/echo')) return res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ method: req.method, body, query: url }));
+      if (url.startsWith('/echo'))
+        return res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ method: req.method, body, query: url }));
       res.writeHead(404).end('{}');
     });
   });
@@ -64,9 +66,17 @@ describe('undici transport', () => {
   });
 
   it('sends the method, query string and body of the call', async () => {
-    const b = await t(`${base}/echo?zip=75001&class=residential`, { signal: signal(), method: 'POST', body: '{"q":1}', headers: { 'content-type': 'application/json' } }, 1 << 20);
+    const b = await t(
+      `${base}/echo?zip=75001&class=residential`,
+      { signal: signal(), method: 'POST', body: '{"q":1}', headers: { 'content-type': 'application/json' } },
+      1 << 20,
+    );
     expect(b.status).toBe(201);
-    expect(JSON.parse(Buffer.from(b.body).toString())).toEqual({ method: 'POST', body: '{"q":1}', query: '/echo?zip=75001&class=residential' });
+    expect(JSON.parse(Buffer.from(b.body).toString())).toEqual({
+      method: 'POST',
+      body: '{"q":1}',
+      query: '/echo?zip=75001&class=residential',
+    });
     const head = await t(`${base}/json`, { signal: signal(), method: 'HEAD' }, 1 << 20);
     expect(head.status).toBe(200);
     expect(head.body.byteLength).toBe(0);
@@ -75,7 +85,11 @@ describe('undici transport', () => {
   it('decodes a compressed answer, and refuses a corrupt, unknown or oversized one', async () => {
     const gz = await t(`${base}/gzip`, { signal: signal() }, 1 << 20);
     expect(Buffer.from(gz.body).toString()).toBe(JSON_BODY);
-    for (const [path, kind] of [['/bad-gzip', 'malformed'], ['/odd-encoding', 'malformed'], ['/zip-bomb', 'too_large']] as const) {
+    for (const [path, kind] of [
+      ['/bad-gzip', 'malformed'],
+      ['/odd-encoding', 'malformed'],
+      ['/zip-bomb', 'too_large'],
+    ] as const) {
       const err = await t(`${base}${path}`, { signal: signal() }, 1 << 20).catch((e: unknown) => e);
       expect(err, path).toBeInstanceOf(UpstreamError);
       expect((err as UpstreamError).kind, path).toBe(kind);

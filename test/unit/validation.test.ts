@@ -17,8 +17,27 @@ function inputError(fn: () => unknown, argument: string): InputError {
 }
 
 const HOSTILE: unknown[] = [
-  null, undefined, '', ' ', 0, -1, 1.5, NaN, Infinity, true, {}, [], ['75001'], 75001n,
-  '\u0000', '75001\u0000', 'x'.repeat(10_000), '<script>', "' OR 1=1 --", '\u202e', '\ud800',
+  null,
+  undefined,
+  '',
+  ' ',
+  0,
+  -1,
+  1.5,
+  NaN,
+  Infinity,
+  true,
+  {},
+  [],
+  ['75001'],
+  75001n,
+  '\u0000',
+  '75001\u0000',
+  'x'.repeat(10_000),
+  '<script>',
+  "' OR 1=1 --",
+  '\u202e',
+  '\ud800',
 ];
 
 describe('zipCode', () => {
@@ -27,8 +46,24 @@ describe('zipCode', () => {
     expect(zipCode('00501')).toBe('00501');
   });
   it('rejects hostile values', () => {
-    for (const bad of [...HOSTILE, '00000', '7500', '750011', ' 75001', '75001 ', '7500١', '٧٥٠٠١', '７５００１',
-      '75001\n', '75-01', '75001-1234', 75001, '+7500', '7500a', '\u00007500']) {
+    for (const bad of [
+      ...HOSTILE,
+      '00000',
+      '7500',
+      '750011',
+      ' 75001',
+      '75001 ',
+      '7500١',
+      '٧٥٠٠١',
+      '７５００１',
+      '75001\n',
+      '75-01',
+      '75001-1234',
+      75001,
+      '+7500',
+      '7500a',
+      '\u00007500',
+    ]) {
       inputError(() => zipCode(bad), 'zipCode');
     }
     inputError(() => zipCode('x', 'input.zip'), 'input.zip');
@@ -96,8 +131,28 @@ describe('address', () => {
     expect(address('x'.repeat(200))).toHaveLength(200);
   });
   it('rejects hostile values', () => {
-    for (const bad of [null, undefined, 42, {}, '', '   ', 'x'.repeat(201), 'x'.repeat(10_000), '1500 Main\u0000St', '1500\tMain',
-      '1500 Main\nSt', 'a<b', 'a;b', 'a"b', '\u202eevil', '\ud800', 'a\u200bb', '1500 Main St ١', 'rm -rf $HOME', 'a\u00a0b']) {
+    for (const bad of [
+      null,
+      undefined,
+      42,
+      {},
+      '',
+      '   ',
+      'x'.repeat(201),
+      'x'.repeat(10_000),
+      '1500 Main\u0000St',
+      '1500\tMain',
+      '1500 Main\nSt',
+      'a<b',
+      'a;b',
+      'a"b',
+      '\u202eevil',
+      '\ud800',
+      'a\u200bb',
+      '1500 Main St ١',
+      'rm -rf $HOME',
+      'a\u00a0b',
+    ]) {
       inputError(() => address(bad), 'address');
     }
   });
@@ -122,18 +177,41 @@ describe('isoDate', () => {
   it('accepts real YYYY-MM-DD dates only', () => {
     expect(isoDate('2028-02-29', 'requestedDate')).toBe('2028-02-29');
     expect(isoDate('2026-12-31')).toBe('2026-12-31');
-    for (const bad of ['2027-02-29', '2026-02-30', '2026-13-01', '2026-00-10', '2026-1-01', ' 2026-01-01', '2026-01-01T00:00:00Z', '1999-12-31', '2200-01-01',
-      '', '２０２６-01-01', '2026/01/01', 'x'.repeat(100_000), null, undefined, 20260101, {}, ['2026-01-01']]) {
-      expect(() => isoDate(bad, 'requestedDate'), String(bad).slice(0, 20)).toThrow(/Invalid requestedDate: must be a date written YYYY-MM-DD/);
+    for (const bad of [
+      '2027-02-29',
+      '2026-02-30',
+      '2026-13-01',
+      '2026-00-10',
+      '2026-1-01',
+      ' 2026-01-01',
+      '2026-01-01T00:00:00Z',
+      '1999-12-31',
+      '2200-01-01',
+      '',
+      '２０２６-01-01',
+      '2026/01/01',
+      'x'.repeat(100_000),
+      null,
+      undefined,
+      20260101,
+      {},
+      ['2026-01-01'],
+    ]) {
+      expect(() => isoDate(bad, 'requestedDate'), String(bad).slice(0, 20)).toThrow(
+        /Invalid requestedDate: must be a date written YYYY-MM-DD/,
+      );
     }
   });
   it('never throws anything but InputError', () => {
-    fc.assert(fc.property(fc.oneof(fc.string({ maxLength: 40 }), fc.anything()), (v) => {
-      try {
-        expect(isoDate(v)).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-      } catch (e) {
-        expect(e).toBeInstanceOf(InputError);
-      }
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ maxLength: 40 }), fc.anything()), (v) => {
+        try {
+          expect(isoDate(v)).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+        } catch (e) {
+          expect(e).toBeInstanceOf(InputError);
+        }
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

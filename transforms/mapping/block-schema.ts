@@ -38,14 +38,19 @@ export interface MappingBlock {
   args?: Record<string, ArgSpec> | null;
   resultType?: string;
   items?: string;
-  pagination?: { maxPages?: number; cursor?: { arg: string; next: string }; page?: { arg: string; first?: number; sizeArg?: string; size: number } } | null;
+  pagination?: {
+    maxPages?: number;
+    cursor?: { arg: string; next: string };
+    page?: { arg: string; first?: number; sizeArg?: string; size: number };
+  } | null;
   fields: FieldSpecs;
 }
 export type PaginationSpec = NonNullable<MappingBlock['pagination']>;
 export type ValueMap = Record<string, string | number | boolean | null>;
 export type ArgSpec = FeedInputKey | { from: FeedInputKey; map?: ValueMap } | { const: string | number | boolean };
 export type FieldSpecs = Record<string, FieldSpec>;
-export type FieldSpec = string | { path?: string; unit?: UnitName; map?: ValueMap; default?: unknown; const?: unknown; items?: string; fields?: FieldSpecs };
+export type FieldSpec =
+  string | { path?: string; unit?: UnitName; map?: ValueMap; default?: unknown; const?: unknown; items?: string; fields?: FieldSpecs };
 
 // ----------------------------------------------------------------------------------------- the schema
 
@@ -53,11 +58,27 @@ const MAX_NAME_LENGTH = 200;
 /** At most this many feed values in one map, or arguments in `args`. */
 const MAX_ENTRIES = 1000;
 
-const mapping = (properties: Record<string, SchemaObject>, more: SchemaObject = {}): SchemaObject => ({ type: 'object', properties, additionalProperties: false, ...more });
-const int = (min: number, max: number, description: string, dflt?: number): SchemaObject => ({
-  type: 'integer', minimum: min, maximum: max, title: `an integer ${min}..${max}`, description, ...(dflt !== undefined ? { default: dflt } : {}),
+const mapping = (properties: Record<string, SchemaObject>, more: SchemaObject = {}): SchemaObject => ({
+  type: 'object',
+  properties,
+  additionalProperties: false,
+  ...more,
 });
-const graphQLName = (title: string, description: string): SchemaObject => ({ type: 'string', pattern: GRAPHQL_NAME.source, maxLength: MAX_NAME_LENGTH, title, description });
+const int = (min: number, max: number, description: string, dflt?: number): SchemaObject => ({
+  type: 'integer',
+  minimum: min,
+  maximum: max,
+  title: `an integer ${min}..${max}`,
+  description,
+  ...(dflt !== undefined ? { default: dflt } : {}),
+});
+const graphQLName = (title: string, description: string): SchemaObject => ({
+  type: 'string',
+  pattern: GRAPHQL_NAME.source,
+  maxLength: MAX_NAME_LENGTH,
+  title,
+  description,
+});
 const argName = (description: string) => graphQLName('the name of a feed argument', description);
 const path = (description: string): SchemaObject => ({ type: 'string', title: 'a path', description });
 const forbidden = (rule: string): SchemaObject => ({ not: {}, description: rule });
@@ -74,7 +95,8 @@ const SCALAR_OR_NULL: SchemaObject = { type: [...SCALAR_TYPES, 'null'], title: '
 const VALUE_MAP: SchemaObject = {
   type: 'object',
   title: 'feed value -> our value',
-  description: 'keys: the values as the GraphQL result has them (JSON "fixed-rate" arrives as fixed_rate); values not in the map pass unchanged; a value mapped to null rejects the record (unless the field is nullable)',
+  description:
+    'keys: the values as the GraphQL result has them (JSON "fixed-rate" arrives as fixed_rate); values not in the map pass unchanged; a value mapped to null rejects the record (unless the field is nullable)',
   maxProperties: MAX_ENTRIES,
   additionalProperties: SCALAR_OR_NULL,
 };
@@ -89,33 +111,49 @@ const ARG: SchemaObject = {
 
 const PAGINATION: SchemaObject = {
   ...mapping({
-    cursor: mapping({
-      arg: argName('the feed argument carrying the cursor; the first page is asked without it'),
-      next: path('the path of the next cursor in a page (e.g. paging.next); absent, null or empty ends'),
-    }, { required: ['arg', 'next'] }),
-    page: mapping({
-      arg: argName('the feed argument carrying the page number'),
-      first: int(0, 1_000_000, 'the number of the first page', 1),
-      sizeArg: argName('the feed argument carrying the page size'),
-      size: int(1, 100_000, 'the number of records a full page has; a page with fewer is the last'),
-    }, { required: ['arg', 'size'] }),
+    cursor: mapping(
+      {
+        arg: argName('the feed argument carrying the cursor; the first page is asked without it'),
+        next: path('the path of the next cursor in a page (e.g. paging.next); absent, null or empty ends'),
+      },
+      { required: ['arg', 'next'] },
+    ),
+    page: mapping(
+      {
+        arg: argName('the feed argument carrying the page number'),
+        first: int(0, 1_000_000, 'the number of the first page', 1),
+        sizeArg: argName('the feed argument carrying the page size'),
+        size: int(1, 100_000, 'the number of records a full page has; a page with fewer is the last'),
+      },
+      { required: ['arg', 'size'] },
+    ),
     maxPages: int(1, 1000, 'most pages followed in one call (within timeoutMs); the rest are left out with a warning', DEFAULT_MAX_PAGES),
   }),
   type: ['object', 'null'],
   title: '{ cursor: { arg, next } } or { page: { arg, size } }',
   description: 'a feed answering in pages: { cursor: { arg, next } } or { page: { arg, first, sizeArg, size } }, and maxPages',
   if: { type: 'object' },
-  then: { description: 'set exactly one of cursor or page', anyOf: [{ required: ['cursor'] }, { required: ['page'] }], not: { required: ['cursor', 'page'] } },
+  then: {
+    description: 'set exactly one of cursor or page',
+    anyOf: [{ required: ['cursor'] }, { required: ['page'] }],
+    not: { required: ['cursor', 'page'] },
+  },
 };
 
-const SPEC_PATH = path('where the value is: relative to the record (or the enclosing element), $request.<input> (an input always given) or $page.<path> (outside the record list)');
+const SPEC_PATH = path(
+  'where the value is: relative to the record (or the enclosing element), $request.<input> (an input always given) or $page.<path> (outside the record list)',
+);
 const VALUE_KEYS: Record<string, SchemaObject> = {
   path: SPEC_PATH,
   map: { $ref: '#/definitions/valueMap' },
   default: { ...SCALAR_OR_NULL, description: 'used when the path is absent or null; goes through map and unit as the feed would send it' },
   const: { ...SCALAR_OR_NULL, description: 'a fixed value instead of a path; goes through map and unit as the feed would send it' },
 };
-const UNIT: SchemaObject = { enum: [...UNIT_NAMES], title: 'unit', description: "the feed's unit; money and prices must state one (docs/adding-a-feed.md#units)" };
+const UNIT: SchemaObject = {
+  enum: [...UNIT_NAMES],
+  title: 'unit',
+  description: "the feed's unit; money and prices must state one (docs/adding-a-feed.md#units)",
+};
 const valueSpec = (unit: boolean): SchemaObject => ({
   ...mapping(unit ? { path: SPEC_PATH, unit: UNIT, ...VALUE_KEYS } : VALUE_KEYS),
   type: ['string', 'object'],
@@ -145,7 +183,9 @@ function tableSchema(kind: FeedKind, table: FieldTable, description: string, aut
   const properties: Record<string, SchemaObject> = {};
   for (const [name, def] of Object.entries(table)) properties[name] = specSchema(kind, name, def);
   for (const [name, why] of Object.entries(automatic)) properties[name] = forbidden(`not configurable: ${why}`);
-  const required = Object.entries(table).filter(([, d]) => d.required).map(([n]) => n);
+  const required = Object.entries(table)
+    .filter(([, d]) => d.required)
+    .map(([n]) => n);
   return mapping(properties, { title: `kind ${kind}`, description, required });
 }
 
@@ -168,7 +208,10 @@ function specSchema(kind: FeedKind, name: string, def: FieldDef): SchemaObject {
           fields: tableSchema(kind, vt.fields, `the keys of ${name}: ${keys}`),
           ...(vt.nullable ? { const: { type: 'null', title: 'null', description: `no ${name}` } } : {}),
         },
-        { title: `{ path, fields }${vt.nullable ? ' or { const: null }' : ''}`, ...(vt.nullable ? constOr(['path', 'fields'], 'fields', `the keys of ${name}: ${keys}`) : { required: ['fields'] }) },
+        {
+          title: `{ path, fields }${vt.nullable ? ' or { const: null }' : ''}`,
+          ...(vt.nullable ? constOr(['path', 'fields'], 'fields', `the keys of ${name}: ${keys}`) : { required: ['fields'] }),
+        },
       );
     case 'list':
       return mapping(
@@ -183,7 +226,13 @@ function specSchema(kind: FeedKind, name: string, def: FieldDef): SchemaObject {
         {
           title: `{ items, fields } or { path, fields }${vt.minLength ? '' : ' or { const: [] }'}`,
           allOf: [
-            { if: { type: 'object' }, then: { description: 'items and path exclude each other (items: a list; path + fields: one entry)', not: { required: ['items', 'path'] } } },
+            {
+              if: { type: 'object' },
+              then: {
+                description: 'items and path exclude each other (items: a list; path + fields: one entry)',
+                not: { required: ['items', 'path'] },
+              },
+            },
             constOr(['items', 'path', 'fields'], 'fields', `the keys of each ${name} entry: ${keys}`),
           ],
         },
@@ -195,7 +244,10 @@ function specSchema(kind: FeedKind, name: string, def: FieldDef): SchemaObject {
 function kindVariant(kind: FeedKind): SchemaObject {
   const supported = Object.keys(KINDS[kind].scopes);
   const unsupported = CALL_SCOPES.filter((s) => !supported.includes(s));
-  const scope = { not: { enum: unsupported }, description: `${kind} feeds are called per ${supported.join(', ')} only, not per ${unsupported.join(' or ')}` };
+  const scope = {
+    not: { enum: unsupported },
+    description: `${kind} feeds are called per ${supported.join(', ')} only, not per ${unsupported.join(' or ')}`,
+  };
   return {
     properties: {
       kind: { const: kind },
@@ -206,7 +258,9 @@ function kindVariant(kind: FeedKind): SchemaObject {
 }
 
 const inputsOf = (kind: FeedKind) =>
-  Object.entries(KINDS[kind].scopes).map(([scope, i]) => `${kind}/${scope}: ${[...i.always, ...i.sometimes.map((s) => `${s} (sometimes)`)].join(', ')}`);
+  Object.entries(KINDS[kind].scopes).map(
+    ([scope, i]) => `${kind}/${scope}: ${[...i.always, ...i.sometimes.map((s) => `${s} (sometimes)`)].join(', ')}`,
+  );
 
 export const BLOCK_SCHEMA: SchemaObject = {
   $schema: 'http://json-schema.org/draft-07/schema#',
@@ -220,19 +274,42 @@ export const BLOCK_SCHEMA: SchemaObject = {
     },
     timeoutMs: int(1, 600_000, 'per-call budget in milliseconds, retries and pages included', DEFAULT_TIMEOUT_MS),
     maxItems: int(1, 1_000_000, 'most records mapped from one payload; the rest are reported rejected', DEFAULT_MAX_ITEMS),
-    cacheSeconds: int(0, 86_400, "scope: utility only: seconds one utility's answer is reused for the other ZIPs of its territory (0: not kept)", DEFAULT_UTILITY_CACHE_SECONDS),
-    sampleZip: { type: 'string', pattern: '^[0-9]{5}$', title: 'a 5-digit ZIP code', description: 'the ZIP code feeds:check calls the feed with' },
-    sampleState: { type: 'string', pattern: '^[A-Z]{2}$', title: 'a two-letter state code', description: 'the state feeds:check calls the feed with' },
+    cacheSeconds: int(
+      0,
+      86_400,
+      "scope: utility only: seconds one utility's answer is reused for the other ZIPs of its territory (0: not kept)",
+      DEFAULT_UTILITY_CACHE_SECONDS,
+    ),
+    sampleZip: {
+      type: 'string',
+      pattern: '^[0-9]{5}$',
+      title: 'a 5-digit ZIP code',
+      description: 'the ZIP code feeds:check calls the feed with',
+    },
+    sampleState: {
+      type: 'string',
+      pattern: '^[A-Z]{2}$',
+      title: 'a two-letter state code',
+      description: 'the state feeds:check calls the feed with',
+    },
     args: {
       type: ['object', 'null'],
       title: 'a mapping of feed argument -> input',
-      description: 'feed argument -> our input: an input name, { from, map } or { const }; an argument whose input is not given is left out',
+      description:
+        'feed argument -> our input: an input name, { from, map } or { const }; an argument whose input is not given is left out',
       maxProperties: MAX_ENTRIES,
       // GraphQL reserves names starting with "__".
-      propertyNames: { pattern: `^(?!__)${GRAPHQL_NAME.source.slice(1)}`, maxLength: MAX_NAME_LENGTH, title: 'a GraphQL argument name (not starting with __)' },
+      propertyNames: {
+        pattern: `^(?!__)${GRAPHQL_NAME.source.slice(1)}`,
+        maxLength: MAX_NAME_LENGTH,
+        title: 'a GraphQL argument name (not starting with __)',
+      },
       additionalProperties: ARG,
     },
-    resultType: graphQLName('a GraphQL type name', 'the member of a union result (e.g. an OpenAPI operation with error responses) that carries the records'),
+    resultType: graphQLName(
+      'a GraphQL type name',
+      'the member of a union result (e.g. an OpenAPI operation with error responses) that carries the records',
+    ),
     items: path("where the record list is ('.' = the payload is the list); without items the payload is one record"),
     pagination: PAGINATION,
     fields: { description: 'canonical key -> field spec (docs/feeds.md#canonical-fields-per-feed-kind)' },
@@ -253,9 +330,17 @@ export const BLOCK_SCHEMA: SchemaObject = {
   definitions: DEFINITIONS,
 };
 
-export const BLOCK_AJV_OPTIONS: Options = { allErrors: true, verbose: true, discriminator: true, allowUnionTypes: true, inlineRefs: false, code: { optimize: false } };
+export const BLOCK_AJV_OPTIONS: Options = {
+  allErrors: true,
+  verbose: true,
+  discriminator: true,
+  allowUnionTypes: true,
+  inlineRefs: false,
+  code: { optimize: false },
+};
 
-const validateBlock = (precompiledBlockValidator as ValidateFunction<MappingBlock> | null) ?? new Ajv(BLOCK_AJV_OPTIONS).compile<MappingBlock>(BLOCK_SCHEMA);
+const validateBlock =
+  (precompiledBlockValidator as ValidateFunction<MappingBlock> | null) ?? new Ajv(BLOCK_AJV_OPTIONS).compile<MappingBlock>(BLOCK_SCHEMA);
 
 /** The validator as standalone ES module code (its default export), for the build to compile ahead of time. */
 export function blockValidatorSource(): string {
@@ -296,7 +381,10 @@ function problemOf(e: ErrorObject): ShapeProblem | null {
   // `if` and the discriminator repeat what the branch or `kind` says; the alternatives of an anyOf
   // are summed up by the anyOf's own error; a property name's error comes with its own.
   if (e.keyword === 'if' || e.keyword === 'discriminator' || e.keyword === 'propertyNames' || e.schemaPath.includes('/anyOf/')) return null;
-  const at = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const at = e.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   const key = (...more: string[]) => [...at, ...more].join('.') || '(config)';
   const schema = e.parentSchema as SchemaObject;
   switch (e.keyword) {
@@ -306,18 +394,25 @@ function problemOf(e: ErrorObject): ShapeProblem | null {
       return { key: key(e.params.additionalProperty), detail: `unknown key (known: ${knownKeys(schema)})` };
     case 'enum': {
       const known = (e.params.allowedValues as unknown[]).join(', ');
-      if (typeof e.data === 'string' && schema.title) return { key: key(), detail: `unknown ${schema.title} ${JSON.stringify(e.data)} (known: ${known})` };
+      if (typeof e.data === 'string' && schema.title)
+        return { key: key(), detail: `unknown ${schema.title} ${JSON.stringify(e.data)} (known: ${known})` };
       return { key: key(), detail: `expected one of ${known}, got ${describeType(e.data)}` };
     }
     case 'not':
     case 'anyOf':
       return { key: key(), detail: schema.description ?? 'not allowed here' };
     case 'maxLength':
-      return { key: e.propertyName !== undefined ? key(e.propertyName) : key(), detail: `expected at most ${e.params.limit} characters, got ${String(e.data).length}` };
+      return {
+        key: e.propertyName !== undefined ? key(e.propertyName) : key(),
+        detail: `expected at most ${e.params.limit} characters, got ${String(e.data).length}`,
+      };
     case 'maxProperties':
       return { key: key(), detail: `expected at most ${e.params.limit} entries, got ${Object.keys(e.data as object).length}` };
     default:
-      return { key: e.propertyName !== undefined ? key(e.propertyName) : key(), detail: `expected ${expected(schema)}, got ${describeType(e.data)}` };
+      return {
+        key: e.propertyName !== undefined ? key(e.propertyName) : key(),
+        detail: `expected ${expected(schema)}, got ${describeType(e.data)}`,
+      };
   }
 }
 
@@ -331,13 +426,28 @@ function requiredText(schema: SchemaObject, missing: string): string {
 /** The keys a mapping may have (not those named only to refuse them). */
 function knownKeys(schema: SchemaObject): string {
   const props = (schema.properties ?? {}) as Record<string, SchemaObject>;
-  return Object.keys(props).filter((k) => !(props[k]!.not && Object.keys(props[k]!.not).length === 0)).join(', ');
+  return Object.keys(props)
+    .filter((k) => !(props[k]!.not && Object.keys(props[k]!.not).length === 0))
+    .join(', ');
 }
 
-const TYPE_NAMES: Record<string, string> = { string: 'text', number: 'a number', integer: 'an integer', boolean: 'a boolean', null: 'null', array: 'a list', object: 'a mapping' };
+const TYPE_NAMES: Record<string, string> = {
+  string: 'text',
+  number: 'a number',
+  integer: 'an integer',
+  boolean: 'a boolean',
+  null: 'null',
+  array: 'a list',
+  object: 'a mapping',
+};
 
 function expected(schema: SchemaObject): string {
   if (schema.type === 'object') return `a mapping${schema.title ? ` (${schema.title})` : ''}`;
   if (schema.title) return schema.title;
-  return ([] as string[]).concat(schema.type ?? []).map((t) => TYPE_NAMES[t] ?? t).join(' or ') || 'something else';
+  return (
+    ([] as string[])
+      .concat(schema.type ?? [])
+      .map((t) => TYPE_NAMES[t] ?? t)
+      .join(' or ') || 'something else'
+  );
 }

@@ -29,7 +29,17 @@ import {
 import { describeType, isObjectLike, parsePath, PathSyntaxError, readPath, type ParsedPath, type PathSegment } from './paths.js';
 import { convertUnit, DIMENSION_OF, unitsOfDimension, UnitValueError, UNITS, type UnitName } from './units.js';
 import { checkRanges } from './plausibility.js';
-import { kindDef, MAX_NESTED_ITEMS, RecordError, type FieldDef, type FieldTable, type KindDef, type ScopeInputs, type ValueType, type Values } from './kinds.js';
+import {
+  kindDef,
+  MAX_NESTED_ITEMS,
+  RecordError,
+  type FieldDef,
+  type FieldTable,
+  type KindDef,
+  type ScopeInputs,
+  type ValueType,
+  type Values,
+} from './kinds.js';
 import {
   blockShapeProblems,
   DEFAULT_MAX_ITEMS,
@@ -224,7 +234,12 @@ function isScalar(v: unknown): v is string | number | boolean {
 /** Where the next page starts, read from a page and the number of records it listed. */
 type NextReader = (page: unknown, listed: number) => NonNullable<MappedPayload<unknown>['next']>;
 
-function compilePagination(p: Problems, raw: PaginationSpec | null | undefined, args: PlannedArg[], reads: PlannedRead[]): { pagination: Pagination; next: NextReader } | null {
+function compilePagination(
+  p: Problems,
+  raw: PaginationSpec | null | undefined,
+  args: PlannedArg[],
+  reads: PlannedRead[],
+): { pagination: Pagination; next: NextReader } | null {
   if (!raw) return null;
   const maxPages = raw.maxPages ?? DEFAULT_MAX_PAGES;
   const at = raw.cursor ? 'pagination.cursor' : 'pagination.page';
@@ -247,7 +262,14 @@ function compilePagination(p: Problems, raw: PaginationSpec | null | undefined, 
     };
   }
   const { arg, first = 1, sizeArg, size } = raw.page!;
-  const pagination: Pagination = { style: 'page', arg: argName('arg', arg), first, sizeArg: argName('sizeArg', sizeArg) ?? null, size, maxPages };
+  const pagination: Pagination = {
+    style: 'page',
+    arg: argName('arg', arg),
+    first,
+    sizeArg: argName('sizeArg', sizeArg) ?? null,
+    size,
+    maxPages,
+  };
   return { pagination, next: (_page, listed) => ({ more: listed >= size }) };
 }
 
@@ -403,7 +425,10 @@ function readFrom(c: Ctx, raw: string, key: string): ReadFrom | null {
     }
     const input = raw.slice(REQUEST_PREFIX.length);
     if (!raw.startsWith(REQUEST_PREFIX) || !(FEED_INPUT_KEYS as readonly string[]).includes(input)) {
-      c.p.add(key, `unknown context path ${JSON.stringify(raw)} (use $request.<input> with an input of ${list(FEED_INPUT_KEYS)}, or $page.<path>)`);
+      c.p.add(
+        key,
+        `unknown context path ${JSON.stringify(raw)} (use $request.<input> with an input of ${list(FEED_INPUT_KEYS)}, or $page.<path>)`,
+      );
       return null;
     }
     if (!c.inputs.always.includes(input as FeedInputKey)) {
@@ -432,12 +457,22 @@ function scalarRead(
   if (hasDefault && spec.default !== null && attempt(c.p, `${key}.default`, () => finalize(spec.default, name)) === BAD) return undefined;
   if (at.from !== 'request') {
     const accepts: LeafClass =
-      vt.type === 'quantity' ? (UNITS[unit!].moneyLike ? 'money' : 'number') : vt.type === 'int' ? 'number' : vt.type === 'enum' ? 'enum' : 'text';
+      vt.type === 'quantity'
+        ? UNITS[unit!].moneyLike
+          ? 'money'
+          : 'number'
+        : vt.type === 'int'
+          ? 'number'
+          : vt.type === 'enum'
+            ? 'enum'
+            : 'text';
     const expect: Expect = { kind: 'leaf', accepts, list: false };
     if (map) expect.mapKeys = Object.keys(map);
     if (vt.type === 'enum') expect.values = vt.values;
     // A page path is checked from the result's root, whatever record list encloses it.
-    c.reads.push(at.from === 'page' ? { key, prefix: [], path: at.path, expect } : { key, prefix: c.prefix, path: at.path, parent: c.parent, expect });
+    c.reads.push(
+      at.from === 'page' ? { key, prefix: [], path: at.path, expect } : { key, prefix: c.prefix, path: at.path, parent: c.parent, expect },
+    );
   }
   const { path } = at;
   const read =
@@ -469,7 +504,8 @@ function checkScalar(vt: ScalarType, unit: UnitName | undefined, v: unknown, lab
       return v;
     }
     case 'int': {
-      if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new RecordError(`${label}: expected a whole number, got ${describeType(v)}`);
+      if (typeof v !== 'number' || !Number.isSafeInteger(v))
+        throw new RecordError(`${label}: expected a whole number, got ${describeType(v)}`);
       if (v < vt.min || v > vt.max) throw new RecordError(`${label}: ${v} is outside ${vt.min}..${vt.max}`);
       return v + 0;
     }
@@ -556,7 +592,8 @@ type ListType = Extract<ValueType, { type: 'list' }>;
 
 function compileList(c: Ctx, vt: ListType, spec: Spec, key: string, name: string): FieldReader | undefined {
   const atLeast = (out: Values[], label: string): Values[] => {
-    if (vt.minLength && out.length < vt.minLength) throw new RecordError(`${label}: ${out.length} entries, at least ${vt.minLength} needed`);
+    if (vt.minLength && out.length < vt.minLength)
+      throw new RecordError(`${label}: ${out.length} entries, at least ${vt.minLength} needed`);
     return out;
   };
   if (hasOwn(spec, 'const')) return () => []; // the block's shape allows { const: [] } alone, for a list that may be empty
@@ -566,7 +603,12 @@ function compileList(c: Ctx, vt: ListType, spec: Spec, key: string, name: string
     if (!items) return undefined;
     const read: PlannedRead = { key: `${key}.items`, prefix: c.prefix, path: items, parent: c.parent, expect: { kind: 'list' } };
     c.reads.push(read);
-    const table = compileTable({ ...c, field: `${c.field}${name}.`, prefix: [...c.prefix, ...items.segments], parent: read }, vt.fields, spec.fields!, `${key}.fields`);
+    const table = compileTable(
+      { ...c, field: `${c.field}${name}.`, prefix: [...c.prefix, ...items.segments], parent: read },
+      vt.fields,
+      spec.fields!,
+      `${key}.fields`,
+    );
     return (ctx, where, env) => {
       const v = readPath(ctx, items, 'many');
       const label = `${where}${name} (${items.text})`;

@@ -4,7 +4,15 @@
 // Field values reach `build` already read, defaulted, mapped, unit-converted and type-checked by
 // compile.ts; `build` renames them into the canonical shape and checks what spans several fields
 // (energy blocks contiguous from 0 kWh, ...). It throws RecordError for a record that can't be used.
-import type { CanonicalOffer, CustomerClass, EnergyBlock, HolidayRule, RateType, SwitchingKind, Territory } from '../../domain/canonical.js';
+import type {
+  CanonicalOffer,
+  CustomerClass,
+  EnergyBlock,
+  HolidayRule,
+  RateType,
+  SwitchingKind,
+  Territory,
+} from '../../domain/canonical.js';
 import { businessCalendar, CalendarRuleError } from '../../domain/calendar.js';
 import { SWITCHING_KINDS } from '../../domain/start-date.js';
 import type { CanonicalQuantity, UnitName } from './units.js';
@@ -63,7 +71,17 @@ export const MAX_NESTED_ITEMS = 1000;
 export const RATE_TYPES: readonly RateType[] = ['FIXED', 'VARIABLE', 'INDEXED', 'TIME_OF_USE', 'PREPAID'];
 export const CUSTOMER_CLASSES: readonly CustomerClass[] = ['RESIDENTIAL', 'COMMERCIAL'];
 export const GENERATION_SOURCES: readonly GenerationSource[] = [
-  'COAL', 'PETROLEUM', 'NATURAL_GAS', 'OTHER_GASES', 'NUCLEAR', 'HYDRO', 'OTHER_RENEWABLES', 'PUMPED_STORAGE', 'OTHER', 'WIND', 'SOLAR',
+  'COAL',
+  'PETROLEUM',
+  'NATURAL_GAS',
+  'OTHER_GASES',
+  'NUCLEAR',
+  'HYDRO',
+  'OTHER_RENEWABLES',
+  'PUMPED_STORAGE',
+  'OTHER',
+  'WIND',
+  'SOLAR',
 ];
 
 const req = (value: ValueType): FieldDef => ({ value, required: true });
@@ -115,7 +133,9 @@ export function energyBlocksFrom(blocks: BlockValues[]): EnergyBlock[] {
   return sorted.map((b, i) => {
     if (b.fromKwh !== expect) {
       throw new RecordError(
-        i === 0 ? `energyBlocks: the first block starts at ${b.fromKwh} kWh, not 0` : `energyBlocks: gap or overlap at ${expect} kWh (next block starts at ${b.fromKwh} kWh)`,
+        i === 0
+          ? `energyBlocks: the first block starts at ${b.fromKwh} kWh, not 0`
+          : `energyBlocks: gap or overlap at ${expect} kWh (next block starts at ${b.fromKwh} kWh)`,
       );
     }
     if (b.toKwh === null) {
@@ -162,15 +182,23 @@ const offers: KindDef<'offers'> = {
 
 // ----------------------------------------------------------------------------------------- territories
 
-const isoDate: ValueType = { type: 'string', pattern: /^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$/, patternText: 'an ISO date YYYY-MM-DD' };
+const isoDate: ValueType = {
+  type: 'string',
+  pattern: /^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$/,
+  patternText: 'an ISO date YYYY-MM-DD',
+};
 const isoDates: ValueType = { ...isoDate, type: 'stringList' } as ValueType;
 const charges = (extra: FieldTable = {}): ValueType => ({
-  type: 'object', nullable: true, fields: { fixedMonthly: req(money), perKwh: req(rate), effective: opt({ ...isoDate, nullable: true } as ValueType, null), ...extra },
+  type: 'object',
+  nullable: true,
+  fields: { fixedMonthly: req(money), perKwh: req(rate), effective: opt({ ...isoDate, nullable: true } as ValueType, null), ...extra },
 });
 
 function chargesFrom(v: unknown): Territory['delivery'] {
   const c = v as Values | null;
-  return c ? { fixedMonthlyMicro: c.fixedMonthly as number, perKwhMicro: c.perKwh as number, effective: c.effective as string | null } : null;
+  return c
+    ? { fixedMonthlyMicro: c.fixedMonthly as number, perKwhMicro: c.perKwh as number, effective: c.effective as string | null }
+    : null;
 }
 
 const territories: KindDef<'territories'> = {
@@ -188,7 +216,10 @@ const territories: KindDef<'territories'> = {
     delivery: req(charges()),
     commercialDelivery: opt(charges(), null),
     bundledRate: opt(charges(), null),
-    priceToCompare: opt({ type: 'object', nullable: true, fields: { perKwh: req(rate), effective: req(isoDate), expires: req(isoDate) } }, null),
+    priceToCompare: opt(
+      { type: 'object', nullable: true, fields: { perKwh: req(rate), effective: req(isoDate), expires: req(isoDate) } },
+      null,
+    ),
     switching: req({
       type: 'object',
       nullable: false,
@@ -201,11 +232,14 @@ const territories: KindDef<'territories'> = {
         sameDayCutoff: req({ type: 'string', pattern: /^([01][0-9]|2[0-3]):[0-5][0-9]$/, patternText: 'a time HH:MM' }),
       },
     }),
-    calendar: opt({
-      type: 'object',
-      nullable: true,
-      fields: { name: req(text), holidays: req({ type: 'list', fields: { name: req(text), rule: req(text) } }) },
-    }, null),
+    calendar: opt(
+      {
+        type: 'object',
+        nullable: true,
+        fields: { name: req(text), holidays: req({ type: 'list', fields: { name: req(text), rule: req(text) } }) },
+      },
+      null,
+    ),
     holidays: opt(isoDates, []),
   },
   build(v): Territory {
@@ -272,7 +306,12 @@ const stateStats: KindDef<'stateStats'> = {
       type: 'object',
       nullable: false,
       // Pumped storage is net generation: negative when the plants use more than they return.
-      fields: Object.fromEntries(GENERATION_SOURCES.map((s) => [s, opt(s === 'PUMPED_STORAGE' ? { ...generationMwh, allowNegative: true } as ValueType : generationMwh)])),
+      fields: Object.fromEntries(
+        GENERATION_SOURCES.map((s) => [
+          s,
+          opt(s === 'PUMPED_STORAGE' ? ({ ...generationMwh, allowNegative: true } as ValueType) : generationMwh),
+        ]),
+      ),
     }),
   },
   build(v): StateStats {
@@ -334,7 +373,9 @@ export const KINDS: { readonly [K in FeedKind]: KindDef<K> } = Object.freeze({ o
 export const KIND_NAMES = Object.keys(KINDS) as FeedKind[];
 
 export function kindDef(kind: unknown): KindDef<FeedKind> | undefined {
-  return typeof kind === 'string' && Object.prototype.hasOwnProperty.call(KINDS, kind) ? (KINDS[kind as FeedKind] as KindDef<FeedKind>) : undefined;
+  return typeof kind === 'string' && Object.prototype.hasOwnProperty.call(KINDS, kind)
+    ? (KINDS[kind as FeedKind] as KindDef<FeedKind>)
+    : undefined;
 }
 
 /** Keys the mapping sets by itself and a YAML may not name. */

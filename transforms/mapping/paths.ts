@@ -19,10 +19,7 @@
 //   yields the first match, or undefined when nothing matches. In mode 'many' it yields the list.
 // - null along the way yields null (so "the path is null" and "the path is absent" can both be seen).
 
-export type Selector =
-  | { type: 'list' }
-  | { type: 'index'; index: number }
-  | { type: 'filter'; key: string; value: string };
+export type Selector = { type: 'list' } | { type: 'index'; index: number } | { type: 'filter'; key: string; value: string };
 
 export interface PathSegment {
   name: string;
@@ -37,7 +34,10 @@ export interface ParsedPath {
 }
 
 export class PathSyntaxError extends Error {
-  constructor(public path: string, detail: string) {
+  constructor(
+    public path: string,
+    detail: string,
+  ) {
     super(`invalid path ${JSON.stringify(path)}: ${detail}`);
     this.name = 'PathSyntaxError';
   }

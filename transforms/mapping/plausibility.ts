@@ -24,7 +24,9 @@ function numbersAt(v: unknown, segs: readonly string[]): number[] {
 export function likelyUnits(value: number, unit: UnitName, range: PlausibleRange): UnitName[] {
   const raw = value / UNITS[unit].scale;
   const distance = (u: UnitName) => Math.abs(Math.log(Math.max(raw * UNITS[u].scale, 1e-9) / range.typical));
-  const fits = unitsOfDimension(UNITS[unit].dimension).filter((u) => UNITS[u].scale !== UNITS[unit].scale && within(raw * UNITS[u].scale, range.soft));
+  const fits = unitsOfDimension(UNITS[unit].dimension).filter(
+    (u) => UNITS[u].scale !== UNITS[unit].scale && within(raw * UNITS[u].scale, range.soft),
+  );
   if (fits.length === 0) return [];
   // The reading nearest a usual value; units of the same size (USD/MWh, mills/kWh) are named together.
   const best = fits.reduce((a, b) => (distance(b) < distance(a) ? b : a));
@@ -40,7 +42,11 @@ function finding(field: string, value: number, unit: UnitName | undefined, range
     ? `; looks like ${guess.map((u) => UNITS[u].label).join(' or ')}, not ${UNITS[unit!].label} (unit: ${guess.join(' or ')})`
     : '';
   const what = level === 'soft' ? 'plausible range' : 'possible range';
-  return { field, level, message: `${field} ${describeQuantity(value, range.quantity)} is outside the ${what} ${describeRange(bounds, range.quantity)}${hint}` };
+  return {
+    field,
+    level,
+    message: `${field} ${describeQuantity(value, range.quantity)} is outside the ${what} ${describeRange(bounds, range.quantity)}${hint}`,
+  };
 }
 
 /**

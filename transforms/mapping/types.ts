@@ -12,7 +12,13 @@ export interface FeedInput {
   address?: string;
 }
 
-export const FEED_INPUT_KEYS = ['zipCode', 'utilityId', 'customerClass', 'state', 'address'] as const satisfies readonly (keyof FeedInput)[];
+export const FEED_INPUT_KEYS = [
+  'zipCode',
+  'utilityId',
+  'customerClass',
+  'state',
+  'address',
+] as const satisfies readonly (keyof FeedInput)[];
 export type FeedInputKey = (typeof FEED_INPUT_KEYS)[number];
 
 /**
@@ -31,8 +37,17 @@ export type Pagination =
 
 /** EIA's nine categories, plus WIND and SOLAR for feeds that report them apart from OTHER_RENEWABLES. */
 export type GenerationSource =
-  | 'COAL' | 'PETROLEUM' | 'NATURAL_GAS' | 'OTHER_GASES' | 'NUCLEAR' | 'HYDRO'
-  | 'OTHER_RENEWABLES' | 'PUMPED_STORAGE' | 'OTHER' | 'WIND' | 'SOLAR';
+  | 'COAL'
+  | 'PETROLEUM'
+  | 'NATURAL_GAS'
+  | 'OTHER_GASES'
+  | 'NUCLEAR'
+  | 'HYDRO'
+  | 'OTHER_RENEWABLES'
+  | 'PUMPED_STORAGE'
+  | 'OTHER'
+  | 'WIND'
+  | 'SOLAR';
 
 export interface StateStats {
   state: string;
@@ -116,7 +131,11 @@ export interface FeedBinding<K extends FeedKind = FeedKind> {
 
 /** A mapping that cannot work: thrown at start-up, names the feed (source) and the key. */
 export class FeedConfigError extends Error {
-  constructor(public source: string, public key: string, detail: string) {
+  constructor(
+    public source: string,
+    public key: string,
+    detail: string,
+  ) {
     super(`feed ${source}: ${key}: ${detail}`);
     this.name = 'FeedConfigError';
   }
@@ -124,7 +143,10 @@ export class FeedConfigError extends Error {
 
 /** An upstream payload that is unusable as a whole. */
 export class FeedPayloadError extends Error {
-  constructor(public source: string, detail: string) {
+  constructor(
+    public source: string,
+    detail: string,
+  ) {
     super(`feed ${source}: ${detail}`);
     this.name = 'FeedPayloadError';
   }

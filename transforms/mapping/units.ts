@@ -27,8 +27,18 @@ import { describeType } from './paths.js';
 
 export type Dimension = 'money' | 'rate' | 'duration' | 'energy' | 'share';
 export type UnitName =
-  | 'usd' | 'cents' | 'usd_per_kwh' | 'cents_per_kwh' | 'usd_per_mwh' | 'mills_per_kwh'
-  | 'months' | 'years' | 'kwh' | 'mwh' | 'percent' | 'fraction';
+  | 'usd'
+  | 'cents'
+  | 'usd_per_kwh'
+  | 'cents_per_kwh'
+  | 'usd_per_mwh'
+  | 'mills_per_kwh'
+  | 'months'
+  | 'years'
+  | 'kwh'
+  | 'mwh'
+  | 'percent'
+  | 'fraction';
 
 /** What a canonical field holds. */
 export type CanonicalQuantity = 'micro' | 'microPerKwh' | 'months' | 'kwh' | 'mwh' | 'percent';

@@ -41,7 +41,10 @@ function kindOf(type: GraphQLOutputType | GraphQLInputType | GraphQLNamedType): 
   const t = getNullableType(type);
   if (isListType(t)) return `a list of ${kindOf(t.ofType).replace(/^an? /, '')}s`;
   if (isEnumType(t)) return 'an enum';
-  if (isScalarType(t)) return BUILT_IN_SCALARS.has(t.name) ? { String: 'text', ID: 'an id', Int: 'an integer', Float: 'a number', Boolean: 'a boolean' }[t.name]! : 'a custom scalar';
+  if (isScalarType(t))
+    return BUILT_IN_SCALARS.has(t.name)
+      ? { String: 'text', ID: 'an id', Int: 'an integer', Float: 'a number', Boolean: 'a boolean' }[t.name]!
+      : 'a custom scalar';
   if (isUnionType(t)) return 'a choice of object types';
   if (isInputObjectType(t)) return 'an input object';
   return 'an object';
@@ -104,7 +107,8 @@ function checkArgs(p: Problems, field: GraphQLField<unknown, unknown>, plan: Map
   const paged = pagedArgs(plan);
   for (const [name, key] of paged) if (!defs.has(name)) p.add(key, `${field.name} has no argument "${name}" (arguments: ${known()})`);
   for (const def of field.args) {
-    if (isNonNullType(def.type) && def.defaultValue === undefined) requireArg(p, plan, def.name, `${field.name} requires argument "${def.name}"`);
+    if (isNonNullType(def.type) && def.defaultValue === undefined)
+      requireArg(p, plan, def.name, `${field.name} requires argument "${def.name}"`);
   }
 }
 
@@ -121,8 +125,12 @@ export function requireArg(p: Problems, plan: MappingPlan, name: string, why: st
   } else if (!a && !paged.has(name)) {
     p.add(`args.${name}`, `${why}; map it`);
   } else if (a?.from && !plan.inputs.always.includes(a.from)) {
-    const hint = plan.scope === 'request' && a.from === 'utilityId' ? '; set scope: utility to call the feed once per utility serving the ZIP' : '';
-    p.add(a.key, `${why}, but ${a.from} is not always given to a ${plan.scope}-scoped feed (always given: ${plan.inputs.always.join(', ')})${hint}`);
+    const hint =
+      plan.scope === 'request' && a.from === 'utilityId' ? '; set scope: utility to call the feed once per utility serving the ZIP' : '';
+    p.add(
+      a.key,
+      `${why}, but ${a.from} is not always given to a ${plan.scope}-scoped feed (always given: ${plan.inputs.always.join(', ')})${hint}`,
+    );
   }
 }
 
@@ -139,7 +147,8 @@ function pagedArgs(plan: MappingPlan): Map<string, string> {
 function argProblem(type: GraphQLInputType, a: PlannedArg): string | null {
   const nullable = getNullableType(type);
   const named = getNamedType(type);
-  if (isListType(nullable) || isInputObjectType(named)) return `the argument is ${kindOf(type)}, which cannot be mapped (only single values)`;
+  if (isListType(nullable) || isInputObjectType(named))
+    return `the argument is ${kindOf(type)}, which cannot be mapped (only single values)`;
   // The values we may send: the const, or the map's values (plus input values the map passes through).
   const sent: unknown[] = a.hasConst ? [a.const] : a.map ? Object.values(a.map) : [];
   const inputIsText = !a.hasConst;
@@ -156,22 +165,43 @@ function argProblem(type: GraphQLInputType, a: PlannedArg): string | null {
     return null;
   }
   if (!isScalarType(named)) return null;
-  const want = named.name === 'Int' || named.name === 'Float' ? 'number' : named.name === 'Boolean' ? 'boolean' : named.name === 'String' || named.name === 'ID' ? 'string' : null;
+  const want =
+    named.name === 'Int' || named.name === 'Float'
+      ? 'number'
+      : named.name === 'Boolean'
+        ? 'boolean'
+        : named.name === 'String' || named.name === 'ID'
+          ? 'string'
+          : null;
   if (!want) return null; // custom scalar: the feed's handler coerces
   const ok = (v: unknown) => v === null || typeof v === want || (want === 'string' && named.name === 'ID' && typeof v === 'number');
-  if (sent.length && !sent.every(ok)) return `the argument is ${kindOf(named)}; ${sent.filter((v) => !ok(v)).map((v) => JSON.stringify(v)).join(', ')} is not`;
-  if (inputIsText && !a.map && want !== 'string') return `the argument is ${kindOf(named)} but ${a.from} is text; use { from, map } or { const }`;
+  if (sent.length && !sent.every(ok))
+    return `the argument is ${kindOf(named)}; ${sent
+      .filter((v) => !ok(v))
+      .map((v) => JSON.stringify(v))
+      .join(', ')} is not`;
+  if (inputIsText && !a.map && want !== 'string')
+    return `the argument is ${kindOf(named)} but ${a.from} is text; use { from, map } or { const }`;
   return null;
 }
 
 const composite = (t: GraphQLNamedType): t is GraphQLObjectType | GraphQLInterfaceType => isObjectType(t) || isInterfaceType(t);
 
 /** The type the reads start from: the operation's (named) type, or the resultType member of it. */
-function resultRoot(p: Problems, operation: string, named: GraphQLNamedType, resultType: string | null, schema: GraphQLSchema): GraphQLNamedType | null {
+function resultRoot(
+  p: Problems,
+  operation: string,
+  named: GraphQLNamedType,
+  resultType: string | null,
+  schema: GraphQLSchema,
+): GraphQLNamedType | null {
   const members = isUnionType(named) ? named.getTypes() : isInterfaceType(named) ? schema.getPossibleTypes(named) : null;
   if (!resultType) {
     if (members && isUnionType(named)) {
-      p.add('resultType', `${operation} returns one of ${names(members.map((m) => m.name))}; set resultType to the one that carries the records`);
+      p.add(
+        'resultType',
+        `${operation} returns one of ${names(members.map((m) => m.name))}; set resultType to the one that carries the records`,
+      );
       return null;
     }
     return named;
@@ -224,9 +254,11 @@ function checkRead(rootType: GraphQLOutputType, root: GraphQLNamedType, read: Pl
         if (!composite(el)) return `path ${shown}: ${seg.name} is ${kindOf(type)}; filters need objects`;
         const kfields = el.getFields();
         const kf = Object.prototype.hasOwnProperty.call(kfields, sel.key) ? kfields[sel.key] : undefined;
-        if (!kf) return `path ${shown}: the elements of ${seg.name} have no field "${sel.key}" to filter on (fields: ${names(Object.keys(kfields))})`;
+        if (!kf)
+          return `path ${shown}: the elements of ${seg.name} have no field "${sel.key}" to filter on (fields: ${names(Object.keys(kfields))})`;
         const kt = getNamedType(kf.type);
-        if (!isLeafType(kt) || isListType(getNullableType(kf.type))) return `path ${shown}: filter key ${sel.key} is ${kindOf(kf.type)}, not a single value`;
+        if (!isLeafType(kt) || isListType(getNullableType(kf.type)))
+          return `path ${shown}: filter key ${sel.key} is ${kindOf(kf.type)}, not a single value`;
         if (isEnumType(kt) && !kt.getValue(sel.value)) {
           return `path ${shown}: "${sel.value}" is not a value of ${sel.key} (${names(kt.getValues().map((v) => v.name))})`;
         }
@@ -239,10 +271,19 @@ function checkRead(rootType: GraphQLOutputType, root: GraphQLNamedType, read: Pl
 }
 
 function segText(s: PathSegment): string {
-  return s.name + s.selectors.map((x) => (x.type === 'list' ? '[]' : x.type === 'index' ? `[${x.index}]` : `[${x.key}=${x.value}]`)).join('');
+  return (
+    s.name + s.selectors.map((x) => (x.type === 'list' ? '[]' : x.type === 'index' ? `[${x.index}]` : `[${x.key}=${x.value}]`)).join('')
+  );
 }
 
-function checkEnd(expect: Expect, named: GraphQLNamedType, isList: boolean, picked: string, shown: string, typeText: string): string | null {
+function checkEnd(
+  expect: Expect,
+  named: GraphQLNamedType,
+  isList: boolean,
+  picked: string,
+  shown: string,
+  typeText: string,
+): string | null {
   switch (expect.kind) {
     case 'list':
       if (!isList) return `path ${shown} is ${typeText}, not a list`;
@@ -252,7 +293,8 @@ function checkEnd(expect: Expect, named: GraphQLNamedType, isList: boolean, pick
     case 'object':
       if (isUnionType(named)) return `path ${shown} is one of several object types; the mapping cannot read through it`;
       if (!composite(named)) return `path ${shown} is ${typeText}, not an object`;
-      if (isList && picked !== 'filter') return `path ${shown} is a list (${typeText}); pick one element with [key=value] or [0], or use items`;
+      if (isList && picked !== 'filter')
+        return `path ${shown} is a list (${typeText}); pick one element with [key=value] or [0], or use items`;
       return null;
     case 'leaf': {
       if (!isLeafType(named)) return `path ${shown} is ${typeText}; map a field of it (e.g. ${shown}.<field>) or use fields`;
@@ -291,7 +333,9 @@ function leafProblem(expect: Extract<Expect, { kind: 'leaf' }>, named: GraphQLNa
       return hasMap ? null : `path ${shown} is Boolean, expected ${want}`;
     case 'Int':
     case 'Float':
-      return (expect.accepts === 'text' || expect.accepts === 'enum') && !hasMap ? `path ${shown} is ${kindOf(named)}, expected ${want}` : null;
+      return (expect.accepts === 'text' || expect.accepts === 'enum') && !hasMap
+        ? `path ${shown} is ${kindOf(named)}, expected ${want}`
+        : null;
     case 'String':
     case 'ID':
       return expect.accepts === 'number' && !hasMap

@@ -74,7 +74,11 @@ export interface Asset {
   etag: string;
 }
 
-const asset = (body: string, type: string): Asset => ({ body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"` });
+const asset = (body: string, type: string): Asset => ({
+  body,
+  type,
+  etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"`,
+});
 
 export const ASSETS: Record<string, Asset> = {
   '/console/assets/console.css': asset(CSS, 'text/css; charset=utf-8'),

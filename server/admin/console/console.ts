@@ -14,7 +14,19 @@ import { clientIp, type TrustProxy } from '../../http/client-ip.js';
 import type { RerunAnswer } from '../rerun.js';
 import { ASSETS } from './assets.js';
 import { maskRecord, type Unmasker } from './masking.js';
-import { PAGE_SIZE, RANGES, auditPage, diffPage, messagePage, partnerPage, partnersPage, recordPage, searchPage, signInPage, type SearchParams } from './pages.js';
+import {
+  PAGE_SIZE,
+  RANGES,
+  auditPage,
+  diffPage,
+  messagePage,
+  partnerPage,
+  partnersPage,
+  recordPage,
+  searchPage,
+  signInPage,
+  type SearchParams,
+} from './pages.js';
 import { PRE_COOKIE, SESSION_COOKIE, SessionStore, cookie, randomToken, readCookie, sameSecret, type Session } from './session.js';
 
 export interface ConsoleOptions {
@@ -34,7 +46,8 @@ export interface SupportConsole {
   handle(req: IncomingMessage, res: ServerResponse, path: string, url: URL): Promise<void>;
 }
 
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 const PAGE_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
   'content-security-policy': CSP,
@@ -53,7 +66,10 @@ const CACHE_OUTCOMES = new Set(['HIT', 'MISS', 'BYPASS', 'STALE']);
 const SCAN_LIMIT = 1000;
 
 class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -118,7 +134,8 @@ export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
   /** The form of a POST after its CSRF token (and Origin) checked out. */
   async function checkedForm(req: IncomingMessage, expected: string | null): Promise<URLSearchParams> {
     const form = await readForm(req);
-    if (!sameOrigin(req) || !sameSecret(form.get('_csrf'), expected)) throw new HttpError(403, 'The form is stale or was not sent from this console (CSRF check failed). Reload the page and try again.');
+    if (!sameOrigin(req) || !sameSecret(form.get('_csrf'), expected))
+      throw new HttpError(403, 'The form is stale or was not sent from this console (CSRF check failed). Reload the page and try again.');
     return form;
   }
 
@@ -126,7 +143,9 @@ export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
     if (req.method === 'GET') {
       const pre = randomToken();
       const ended = new URL(req.url ?? '/', 'http://x').searchParams.has('ended');
-      return send(res, 200, signInPage(pre, ended ? 'Your session ended. Sign in again.' : null), { 'set-cookie': cookie(req, PRE_COOKIE, pre, 600) });
+      return send(res, 200, signInPage(pre, ended ? 'Your session ended. Sign in again.' : null), {
+        'set-cookie': cookie(req, PRE_COOKIE, pre, 600),
+      });
     }
     const form = await checkedForm(req, readCookie(req, PRE_COOKIE));
     const token = form.get('token')?.trim() ?? '';
@@ -143,7 +162,15 @@ export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
 
   async function search(req: IncomingMessage, res: ServerResponse, s: Session, url: URL): Promise<void> {
     const q = url.searchParams;
-    const p: SearchParams = { id: text(q.get('id'), 128), partner: text(q.get('partner'), 32).toUpperCase(), env: text(q.get('env')), status: text(q.get('status')), cache: text(q.get('cache')).toUpperCase(), range: text(q.get('range')) || '1d', page: Number(q.get('page') ?? 1) };
+    const p: SearchParams = {
+      id: text(q.get('id'), 128),
+      partner: text(q.get('partner'), 32).toUpperCase(),
+      env: text(q.get('env')),
+      status: text(q.get('status')),
+      cache: text(q.get('cache')).toUpperCase(),
+      range: text(q.get('range')) || '1d',
+      page: Number(q.get('page') ?? 1),
+    };
     const problems: string[] = [];
     if (p.id && !REQUEST_ID.test(p.id)) problems.push('A request id is 1 to 128 characters of letters, digits and . _ : -');
     if (p.partner && !/^[A-Z0-9][A-Z0-9_-]{1,31}$/.test(p.partner)) problems.push('A partner code is 2 to 32 characters A-Z, 0-9, _ or -');
@@ -157,7 +184,14 @@ export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
     }
     if (problems.length) return send(res, 400, searchPage(s, p, [], false, problems));
     if (!opts.replay) return send(res, 503, messagePage(s, 'Search', 'The replay log is disabled on this gateway (REPLAY_ENABLED=false).'));
-    await audit(req, s, 'search', p.id || null, { partner: p.partner || undefined, env: p.env || undefined, status: p.status || undefined, cache: p.cache || undefined, range: p.range, page: p.page });
+    await audit(req, s, 'search', p.id || null, {
+      partner: p.partner || undefined,
+      env: p.env || undefined,
+      status: p.status || undefined,
+      cache: p.cache || undefined,
+      range: p.range,
+      page: p.page,
+    });
     if (p.id) {
       const record = await opts.replay.get(p.id);
       if (record) return redirect(res, `/console/records/${encodeURIComponent(record.id)}`);
@@ -185,7 +219,11 @@ export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
       const r = await loadRecord(id);
       const m = maskRecord(r);
       await audit(req, s, 'record.view', r.id, m.masked ? { masked: true } : undefined);
-      return send(res, 200, recordPage(s, { record: m.record, masked: m.masked, unmaskAvailable: opts.unmasker.available, unmasked: false }));
+      return send(
+        res,
+        200,
+        recordPage(s, { record: m.record, masked: m.masked, unmaskAvailable: opts.unmasker.available, unmasked: false }),
+      );
     }
     if (req.method !== 'POST') throw new HttpError(405, 'Use the buttons of the record page.');
     const form = await checkedForm(req, s.csrf);
@@ -193,13 +231,29 @@ export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
     if (action === 'unmask') {
       const clear = await opts.unmasker.unmask(r, form.get('key') ?? '');
       await audit(req, s, clear ? 'record.unmask' : 'record.unmask.refused', r.id);
-      if (!clear) return send(res, 403, recordPage(s, { record: maskRecord(r).record, masked: true, unmaskAvailable: opts.unmasker.available, unmasked: false, message: 'That support key is not right; personal data stays masked.' }));
+      if (!clear)
+        return send(
+          res,
+          403,
+          recordPage(s, {
+            record: maskRecord(r).record,
+            masked: true,
+            unmaskAvailable: opts.unmasker.available,
+            unmasked: false,
+            message: 'That support key is not right; personal data stays masked.',
+          }),
+        );
       return send(res, 200, recordPage(s, { record: clear, masked: false, unmaskAvailable: opts.unmasker.available, unmasked: true }));
     }
     if (action === 'rerun') {
       if (!r.query) throw new HttpError(409, 'This request carried no operation; there is nothing to rerun.');
       const answer = await opts.rerun(r);
-      const diff = diffResponses(r.responseBody, answer.body, { oldStatus: r.status, newStatus: answer.status, oldRequestId: r.id, newRequestId: answer.requestId });
+      const diff = diffResponses(r.responseBody, answer.body, {
+        oldStatus: r.status,
+        newStatus: answer.status,
+        oldRequestId: r.id,
+        newRequestId: answer.requestId,
+      });
       await audit(req, s, 'record.rerun', r.id, { identical: diff.identical, rerunRequestId: answer.requestId });
       // Personal data stays masked in the diff as well.
       const m = maskRecord(r);
@@ -215,7 +269,12 @@ export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
     const pageNo = Number(url.searchParams.get('page') ?? 1);
     if (!Number.isInteger(pageNo) || pageNo < 1 || pageNo > 400) throw new HttpError(400, 'Page is 1 to 400.');
     await audit(req, s, 'audit.view', null);
-    const entries = await opts.audit.list({ actor: actor || undefined, action: action || undefined, offset: (pageNo - 1) * PAGE_SIZE, limit: PAGE_SIZE + 1 });
+    const entries = await opts.audit.list({
+      actor: actor || undefined,
+      action: action || undefined,
+      offset: (pageNo - 1) * PAGE_SIZE,
+      limit: PAGE_SIZE + 1,
+    });
     return send(res, 200, auditPage(s, entries.slice(0, PAGE_SIZE), { actor, action, page: pageNo }, entries.length > PAGE_SIZE));
   }
 
@@ -226,14 +285,27 @@ export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
       if (req.method !== 'POST') throw new HttpError(405, 'Method not allowed.');
       const form = await checkedForm(req, s.csrf);
       try {
-        const p = await savePartner(opts.partnersFile, { code: form.get('code'), name: form.get('name'), contact: form.get('contact') }, actor);
+        const p = await savePartner(
+          opts.partnersFile,
+          { code: form.get('code'), name: form.get('name'), contact: form.get('contact') },
+          actor,
+        );
         await audit(req, s, 'partner.save', p.code, { name: p.name, contact: p.contact });
         // This instance answers from the new file at once; the others within their poll (250 ms).
         await opts.partners.reload();
         return redirect(res, `/console/partners/${encodeURIComponent(p.code)}?saved=1`);
       } catch (err) {
         if (!(err instanceof PartnerError)) throw err;
-        return send(res, 400, partnersPage(s, opts.partners.list(), { error: err.message }, Object.fromEntries(['code', 'name', 'contact'].map((k) => [k, form.get(k) ?? '']))));
+        return send(
+          res,
+          400,
+          partnersPage(
+            s,
+            opts.partners.list(),
+            { error: err.message },
+            Object.fromEntries(['code', 'name', 'contact'].map((k) => [k, form.get(k) ?? ''])),
+          ),
+        );
       }
     }
     const code = decode(rest[0]!).toUpperCase();
@@ -251,7 +323,8 @@ export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
     const form = await checkedForm(req, s.csrf);
     const cidr = form.get('cidr') ?? '';
     try {
-      const entry = op === 'ips' ? await addTestIp(opts.partnersFile, code, cidr, actor) : await removeTestIp(opts.partnersFile, code, cidr, actor);
+      const entry =
+        op === 'ips' ? await addTestIp(opts.partnersFile, code, cidr, actor) : await removeTestIp(opts.partnersFile, code, cidr, actor);
       await audit(req, s, op === 'ips' ? 'partner.ip.enable' : 'partner.ip.disable', code, { cidr: entry.cidr });
       await opts.partners.reload();
       return show(200, { ok: op === 'ips' ? `${entry.cidr} enabled for the certification checkout.` : `${entry.cidr} removed.` });

@@ -63,7 +63,9 @@ export function jsonTree(value: unknown, key: string | null = null, depth = 0): 
     const entries: [string | null, unknown][] = Array.isArray(value) ? value.map((v) => [null, v]) : Object.entries(value as object);
     const [open, close] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
     if (entries.length === 0) return html`<div class="j">${label}${open}${close}</div>`;
-    const summary = Array.isArray(value) ? `${entries.length} item${entries.length === 1 ? '' : 's'}` : `${entries.length} field${entries.length === 1 ? '' : 's'}`;
+    const summary = Array.isArray(value)
+      ? `${entries.length} item${entries.length === 1 ? '' : 's'}`
+      : `${entries.length} field${entries.length === 1 ? '' : 's'}`;
     return html`<details class="j" ${new Html(depth < 4 ? 'open' : '')}><summary>${label}${open} <span class="n">${summary}</span></summary>${entries.map(([k, v]) => jsonTree(v, k, depth + 1))}<div>${close}</div></details>`;
   }
   const cls = typeof value === 'string' ? 's' : typeof value === 'number' ? 'num' : 'lit';

@@ -49,7 +49,8 @@ export function maskRecord(record: ReplayRecord): MaskedRecord {
   let responseBody = record.responseBody;
   try {
     const body = JSON.parse(record.responseBody) as { data?: Record<string, unknown> | null };
-    if (body.data) for (const k of Object.keys(body.data)) if (keys.includes('*') || keys.includes(k)) body.data[k] = maskLeaves(body.data[k]);
+    if (body.data)
+      for (const k of Object.keys(body.data)) if (keys.includes('*') || keys.includes(k)) body.data[k] = maskLeaves(body.data[k]);
     responseBody = JSON.stringify(body);
   } catch {
     responseBody = MASK;

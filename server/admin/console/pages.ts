@@ -21,16 +21,39 @@ export interface SearchParams {
   page: number;
 }
 
-export const RANGES: [string, string][] = [['1h', 'Last hour'], ['1d', 'Last day'], ['7d', 'Last week']];
-const ENVS: [string, string][] = [['', 'Any'], ['production', 'production'], ['certification', 'certification'], ['playground', 'playground']];
-const STATUSES: [string, string][] = [['', 'Any'], ['2xx', '2xx'], ['4xx', '4xx'], ['429', '429'], ['5xx', '5xx']];
-const CACHES: [string, string][] = [['', 'Any'], ['HIT', 'HIT'], ['MISS', 'MISS'], ['BYPASS', 'BYPASS'], ['STALE', 'STALE']];
+export const RANGES: [string, string][] = [
+  ['1h', 'Last hour'],
+  ['1d', 'Last day'],
+  ['7d', 'Last week'],
+];
+const ENVS: [string, string][] = [
+  ['', 'Any'],
+  ['production', 'production'],
+  ['certification', 'certification'],
+  ['playground', 'playground'],
+];
+const STATUSES: [string, string][] = [
+  ['', 'Any'],
+  ['2xx', '2xx'],
+  ['4xx', '4xx'],
+  ['429', '429'],
+  ['5xx', '5xx'],
+];
+const CACHES: [string, string][] = [
+  ['', 'Any'],
+  ['HIT', 'HIT'],
+  ['MISS', 'MISS'],
+  ['BYPASS', 'BYPASS'],
+  ['STALE', 'STALE'],
+];
 
 /** Root field names of the operation (for the results table), or [] when it does not parse. */
 export function rootFields(query: string | null): string[] {
   if (!query) return [];
   try {
-    return parse(query, { noLocation: true }).definitions.flatMap((d) => (d.kind === Kind.OPERATION_DEFINITION ? d.selectionSet.selections.flatMap((s) => (s.kind === Kind.FIELD ? [s.name.value] : [])) : []));
+    return parse(query, { noLocation: true }).definitions.flatMap((d) =>
+      d.kind === Kind.OPERATION_DEFINITION ? d.selectionSet.selections.flatMap((s) => (s.kind === Kind.FIELD ? [s.name.value] : [])) : [],
+    );
   } catch {
     return [];
   }
@@ -44,11 +67,13 @@ function searchLink(p: SearchParams, pageNo: number): string {
 }
 
 export function searchPage(session: Session, p: SearchParams, records: ReplayRecord[], hasMore: boolean, problems: string[]): string {
-  const rows = records.map((r) => html`<tr>
+  const rows = records.map(
+    (r) => html`<tr>
     <td class="mono">${r.time.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</td><td>${r.environment}</td><td>${r.partnerCode ?? '–'}</td>
     <td>${r.operationName ?? '–'}</td><td class="mono">${rootFields(r.query).join(', ') || '–'}</td>
     <td class="num">${r.status}</td><td>${r.cache ?? '–'}</td><td class="num">${r.durationMs} ms</td>
-    <td><a class="mono" href="/console/records/${encodeURIComponent(r.id)}">${r.id}</a></td></tr>`);
+    <td><a class="mono" href="/console/records/${encodeURIComponent(r.id)}">${r.id}</a></td></tr>`,
+  );
   const body = html`
   <form class="filters" method="get" action="/console/search" role="search">
     <label>Request id <input name="id" value="${p.id}" size="38" autocomplete="off" spellcheck="false"></label>
@@ -84,9 +109,14 @@ function formatQuery(query: string | null): string {
 
 /** A shell-safe curl that repeats the request; the key stays a placeholder. */
 export function curlCommand(r: ReplayRecord): string {
-  const body = JSON.stringify({ query: r.query, ...(r.variables ? { variables: r.variables } : {}), ...(r.operationName ? { operationName: r.operationName } : {}) });
+  const body = JSON.stringify({
+    query: r.query,
+    ...(r.variables ? { variables: r.variables } : {}),
+    ...(r.operationName ? { operationName: r.operationName } : {}),
+  });
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-  const host = r.environment === 'production' ? '{base_url}' : r.environment === 'certification' ? '{certification_url}' : '{playground_url}';
+  const host =
+    r.environment === 'production' ? '{base_url}' : r.environment === 'certification' ? '{certification_url}' : '{playground_url}';
   const key = r.environment === 'playground' ? '' : ` \\\n  -H 'x-api-key: <API_KEY>'`;
   return `curl -sS -X POST ${quote(`${host}/graphql`)} \\\n  -H 'content-type: application/json'${key} \\\n  --data ${quote(body)}`;
 }
@@ -116,9 +146,15 @@ export function recordPage(session: Session, v: RecordView): string {
   const headers = Object.entries(r.responseHeaders);
   const body = html`
   ${v.message ? html`<p class="error" role="alert">${v.message}</p>` : ''}
-  ${v.masked ? html`<div class="notice"><p>Personal data in this record is masked.</p>${v.unmaskAvailable
-    ? html`<form method="post" action="/console/records/${encodeURIComponent(r.id)}/unmask" class="actions">${csrfField(session)}<label>Support key for personal data <input type="password" name="key" autocomplete="off" required></label><button type="submit">Unmask (logged)</button></form>`
-    : html`<p>Unmasking is not configured on this gateway (REPLAY_PII_KEY).</p>`}</div>` : ''}
+  ${
+    v.masked
+      ? html`<div class="notice"><p>Personal data in this record is masked.</p>${
+          v.unmaskAvailable
+            ? html`<form method="post" action="/console/records/${encodeURIComponent(r.id)}/unmask" class="actions">${csrfField(session)}<label>Support key for personal data <input type="password" name="key" autocomplete="off" required></label><button type="submit">Unmask (logged)</button></form>`
+            : html`<p>Unmasking is not configured on this gateway (REPLAY_PII_KEY).</p>`
+        }</div>`
+      : ''
+  }
   ${v.unmasked ? html`<p class="notice">Personal data shown in clear. This view was written to the audit log.</p>` : ''}
   <div class="actions">
     <form method="post" action="/console/records/${encodeURIComponent(r.id)}/rerun">${csrfField(session)}<button type="submit" class="primary" ${new Html(r.query ? '' : 'disabled')}>Rerun against today's feeds and compare</button></form>
@@ -168,7 +204,9 @@ function sideBySide(oldText: string, newText: string): Html {
     const added = p.added ? lines(p.value) : next?.added ? lines(next.value) : [];
     if (p.removed && next?.added) i++;
     for (let j = 0; j < Math.max(removed.length, added.length); j++) {
-      rows.push(html`<tr class="chg"><td class="${removed[j] !== undefined ? 'old' : ''}">${removed[j] ?? ''}</td><td class="${added[j] !== undefined ? 'new' : ''}">${added[j] ?? ''}</td></tr>`);
+      rows.push(
+        html`<tr class="chg"><td class="${removed[j] !== undefined ? 'old' : ''}">${removed[j] ?? ''}</td><td class="${added[j] !== undefined ? 'new' : ''}">${added[j] ?? ''}</td></tr>`,
+      );
     }
   }
   return html`<table class="diff" id="side-by-side"><thead><tr><th>Recorded answer</th><th>Rerun now</th></tr></thead><tbody>${rows}</tbody></table>`;
@@ -184,17 +222,25 @@ export function diffPage(session: Session, record: ReplayRecord, answer: RerunAn
   ]);
   const body = html`
   <p class="mono">Recorded ${record.time} (status ${record.status}) · rerun now as ${answer.requestId} (status ${answer.status})</p>
-  ${diff.identical
-    ? html`<p class="ok" id="verdict" role="status"><strong>identical</strong>: today's feeds give the same answer.</p>`
-    : html`<div class="error" id="verdict" role="status"><strong>different</strong>: ${diff.changes.length + diff.lists.reduce((n, l) => n + l.added.length + l.removed.length + l.changed.length, 0)} change(s)${diff.status.old !== diff.status.new ? ` · status ${diff.status.old} → ${diff.status.new}` : ''}</div>
-      <h2>What changed</h2><ul class="changes" id="changes">${listChanges}${diff.changes.map(change)}</ul>`}
+  ${
+    diff.identical
+      ? html`<p class="ok" id="verdict" role="status"><strong>identical</strong>: today's feeds give the same answer.</p>`
+      : html`<div class="error" id="verdict" role="status"><strong>different</strong>: ${diff.changes.length + diff.lists.reduce((n, l) => n + l.added.length + l.removed.length + l.changed.length, 0)} change(s)${diff.status.old !== diff.status.new ? ` · status ${diff.status.old} → ${diff.status.new}` : ''}</div>
+      <h2>What changed</h2><ul class="changes" id="changes">${listChanges}${diff.changes.map(change)}</ul>`
+  }
   <div class="actions"><a href="/console/records/${encodeURIComponent(record.id)}">Back to the record</a></div>
   <h2>Side by side</h2>${sideBySide(pretty(record.responseBody), pretty(answer.body))}`;
   return page(`Rerun of ${record.id}`, body, session, '');
 }
 
-export function auditPage(session: Session, entries: AuditEntry[], filters: { actor: string; action: string; page: number }, hasMore: boolean): string {
-  const link = (n: number) => `/console/audit?${new URLSearchParams({ ...(filters.actor ? { actor: filters.actor } : {}), ...(filters.action ? { action: filters.action } : {}), page: String(n) })}`;
+export function auditPage(
+  session: Session,
+  entries: AuditEntry[],
+  filters: { actor: string; action: string; page: number },
+  hasMore: boolean,
+): string {
+  const link = (n: number) =>
+    `/console/audit?${new URLSearchParams({ ...(filters.actor ? { actor: filters.actor } : {}), ...(filters.action ? { action: filters.action } : {}), page: String(n) })}`;
   const body = html`
   <form class="filters" method="get" action="/console/audit">
     <label>Who <input name="actor" value="${filters.actor}" placeholder="support:ALICE"></label>
@@ -206,7 +252,12 @@ export function auditPage(session: Session, entries: AuditEntry[], filters: { ac
   return page('Audit log', body, session, '/console/audit');
 }
 
-export function partnersPage(session: Session, partners: PartnerRecord[], flash: { ok?: string; error?: string }, form: Record<string, string> = {}): string {
+export function partnersPage(
+  session: Session,
+  partners: PartnerRecord[],
+  flash: { ok?: string; error?: string },
+  form: Record<string, string> = {},
+): string {
   const body = html`
   ${flash.ok ? html`<p class="ok" role="status">${flash.ok}</p>` : ''}${flash.error ? html`<p class="error" role="alert">${flash.error}</p>` : ''}
   <p>Partner records for certification onboarding. Calling the API needs no allow-listing; test IPs only enable the certification checkout flow.</p>

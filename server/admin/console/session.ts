@@ -56,7 +56,11 @@ export function cookie(req: IncomingMessage, name: string, value: string, maxAge
 export class SessionStore {
   private sessions = new Map<string, Session>();
 
-  constructor(private readonly ttlMs: number, private readonly now: () => number, private readonly isActive: (keyId: string) => boolean) {}
+  constructor(
+    private readonly ttlMs: number,
+    private readonly now: () => number,
+    private readonly isActive: (keyId: string) => boolean,
+  ) {}
 
   open(user: string, keyId: string): Session {
     if (this.sessions.size >= MAX_SESSIONS) this.sweep();

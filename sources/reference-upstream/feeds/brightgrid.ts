@@ -17,7 +17,11 @@ const planId = (o: OfferSpec) =>
 
 function render(o: OfferSpec, segment: Segment) {
   const components: Record<string, unknown>[] = o.tiers.map((t) => ({
-    kind: 'ENERGY', unit: 'USD_PER_KWH', amount: usdPerKwh(t.microUsdPerKwh), tierMinKwh: t.fromKwh, tierMaxKwh: t.toKwh,
+    kind: 'ENERGY',
+    unit: 'USD_PER_KWH',
+    amount: usdPerKwh(t.microUsdPerKwh),
+    tierMinKwh: t.fromKwh,
+    tierMaxKwh: t.toKwh,
   }));
   // BrightGrid omits a zero base charge rather than listing it.
   if (o.baseUsdPerMonth) components.push({ kind: 'BASE', unit: 'USD_PER_MONTH', amount: o.baseUsdPerMonth });
@@ -45,6 +49,7 @@ export function listPlans(zip: string, query: URLSearchParams): Reply {
   const segments = requested === null ? (Object.keys(SEGMENTS) as Segment[]) : [requested as Segment];
   const utilities = utilityIdsForZip(zip).filter((id) => utilityById(id)?.market === 'DEREGULATED');
   const plans = utilities.flatMap((id) =>
-    segments.flatMap((segment) => offersFor('brightgrid', id, SEGMENTS[segment]).map((o) => render(o, segment))));
+    segments.flatMap((segment) => offersFor('brightgrid', id, SEGMENTS[segment]).map((o) => render(o, segment))),
+  );
   return ok({ data: { zip, plans } });
 }

@@ -21,7 +21,8 @@ function render(o: GridwiseOfferSpec) {
     },
     MonthlyFee: decimal2(o.monthlyFeeCents),
   };
-  if (o.credits.length) pricing.Credits = { Credit: o.credits.map((c) => ({ ThresholdKWh: c.thresholdKwh, Amount: decimal2(c.amountCents) })) };
+  if (o.credits.length)
+    pricing.Credits = { Credit: o.credits.map((c) => ({ ThresholdKWh: c.thresholdKwh, Amount: decimal2(c.amountCents) })) };
   if (o.minimumUsage) pricing.MinimumUsage = { BelowKWh: o.minimumUsage.belowKwh, Charge: decimal2(o.minimumUsage.chargeCents) };
   return {
     '@id': o.id,
