@@ -4,7 +4,8 @@
 // Shutdown (SIGTERM from the orchestrator, SIGINT from a terminal): stop accepting, let in-flight
 // requests finish within SHUTDOWN_GRACE_MS (then cut what is left), flush the replay log, close
 // Redis and the upstream pool (GatewayHandle.close), exit 0. If closing itself hangs, a watchdog
-// exits 1 a few seconds after the grace period; a second signal exits 1 at once.
+// exits 1 a few seconds after the grace period; a second signal exits 1 at once (one Ctrl-C reaches
+// us more than once: see shutdown-signals.ts).
 import { launchGateway as startGateway } from './launch.js';
 import { ConfigError, loadConfig } from './config.js';
 import {
@@ -16,6 +17,7 @@ import {
   type PlaygroundProcess,
 } from './playground-process.js';
 import { MeshStartupError } from './mesh.js';
+import { shutdownRequests, shutdownSignals } from './shutdown-signals.js';
 
 /** Time on top of the grace period for flushing replay and closing Redis before giving up. */
 const CLOSE_MARGIN_MS = 5_000;
@@ -34,13 +36,17 @@ try {
       logger,
     });
   }
-  let stopping = false;
+  const decide = shutdownRequests();
   const stop = async (reason: string, code: number) => {
-    if (stopping) {
+    const decision = decide(reason);
+    if (decision === 'ignore') {
+      logger.debug({ reason }, 'shutdown request relayed again (already shutting down)');
+      return;
+    }
+    if (decision === 'exit-now') {
       logger.warn({ reason }, 'second shutdown request: exiting now');
       process.exit(1);
     }
-    stopping = true;
     logger.info({ reason, graceMs: gateway.config.shutdownGraceMs }, 'shutting down: no new connections, finishing in-flight requests');
     const watchdog = setTimeout(() => {
       logger.error({ reason }, 'shutdown did not finish in time: exiting');
@@ -54,11 +60,14 @@ try {
       logger.error({ err }, 'error while shutting down');
       code = 1;
     }
+    // The last lines (shut down cleanly) written in order before the exit.
+    await new Promise<void>((resolve) => logger.flush(() => resolve()));
     process.exit(code);
   };
   exitWithParent((reason) => void stop(reason, 0));
-  process.on('SIGTERM', () => void stop('SIGTERM', 0));
-  process.on('SIGINT', () => void stop('SIGINT', 0));
+  for (const [signal, action] of Object.entries(shutdownSignals(typeof process.send === 'function'))) {
+    process.on(signal, () => (action === 'stop' ? void stop(signal, 0) : logger.debug({ signal }, 'left to the parent process')));
+  }
   // A forgotten promise somewhere must not take every partner's traffic down with it: log it and
   // keep serving. An exception thrown out of an event handler leaves unknown state: drain and exit
   // non-zero so the orchestrator restarts us.
