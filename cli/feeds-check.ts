@@ -32,6 +32,7 @@ import type { FeedScope } from '../sources/upstream/feed-scope.js';
 import type { Doubt, FeedBinding, FeedInput, Rejection } from '../transforms/mapping/types.js';
 import type { ReferenceUpstream } from '../sources/reference-upstream/server.js';
 import { UsageError } from './usage.js';
+import { defaultPort } from '../lib/ports.js';
 
 /** The gateway's modules, loaded only once the arguments are good (--help and usage errors stay fast). */
 async function gatewayModules() {
@@ -70,7 +71,7 @@ Options:
   --dir <path>              config directory holding .meshrc.yaml (default: MESH_DIR, else .)
   --json                    print one JSON object instead of the table
   --no-reference-upstream   never start the reference upstream; feeds without <SOURCE>_URL or
-                            UPSTREAM_URL go to http://127.0.0.1:$UPSTREAM_PORT (default 4010)
+                            UPSTREAM_URL go to http://127.0.0.1:$UPSTREAM_PORT (default 4010, moved by PORT_BASE)
   --sample-address <text>   street address for premises feeds (default "1500 Marilla St")
   --strict                  warnings (rejected records, no records for a sample) fail too
   -h, --help                show this help
@@ -397,7 +398,7 @@ export async function runFeedsCheck(opts: Options, env: NodeJS.ProcessEnv): Prom
         fallback = upstream.url;
         report.upstream.referenceStarted = true;
       } else {
-        fallback = `http://127.0.0.1:${env.UPSTREAM_PORT?.trim() || '4010'}`;
+        fallback = `http://127.0.0.1:${env.UPSTREAM_PORT?.trim() || defaultPort('UPSTREAM_PORT', env)}`;
       }
     }
     report.upstream.fallbackUrl = fallback || null;

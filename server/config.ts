@@ -13,6 +13,7 @@ import { loadCacheReplaySettings, parseDuration, type CacheReplaySettings } from
 import { parseRedisUrl } from '../cache/redis-url.js';
 import type { PlaygroundProcessSettings } from './playground-process.js';
 import { loadTlsPair, type TlsFiles } from './http/tls.js';
+import { defaultPort, portShift, type PortVariable } from '../lib/ports.js';
 
 export interface GatewayConfig {
   environments: EnvironmentName[];
@@ -21,7 +22,7 @@ export interface GatewayConfig {
   opsHost: string;
   /** Where the admin endpoint listens: loopback unless ADMIN_HOST says otherwise. */
   adminHost: string;
-  ports: Record<EnvironmentName, number> & { admin: number | null; ops: number | null };
+  ports: Record<EnvironmentName, number> & { admin: number | null; ops: number | null; opsVariable: 'OPS_PORT' | 'PLAYGROUND_OPS_PORT' };
   upstream: { start: boolean; port: number; url: string };
   meshDir: string;
   redisUrl: string | null;
@@ -76,7 +77,11 @@ const ENVIRONMENTS: EnvironmentName[] = ['production', 'certification', 'playgro
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): GatewayConfig {
   const problems: string[] = [];
-  const port = (name: string, fallback: number | null): number | null => {
+  const shift = portShift(env);
+  if (shift.problem) problems.push(shift.problem);
+  // A port's own variable, else its default moved by PORT_BASE (lib/ports.ts).
+  const port = (name: PortVariable): number => {
+    const fallback = defaultPort(name, env);
     const raw = env[name];
     if (raw === undefined || raw === '') return fallback;
     const n = Number(raw);
@@ -106,7 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     if (!ENVIRONMENTS.includes(e)) problems.push(`ENVIRONMENTS: unknown environment "${e}" (use ${ENVIRONMENTS.join(', ')})`);
   if (environments.length === 0) problems.push('ENVIRONMENTS names no environment');
 
-  const upstreamPort = port('UPSTREAM_PORT', 4010)!;
+  const upstreamPort = port('UPSTREAM_PORT');
   const explicitUpstream = env.UPSTREAM_URL;
   const upstreamUrl = explicitUpstream ? url('UPSTREAM_URL', explicitUpstream, ['http:', 'https:']) : `http://127.0.0.1:${upstreamPort}`;
   const dataDir = path.resolve(cwd, env.DATA_DIR ?? 'data');
@@ -184,11 +189,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     opsHost: env.OPS_HOST?.trim() || '127.0.0.1',
     adminHost: env.ADMIN_HOST?.trim() || '127.0.0.1',
     ports: {
-      production: port('PRODUCTION_PORT', 4000)!,
-      certification: port('CERTIFICATION_PORT', 4001)!,
-      playground: port('PLAYGROUND_PORT', 4002)!,
-      admin: adminToken ? port('ADMIN_PORT', 4020) : null,
-      ops: port('OPS_PORT', 9464),
+      production: port('PRODUCTION_PORT'),
+      certification: port('CERTIFICATION_PORT'),
+      playground: port('PLAYGROUND_PORT'),
+      admin: adminToken ? port('ADMIN_PORT') : null,
+      ops: port('OPS_PORT'),
+      // The playground process gets its parent's PLAYGROUND_OPS_PORT as OPS_PORT: name the one to change.
+      opsVariable: env.PLAYGROUND_CHILD_NICE === undefined ? 'OPS_PORT' : 'PLAYGROUND_OPS_PORT',
     },
     upstream: { start: bool('START_REFERENCE_UPSTREAM', !explicitUpstream), port: upstreamPort, url: upstreamUrl },
     meshDir: path.resolve(cwd, env.MESH_DIR ?? '.'),
@@ -219,7 +226,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     tls,
     playgroundProcess: {
       enabled: bool('PLAYGROUND_PROCESS', true),
-      opsPort: port('PLAYGROUND_OPS_PORT', 9465)!,
+      opsPort: port('PLAYGROUND_OPS_PORT'),
       nice: int('PLAYGROUND_NICE', 10, 0, 19),
     },
     cacheReplay,

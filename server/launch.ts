@@ -4,11 +4,14 @@
 import { loadConfig } from './config.js';
 import { startGateway, type GatewayHandle, type StartOptions } from './app.js';
 import { startReferenceUpstream } from '../sources/reference-upstream/server.js';
+import { explainListenError } from '../lib/ports.js';
 
 export async function launchGateway(opts: StartOptions = {}): Promise<GatewayHandle> {
   const config = opts.config ?? loadConfig(opts.env ?? process.env);
   if (!config.upstream.start || opts.upstreamUrl) return startGateway({ ...opts, config });
-  const upstream = await startReferenceUpstream({ port: config.upstream.port, host: '127.0.0.1' });
+  const upstream = await startReferenceUpstream({ port: config.upstream.port, host: '127.0.0.1' }).catch((err: unknown) => {
+    throw explainListenError(err, 'UPSTREAM_PORT', '127.0.0.1', config.upstream.port);
+  });
   try {
     const gateway = await startGateway({ ...opts, config, upstreamUrl: upstream.url });
     gateway.logger.info({ url: upstream.url }, 'reference upstream started');

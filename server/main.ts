@@ -18,6 +18,10 @@ import {
 } from './playground-process.js';
 import { MeshStartupError } from './mesh.js';
 import { shutdownRequests, shutdownSignals } from './shutdown-signals.js';
+import { PortInUseError } from '../lib/ports.js';
+
+/** Exit status of a start refused by its settings (EX_CONFIG): the playground's parent does not retry it. */
+const EXIT_CONFIG = 78;
 
 /** Time on top of the grace period for flushing replay and closing Redis before giving up. */
 const CLOSE_MARGIN_MS = 5_000;
@@ -34,6 +38,9 @@ try {
       env: playgroundProcessEnv(process.env, gateway.upstreamUrl, settings.playgroundProcess),
       nice: settings.playgroundProcess.nice,
       logger,
+      // Its settings or a port refused its start (its message is on stderr): retrying cannot help.
+      onRefused: () => void stop('playground process could not start', 1),
+      refusedExitCode: EXIT_CONFIG,
     });
   }
   const decide = shutdownRequests();
@@ -79,8 +86,9 @@ try {
     void stop('uncaughtException', 1);
   });
 } catch (err) {
-  if (err instanceof ConfigError || err instanceof MeshStartupError) {
+  if (err instanceof ConfigError || err instanceof MeshStartupError || err instanceof PortInUseError) {
     console.error(`gateway: ${err.message}`);
+    process.exit(EXIT_CONFIG);
   } else {
     console.error(`gateway: could not start: ${(err as Error)?.message ?? err}`);
   }

@@ -2,6 +2,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import tls from 'node:tls';
+import { explainListenError } from '../../lib/ports.js';
 
 export interface Listening {
   url: string;
@@ -9,11 +10,12 @@ export interface Listening {
   close(): Promise<void>;
 }
 
-export async function listen(server: Server, port: number, host: string): Promise<Listening> {
+/** `variable`: the setting that moves this port, named when the port is taken. */
+export async function listen(server: Server, port: number, host: string, variable?: string): Promise<Listening> {
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err) => reject(explainListenError(err, variable, host, port)));
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.removeAllListeners('error');
       resolve();
     });
   });

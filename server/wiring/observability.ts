@@ -35,6 +35,7 @@ export const observabilityCapability: CapabilitySetup = async ({ config, logger,
     ops = await startOpsServer({
       host: config.opsHost,
       port: config.ports.ops,
+      portVariable: config.ports.opsVariable,
       metrics: () => metrics.render(),
       contentType: metrics.registry.contentType,
       health: () => ({ redis: redis ? redisHealth(redis).state : 'not configured' }),
