@@ -45,7 +45,8 @@ export class PortInUseError extends Error {
   ) {
     super(
       code === 'EADDRINUSE'
-        ? `${host}:${port} is already in use (${variable}): stop what listens there, set ${variable} to another port, or PORT_BASE to move every port (see README.md "Ports")`
+        ? `${host}:${port} is already in use (${variable}): stop what listens there, set ${variable} to another port, ` +
+            'or PORT_BASE to move every port (see README.md "Ports")'
         : `cannot listen on ${host}:${port} (${variable}, ${code}): set ${variable} to another port, or PORT_BASE to move every port`,
     );
     this.name = 'PortInUseError';
