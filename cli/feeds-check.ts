@@ -33,6 +33,7 @@ import type { Doubt, FeedBinding, FeedInput, Rejection } from '../transforms/map
 import type { ReferenceUpstream } from '../sources/reference-upstream/server.js';
 import { UsageError } from './usage.js';
 import { defaultPort } from '../lib/ports.js';
+import { dropSystematic } from '../transforms/mapping/plausibility.js';
 
 /** The gateway's modules, loaded only once the arguments are good (--help and usage errors stay fast). */
 async function gatewayModules() {
@@ -281,6 +282,12 @@ async function checkFeed(
     result.error = `every record was dropped, e.g. ${oneLine(implausible.reason)}`;
     return result;
   }
+  // A unit mistake across the answer fails as one that drops every record does (the gateway drops them alike).
+  const systematic = outcome.rejected.find((r) => r.systematic);
+  if (systematic) {
+    result.error = `a unit mistake: ${oneLine(systematic.reason)}`;
+    return result;
+  }
   result.status = 'ok';
   return result;
 }
@@ -320,6 +327,7 @@ async function checkSampleValues(
   let mapped;
   try {
     mapped = b.map(await b.execute(b.args(input), m.withFeedScope({ ...mesh.meshContext, feedUrls }, scope)), input);
+    dropSystematic(mapped);
   } catch (err) {
     warnings.push(`${shown}: not mapped as the feed's answer: ${oneLine(err instanceof Error ? err.message : String(err))}`);
     return;

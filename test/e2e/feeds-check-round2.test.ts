@@ -110,15 +110,14 @@ describe('feeds:check, round 2', () => {
       'record 0 rejected: utility ONCOR: implausible: cancellationFee 15000 USD is outside the possible range 0 USD to 10000 USD; looks like cents, not USD (unit: cents)',
     );
 
-    // Implausible but possible: served, with warnings on the live answer and the sample.
-    expect(c.code, c.stderr).toBe(0);
+    // Each base charge possible, but every non-zero one implausible the same way: a unit mistake,
+    // which fails like the USD/kWh case (the gateway drops those records alike).
+    expect(c.code, c.stderr).toBe(1);
     const doubted = feedOf(c, 'Sunpath');
-    expect(doubted).toMatchObject({ status: 'ok', records: 3, rejected: 0 });
-    expect(doubted.warnings).toEqual([
-      'live value: record 0: utility ONCOR: baseMonthly 495 USD is outside the plausible range 0 USD to 100 USD; looks like cents, not USD (unit: cents)',
-      'live value: record 0: utility ONCOR: page 2: baseMonthly 999 USD is outside the plausible range 0 USD to 100 USD; looks like cents, not USD (unit: cents)',
-      'sources/sunpath/sample.json: record 0: baseMonthly 495 USD is outside the plausible range 0 USD to 100 USD; looks like cents, not USD (unit: cents)',
-    ]);
+    expect(doubted).toMatchObject({ status: 'FAIL' });
+    expect(doubted.error).toMatch(
+      /^a unit mistake: utility ONCOR: implausible: every one of the \d+ non-zero baseMonthly values is outside its plausible range, e\.g\. baseMonthly 495 USD is outside the plausible range 0 USD to 100 USD; looks like cents, not USD \(unit: cents\)$/,
+    );
   }, 120_000);
 
   it('point 5: a wrong path is one line in our words, naming feed and key, with no generated type names', async () => {

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../scripts/harness/redis-server.js';
 import { eventually } from '../../scripts/harness/eventually.js';
+import { freshCopy } from '../../scripts/harness/fresh-copy.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -17,9 +18,12 @@ describe('npm start and one Ctrl-C', () => {
     for (const name of ['PRODUCTION_PORT', 'CERTIFICATION_PORT', 'PLAYGROUND_PORT', 'UPSTREAM_PORT', 'OPS_PORT', 'PLAYGROUND_OPS_PORT'])
       ports[name] = await freePort();
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-ctrlc-'));
+    // npm start builds dist/ first: in a copy of its own, so it never rewrites the checkout's bundle
+    // while another test runs it.
+    const copy = freshCopy(ROOT, 'epg-ctrlc-copy-');
     // detached: a process group of its own, as a terminal's foreground job.
     const npm = spawn('npm', ['start'], {
-      cwd: ROOT,
+      cwd: copy.dir,
       detached: true,
       env: {
         PATH: process.env.PATH,
@@ -45,6 +49,7 @@ describe('npm start and one Ctrl-C', () => {
         // already gone
       }
       fs.rmSync(dataDir, { recursive: true, force: true });
+      copy.remove();
     }
     expect(out).toContain('shut down cleanly');
     expect(out).not.toContain('second shutdown request');

@@ -276,6 +276,35 @@ describe('plausibility', () => {
     ]);
   });
 
+  it('a unit mistake across a call: every non-zero base charge implausible the same way drops them all, across pages', async () => {
+    const usd = compileFeedMapping(
+      'Sunpath',
+      sunpath({ fields: { ...sunpath().fields, baseMonthly: { path: 'monthlyCents', unit: 'usd', default: 0 } } }),
+    ) as unknown as FeedBinding<'offers'>;
+    const pages: Record<string, unknown> = {
+      '-': page([rec('A', 112.5, { monthlyCents: 495 }), rec('ZERO', 112.5, { monthlyCents: 0 })], 'c2'),
+      c2: page([rec('B', 112.5, { monthlyCents: 999 })], ''),
+    };
+    const r = await callPaged(usd, request, async (args) => pages[(args.cursor as string | undefined) ?? '-']);
+    // The zero is right in any unit and stays.
+    expect(r.records.map((o) => o.offerId)).toEqual(['ZERO']);
+    expect(r.rejected).toEqual([
+      expect.objectContaining({ index: 0, implausible: 'baseMonthly', systematic: true }),
+      expect.objectContaining({ index: 0, implausible: 'baseMonthly', systematic: true }),
+    ]);
+    expect(r.rejected[0]!.reason).toBe(
+      'implausible: every one of the 2 non-zero baseMonthly values is outside its plausible range, e.g. baseMonthly 495 USD is outside the plausible range 0 USD to 100 USD; looks like cents, not USD (unit: cents)',
+    );
+    // One doubtful value beside a plausible one, or alone, is an outlier: served, with a doubt.
+    const mixed = await callPaged(usd, request, async () =>
+      page([rec('A', 112.5, { monthlyCents: 495 }), rec('B', 112.5, { monthlyCents: 9 })], ''),
+    );
+    expect(mixed.records.map((o) => o.offerId)).toEqual(['A', 'B']);
+    const single = await callPaged(usd, request, async () => page([rec('A', 112.5, { monthlyCents: 495 })], ''));
+    expect(single.records).toHaveLength(1);
+    expect(single.doubts).toHaveLength(1);
+  });
+
   it('walks lists: every energy block price is checked', () => {
     const units = new Map([['energyBlocks.price', 'usd_per_kwh' as const]]);
     const findings = checkRanges('offers', { energyBlocks: [{ price: 100_000 }, { price: 69_900_000 }] }, units);

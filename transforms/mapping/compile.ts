@@ -28,7 +28,7 @@ import {
 } from './types.js';
 import { describeType, isObjectLike, parsePath, PathSyntaxError, readPath, type ParsedPath, type PathSegment } from './paths.js';
 import { convertUnit, DIMENSION_OF, unitsOfDimension, UnitValueError, UNITS, type UnitName } from './units.js';
-import { checkRanges } from './plausibility.js';
+import { carriersOf, checkRanges, type RangeFinding } from './plausibility.js';
 import {
   kindDef,
   MAX_NESTED_ITEMS,
@@ -676,6 +676,8 @@ function mapPayload<K extends FeedKind>(shape: PayloadShape, payload: unknown, r
   const rejected: Rejection[] = [];
   const doubts: Doubt[] = [];
   const seen = new Map<string, number>();
+  // Records served so far with their values and doubts, for a unit mistake across the payload.
+  const kept: { index: number; values: Values; findings: RangeFinding[] }[] = [];
   const n = Math.min(records.length, maxItems);
   for (let i = 0; i < n; i++) {
     try {
@@ -696,6 +698,7 @@ function mapPayload<K extends FeedKind>(shape: PayloadShape, payload: unknown, r
         continue;
       }
       for (const f of findings) doubts.push({ index: i, field: f.field, message: f.message });
+      kept.push({ index: i, values, findings });
       out.push(record);
     } catch (e) {
       const reason = e instanceof RecordError ? e.message : `could not be mapped: ${e instanceof Error ? e.message : String(e)}`;
@@ -709,6 +712,8 @@ function mapPayload<K extends FeedKind>(shape: PayloadShape, payload: unknown, r
     });
   }
   const mapped: MappedPayload<CanonicalByKind[K]> = { records: out, rejected, doubts };
+  // Not enumerable: bookkeeping for the call as a whole (callPaged), not part of what a page maps to.
+  Object.defineProperty(mapped, 'carriers', { value: carriersOf(kind.kind, kept), enumerable: false, writable: true, configurable: true });
   if (shape.next) mapped.next = shape.next(payload, records.length);
   return mapped;
 }
