@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileFeedMapping, FeedConfigError, type FeedBinding } from '../../transforms/mapping/index.js';
 import { callPaged } from '../../transforms/paged-call.js';
-import { createFeedEvents, feedEventCounts, THROTTLE_MS } from '../../transforms/feed-events.js';
+import { createFeedEvents, feedEventCounts, feedHealth, resetFeedEvents, THROTTLE_MS } from '../../transforms/feed-events.js';
 import { likelyUnits, checkRanges } from '../../transforms/mapping/plausibility.js';
 import { plausibleRange, PLAUSIBLE_RANGES } from '../../domain/plausibility.js';
 import { KINDS } from '../../transforms/mapping/kinds.js';
@@ -320,7 +320,7 @@ describe('feed events', () => {
     let now = 0;
     const warned: string[] = [];
     const events = createFeedEvents({ warn: (_obj, msg) => warned.push(msg) }, () => now);
-    const before = feedEventCounts().Throttled ?? { truncated: 0, implausible: {} };
+    const before = feedEventCounts().Throttled ?? { truncated: 0, implausible: {} as Record<string, number> };
     events.truncated('Throttled', 'stopped after 3 pages');
     events.truncated('Throttled', 'stopped after 3 pages');
     events.implausible('Throttled', 'energyBlocks.price', 'implausible: x');
@@ -336,6 +336,35 @@ describe('feed events', () => {
       'feed Throttled: record dropped: implausible: y',
       'feed Throttled: pages left out: stopped after 4 pages',
     ]);
+  });
+});
+
+describe('feed health (/readyz)', () => {
+  it('the last answer of each feed: ok, some records dropped, or failing when every record was implausible', () => {
+    const events = createFeedEvents(undefined, () => Date.UTC(2026, 0, 2));
+    events.answered('HealthOk', 3, []);
+    events.answered('HealthSome', 2, [{ reason: 'offerId: missing' }]);
+    events.answered('HealthUnit', 0, [
+      { reason: 'implausible: energyBlocks.price 101.91 USD/kWh …', implausible: 'energyBlocks.price' },
+      { reason: 'implausible: energyBlocks.price 99 USD/kWh …', implausible: 'energyBlocks.price' },
+    ]);
+    const h = feedHealth();
+    expect(h.ok).toBe(false);
+    expect(h.feeds).toMatchObject({ HealthOk: 'ok', HealthSome: 'some records dropped' });
+    expect(h.feeds.HealthUnit).toMatch(/^failing: every record of its last answer was dropped for an implausible value/);
+    expect(feedEventCounts().HealthSome!.last).toEqual({
+      at: '2026-01-02T00:00:00.000Z',
+      served: 2,
+      dropped: 1,
+      example: 'offerId: missing',
+      unitMistake: false,
+    });
+    // A feed that answers well again is ready again; counts keep adding up.
+    events.answered('HealthUnit', 4, []);
+    expect(feedHealth().feeds.HealthUnit).toBe('ok');
+    expect(feedEventCounts().HealthUnit).toMatchObject({ served: 4, dropped: 2 });
+    resetFeedEvents();
+    expect(feedHealth()).toEqual({ ok: true, feeds: {} });
   });
 });
 
