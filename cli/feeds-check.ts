@@ -174,12 +174,26 @@ function sampleInput(b: FeedBinding, opts: Options): { input: FeedInput } | { mi
 
 /** The inputs of the sample calls: one, or for a utility-scoped feed one per choice territory of the sample ZIP. */
 async function sampleCalls(b: FeedBinding, input: FeedInput, mesh: GatewayMesh, ctx: object): Promise<FeedInput[]> {
-  if (b.scope !== 'utility') return [input];
+  const classes = customerClassesAsked(b, input);
+  if (b.scope !== 'utility') return classes.map((customerClass) => ({ ...input, customerClass }));
   const [territories] = mesh.feeds.byKind('territories');
   if (!territories?.execute) throw new Error('no territories feed to find the utilities of the sample ZIP');
   const payload = await territories.execute(territories.args({ zipCode: input.zipCode }), ctx);
   const served = territories.map(payload).records.filter((t) => t.market === 'DEREGULATED');
-  return [...new Set(served.map((t) => t.utilityId))].map((utilityId) => ({ utilityId, customerClass: input.customerClass }));
+  return [...new Set(served.map((t) => t.utilityId))].flatMap((utilityId) =>
+    classes.map((customerClass) => ({ utilityId, customerClass })),
+  );
+}
+
+/**
+ * The customer classes to ask an offers feed for, as the plan queries would: both when the class
+ * reaches its arguments (residentialPlans and businessPlans then make different calls, e.g.
+ * segment=res and segment=biz), one call otherwise (both classes come in one answer).
+ */
+function customerClassesAsked(b: FeedBinding, input: FeedInput): FeedInput['customerClass'][] {
+  if (b.kind !== 'offers') return [input.customerClass];
+  const asked = (customerClass: 'RESIDENTIAL' | 'COMMERCIAL') => JSON.stringify(b.args({ ...input, utilityId: 'SAMPLE', customerClass }));
+  return asked('RESIDENTIAL') === asked('COMMERCIAL') ? [input.customerClass] : ['RESIDENTIAL', 'COMMERCIAL'];
 }
 
 function oneLine(s: string, max = 300): string {
@@ -244,7 +258,11 @@ async function checkFeed(
       const r = await m.callPaged(b, input, (args, timeoutMs) =>
         guarded(execute(args, m.withFeedScope(ctx, { ...scope, timeoutMs })), timeoutMs + 2000),
       );
-      const where = b.scope === 'utility' ? `utility ${input.utilityId}: ` : '';
+      const perClass = inputs.some((x) => x.customerClass !== inputs[0]!.customerClass);
+      const where = [b.scope === 'utility' ? `utility ${input.utilityId}` : '', perClass ? `${input.customerClass}` : '']
+        .filter(Boolean)
+        .map((w, i, all) => (i === all.length - 1 ? `${w}: ` : `${w}, `))
+        .join('');
       outcome.records += r.records.length;
       outcome.pages += r.pages;
       outcome.rejected.push(...r.rejected.map((x) => ({ ...x, reason: where + x.reason })));

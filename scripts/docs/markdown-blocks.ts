@@ -74,3 +74,18 @@ function parseMarker(file: string, line: number, marker: string | null): Pick<Ru
     `${file}:${line}: unknown walkthrough marker "${marker}" (use "skip: <why>", "background" or "errors expected")`,
   );
 }
+
+/** Every fenced block of a page, whatever its language (the walkthrough compares shown output with real output). */
+export function fencedBlocks(markdown: string): { line: number; lang: string; text: string }[] {
+  const lines = markdown.split('\n');
+  const out: { line: number; lang: string; text: string }[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = FENCE.exec(lines[i]!);
+    if (!open) continue;
+    let end = i + 1;
+    while (end < lines.length && !/^\s*```\s*$/.test(lines[end]!)) end++;
+    out.push({ line: i + 1, lang: open[2]!, text: lines.slice(i + 1, end).join('\n') });
+    i = end;
+  }
+  return out;
+}

@@ -19,7 +19,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freshCopy } from '../harness/fresh-copy.js';
-import { runnableBlocks, type RunnableBlock } from './markdown-blocks.js';
+import { fencedBlocks, runnableBlocks, type RunnableBlock } from './markdown-blocks.js';
 import { WALKTHROUGH_PAGES } from './walkthrough-pages.js';
 import { DEFAULT_PORTS, DEFAULT_PORT_BASE } from '../../lib/ports.js';
 
@@ -209,8 +209,11 @@ export async function walkthrough(opts: { keep?: boolean } = {}): Promise<boolea
         const shown = [r.stdout, r.stderr].filter(Boolean).join('\n').slice(-3000);
         if (r.failed) fail(where, `command failed: ${r.failed}`, shown);
         else if (!block.errorsExpected && /"errors"\s*:\s*\[/.test(r.stdout)) fail(where, 'an answer carries GraphQL errors', shown);
-        else
+        else {
           log(`   ok in ${((Date.now() - started) / 1000).toFixed(1)} s${r.stdout ? `: ${r.stdout.split('\n')[0]!.slice(0, 120)}` : ''}`);
+          const table = feedsTableMismatch(r.stdout, fs.readFileSync(path.join(copy.dir, page), 'utf8'), block.line);
+          if (table) fail(where, table, r.stdout);
+        }
       }
     }
 
@@ -234,6 +237,36 @@ export async function walkthrough(opts: { keep?: boolean } = {}): Promise<boolea
   }
   log(`\nwalkthrough: ${steps} steps, ${problems.length ? `${problems.length} failed:\n  ${problems.join('\n  ')}` : 'all passed'}`);
   return problems.length === 0;
+}
+
+/**
+ * When a command printed the feeds:check table, the table the page shows after it must agree on
+ * everything but the latencies (and the URL of the reference upstream it started): feeds, kinds,
+ * statuses, record, rejection and warning counts. Null when they agree or nothing is to compare.
+ */
+function feedsTableMismatch(stdout: string, markdown: string, after: number): string | null {
+  const header = /^FEED\s+KIND\s+STATUS/m;
+  if (!header.test(stdout)) return null;
+  const shown = fencedBlocks(markdown).find((b) => b.line > after && b.lang === '' && header.test(b.text));
+  if (!shown) return null;
+  const rows = (text: string) =>
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !header.test(l))
+      .map((l) =>
+        /^\d+ feeds?:/.test(l)
+          ? l.split(';')[0]!
+          : l
+              .split(/\s+/)
+              .filter((_, i) => i !== 3 && i !== 4) // LATENCY: "57 ms"
+              .join(' '),
+      );
+  const want = rows(shown.text);
+  const got = rows(stdout.slice(stdout.search(header)));
+  return JSON.stringify(want) === JSON.stringify(got)
+    ? null
+    : `the feeds:check table shown at line ${shown.line} differs from the real one:\n  shown ${want.join(' | ')}\n  real  ${got.join(' | ')}`;
 }
 
 /** A ```graphql block of a guide, sent to certification with the key the guide issued in its first step. */
