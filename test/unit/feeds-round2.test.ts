@@ -139,6 +139,87 @@ describe('context paths and call scope', () => {
   });
 });
 
+describe('a unit given per record', () => {
+  const termBlock = (unit: unknown) => sunpath({ fields: { ...sunpath().fields, termMonths: { path: 'term.value', unit } } });
+  const termOf = (term: unknown) => rec('T', 112.5, { term });
+
+  it('a path whose values choose the unit: MONTH and YEAR terms from one feed', () => {
+    const b = compileFeedMapping('Sunpath', termBlock({ path: 'term.unit', map: { MONTH: 'months', YEAR: 'years' } }));
+    const out = b.map(
+      page(
+        [
+          { ...termOf({ value: 18, unit: 'MONTH' }), sku: 'M' },
+          { ...termOf({ value: 2, unit: 'YEAR' }), sku: 'Y' },
+          { ...termOf({ value: 3, unit: 'DECADE' }), sku: 'D' },
+        ],
+        null,
+      ),
+      request,
+    );
+    expect(out.records.map((o) => [(o as { offerId: string }).offerId, (o as { termMonths: number }).termMonths])).toEqual([
+      ['M', 18],
+      ['Y', 24],
+    ]);
+    expect(out.rejected).toEqual([
+      { index: 2, reason: 'termMonths (term.value): unit "DECADE" at term.unit is not in unit.map (MONTH, YEAR)' },
+    ]);
+  });
+
+  it('money whose currency unit comes with each record; a unit of the wrong kind or a constant is refused at start', () => {
+    const b = compileFeedMapping(
+      'Sunpath',
+      sunpath({
+        fields: {
+          ...sunpath().fields,
+          baseMonthly: { path: 'fee.amount', unit: { path: 'fee.unit', map: { USD: 'usd', CENTS: 'cents' } } },
+        },
+      }),
+    );
+    const out = b.map(
+      page(
+        [
+          { ...rec('A', 112.5), fee: { amount: '4.95', unit: 'USD' } },
+          { ...rec('B', 112.5), fee: { amount: 495, unit: 'CENTS' } },
+        ],
+        null,
+      ),
+      request,
+    );
+    expect(out.records.map((o) => o as { baseMonthlyMicro?: number; baseMonthly?: number })).toHaveLength(2);
+    expect(JSON.stringify(out.records[0])).toBe(JSON.stringify({ ...out.records[0], offerId: 'A' }));
+    expect(
+      configError(() => compileFeedMapping('Sunpath', termBlock({ path: 'term.unit', map: { MONTH: 'months', YEAR: 'usd' } }))).message,
+    ).toMatch(/fields\.termMonths\.unit\.map: usd is not a duration, but termMonths is|fields\.termMonths\.unit\.map: usd is not/);
+    const constant = sunpath({
+      fields: { ...sunpath().fields, termMonths: { const: 12, unit: { path: 'term.unit', map: { MONTH: 'months' } } } },
+    });
+    expect(configError(() => compileFeedMapping('Sunpath', constant)).message).toMatch(/a constant cannot take its unit from the record/);
+  });
+});
+
+describe('nested page-level paths and a single price object', () => {
+  it('$page.<a.b.c> reads deep into the page; energyBlocks from one flat price object is one open block', () => {
+    const b = compileFeedMapping(
+      'Sunpath',
+      sunpath({
+        fields: {
+          ...sunpath().fields,
+          utilityId: '$page.meta.territory.code',
+          energyBlocks: { path: 'flat', fields: { price: { path: 'centsPerKwh', unit: 'cents_per_kwh' } } },
+        },
+      }),
+    );
+    const payload = {
+      meta: { territory: { code: 'TNMP' } },
+      offers: [{ ...rec('A', 0), flat: { centsPerKwh: '12.5' } }],
+      paging: { next: null },
+    };
+    const out = b.map(payload, request);
+    expect(out.rejected).toEqual([]);
+    expect(out.records[0]).toMatchObject({ utilityId: 'TNMP', energyBlocks: [{ fromKwh: 0, toKwh: null, microUsdPerKwh: 125_000 }] });
+  });
+});
+
 describe('pagination (callPaged)', () => {
   const bound = (over: Record<string, unknown> = {}) => compileFeedMapping('Sunpath', sunpath(over)) as unknown as FeedBinding<'offers'>;
 
@@ -293,7 +374,8 @@ describe('plausibility', () => {
       expect.objectContaining({ index: 0, implausible: 'baseMonthly', systematic: true }),
     ]);
     expect(r.rejected[0]!.reason).toBe(
-      'implausible: every one of the 2 non-zero baseMonthly values is outside its plausible range, e.g. baseMonthly 495 USD is outside the plausible range 0 USD to 100 USD; looks like cents, not USD (unit: cents)',
+      'implausible: every one of the 2 non-zero baseMonthly values is outside its plausible range, e.g. ' +
+        'baseMonthly 495 USD is outside the plausible range 0 USD to 100 USD; looks like cents, not USD (unit: cents)',
     );
     // One doubtful value beside a plausible one, or alone, is an outlier: served, with a doubt.
     const mixed = await callPaged(usd, request, async () =>

@@ -365,9 +365,13 @@ type ScalarType = Extract<ValueType, { type: 'string' | 'enum' | 'int' | 'quanti
 function compileScalar(c: Ctx, def: FieldDef, vt: ScalarType, spec: Spec, key: string, name: string): FieldReader | undefined {
   const unit = scalarUnit(c, vt, spec, key, name);
   if (unit === null) return undefined;
-  if (unit) c.units.set(`${c.field}${name}`, unit);
+  const recordUnit = compileRecordUnit(c, spec, key);
+  if (recordUnit === null) return undefined;
+  // A unit read per record names no single likely mistake.
+  if (unit && !recordUnit) c.units.set(`${c.field}${name}`, unit);
   const map = ownMap(spec.map);
   const finalize = scalarFinalizer(def, vt, unit, map);
+  if (recordUnit) return scalarRead(c, vt, spec, key, name, unit, map, finalize, recordUnit);
   if (hasOwn(spec, 'const')) {
     const value = attempt(c.p, `${key}.const`, () => finalize(spec.const, name));
     return value === BAD ? undefined : () => value;
@@ -375,7 +379,8 @@ function compileScalar(c: Ctx, def: FieldDef, vt: ScalarType, spec: Spec, key: s
   return scalarRead(c, vt, spec, key, name, unit, map, finalize);
 }
 
-type Finalize = (v: unknown, label: string) => unknown;
+/** `unit`: the record's own unit, when the block reads it per record. */
+type Finalize = (v: unknown, label: string, unit?: UnitName) => unknown;
 
 /** The feed's unit of a quantity (its kind's default when the YAML names none); undefined for non-quantities, null on a problem. */
 function scalarUnit(c: Ctx, vt: ScalarType, spec: Spec, key: string, name: string): UnitName | undefined | null {
@@ -386,17 +391,63 @@ function scalarUnit(c: Ctx, vt: ScalarType, spec: Spec, key: string, name: strin
     c.p.add(`${key}.unit`, `required: ${name} is ${dim}; state the feed's unit (one of ${list(unitsOfDimension(dim))})`);
     return null;
   }
+  if (typeof spec.unit === 'object') {
+    // Read per record (compileRecordUnit): every unit it may name must suit the field; the first stands for the rest at compile time.
+    const names = Object.values(spec.unit.map);
+    const wrong = names.filter((u) => UNITS[u].dimension !== dim);
+    if (wrong.length) {
+      c.p.add(
+        `${key}.unit.map`,
+        `${list(wrong)} ${wrong.length > 1 ? 'are' : 'is'} not ${dim}, but ${name} is (one of ${list(unitsOfDimension(dim))})`,
+      );
+      return null;
+    }
+    return names[0]!;
+  }
   const info = UNITS[spec.unit];
   if (info.dimension === dim) return info.name;
   c.p.add(`${key}.unit`, `${info.name} is ${info.dimension}, but ${name} is ${dim} (one of ${list(unitsOfDimension(dim))})`);
   return null;
 }
 
+/** The unit of one record: read at `unit.path` and mapped (MONTH -> months); unknown values reject the record. */
+type RecordUnit = (ctx: Record<string, unknown>, env: ReadEnv, label: string) => UnitName;
+
+function compileRecordUnit(c: Ctx, spec: Spec, key: string): RecordUnit | null | undefined {
+  if (typeof spec.unit !== 'object') return undefined;
+  if (hasOwn(spec, 'const')) {
+    c.p.add(`${key}.const`, 'a constant cannot take its unit from the record; name the unit (unit: <name>)');
+    return null;
+  }
+  const unitMap = spec.unit.map;
+  const at = readFrom(c, spec.unit.path, `${key}.unit.path`);
+  if (!at) return null;
+  if (at.from === 'request') {
+    c.p.add(`${key}.unit.path`, 'a unit is read from the record or the page ($page.<path>), not from the request');
+    return null;
+  }
+  // Every value the feed's enum can send must name a unit (values: none of ours, so each needs a map entry).
+  const expect: Expect = { kind: 'leaf', accepts: 'enum', list: false, mapKeys: Object.keys(unitMap), values: [] };
+  c.reads.push(
+    at.from === 'page'
+      ? { key: `${key}.unit`, prefix: [], path: at.path, expect }
+      : { key: `${key}.unit`, prefix: c.prefix, path: at.path, parent: c.parent, expect },
+  );
+  const { path } = at;
+  return (ctx, env, label) => {
+    const v = at.from === 'page' ? readPath(env.page, path, 'one') : readPath(ctx, path, 'one');
+    if (isScalar(v) && hasOwn(unitMap, String(v))) return unitMap[String(v)]!;
+    throw new RecordError(
+      `${label}: unit ${describeType(v).replace(/^string /, '')} at ${path.text} is not in unit.map (${list(Object.keys(unitMap))})`,
+    );
+  };
+}
+
 /** A value as read (or defaulted) -> the canonical value: map, null handling, type and unit. */
 function scalarFinalizer(def: FieldDef, vt: ScalarType, unit: UnitName | undefined, map: Record<string, unknown> | undefined): Finalize {
   const nullable = (vt.type === 'string' || vt.type === 'quantity') && vt.nullable === true;
   const omittable = !def.required && def.absent === undefined;
-  return (v, label) => {
+  return (v, label, recordUnit) => {
     if (map && isScalar(v) && hasOwn(map, String(v))) {
       const original = v;
       v = map[String(v)];
@@ -407,7 +458,7 @@ function scalarFinalizer(def: FieldDef, vt: ScalarType, unit: UnitName | undefin
       if (omittable) return undefined;
       throw new RecordError(`${label}: missing`);
     }
-    return checkScalar(vt, unit, v, label);
+    return checkScalar(vt, recordUnit ?? unit, v, label);
   };
 }
 
@@ -450,22 +501,17 @@ function scalarRead(
   unit: UnitName | undefined,
   map: Record<string, unknown> | undefined,
   finalize: Finalize,
+  recordUnit?: RecordUnit,
 ): FieldReader | undefined {
   const at = readFrom(c, spec.path!, `${key}.path`);
   if (!at) return undefined;
   const hasDefault = hasOwn(spec, 'default');
   if (hasDefault && spec.default !== null && attempt(c.p, `${key}.default`, () => finalize(spec.default, name)) === BAD) return undefined;
   if (at.from !== 'request') {
+    const moneyLike =
+      typeof spec.unit === 'object' ? Object.values(spec.unit.map).every((u) => UNITS[u].moneyLike) : UNITS[unit!]?.moneyLike;
     const accepts: LeafClass =
-      vt.type === 'quantity'
-        ? UNITS[unit!].moneyLike
-          ? 'money'
-          : 'number'
-        : vt.type === 'int'
-          ? 'number'
-          : vt.type === 'enum'
-            ? 'enum'
-            : 'text';
+      vt.type === 'quantity' ? (moneyLike ? 'money' : 'number') : vt.type === 'int' ? 'number' : vt.type === 'enum' ? 'enum' : 'text';
     const expect: Expect = { kind: 'leaf', accepts, list: false };
     if (map) expect.mapKeys = Object.keys(map);
     if (vt.type === 'enum') expect.values = vt.values;
@@ -485,7 +531,8 @@ function scalarRead(
   return (ctx, where, env) => {
     let v = read(ctx, env);
     if ((v === undefined || v === null) && hasDefault) v = dflt;
-    return finalize(v, `${where}${name} (${path.text})`);
+    const label = `${where}${name} (${path.text})`;
+    return finalize(v, label, v === undefined || v === null ? undefined : recordUnit?.(ctx, env, label));
   };
 }
 
