@@ -50,7 +50,8 @@
 //        --zip 75001, --only cached,baseline (subset), --runner dist|tsx (dist, the default: bundle with
 //        scripts/build.mjs and run dist/gateway.mjs, as `npm start` does), --no-json,
 //        --rate N (fixed req/s: compare CPU per request without saturating), --probe-rate N and
-//        --flood-nice N (isolation: the keyed probe's req/s, the flood generator's niceness), --profile DIR (V8 CPU profiles of the gateway processes), --env K=V,K=V (extra gateway
+//        --flood-nice N (isolation: the keyed probe's req/s, the flood generator's niceness),
+//        --profile DIR (V8 CPU profiles of the gateway processes), --env K=V,K=V (extra gateway
 //        environment, for experiments), --settle 10 (s of idle before the RSS is read again; 0: not),
 //        --rounds 3 (records: interleaved rounds), --gateway-root DIR and --compare DIR (another
 //        checkout's gateway instead, or beside it in the records rounds), --instructions-requests
@@ -1099,7 +1100,8 @@ async function isolationScenario(
 async function main() {
   const started = new Date();
   console.log(
-    `bench: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; ${opts.connections} connections, ${opts.duration} s per scenario (+${opts.warmup} s warm-up)`,
+    `bench: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; ${opts.connections} connections, ${opts.duration} ` +
+      `s per scenario (+${opts.warmup} s warm-up)`,
   );
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-bench-'));
   const rows: Row[] = [];
@@ -1690,7 +1692,8 @@ async function main() {
   }
   if (derived.overheadP50Ms !== null)
     console.log(
-      `  gateway overhead at p50 (${opts.connections} conns, uncached - direct): ${derived.overheadP50Ms} ms; req/s uncached/direct: ${derived.uncachedVsDirect}`,
+      `  gateway overhead at p50 (${opts.connections} conns, uncached - direct): ${derived.overheadP50Ms} ms; req/s uncached/direct: ` +
+        `${derived.uncachedVsDirect}`,
     );
   if (derived.overheadP50MsOneConnection !== null)
     console.log(`  gateway overhead at p50 (1 connection): ${derived.overheadP50MsOneConnection} ms`);
@@ -1710,11 +1713,14 @@ async function main() {
         ? `${instructions[n]!.toLocaleString('en-US')} (${(instructions.floor! / instructions[n]!).toFixed(2)}× the floor's rate)`
         : '-';
     console.log(
-      `  instructions per request (callgrind, 1 connection; main thread and libuv's pool): floor ${instructions.floor.toLocaleString('en-US')}; cached ${of('cached')}; no log line ${of('cached/no-log')}; no replay ${of('cached/no-replay')}`,
+      `  instructions per request (callgrind, 1 connection; main thread and libuv's pool): floor ` +
+        `${instructions.floor.toLocaleString('en-US')}; cached ${of('cached')}; no log line ${of('cached/no-log')}; no replay ${of('cached/no-replay')}`,
     );
     if (instructions.cached && instructions['cached/no-log'] && instructions['cached/no-replay'])
       console.log(
-        `  instructions a hit spends on its request log line: ${(instructions.cached - instructions['cached/no-log']).toLocaleString('en-US')}; on its replay record: ${(instructions.cached - instructions['cached/no-replay']).toLocaleString('en-US')}`,
+        `  instructions a hit spends on its request log line: ` +
+          `${(instructions.cached - instructions['cached/no-log']).toLocaleString('en-US')}; on its replay record: ` +
+          `${(instructions.cached - instructions['cached/no-replay']).toLocaleString('en-US')}`,
       );
   }
   if (startup.ms.length)
@@ -1722,7 +1728,8 @@ async function main() {
   for (const [k, m] of Object.entries(memory)) {
     const settled = m.settleSeconds ? `; ${m.settledRssMb} MB after ${m.settleSeconds} s idle` : '';
     console.log(
-      `  ${k} RSS after its scenarios: ${m.rssMb} MB (peak ${m.peakRssMb} MB; V8 heap used ${m.heapUsedMb ?? '?'} of ${m.heapTotalMb ?? '?'} MB, external ${m.externalMb ?? '?'} MB${settled})`,
+      `  ${k} RSS after its scenarios: ${m.rssMb} MB (peak ${m.peakRssMb} MB; V8 heap used ${m.heapUsedMb ?? '?'} of ${m.heapTotalMb ?? '?'} ` +
+        `MB, external ${m.externalMb ?? '?'} MB${settled})`,
     );
   }
 

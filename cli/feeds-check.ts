@@ -479,7 +479,8 @@ function render(report: CheckReport, strict: boolean): { out: string; err: strin
       ? `upstream ${report.upstream.fallbackUrl}`
       : 'per-feed URLs';
   lines.push(
-    `${feeds} feed${feeds === 1 ? '' : 's'}: ${ok} ok, ${failed} failed, ${warnings} warning${warnings === 1 ? '' : 's'}${strict && warnings ? ' (--strict: warnings fail)' : ''}; ${upstream}`,
+    `${feeds} feed${feeds === 1 ? '' : 's'}: ${ok} ok, ${failed} failed, ${warnings} ` +
+      `warning${warnings === 1 ? '' : 's'}${strict && warnings ? ' (--strict: warnings fail)' : ''}; ${upstream}`,
   );
   return { out: `${lines.join('\n')}\n`, err: '' };
 }

@@ -37,8 +37,8 @@ const USAGE = `Usage: npm run keys -- <command> [options]
 Commands:
   issue --env <production|certification> --partner <CODE>
   issue --env support --partner <PERSON>
-        Issue a key (support: a personal token for the admin console; PERSON is the user's handle). Only its hash is stored; the key is printed once, alone on the last line of
-        stdout (capture it with: npm run --silent keys -- issue ... | tail -n 1).
+        Issue a key (support: a personal token for the admin console; PERSON is the user's handle). Only its hash is stored; the key is
+        printed once, alone on the last line of stdout (capture it with: npm run --silent keys -- issue ... | tail -n 1).
   list [--env <production|certification>] [--partner <CODE>] [--active] [--json]
         List keys (id, partner, environment, created, revoked). Keys and hashes are never shown.
   revoke <key-id>
@@ -113,7 +113,8 @@ async function issueCommand(values: Values, rest: string[], { file, env }: Targe
     environment === 'support' ? `support user ${record.partnerCode}` : `partner ${record.partnerCode} in ${record.environment}`;
   io.err(`Issued key ${record.id} for ${holder} (${file}).`);
   io.err(
-    `Give it to the ${environment === 'support' ? 'support user' : 'partner'} now: it is not stored and cannot be shown again. The key is the last line of stdout.`,
+    `Give it to the ${environment === 'support' ? 'support user' : 'partner'} now: it is not stored and cannot be shown again. The key is the ` +
+      `last line of stdout.`,
   );
   io.out(key);
   // stdout's last line stays the key: the reach goes to stderr.
@@ -174,7 +175,10 @@ async function announceKeyChange(redisUrl: string | null, keys: KeyChange['keys'
       'answered that their keys file does not show the change: give every instance the file this command wrote (KEYS_FILE)',
     )}`;
   } catch (err) {
-    return `The change is in the keys file, but the gateways could not be told through Redis (${(err as Error)?.message ?? err}): they pick it up from the file within about a second, uncounted.`;
+    return (
+      `The change is in the keys file, but the gateways could not be told through Redis (${(err as Error)?.message ?? err}): they pick ` +
+      `it up from the file within about a second, uncounted.`
+    );
   }
 }
 

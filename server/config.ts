@@ -131,7 +131,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const http2 = bool('TLS_HTTP2', false);
   if (http2 && !(certFile && keyFile)) {
     problems.push(
-      'TLS_HTTP2 needs TLS_CERT_FILE and TLS_KEY_FILE: the gateway serves HTTP/2 over TLS only (behind a TLS-terminating load balancer, let the load balancer speak HTTP/2)',
+      'TLS_HTTP2 needs TLS_CERT_FILE and TLS_KEY_FILE: the gateway serves HTTP/2 over TLS only (behind a TLS-terminating load balancer, let ' +
+        'the load balancer speak HTTP/2)',
     );
   }
   if (certFile && keyFile) {

@@ -44,7 +44,6 @@ function text(field: string, value: unknown, max: number): string {
   if (typeof value !== 'string' || !value.trim()) throw new PartnerError(`${field} is required`);
   const v = value.trim();
   if (v.length > max) throw new PartnerError(`${field} is at most ${max} characters`);
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f<>]/.test(v)) throw new PartnerError(`${field} must not contain control characters or < >`);
   return v;
 }

@@ -248,7 +248,7 @@ describe('row 5: connections', () => {
     let answered = false;
     socket.prependOnceListener('data', () => (answered = true));
     let isClosed = false;
-    closed.then(() => (isClosed = true));
+    void closed.then(() => (isClosed = true));
     await eventually(async () => answered, 3000).catch(() => {
       throw new Error('no answer');
     });
@@ -258,7 +258,7 @@ describe('row 5: connections', () => {
   it('idle sockets to the playground past the per-IP cap are closed at once, and production keeps serving', async () => {
     const sockets = await Promise.all(Array.from({ length: 60 }, () => idleSocket(t.g.urls.playground!)));
     let closedCount = 0;
-    for (const s of sockets) s.closed.then(() => closedCount++);
+    for (const s of sockets) void s.closed.then(() => closedCount++);
     await eventually(async () => closedCount >= 20, 5000);
     const r = await send('production', { query: PLANS, variables: { zip: '75001' } });
     expect(r.status).toBe(200);
@@ -272,7 +272,7 @@ describe('row 5: connections', () => {
   it('a keyed listener caps its sockets too', async () => {
     const sockets = await Promise.all(Array.from({ length: 14 }, () => idleSocket(t.g.urls.certification!)));
     let closedCount = 0;
-    for (const s of sockets) s.closed.then(() => closedCount++);
+    for (const s of sockets) void s.closed.then(() => closedCount++);
     await eventually(async () => closedCount >= 4, 5000);
     for (const s of sockets) s.socket.destroy();
   });

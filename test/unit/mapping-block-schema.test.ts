@@ -351,7 +351,7 @@ describe('shape errors name the feed and the key, what was expected and what was
       ['neither cursor nor page', (b) => void (b.pagination = { maxPages: 3 }), 'pagination', /set exactly one of cursor or page$/],
       [
         'a scope the kind does not have',
-        (b) => ({ kind: 'stateStats', operation: 'stats', scope: 'utility', fields: {} }),
+        () => ({ kind: 'stateStats', operation: 'stats', scope: 'utility', fields: {} }),
         'scope',
         /stateStats feeds are called per request only, not per utility/,
       ],

@@ -139,17 +139,11 @@ describe('the .meshrc.yaml mappings', () => {
     for (const b of bindings) {
       validateAgainstSchema(b, schema);
       const args = Object.keys(b.args({ zipCode: '75001', utilityId: 'ONCOR', customerClass: 'RESIDENTIAL', state: 'TX', address: 'x' }));
-      const vars = args.map(
-        (a) =>
-          `$${a}: ${String(
-            schema
-              .getQueryType()!
-              .getFields()
-              [b.operation]!.args.find((x) => x.name === a)!.type,
-          )}`,
-      );
+      const field = schema.getQueryType()!.getFields()[b.operation]!;
+      const vars = args.map((a) => `$${a}: ${String(field.args.find((x) => x.name === a)!.type)}`);
       const doc = parse(
-        `query Q${vars.length ? `(${vars.join(', ')})` : ''} { ${b.operation}${args.length ? `(${args.map((a) => `${a}: $${a}`).join(', ')})` : ''} ${b.selectionSet} }`,
+        `query Q${vars.length ? `(${vars.join(', ')})` : ''} { ` +
+          `${b.operation}${args.length ? `(${args.map((a) => `${a}: $${a}`).join(', ')})` : ''} ${b.selectionSet} }`,
       );
       expect(validate(schema, doc), b.source).toEqual([]);
     }
@@ -158,7 +152,8 @@ describe('the .meshrc.yaml mappings', () => {
   it('selects the filter keys of filtered lists', () => {
     const bg = bindings.find((b) => b.source === 'Brightgrid')!;
     expect(bg.selectionSet).toBe(
-      '{ data { plans { id provider { displayName } name segment territory contract { type lengthMonths } pricing { components { kind tierMinKwh tierMaxKwh amount thresholdKwh } } green { percent } fees { earlyTermination enrollment } } } }',
+      '{ data { plans { id provider { displayName } name segment territory contract { type lengthMonths } pricing { components { kind ' +
+        'tierMinKwh tierMaxKwh amount thresholdKwh } } green { percent } fees { earlyTermination enrollment } } } }',
     );
   });
 

@@ -144,7 +144,15 @@ describe('console input', () => {
   it('answers malformed, hostile and boundary search input with a clear 400, escaped', async () => {
     const ui = await signedIn();
     const bad = await ui.get(
-      `/console/search?${new URLSearchParams({ id: '<script>alert(1)</script>', partner: '"><img src=x>', status: '6xx', cache: 'WARM', range: '1y', page: '0', env: 'staging' })}`,
+      `/console/search?${new URLSearchParams({
+        id: '<script>alert(1)</script>',
+        partner: '"><img src=x>',
+        status: '6xx',
+        cache: 'WARM',
+        range: '1y',
+        page: '0',
+        env: 'staging',
+      })}`,
     );
     expect(bad.status).toBe(400);
     for (const m of ['A request id is', 'A partner code is', 'Status is', 'Cache is', 'Time is', 'Page is', 'Unknown environment'])
