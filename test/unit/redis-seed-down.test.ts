@@ -4,7 +4,7 @@
 // client happens to pick, and a subscription must end up on a node that answers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  clusterSupportProblem,
+  clusterSkipReason,
   startTestCluster,
   startTestSentinel,
   type TestCluster,
@@ -15,8 +15,7 @@ import { freePort } from '../../scripts/harness/redis-server.js';
 import { subscribeChannels, type RedisSubscription } from '../../cache/redis-subscription.js';
 import { eventually } from '../../scripts/harness/eventually.js';
 
-const problem = clusterSupportProblem();
-if (problem) console.warn(`skipping Redis Cluster/Sentinel tests: ${problem}`);
+const problem = clusterSkipReason('Redis Cluster/Sentinel');
 
 /** Connects `n` clients one after the other, each within the start deadline (a hang fails the test). */
 async function connectMany(url: string, n: number): Promise<RedisClient[]> {
