@@ -20,7 +20,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ReplayQuery, ReplayStore } from '../stores/replay-store.js';
 import type { ResponseCache } from '../../cache/response-cache.js';
-import { parseDuration } from '../../cache/cache-config.js';
+import { parseDuration } from '../../lib/settings.js';
 import { listen } from '../http/listen.js';
 import { throttledWarning } from '../../lib/throttled-warning.js';
 import { PartnerError, type PartnerStore } from '../keys/partners.js';

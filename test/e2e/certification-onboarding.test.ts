@@ -1,4 +1,4 @@
-// Certification onboarding (issue 17): a partner's test IP enabled in the console is answered as
+// Certification onboarding: a partner's test IP enabled in the console is answered as
 // enabled by the checkout endpoint of every instance within a second, and removing it likewise;
 // the whole allow-list; IPv4 and IPv6, single addresses and ranges; bad input refused clearly;
 // certification enrollment links point at the certification checkout.

@@ -1,4 +1,4 @@
-// HTTPS listeners (issue 15): TLS when TLS_CERT_FILE and TLS_KEY_FILE are set, HSTS on every TLS
+// HTTPS listeners: TLS when TLS_CERT_FILE and TLS_KEY_FILE are set, HSTS on every TLS
 // answer, a renewed certificate picked up without a restart, and clear refusals of bad files.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// Issue 16 over real HTTP against the reference upstream, with the gateway's clock injected:
+// Market rules over real HTTP against the reference upstream, with the gateway's clock injected:
 // switching rules by market, calendars for any year, Price to Compare and savings, delivery per
 // customer class, bundled rates, and the corrected reference data.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

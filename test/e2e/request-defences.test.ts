@@ -1,4 +1,4 @@
-// Issue 12 (request path), rows 1, 2, 4, 5, 10 and 11, against a real gateway on a real redis-server:
+// Defences of the request path against a real gateway on a real redis-server:
 // documents refused before parsing, free requests rate-limited per IP (through Redis), hostile
 // variables refused with 400, connection caps and timeouts, refusal warnings throttled, and
 // operationName logged only when it names an operation. Each case uses its own client IP
@@ -69,7 +69,7 @@ async function send(environment: 'production' | 'playground', body: unknown, hea
 }
 const play = (ip: string, body: unknown) => send('playground', body, { 'x-forwarded-for': ip });
 
-/** An introspection-only document of ~1,000 tokens, distinct per n (row 1). */
+/** An introspection-only document of ~1,000 tokens, distinct per n. */
 const spreadDocument = (n: number) => `{ ${'...A '.repeat(480)} } fragment A on Query { __typename } #${n}`;
 
 /** `levels` arrays nested in one another, as JSON text (JSON.stringify would recurse). */

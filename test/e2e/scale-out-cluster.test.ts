@@ -1,4 +1,4 @@
-// Two gateway instances on a real 3-master Redis Cluster (issue 15): the multi-host URL, the
+// Two gateway instances on a real 3-master Redis Cluster: the multi-host URL, the
 // allowance exact under concurrency across instances, purge and replay across instances with a
 // truthful count, a master killed under load (readiness says what is degraded, nobody waits on the
 // lost master, the playground fails closed, keyed requests answer) and recovery without a restart.

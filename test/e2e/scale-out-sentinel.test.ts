@@ -1,4 +1,4 @@
-// Two gateway instances on a real Sentinel set-up (issue 15): a master, a replica and three
+// Two gateway instances on a real Sentinel set-up: a master, a replica and three
 // sentinels. The master is killed under load: keyed requests keep answering, counted playground
 // calls fail closed until the replica is promoted, readiness says so, replay records written
 // meanwhile are retried and kept, and everything recovers without a gateway restart.

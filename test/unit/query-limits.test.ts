@@ -75,7 +75,7 @@ describe('query limits', () => {
   });
 });
 
-describe('memory held for client documents (issue 12, row 1)', () => {
+describe('memory held for client documents', () => {
   const spread = (n: number) => `{ ${'...A '.repeat(480)} } fragment A on Query { __typename } #${n}`;
 
   it('keeps the parsed-document cache within its byte budget, however many distinct documents arrive', () => {

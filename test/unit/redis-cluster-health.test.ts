@@ -1,4 +1,4 @@
-// Fail fast on a real 3-master Redis Cluster (issue 15): a hung master costs at most the store's
+// Fail fast on a real 3-master Redis Cluster: a hung master costs at most the store's
 // deadline, then nothing (its keys are not sent until a probe answers); a master that died is
 // marked by the first failed command; keys on the other masters keep working throughout.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

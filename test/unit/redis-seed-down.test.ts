@@ -3,13 +3,7 @@
 // set-up whose first sentinel was killed. Start-up must neither hang nor depend on which node a
 // client happens to pick, and a subscription must end up on a node that answers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  clusterSkipReason,
-  startTestCluster,
-  startTestSentinel,
-  type TestCluster,
-  type TestSentinel,
-} from '../support/redis-cluster.js';
+import { clusterSkipReason, startTestCluster, startTestSentinel, type TestCluster, type TestSentinel } from '../support/redis-cluster.js';
 import { connectRedis, REDIS_START_DEADLINE_MS, RedisUnavailableError, type RedisClient } from '../../cache/redis-connection.js';
 import { freePort } from '../../scripts/harness/redis-server.js';
 import { subscribeChannels, type RedisSubscription } from '../../cache/redis-subscription.js';

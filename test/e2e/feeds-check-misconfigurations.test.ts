@@ -1,4 +1,4 @@
-// `npm run feeds:check` on the misconfigurations of issue 14 (points 2-5), each failing (or, for a
+// `npm run feeds:check` on misconfigured feeds (call scope, paths, pages, units), each failing (or, for a
 // soft range, warning) with a message naming the feed and the field; and on the Sunpath example
 // (utility-scoped, cursor pages), whose calls, pages and truncation it reports.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,7 +25,7 @@ afterAll(async () => {
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-describe('feeds:check, round 2', () => {
+describe('feeds:check on misconfigured and paged feeds', () => {
   it('calls a utility-scoped feed once per choice territory of the sample ZIP, follows its pages, and reports a cut-off', async () => {
     const ok = writeConfigDir(tmp, 'sunpath', [SUNPATH]);
     const capped = writeConfigDir(tmp, 'sunpath-capped', [SUNPATH], (c) => void (mappingOf(c, 'Sunpath').pagination.maxPages = 1));
