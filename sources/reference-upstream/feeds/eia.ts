@@ -11,8 +11,10 @@ export function stateStatistics(code: string): Reply {
   return ok({ ...stats, averageRetailPrice: { ...stats.averageRetailPrice }, generationMwh: { ...stats.generationMwh } });
 }
 
+/** A known state without figures answers an empty `series` (not an error): the gateway then says so to the partner. */
 export function monthlyResidentialSales(code: string): Reply {
-  const sales = residentialSales(code.toUpperCase());
-  if (!sales) return notFound('no monthly sales for this state');
-  return ok({ ...sales, data: sales.data.map((m) => ({ ...m })) });
+  const state = code.toUpperCase();
+  if (!STATE_STATS.has(state)) return notFound('unknown state');
+  const sales = residentialSales(state);
+  return ok({ state, series: sales ? [{ ...sales, data: sales.data.map((m) => ({ ...m })) }] : [] });
 }

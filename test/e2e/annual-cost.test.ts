@@ -1,0 +1,117 @@
+// A household's year through the public API: a usage profile or an annual total spread by the
+// state's shape, each plan's annual cost and rate spread, the ranking they give, and bad input.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
+
+let t: TestGateway;
+beforeAll(async () => {
+  t = await startTestGateway({ PLAYGROUND_ALLOWANCE: '1000' });
+});
+afterAll(async () => t?.close());
+
+const PLANS = `query Plans($zip: String!, $usage: Int, $profile: [Int!], $annual: Int) {
+  residentialPlans(zipCode: $zip, monthlyUsage: $usage, usageProfile: $profile, annualUsageKwh: $annual) {
+    id title utilityId
+    rates { usageKwh avgMonthlyBillUsd }
+    annualCost { totalUsd averageRateUsdPerKwh months { month usageKwh billUsd } }
+    rateSpread { minRateUsdPerKwh minAtKwh maxRateUsdPerKwh maxAtKwh creditThresholdKwh }
+  }
+}`;
+
+/** A Texas household: mild winters, 2,100 kWh in an August of air conditioning. */
+const SUMMER_HEAVY = [800, 800, 750, 800, 1100, 1600, 2000, 2100, 1700, 1100, 800, 800];
+
+interface Plan {
+  id: string;
+  title: string;
+  rates: { usageKwh: number; avgMonthlyBillUsd: number }[];
+  annualCost: {
+    totalUsd: number;
+    averageRateUsdPerKwh: number | null;
+    months: { month: number; usageKwh: number; billUsd: number }[];
+  } | null;
+  rateSpread: { minRateUsdPerKwh: number; minAtKwh: number; maxRateUsdPerKwh: number; maxAtKwh: number; creditThresholdKwh: number | null };
+}
+
+async function plans(variables: Record<string, unknown>): Promise<Plan[]> {
+  const r = await t.post('production', PLANS, { zip: '75001', ...variables });
+  expect(r.json.errors).toBeUndefined();
+  return r.json.data.residentialPlans;
+}
+
+async function errorOf(variables: Record<string, unknown>) {
+  const r = await t.post('production', PLANS, { zip: '75001', ...variables });
+  expect(r.status).toBe(200);
+  expect(r.json.errors).toHaveLength(1);
+  return r.json.errors[0] as { message: string; extensions: { code: string; argument: string } };
+}
+
+describe('annual cost over a usage profile', () => {
+  it('prices each month at the bill `rates` gives and ranks by the year', async () => {
+    const list = await plans({ profile: SUMMER_HEAVY, usage: 2100 });
+    expect(list.length).toBeGreaterThan(3);
+    for (const p of list) {
+      expect(p.annualCost!.months.map((m) => m.usageKwh)).toEqual(SUMMER_HEAVY);
+      expect(p.annualCost!.months.map((m) => m.month)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+      // August's bill is the 2,100 kWh tier's bill (that one is published to 0.1 USD).
+      const tier = p.rates.find((r) => r.usageKwh === 2100)!;
+      expect(Math.abs(p.annualCost!.months[7]!.billUsd - tier.avgMonthlyBillUsd)).toBeLessThanOrEqual(0.05 + 2100e-6);
+      // The total is the rounded exact sum: within half a cent per month of the rounded bills' sum.
+      const cents = p.annualCost!.months.reduce((a, m) => a + Math.round(m.billUsd * 100), 0);
+      expect(Math.abs(Math.round(p.annualCost!.totalUsd * 100) - cents)).toBeLessThanOrEqual(6);
+    }
+    const keys = list.map((p) => [Math.round(p.annualCost!.totalUsd * 100), p.id] as const);
+    const sorted = [...keys].sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+    expect(keys).toEqual(sorted);
+  });
+
+  it('moves a credit-at-1000-kWh plan down the ranking it has at monthlyUsage: 1000', async () => {
+    const at1000 = await plans({ usage: 1000 });
+    const year = await plans({ profile: SUMMER_HEAVY });
+    const title = 'Lone Star Saver 36';
+    const rankAt1000 = at1000.findIndex((p) => p.title === title);
+    const rankYear = year.findIndex((p) => p.title === title);
+    expect(rankAt1000).toBeGreaterThanOrEqual(0);
+    expect(rankYear).toBeGreaterThan(rankAt1000);
+    const saver = year[rankYear]!;
+    expect(saver.rateSpread.creditThresholdKwh).toBe(1000);
+    expect(saver.rateSpread.minAtKwh).toBe(1000);
+    expect(saver.rateSpread.maxRateUsdPerKwh).toBeGreaterThan(saver.rateSpread.minRateUsdPerKwh);
+  });
+
+  it('without a profile: no annual cost, the same order as before', async () => {
+    const list = await plans({});
+    expect(list.every((p) => p.annualCost === null)).toBe(true);
+    expect(list.every((p) => p.rateSpread.minAtKwh >= 500 && p.rateSpread.maxAtKwh <= 2000)).toBe(true);
+  });
+
+  it('spreads annualUsageKwh by the state shape, summer-heavy in Texas', async () => {
+    const list = await plans({ annual: 14_000 });
+    const months = list[0]!.annualCost!.months.map((m) => m.usageKwh);
+    expect(months.reduce((a, b) => a + b, 0)).toBe(14_000);
+    expect(Math.max(...months)).toBe(months[7]); // August
+    const same = await plans({ profile: months });
+    expect(same.map((p) => [p.id, p.annualCost!.totalUsd])).toEqual(list.map((p) => [p.id, p.annualCost!.totalUsd]));
+  });
+});
+
+describe('bad input names the argument', () => {
+  it.each([
+    ['eleven months', { profile: SUMMER_HEAVY.slice(1) }, 'usageProfile', /exactly 12/],
+    ['thirteen months', { profile: [...SUMMER_HEAVY, 900] }, 'usageProfile', /exactly 12/],
+    ['a negative month', { profile: [-1, ...SUMMER_HEAVY.slice(1)] }, 'usageProfile', /usageProfile\[0\].*0 to 100000/],
+    ['a month over 100000', { profile: [...SUMMER_HEAVY.slice(0, 11), 100_001] }, 'usageProfile', /usageProfile\[11\]/],
+    ['both arguments', { profile: SUMMER_HEAVY, annual: 12_000 }, 'usageProfile', /not both/],
+    ['annual usage of 0', { annual: 0 }, 'annualUsageKwh', /1 to 1200000/],
+  ])('%s', async (_what, variables, argument, message) => {
+    const e = await errorOf(variables);
+    expect(e.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument });
+    expect(e.message).toMatch(message);
+  });
+
+  it('a state without a usage shape', async () => {
+    const e = await errorOf({ zip: '03101', annual: 8000 });
+    expect(e.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'annualUsageKwh' });
+    expect(e.message).toMatch(/no typical monthly usage shape is available for NH/);
+  });
+});
