@@ -1,13 +1,36 @@
 // A household's year through the public API: a usage profile or an annual total spread by the
-// state's shape, each plan's annual cost and rate spread, the ranking they give, and bad input.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// state's shape, each plan's annual cost and rate spread, the ranking they give, bad input, and
+// what a profile costs upstream (counted by a proxy in front of the reference upstream).
+import http from 'node:http';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startReferenceUpstream, type ReferenceUpstream } from '../../sources/reference-upstream/server.js';
+import { listen } from '../../server/http/listen.js';
 import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
 
+let upstream: ReferenceUpstream;
+let proxy: { url: string; close(): Promise<void> };
+/** Upstream request paths since the last reset. */
+let calls: string[] = [];
 let t: TestGateway;
 beforeAll(async () => {
-  t = await startTestGateway({ PLAYGROUND_ALLOWANCE: '1000' });
+  upstream = await startReferenceUpstream({ port: 0, host: '127.0.0.1' });
+  const server = http.createServer(async (req, res) => {
+    calls.push(req.url ?? '');
+    const r = await fetch(`${upstream.url}${req.url}`, { headers: { accept: 'application/json' } });
+    res.writeHead(r.status, { 'content-type': 'application/json', 'cache-control': r.headers.get('cache-control') ?? 'no-store' });
+    res.end(await r.text());
+  });
+  proxy = await listen(server, 0, '127.0.0.1');
+  t = await startTestGateway({ PLAYGROUND_ALLOWANCE: '1000', UPSTREAM_URL: proxy.url, START_REFERENCE_UPSTREAM: 'false' });
 });
-afterAll(async () => t?.close());
+afterAll(async () => {
+  await t?.close();
+  await proxy?.close();
+  await upstream?.close();
+});
+beforeEach(() => {
+  calls = [];
+});
 
 const PLANS = `query Plans($zip: String!, $usage: Int, $profile: [Int!], $annual: Int) {
   residentialPlans(zipCode: $zip, monthlyUsage: $usage, usageProfile: $profile, annualUsageKwh: $annual) {
@@ -113,5 +136,36 @@ describe('bad input names the argument', () => {
     const e = await errorOf({ zip: '03101', annual: 8000 });
     expect(e.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'annualUsageKwh' });
     expect(e.message).toMatch(/no typical monthly usage shape is available for NH/);
+  });
+});
+
+describe('what a profile costs', () => {
+  const Q =
+    'query($zip: String!, $p: [Int!], $a: Int) { residentialPlans(zipCode: $zip, usageProfile: $p, annualUsageKwh: $a) { id annualCost { totalUsd } } }';
+  const upstreamFor = async (variables: Record<string, unknown>) => {
+    calls = [];
+    const r = await t.post('production', Q, variables);
+    expect(r.json.errors).toBeUndefined();
+    return { cache: r.headers.get('x-cache'), calls: [...calls].sort(), body: r.json.data.residentialPlans };
+  };
+
+  it('a profile adds no upstream call; it is part of the cache key', async () => {
+    const plain = await upstreamFor({ zip: '77002' });
+    const profiled = await upstreamFor({ zip: '77002', p: SUMMER_HEAVY });
+    expect(plain.cache).toBe('MISS');
+    expect(profiled.cache).toBe('MISS');
+    expect(profiled.calls).toEqual(plain.calls);
+    expect(profiled.calls.some((c) => c.includes('residential-sales'))).toBe(false);
+    const other = await upstreamFor({ zip: '77002', p: SUMMER_HEAVY.map((x) => x + 100) });
+    expect(other.cache).toBe('MISS');
+    expect(other.body.map((p: Plan) => p.annualCost!.totalUsd)).not.toEqual(profiled.body.map((p: Plan) => p.annualCost!.totalUsd));
+    const again = await upstreamFor({ zip: '77002', p: SUMMER_HEAVY });
+    expect(again).toMatchObject({ cache: 'HIT', calls: [], body: profiled.body });
+  });
+
+  it('annualUsageKwh adds one call for the state shape', async () => {
+    const plain = await upstreamFor({ zip: '77003' });
+    const annual = await upstreamFor({ zip: '77003', a: 12_000 });
+    expect(annual.calls.filter((c) => !plain.calls.includes(c))).toEqual(['/eia/v1/states/TX/residential-sales/monthly']);
   });
 });
