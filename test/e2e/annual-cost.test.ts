@@ -102,10 +102,20 @@ describe('annual cost over a usage profile', () => {
     expect(saver.rateSpread.maxRateUsdPerKwh).toBeGreaterThan(saver.rateSpread.minRateUsdPerKwh);
   });
 
-  it('without a profile: no annual cost, the same order as before', async () => {
+  it('the playground answers the same year within its query limits', async () => {
+    const r = await t.post('playground', PLANS, { zip: '75001', profile: SUMMER_HEAVY });
+    expect(r.json.errors).toBeUndefined();
+    expect(r.json.data.residentialPlans.map((p: Plan) => p.annualCost!.totalUsd)).toEqual(
+      (await plans({ profile: SUMMER_HEAVY })).map((p) => p.annualCost!.totalUsd),
+    );
+  });
+
+  it('without a profile: no annual cost, still ordered by the bill at 1000 kWh', async () => {
     const list = await plans({});
     expect(list.every((p) => p.annualCost === null)).toBe(true);
     expect(list.every((p) => p.rateSpread.minAtKwh >= 500 && p.rateSpread.maxAtKwh <= 2000)).toBe(true);
+    const at1000 = list.map((p) => p.rates.find((r) => r.usageKwh === 1000)!.avgMonthlyBillUsd);
+    expect(at1000).toEqual([...at1000].sort((a, b) => a - b));
   });
 
   it('spreads annualUsageKwh by the state shape, summer-heavy in Texas', async () => {
