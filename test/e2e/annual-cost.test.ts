@@ -2,6 +2,7 @@
 // state's shape, each plan's annual cost and rate spread, the ranking they give, bad input, and
 // what a profile costs upstream (counted by a proxy in front of the reference upstream).
 import http from 'node:http';
+import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startReferenceUpstream, type ReferenceUpstream } from '../../sources/reference-upstream/server.js';
 import { listen } from '../../server/http/listen.js';
@@ -140,6 +141,21 @@ describe('bad input names the argument', () => {
     const e = await errorOf(variables);
     expect(e.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument });
     expect(e.message).toMatch(message);
+  });
+
+  it('any generated profile: a year, or BAD_USER_INPUT naming usageProfile, never a stack trace', async () => {
+    const month = fc.oneof(fc.integer({ min: -5, max: 100_005 }), fc.constantFrom(0, 100_000, 2 ** 31 - 1, -(2 ** 31)));
+    await fc.assert(
+      fc.asyncProperty(fc.array(month, { minLength: 0, maxLength: 14 }), async (profile) => {
+        const r = await t.post('production', PLANS, { zip: '75001', profile });
+        expect(r.status).toBe(200);
+        expect(r.text).not.toMatch(/at .*\.(ts|js):\d+|node_modules/);
+        const valid = profile.length === 12 && profile.every((v) => v >= 0 && v <= 100_000);
+        if (valid) expect(r.json.data.residentialPlans[0].annualCost.months).toHaveLength(12);
+        else expect(r.json.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'usageProfile' });
+      }),
+      { numRuns: 40 },
+    );
   });
 
   it('a state without a usage shape', async () => {
