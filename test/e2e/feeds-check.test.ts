@@ -146,7 +146,8 @@ describe('npm run feeds:check', () => {
     expect(added.code).toBe(1);
     expectNoStackTrace(added);
     expect(row(added.stdout, 'Gridwise').slice(0, 3)).toEqual(['Gridwise', 'offers', 'FAIL']);
-    for (const feed of ['Territories', 'Voltify', 'Brightgrid', 'Eia', 'EiaMonthlySales', 'Premises']) expect(row(added.stdout, feed)[2], feed).toBe('ok');
+    for (const feed of ['Territories', 'Voltify', 'Brightgrid', 'Eia', 'EiaMonthlySales', 'Premises'])
+      expect(row(added.stdout, feed)[2], feed).toBe('ok');
     expect(added.stdout).toMatch(new RegExp(`Gridwise: FAIL: .*127\\.0\\.0\\.1:${port}/gridwise/feed/75001`));
     expect(added.stdout).toContain('7 feeds: 6 ok, 1 failed');
 
