@@ -39,6 +39,10 @@
 //                there), the flood row the playground's and Redis' CPU. Then attacks 1-5 of the issue
 //                from many client IPs (the per-IP rate limit does not help there: memory bounds must)
 //                and the gateway's RSS during (VmHWM) and after them, per process (target <= 250 MB)
+//   profile      the keyed plan list priced over a 12-month usage profile (annualCost, ranked by the
+//                year) against the same list asked plainly: `profile/uncached` beside `profile/plain`
+//                on a CACHE_ENABLED=false gateway (target: within 1.5x), `profile/cached` beside
+//                `cached` on gateway A (target: the same speed)
 //   mesh         the stock GraphQL Mesh v0 server (`mesh build` + `mesh start`, one process) over the
 //                same reference upstream, asked for the same three feed calls as raw source fields
 //                (bench/mesh-start/: config derived from .meshrc.yaml, query, checks); the gateway
@@ -167,6 +171,7 @@ const ALL = [
   'overhead',
   'isolation',
   'shared',
+  'profile',
   'mesh',
   'instructions',
 ] as const;
@@ -184,6 +189,15 @@ for (const kv of f.env ? f.env.split(',') : [])
 // The keyed request: a realistic plan list (about 3.3 KB for 75001), by variables.
 const QUERY = 'query Plans($zipCode: String!) { residentialPlans(zipCode: $zipCode) { title price term rateType supplier { name } } }';
 const BODY = JSON.stringify({ query: QUERY, variables: { zipCode: opts.zip }, operationName: 'Plans' });
+// The same list priced over a household's year (profile scenario).
+const PROFILE_QUERY =
+  'query Year($zipCode: String!, $profile: [Int!]) { residentialPlans(zipCode: $zipCode, usageProfile: $profile) ' +
+  '{ title price term rateType supplier { name } annualCost { totalUsd averageRateUsdPerKwh } } }';
+const PROFILE_BODY = JSON.stringify({
+  query: PROFILE_QUERY,
+  variables: { zipCode: opts.zip, profile: [800, 800, 750, 800, 1100, 1600, 2000, 2100, 1700, 1100, 800, 800] },
+  operationName: 'Year',
+});
 
 // ------------------------------------------------------------------------------------------------
 // Child processes
@@ -688,8 +702,12 @@ async function sequential(url: string, headers: Record<string, string>, n: numbe
   return bad;
 }
 
-async function checkOnce(url: string, headers: Record<string, string>): Promise<{ status: number; cache: string | null; bytes: number }> {
-  const res = await fetch(url, { method: 'POST', headers, body: BODY });
+async function checkOnce(
+  url: string,
+  headers: Record<string, string>,
+  body = BODY,
+): Promise<{ status: number; cache: string | null; bytes: number }> {
+  const res = await fetch(url, { method: 'POST', headers, body });
   const text = await res.text();
   return { status: res.status, cache: res.headers.get('x-cache'), bytes: Buffer.byteLength(text) };
 }
@@ -1157,7 +1175,7 @@ async function main() {
 
     // Start-up: spawn -> first 200 from /healthz, N times; the last start stays up as gateway A.
     let gw: Gateway | null = null;
-    const needsA = only.has('cached') || only.has('playground');
+    const needsA = only.has('cached') || only.has('playground') || only.has('profile');
     for (let i = 0; i < opts.starts; i++) {
       const g = await startGatewayChild(`gateway start ${i + 1}`, gatewayEnv);
       startup.ms.push(Math.round(g.startMs));
@@ -1285,6 +1303,27 @@ async function main() {
           before('gateway_cache_hits_total', { environment: 'production' });
         r.notes = { hitShare: r.totalRequests ? Math.round((hits / r.totalRequests) * 1000) / 1000 : null };
         table(r);
+      });
+      await run('profile', async () => {
+        // Cached: the plain list and the profile list, back to back on the same gateway.
+        for (const [name, body, what] of [
+          ['profile/cached-plain', BODY, 'cache hits, plain list'],
+          ['profile/cached', PROFILE_BODY, 'cache hits, 12-month usageProfile'],
+        ] as const) {
+          await checkOnce(g.urls.production, keyedHeaders, body);
+          const hit = await checkOnce(g.urls.production, keyedHeaders, body);
+          if (hit.status !== 200 || hit.cache !== 'HIT')
+            throw new Error(`${name}: expected 200 and x-cache HIT, got ${hit.status}/${hit.cache}`);
+          const load1 = { url: g.urls.production, connections: opts.connections, duration: opts.duration, method: 'POST' as const };
+          table(
+            row(
+              name,
+              `keyed residentialPlans ${opts.zip}, ${what}`,
+              opts.connections,
+              await load({ ...load1, headers: keyedHeaders, body }, g.child.proc.pid),
+            ),
+          );
+        }
       });
       await run('playground', async () => {
         let n = 0;
@@ -1558,6 +1597,25 @@ async function main() {
       await b.child.stop();
     }
 
+    if (only.has('profile')) {
+      const b = await startGatewayChild('gateway (cache off, profile)', gatewayEnv, { CACHE_ENABLED: 'false' });
+      try {
+        for (const [name, body, what] of [
+          ['profile/plain', BODY, 'plain list'],
+          ['profile/uncached', PROFILE_BODY, '12-month usageProfile'],
+        ] as const) {
+          const check = await checkOnce(b.urls.production, keyedHeaders, body);
+          if (check.status !== 200 || check.cache !== 'BYPASS')
+            throw new Error(`${name}: expected 200 BYPASS, got ${check.status}/${check.cache}`);
+          const load1 = { url: b.urls.production, connections: opts.connections, duration: opts.duration, method: 'POST' as const };
+          const what1 = `keyed residentialPlans ${opts.zip}, CACHE_ENABLED=false, ${what}`;
+          table(row(name, what1, opts.connections, await load({ ...load1, headers: keyedHeaders, body }, b.child.proc.pid)));
+        }
+      } finally {
+        await b.child.stop();
+      }
+    }
+
     if (only.has('direct') || only.has('overhead')) {
       const port = await freePort();
       const d = startChild(
@@ -1656,6 +1714,11 @@ async function main() {
   derived.uncachedVsMeshStart =
     by('uncached') && by('mesh')?.reqPerSec ? Math.round((by('uncached')!.reqPerSec / by('mesh')!.reqPerSec) * 1000) / 1000 : null;
 
+  // Targets: a profile query uncached within 1.5x of the plain one (req/s), cached at the same speed.
+  const speedRatio = (a: string, b: string) => (by(a) && by(b) ? Math.round((by(b)!.reqPerSec / by(a)!.reqPerSec) * 1000) / 1000 : null);
+  derived.profileUncachedSlowdown = speedRatio('profile/uncached', 'profile/plain');
+  derived.profileCachedSlowdown = speedRatio('profile/cached', 'profile/cached-plain');
+
   const header = ['scenario', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'bytes', 'cpu µs/req', 'x baseline'];
   const lines = rows.map((r) =>
     r.error
@@ -1707,6 +1770,11 @@ async function main() {
       `  CPU a hit spends on its request log line: ${derived.logCpuUsPerHit ?? '-'} µs; on its replay record: ${derived.replayCpuUsPerHit ?? '-'} µs`,
     );
   if (derived.missStormVsUncached !== null) console.log(`  miss-storm / uncached req/s: ${derived.missStormVsUncached} (target >= 3)`);
+  if (derived.profileUncachedSlowdown !== null) {
+    console.log(
+      `  plain / profile req/s: uncached ${derived.profileUncachedSlowdown} (target <= 1.5), cached ${derived.profileCachedSlowdown ?? '-'}`,
+    );
+  }
   if (instructions.floor) {
     const of = (n: string) =>
       instructions[n]

@@ -164,6 +164,7 @@ function sampleInput(b: FeedBinding, opts: Options): { input: FeedInput } | { mi
     case 'premises':
       return b.sampleZip ? { input: { zipCode: b.sampleZip, address: opts.sampleAddress } } : { missing: 'sampleZip' };
     case 'stateStats':
+    case 'usageShape':
       return b.sampleState ? { input: { state: b.sampleState } } : { missing: 'sampleState' };
     default:
       return { missing: 'sampleZip' };

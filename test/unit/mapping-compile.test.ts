@@ -33,6 +33,7 @@ const SDL = /* GraphQL */ `
     listOffers(zip: String!, utility: String, class: VoltifyCustomerClassParam!): listOffers_response
     brightgridPlans(zip: String!, segment: String): BrightgridResponse
     stateStatistics(state: String!): StateStatistics
+    residentialSalesByMonth(state: String!): MonthlySalesResponse
     premisesSearch(zip: String, address: String): PremisesResponse
     somethingElse: String
   }
@@ -95,6 +96,10 @@ const SDL = /* GraphQL */ `
     otherRenewables: Float pumpedStorage: Float other: Float
   }
 
+  type MonthlySalesResponse { state: String! series: [SalesSeries!]! }
+  type SalesSeries { state: String! year: Int! sector: String! unit: String! source: String data: [MonthlySales!]! }
+  type MonthlySales { period: String! month: Int! salesThousandMwh: Float! }
+
   type PremisesResponse { matches: [Premise!]! }
   type Premise {
     accountId: String! idType: String serviceAddress: Address! utilityId: String! meterType: String status: String!
@@ -129,6 +134,7 @@ describe('the .meshrc.yaml mappings', () => {
       ['Voltify', 'offers', 'listOffers'],
       ['Brightgrid', 'offers', 'brightgridPlans'],
       ['Eia', 'stateStats', 'stateStatistics'],
+      ['EiaMonthlySales', 'usageShape', 'residentialSalesByMonth'],
       ['Premises', 'premises', 'premisesSearch'],
     ]);
     expect(bindings.find((b) => b.source === 'Voltify')).toMatchObject({ timeoutMs: 2500, sampleZip: '75001' });
@@ -158,7 +164,7 @@ describe('the .meshrc.yaml mappings', () => {
   });
 
   it('map our inputs onto the feeds arguments, leaving out undefined ones', () => {
-    const [territories, voltify, brightgrid, eia, premises] = bindings;
+    const [territories, voltify, brightgrid, eia, sales, premises] = bindings;
     expect(voltify!.args({ zipCode: '75001', customerClass: 'COMMERCIAL' })).toEqual({ zip: '75001', class: 'commercial' });
     expect(voltify!.args({ zipCode: '75001', utilityId: 'ONCOR', customerClass: 'RESIDENTIAL' })).toEqual({
       zip: '75001',
@@ -169,6 +175,7 @@ describe('the .meshrc.yaml mappings', () => {
     expect(territories!.args({ zipCode: '75001', state: 'TX' })).toEqual({ zip: '75001' });
     expect(eia!.args({ state: 'TX' })).toEqual({ state: 'TX' });
     expect(eia!.args({})).toEqual({});
+    expect(sales!.args({ state: 'TX', zipCode: '75001' })).toEqual({ state: 'TX' });
     expect(premises!.args({ zipCode: '75201', address: '1500 MARILLA ST' })).toEqual({ zip: '75201', address: '1500 MARILLA ST' });
   });
 });
