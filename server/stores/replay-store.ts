@@ -36,6 +36,7 @@ import path from 'node:path';
 import { canReach, type RedisClient } from '../../cache/redis-health.js';
 import type { ReplaySettings } from '../../cache/cache-config.js';
 import type { ReplayRecord } from './replay-record.js';
+import { outcomeOf, type Outcome } from './replay-facets.js';
 import { chunkEncoder, decodeChunk, linesEncoder, packChunk, unpackChunk, type BatchEncoder, type EncodedBatch } from './replay-chunk.js';
 
 export { decodeChunk, encodeChunk, packChunk, unpackChunk } from './replay-chunk.js';
@@ -50,6 +51,15 @@ export interface ReplayQuery {
   /** "200", "429", "4xx", "5xx"... */
   status?: string;
   environment?: string;
+  /** ok, graphql-errors, refused (4xx) or server-errors (5xx). */
+  outcome?: Outcome;
+  /** An `extensions.code` of the answer's errors. */
+  errorCode?: string;
+  clientIp?: string;
+  rootField?: string;
+  zip?: string;
+  /** HIT, MISS, BYPASS, STALE, COALESCED. */
+  cache?: string;
   limit?: number;
 }
 
@@ -94,6 +104,12 @@ export function recordMatches(r: ReplayRecord, q: ReplayQuery): boolean {
   if (q.partner !== undefined && r.partnerCode !== q.partner) return false;
   if (q.environment !== undefined && r.environment !== q.environment) return false;
   if (!statusMatches(r.status, q.status)) return false;
+  if (q.clientIp !== undefined && r.clientIp !== q.clientIp) return false;
+  if (q.cache !== undefined && r.cache !== q.cache) return false;
+  if (q.outcome !== undefined && outcomeOf(r.status, r.facets) !== q.outcome) return false;
+  if (q.errorCode !== undefined && !r.facets?.codes.includes(q.errorCode)) return false;
+  if (q.rootField !== undefined && !r.facets?.rootFields.includes(q.rootField)) return false;
+  if (q.zip !== undefined && !r.facets?.zips.includes(q.zip)) return false;
   const t = Date.parse(r.time);
   if (q.since !== undefined && t < q.since) return false;
   if (q.until !== undefined && t > q.until) return false;

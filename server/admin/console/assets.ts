@@ -43,8 +43,33 @@ details.j { margin-left:0; } details.j details.j, details.j > div.j { margin-lef
 table.diff td { font-family: ui-monospace, Menlo, Consolas, monospace; font-size:12.5px; white-space:pre-wrap; word-break:break-all; width:50%; padding:0 6px; border:none; }
 table.diff tr.chg td.old, table.diff td.del { background:var(--delbg); } table.diff tr.chg td.new, table.diff td.add { background:var(--addbg); }
 .changes li.price { font-weight:600; }
-.actions { display:flex; gap:10px; flex-wrap:wrap; margin:8px 0; }
+.actions { display:flex; gap:10px; flex-wrap:wrap; margin:8px 0; align-items:flex-end; }
+button:disabled, button[disabled] { cursor:not-allowed; background:#eaeef2; color:#8c959f; border-color:#d0d7de; border-style:dashed; }
+.why-disabled { color:var(--muted); font-size:13px; margin:4px 0; }
+.why-disabled::before { content:"Disabled: "; font-weight:600; }
+ul.counts { display:flex; flex-wrap:wrap; gap:8px 16px; list-style:none; padding:0; margin:6px 0; }
+ul.counts a[aria-current] { font-weight:600; }
+.scroll { overflow-x:auto; max-width:100%; }
+table.diff tr.gap td { color:var(--muted); background:var(--soft); text-align:center; font-style:italic; }
+.charts { display:grid; grid-template-columns:repeat(auto-fill, minmax(300px, 1fr)); gap:16px; }
+figure.chart { margin:0; border:1px solid var(--line); border-radius:6px; padding:8px; } figure.chart figcaption { font-weight:600; }
+@media (max-width: 700px) {
+  header, main { padding-left:10px; padding-right:10px; }
+  form.filters label, form.filters input, form.filters select { width:100%; }
+  form.filters label { flex:1 1 100%; }
+  table.cards thead { display:none; }
+  table.cards, table.cards tbody, table.cards tr, table.cards td { display:block; width:100%; }
+  table.cards tr { border:1px solid var(--line); border-radius:6px; margin:0 0 8px; padding:4px 0; }
+  table.cards td { border:none; padding:2px 8px; text-align:left; }
+  table.cards td::before { content:attr(data-label) ": "; color:var(--muted); font-size:12px; }
+  table.cards td a { word-break:break-all; }
+  table.diff td { width:auto; }
+  dl.meta { grid-template-columns:1fr; } dl.meta dd { margin:0 0 4px; word-break:break-all; }
+  pre { max-width:100%; }
+}
 `;
+
+const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0b57d0"/><path d="M9 2 4 9h3l-1 5 5-7H8z" fill="#fff"/></svg>`;
 
 const JS = `
 (function () {
@@ -61,7 +86,7 @@ const JS = `
   if (document.body && document.body.getAttribute('data-session')) {
     setInterval(function () {
       fetch('/console/session', { credentials: 'same-origin', cache: 'no-store' }).then(function (r) {
-        if (r.status === 401) location.href = '/console/sign-in?ended=1';
+        if (r.status === 401) location.href = '/console/sign-in?ended=1&next=' + encodeURIComponent(location.pathname + location.search);
       }, function () {});
     }, 2000);
   }
@@ -83,4 +108,5 @@ const asset = (body: string, type: string): Asset => ({
 export const ASSETS: Record<string, Asset> = {
   '/console/assets/console.css': asset(CSS, 'text/css; charset=utf-8'),
   '/console/assets/console.js': asset(JS, 'text/javascript; charset=utf-8'),
+  '/console/assets/favicon.svg': asset(FAVICON, 'image/svg+xml'),
 };

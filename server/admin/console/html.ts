@@ -48,7 +48,7 @@ export function page(title: string, body: Html, session: Session | null, active 
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(title)} · Support console</title>
-<link rel="stylesheet" href="/console/assets/console.css"><script src="/console/assets/console.js" defer></script></head>
+<link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/console/assets/console.css"><script src="/console/assets/console.js" defer></script></head>
 <body${session ? ' data-session="1"' : ''}><a class="skip" href="#main">Skip to content</a>
 <header><span class="brand">Energy Plan Gateway · Support</span>${render(nav)}</header>
 <main id="main" tabindex="-1"><h1>${esc(title)}</h1>
@@ -88,4 +88,9 @@ export function csrfField(session: Session): Html {
 
 export function copyButton(targetId: string, label: string): Html {
   return html`<button type="button" class="copy" data-copy="${targetId}">${label}</button>`;
+}
+
+/** The visible reason next to a disabled control (referenced by its aria-describedby). */
+export function disabledNote(id: string, why: string): Html {
+  return html`<p class="why-disabled" id="${id}">${why}</p>`;
 }
