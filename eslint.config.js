@@ -15,10 +15,7 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false, attributes: false } }],
       complexity: ['error', { max: 30 }],
       'max-lines-per-function': ['error', { max: 150, skipBlankLines: true, skipComments: true }],
-      'max-len': [
-        'error',
-        { code: 160, ignoreUrls: true, ignoreStrings: false, ignoreTemplateLiterals: false, ignoreRegExpLiterals: true },
-      ],
+      'max-len': ['error', { code: 160, ignoreUrls: true, ignoreStrings: false, ignoreTemplateLiterals: false, ignoreRegExpLiterals: true }],
     },
   },
   {
@@ -28,10 +25,6 @@ export default tseslint.config(
   {
     // Tests: describe blocks are long by nature; any is common in fixtures.
     files: ['test/**/*.ts'],
-    rules: {
-      'max-lines-per-function': 'off',
-      '@typescript-eslint/no-explicit-any': 'off',
-      '@typescript-eslint/no-non-null-assertion': 'off',
-    },
+    rules: { 'max-lines-per-function': 'off', '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
   },
 );
