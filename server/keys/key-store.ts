@@ -398,7 +398,12 @@ export class KeyStore {
   /** The keys of a partner (any environment), without hashes: the console's partner page. */
   keysOf(partnerCode: string): Omit<KeyRecord, 'keyHash'>[] {
     const out: Omit<KeyRecord, 'keyHash'>[] = [];
-    for (const { keyHash: _hash, ...r } of this.byHash.values()) if (r.partnerCode === partnerCode) out.push(r);
+    for (const r of this.byHash.values()) {
+      if (r.partnerCode !== partnerCode) continue;
+      const shown: Omit<KeyRecord, 'keyHash'> & { keyHash?: string } = { ...r };
+      delete shown.keyHash;
+      out.push(shown);
+    }
     return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
