@@ -66,6 +66,8 @@ figure.chart { margin:0; border:1px solid var(--line); border-radius:6px; paddin
   table.diff td { width:auto; }
   dl.meta { grid-template-columns:1fr; } dl.meta dd { margin:0 0 4px; word-break:break-all; }
   pre { max-width:100%; }
+  .mono, td, dd { overflow-wrap:anywhere; }
+  ol.timeline { padding-left:18px; } ol.timeline progress { width:60px; }
 }
 `;
 

@@ -247,7 +247,7 @@ function rerunControl(session: Session, v: RecordView): Html {
   else if (personal && !can(session, 'unmask')) why = 'Rerun needs the unmask role: this operation was sent with personal data.';
   const button = html`<button type="submit" class="primary" ${new Html(why ? 'disabled aria-describedby="rerun-why"' : '')}>Rerun against today's feeds and compare</button>`;
   return html`<form method="post" action="/console/records/${id}/rerun" class="actions">${csrfField(session)}${
-    personal && !why ? html`<label>Reason (ticket id) <input name="reason" required maxlength="80" autocomplete="off"></label>` : ''
+    personal && !why ? html`<label>Ticket id for the rerun <input name="reason" required maxlength="80" autocomplete="off"></label>` : ''
   }${button}</form>${why ? disabledNote('rerun-why', why) : ''}`;
 }
 
