@@ -69,6 +69,8 @@ const CACHE_OUTCOMES = new Set(['HIT', 'MISS', 'BYPASS', 'STALE', 'COALESCED']);
 const SCAN_LIMIT = 1000;
 /** A partner page's week of activity reads at most this many of its records. */
 const ACTIVITY_LIMIT = 5000;
+/** ...and at most this many chunks of the store (see ReplayStore.search). */
+const ACTIVITY_UNITS = 64;
 const REASON = /^[\p{L}\p{N} #._:/-]{3,80}$/u;
 
 class HttpError extends Error {
@@ -160,6 +162,7 @@ function searchParams(q: URLSearchParams): SearchParams {
     ip: text(q.get('ip'), 64),
     field: text(q.get('field'), 64),
     zip: text(q.get('zip'), 10),
+    after: text(q.get('after'), 2000),
     page: Number(q.get('page') ?? 1),
   };
 }
@@ -179,6 +182,7 @@ function searchQuery(p: SearchParams, now: number): { problems: string[]; query:
   if (p.ip && !/^[0-9A-Fa-f.:]{2,45}$/.test(p.ip)) problems.push('A client address is an IPv4 or IPv6 address, such as 203.0.113.7');
   if (p.field && !/^[_A-Za-z][_0-9A-Za-z]{0,63}$/.test(p.field)) problems.push('A root field is a GraphQL name, such as residentialPlans');
   if (p.zip && !/^\d{5}$/.test(p.zip)) problems.push('A ZIP is 5 digits');
+  if (p.after && !/^[A-Za-z0-9_-]+$/.test(p.after)) problems.push('That continuation link is damaged; search again');
   if (!RANGES.some(([r]) => r === p.range)) problems.push('Time is the last hour, day or week, or from – to');
   if (p.range === 'custom') {
     const from = parseWhen(p.from);
@@ -280,10 +284,18 @@ export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
       return send(res, 404, searchPage(s, p, [], false, [`No record with request id ${p.id} (records are kept for a limited time).`]));
     }
     // The outcome is counted over every match, then filtered: the counts stay visible when one is picked.
-    const scanned = await opts.replay.list({ ...query, limit: SCAN_LIMIT });
+    // A bounded slice of the store whatever its size; the page links to the next one.
+    const slice = await opts.replay.search({ ...query, limit: SCAN_LIMIT }, { cursor: p.after || null });
+    const scanned = slice.records;
     const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
     for (const r of scanned) counts[outcomeOf(r.status, r.facets)]++;
-    const summary: SearchSummary = { counts, scanned: scanned.length, capped: scanned.length >= SCAN_LIMIT };
+    const summary: SearchSummary = {
+      counts,
+      scanned: scanned.length,
+      capped: slice.next !== null,
+      next: slice.next,
+      searchedBack: slice.searchedBack,
+    };
     const matching = p.outcome ? scanned.filter((r) => outcomeOf(r.status, r.facets) === p.outcome) : scanned;
     const shown = matching.slice((p.page - 1) * PAGE_SIZE, p.page * PAGE_SIZE);
     return send(res, 200, searchPage(s, p, shown, matching.length > p.page * PAGE_SIZE, [], summary));
@@ -419,8 +431,11 @@ export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
     if (!partner) throw new HttpError(404, `No partner ${code}.`);
     let activity = null;
     if (opts.replay) {
-      const records = await opts.replay.list({ partner: code, since: windowStart(now()), limit: ACTIVITY_LIMIT });
-      activity = partnerActivity(records, now(), records.length >= ACTIVITY_LIMIT);
+      const slice = await opts.replay.search(
+        { partner: code, since: windowStart(now()), limit: ACTIVITY_LIMIT },
+        { maxUnits: ACTIVITY_UNITS },
+      );
+      activity = partnerActivity(slice.records, now(), slice.next !== null);
     }
     const keys = opts.keys.keysOf?.(code).filter((k) => k.environment !== 'support') ?? [];
     return send(res, status, partnerPage(s, { partner, keys, activity, flash: extra.flash ?? {}, cidr: extra.cidr, check: extra.check }));

@@ -25,6 +25,8 @@ export interface SearchParams {
   ip: string;
   field: string;
   zip: string;
+  /** A search slice's continuation (ReplayStore.search). */
+  after: string;
   page: number;
 }
 
@@ -32,8 +34,12 @@ export interface SearchParams {
 export interface SearchSummary {
   counts: Record<Outcome, number>;
   scanned: number;
-  /** The search read its bound of records: older ones were not looked at. */
+  /** The search read its bound: older records were not looked at yet. */
   capped: boolean;
+  /** Continues the search with older records. */
+  next?: string | null;
+  /** The newest time (ms) not yet searched. */
+  searchedBack?: number;
 }
 
 export const RANGES: [string, string][] = [
@@ -75,7 +81,7 @@ export function rootFields(r: Pick<ReplayRecord, 'query' | 'facets'>): string[] 
   return r.facets?.rootFields.length ? r.facets.rootFields : rootFieldsOf(r.query);
 }
 
-const SEARCH_KEYS = ['partner', 'env', 'status', 'cache', 'range', 'from', 'to', 'outcome', 'code', 'ip', 'field', 'zip'] as const;
+const SEARCH_KEYS = ['partner', 'env', 'status', 'cache', 'range', 'from', 'to', 'outcome', 'code', 'ip', 'field', 'zip', 'after'] as const;
 
 /** A search URL: the given filters (only those set) and page. */
 export function searchHref(filters: Partial<Record<(typeof SEARCH_KEYS)[number], string>>, pageNo = 1): string {
@@ -113,7 +119,7 @@ export function searchPage(
     ? html`<ul class="counts" id="outcome-counts" aria-label="Requests per outcome">${OUTCOMES.map(
         (o) =>
           html`<li><a href="${searchHref({ ...p, outcome: o })}"${new Html(p.outcome === o ? ' aria-current="true"' : '')}>${OUTCOME_LABELS[o]}: <strong>${summary.counts[o]}</strong></a></li>`,
-      )}</ul>${summary.capped ? html`<p class="n">Counted over the newest ${summary.scanned} matching requests; narrow the time range for older ones.</p>` : ''}`
+      )}</ul>${summary.capped ? html`<p class="n" id="searched-back">Counted over the requests searched so far${summary.searchedBack ? ` (older than ${shortTime(new Date(summary.searchedBack).toISOString())} not yet)` : ''}: <a href="${searchHref({ ...p, after: summary.next ?? '' })}" id="search-older">search older requests →</a></p>` : ''}`
     : '';
   const body = html`
   <form class="filters" method="get" action="/console/search" role="search">
