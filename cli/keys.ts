@@ -39,7 +39,8 @@ Commands:
   issue --env <production|certification> --partner <CODE>
   issue --env support --partner <PERSON> [--role viewer|unmask|partners]
         Issue a key (support: a personal token for the admin console; PERSON is the user's handle;
-        --role takes a comma list, default viewer: unmask opens personal data, partners edits partners). Only its hash is stored; the key is printed once, alone on the last line of
+        --role takes a comma list, default viewer: unmask opens personal data, partners edits partners).
+        Only its hash is stored; the key is printed once, alone on the last line of
         stdout (capture it with: npm run --silent keys -- issue ... | tail -n 1).
   list [--env <production|certification>] [--partner <CODE>] [--active] [--json]
         List keys (id, partner, environment, created, revoked). Keys and hashes are never shown.

@@ -27,7 +27,10 @@ export function weekChart(title: string, days: DayStats[], hrefOf: (d: DayStats)
       <text x="${(x + w / 2).toFixed(1)}" y="${TOP + BARS - h - 2}" font-size="10" text-anchor="middle" fill="#1b1f24">${d.requests}</text>
       <text x="${(x + w / 2).toFixed(1)}" y="${TOP + BARS + 12}" font-size="10" text-anchor="middle" fill="#57606a">${day}</text>
       <text x="${(x + w / 2).toFixed(1)}" y="${TOP + BARS + 24}" font-size="10" text-anchor="middle" fill="#b42318">${rate}</text>
-      <text x="${(x + w / 2).toFixed(1)}" y="${TOP + BARS + 36}" font-size="10" text-anchor="middle" fill="#57606a">${d.p95Ms === null ? '–' : `${d.p95Ms}ms`}</text></a>`;
+      <text x="${(x + w / 2).toFixed(1)}" y="${TOP + BARS + 36}" font-size="10" text-anchor="middle" fill="#57606a">
+        ${d.p95Ms === null ? '–' : `${d.p95Ms}ms`}</text></a>`;
   });
-  return html`<figure class="chart"><figcaption>${title}</figcaption><svg role="img" viewBox="0 0 ${W} ${H}" width="100%" aria-label="${title}: requests, error rate and p95 latency per day">${bars}</svg><p class="n">Bars: requests (red: errors). Under each: day, error rate, p95 latency.</p></figure>`;
+  return html`<figure class="chart"><figcaption>${title}</figcaption>
+    <svg role="img" viewBox="0 0 ${W} ${H}" width="100%" aria-label="${title}: requests, error rate and p95 latency per day">${bars}</svg>
+    <p class="n">Bars: requests (red: errors). Under each: day, error rate, p95 latency.</p></figure>`;
 }

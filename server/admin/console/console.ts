@@ -6,130 +6,35 @@
 // request whatever the page showed. Every sign-in, search, record view, unmasking, rerun and
 // partner change is audited before it answers.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { KeyStore, SupportRole } from '../../keys/key-store.js';
-import { addTestIp, removeTestIp, savePartner, PartnerError, type PartnerStore, type CheckAnswer } from '../../keys/partners.js';
-import type { ReplayQuery, ReplayRecord, ReplayStore } from '../../stores/replay-store.js';
-import type { AuditLog } from '../../stores/audit-log.js';
-import { diffResponses } from '../../stores/replay-diff.js';
-import { OUTCOMES, outcomeOf, replayFacets, rootFieldsOf, type Outcome } from '../../stores/replay-facets.js';
-import { clientIp, type TrustProxy } from '../../http/client-ip.js';
-import type { RerunAnswer } from '../rerun.js';
+import type { SupportRole } from '../../keys/key-store.js';
+import type { ReplayQuery } from '../../stores/replay-store.js';
+import { OUTCOMES, outcomeOf, type Outcome } from '../../stores/replay-facets.js';
+import { clientIp } from '../../http/client-ip.js';
 import { ASSETS } from './assets.js';
-import { maskRecord, type Unmasker } from './masking.js';
-import {
-  PAGE_SIZE,
-  RANGES,
-  auditPage,
-  messagePage,
-  recordPage,
-  searchPage,
-  signInPage,
-  type SearchParams,
-  type SearchSummary,
-} from './pages.js';
-import { diffPage } from './diff-page.js';
-import { partnerPage, partnersPage, type Flash, type PartnerView } from './partner-pages.js';
-import { partnerActivity, windowStart } from './partner-activity.js';
+import { PAGE_SIZE, RANGES, auditPage, messagePage, searchPage, signInPage, type SearchParams, type SearchSummary } from './pages.js';
 import { PRE_COOKIE, SESSION_COOKIE, SessionStore, can, cookie, randomToken, readCookie, sameSecret, type Session } from './session.js';
+import {
+  HttpError,
+  REQUEST_ID,
+  decode,
+  readForm,
+  redirect,
+  sameOrigin,
+  send,
+  text,
+  type ConsoleContext,
+  type ConsoleOptions,
+  type SupportConsole,
+} from './console-http.js';
+import { recordRoutes } from './record-routes.js';
+import { partnerRoutes } from './partner-routes.js';
 
-export interface ConsoleOptions {
-  keys: Pick<KeyStore, 'verify' | 'isActive'> & Partial<Pick<KeyStore, 'keysOf'>>;
-  replay: ReplayStore | null;
-  audit: AuditLog;
-  partners: PartnerStore;
-  partnersFile: string;
-  rerun(record: ReplayRecord): Promise<RerunAnswer>;
-  unmasker: Unmasker;
-  sessionTtlMs: number;
-  trustProxy: TrustProxy;
-  now?: () => number;
-}
+export type { ConsoleOptions, SupportConsole } from './console-http.js';
 
-export interface SupportConsole {
-  handle(req: IncomingMessage, res: ServerResponse, path: string, url: URL): Promise<void>;
-}
-
-const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
-const PAGE_HEADERS = {
-  'content-type': 'text/html; charset=utf-8',
-  'content-security-policy': CSP,
-  'cache-control': 'no-store',
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
-  // same-origin, not no-referrer: with no-referrer browsers send "Origin: null" on form posts.
-  'referrer-policy': 'same-origin',
-  'cross-origin-opener-policy': 'same-origin',
-};
-const MAX_FORM_BYTES = 16 * 1024;
 const RANGE_MS: Record<string, number> = { '1h': 3_600_000, '1d': 86_400_000, '7d': 7 * 86_400_000 };
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const CACHE_OUTCOMES = new Set(['HIT', 'MISS', 'BYPASS', 'STALE', 'COALESCED']);
 /** A search reads at most this many matching records (outcome counts and pages come from them). */
 const SCAN_LIMIT = 1000;
-/** A partner page's week of activity reads at most this many of its records. */
-const ACTIVITY_LIMIT = 5000;
-/** ...and at most this many chunks of the store (see ReplayStore.search). */
-const ACTIVITY_UNITS = 64;
-const REASON = /^[\p{L}\p{N} #._:/-]{3,80}$/u;
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { ...PAGE_HEADERS, 'content-length': String(Buffer.byteLength(body)), ...headers });
-  res.end(body);
-}
-
-function redirect(res: ServerResponse, to: string, headers: Record<string, string> = {}): void {
-  res.writeHead(303, { location: to, 'cache-control': 'no-store', 'content-length': '0', ...headers });
-  res.end();
-}
-
-/** Reads an application/x-www-form-urlencoded body of at most 16 KiB. */
-async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
-  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/x-www-form-urlencoded') throw new HttpError(415, 'Forms must be sent as application/x-www-form-urlencoded.');
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > MAX_FORM_BYTES) throw new HttpError(413, 'The form is too large.');
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_FORM_BYTES) throw new HttpError(413, 'The form is too large.');
-    chunks.push(chunk);
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
-}
-
-/** A browser's Origin, when sent, must be this host: a second line of defence next to the token. */
-function sameOrigin(req: IncomingMessage): boolean {
-  const origin = req.headers.origin;
-  if (origin === undefined) return true;
-  try {
-    return new URL(origin).host === req.headers.host;
-  } catch {
-    return false;
-  }
-}
-
-function decode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    throw new HttpError(400, 'Malformed address.');
-  }
-}
-
-function text(v: string | null, max = 64): string {
-  return (v ?? '').trim().slice(0, max);
-}
 
 /** A console page to return to after signing in: a path under /console, never another site. */
 export function safeNext(value: string | null | undefined): string {
@@ -167,46 +72,59 @@ function searchParams(q: URLSearchParams): SearchParams {
   };
 }
 
+/** Each filter's check: the value is fine when empty or matching; otherwise the message. */
+const FILTER_CHECKS: [keyof SearchParams, (v: string) => boolean, string][] = [
+  ['id', (v) => REQUEST_ID.test(v), 'A request id is 1 to 128 characters of letters, digits and . _ : -'],
+  ['partner', (v) => /^[A-Z0-9][A-Z0-9_-]{1,31}$/.test(v), 'A partner code is 2 to 32 characters A-Z, 0-9, _ or -'],
+  ['env', (v) => ['production', 'certification', 'playground'].includes(v), 'Unknown environment'],
+  ['status', (v) => ['2xx', '4xx', '429', '5xx'].includes(v), 'Status is 2xx, 4xx, 429 or 5xx'],
+  ['cache', (v) => CACHE_OUTCOMES.has(v), 'Cache is HIT, MISS, BYPASS or STALE'],
+  ['outcome', (v) => (OUTCOMES as readonly string[]).includes(v), `Outcome is one of ${OUTCOMES.join(', ')}`],
+  ['code', (v) => /^[A-Z][A-Z0-9_]{0,63}$/.test(v), 'An error code is like GRAPHQL_VALIDATION_FAILED (letters, digits, _)'],
+  ['ip', (v) => /^[0-9A-Fa-f.:]{2,45}$/.test(v), 'A client address is an IPv4 or IPv6 address, such as 203.0.113.7'],
+  ['field', (v) => /^[_A-Za-z][_0-9A-Za-z]{0,63}$/.test(v), 'A root field is a GraphQL name, such as residentialPlans'],
+  ['zip', (v) => /^\d{5}$/.test(v), 'A ZIP is 5 digits'],
+  ['after', (v) => /^[A-Za-z0-9_-]+$/.test(v), 'That continuation link is damaged; search again'],
+  ['range', (v) => RANGES.some(([r]) => r === v), 'Time is the last hour, day or week, or from – to'],
+];
+
+/** The time bounds of a search, and what is wrong with a custom one. */
+function timeBounds(p: SearchParams, now: number, problems: string[]): Pick<ReplayQuery, 'since' | 'until'> {
+  if (p.range !== 'custom') return { since: now - (RANGE_MS[p.range] ?? RANGE_MS['1d']!) };
+  const from = parseWhen(p.from);
+  const to = parseWhen(p.to);
+  if (p.from && from === null) problems.push('From is a date and time, such as 2026-03-01T14:00 (UTC)');
+  if (p.to && to === null) problems.push('To is a date and time, such as 2026-03-01T15:00 (UTC)');
+  if (!p.from && !p.to) problems.push('From – to needs a from or a to time');
+  if (from !== null && to !== null && from > to) problems.push('From is after to');
+  // A minute-precise "to" includes that whole minute.
+  const until = to === null ? undefined : /T\d\d:\d\d$/.test(p.to) ? to + 59_999 : to;
+  return { since: from ?? now - RANGE_MS['7d']!, ...(until !== undefined ? { until } : {}) };
+}
+
 /** The search's problems with its parameters, and the store query they make. */
 function searchQuery(p: SearchParams, now: number): { problems: string[]; query: ReplayQuery } {
   const problems: string[] = [];
-  const query: ReplayQuery = {};
-  if (p.id && !REQUEST_ID.test(p.id)) problems.push('A request id is 1 to 128 characters of letters, digits and . _ : -');
-  if (p.partner && !/^[A-Z0-9][A-Z0-9_-]{1,31}$/.test(p.partner)) problems.push('A partner code is 2 to 32 characters A-Z, 0-9, _ or -');
-  if (p.env && !['production', 'certification', 'playground'].includes(p.env)) problems.push('Unknown environment');
-  if (p.status && !['2xx', '4xx', '429', '5xx'].includes(p.status)) problems.push('Status is 2xx, 4xx, 429 or 5xx');
-  if (p.cache && !CACHE_OUTCOMES.has(p.cache)) problems.push('Cache is HIT, MISS, BYPASS or STALE');
-  if (p.outcome && !(OUTCOMES as readonly string[]).includes(p.outcome)) problems.push(`Outcome is one of ${OUTCOMES.join(', ')}`);
-  if (p.code && !/^[A-Z][A-Z0-9_]{0,63}$/.test(p.code))
-    problems.push('An error code is like GRAPHQL_VALIDATION_FAILED (letters, digits, _)');
-  if (p.ip && !/^[0-9A-Fa-f.:]{2,45}$/.test(p.ip)) problems.push('A client address is an IPv4 or IPv6 address, such as 203.0.113.7');
-  if (p.field && !/^[_A-Za-z][_0-9A-Za-z]{0,63}$/.test(p.field)) problems.push('A root field is a GraphQL name, such as residentialPlans');
-  if (p.zip && !/^\d{5}$/.test(p.zip)) problems.push('A ZIP is 5 digits');
-  if (p.after && !/^[A-Za-z0-9_-]+$/.test(p.after)) problems.push('That continuation link is damaged; search again');
-  if (!RANGES.some(([r]) => r === p.range)) problems.push('Time is the last hour, day or week, or from – to');
-  if (p.range === 'custom') {
-    const from = parseWhen(p.from);
-    const to = parseWhen(p.to);
-    if (p.from && from === null) problems.push('From is a date and time, such as 2026-03-01T14:00 (UTC)');
-    if (p.to && to === null) problems.push('To is a date and time, such as 2026-03-01T15:00 (UTC)');
-    if (!p.from && !p.to) problems.push('From – to needs a from or a to time');
-    if (from !== null && to !== null && from > to) problems.push('From is after to');
-    query.since = from ?? now - RANGE_MS['7d']!;
-    // A minute-precise "to" includes that whole minute.
-    if (to !== null) query.until = /T\d\d:\d\d$/.test(p.to) ? to + 59_999 : to;
-  } else query.since = now - (RANGE_MS[p.range] ?? RANGE_MS['1d']!);
+  for (const [key, ok, message] of FILTER_CHECKS) {
+    const v = p[key];
+    if (typeof v === 'string' && v !== '' && !ok(v)) problems.push(message);
+  }
+  const query: ReplayQuery = timeBounds(p, now, problems);
   if (!Number.isInteger(p.page) || p.page < 1 || p.page > SCAN_LIMIT / PAGE_SIZE) {
     problems.push(`Page is 1 to ${SCAN_LIMIT / PAGE_SIZE}`);
     p.page = 1;
   }
-  if (p.partner) query.partner = p.partner;
-  if (p.env) query.environment = p.env;
-  if (p.status) query.status = p.status;
-  if (p.cache) query.cache = p.cache;
-  if (p.code) query.errorCode = p.code;
-  if (p.ip) query.clientIp = p.ip;
-  if (p.field) query.rootField = p.field;
-  if (p.zip) query.zip = p.zip;
+  const set = <K extends keyof ReplayQuery>(k: K, v: string) => {
+    if (v) query[k] = v as ReplayQuery[K];
+  };
+  set('partner', p.partner);
+  set('environment', p.env);
+  set('status', p.status);
+  set('cache', p.cache);
+  set('errorCode', p.code);
+  set('clientIp', p.ip);
+  set('rootField', p.field);
+  set('zip', p.zip);
   return { problems, query };
 }
 
@@ -233,12 +151,9 @@ export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
     throw new HttpError(403, `Your support token does not have the ${role} role. Ask an operator for a token with --role ${role}.`);
   }
 
-  /** A ticket id or short reason, required before personal data is opened. */
-  function reasonOf(form: URLSearchParams): string {
-    const reason = (form.get('reason') ?? '').trim();
-    if (!REASON.test(reason)) throw new HttpError(400, 'Give a reason (the ticket id, 3 to 80 letters, digits, spaces or # . _ : / -).');
-    return reason;
-  }
+  const ctx: ConsoleContext = { opts, now, from, audit, checkedForm, requireRole };
+  const record = recordRoutes(ctx);
+  const partners = partnerRoutes(ctx);
 
   async function signIn(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method === 'GET') {
@@ -301,109 +216,6 @@ export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
     return send(res, 200, searchPage(s, p, shown, matching.length > p.page * PAGE_SIZE, [], summary));
   }
 
-  async function loadRecord(id: string): Promise<ReplayRecord> {
-    if (!REQUEST_ID.test(id)) throw new HttpError(400, 'That is not a request id.');
-    if (!opts.replay) throw new HttpError(503, 'The replay log is disabled on this gateway.');
-    const record = await opts.replay.get(id);
-    if (!record) throw new HttpError(404, `No record with request id ${id} (records are kept for a limited time).`);
-    return record;
-  }
-
-  /** What a page shows of a record: personal data opened in the server, then masked unless `clear`. */
-  function view(r: ReplayRecord, clear: boolean) {
-    const opened = opts.unmasker.open(r);
-    const canOpen = !!r.personalData && !opened.problem;
-    const responseBytes = Buffer.byteLength(opened.record.responseBody);
-    if (clear && canOpen) return { record: opened.record, masked: false, canOpen, unmasked: true, responseBytes };
-    const m = maskRecord(opened.record);
-    return { record: m.record, masked: m.masked, canOpen, unmasked: false, responseBytes };
-  }
-
-  async function rerun(req: IncomingMessage, res: ServerResponse, s: Session, r: ReplayRecord, form: URLSearchParams): Promise<void> {
-    if (!r.query)
-      throw new HttpError(
-        409,
-        'This request was not executed (refused or invalid), so its operation was not kept: there is nothing to rerun.',
-      );
-    let toRun = r;
-    let reason: string | null = null;
-    if (r.personalData) {
-      // The stored operation is sealed: it is opened here and run as sent, never the mask text.
-      await requireRole(req, s, 'unmask', 'record.rerun', r.id);
-      reason = reasonOf(form);
-      const opened = opts.unmasker.open(r);
-      if (opened.problem) throw new HttpError(409, `This record cannot be rerun: ${opened.problem}.`);
-      toRun = opened.record;
-    }
-    const started = now();
-    const answer = await opts.rerun(toRun);
-    const diff = diffResponses(toRun.responseBody, answer.body, {
-      oldStatus: r.status,
-      newStatus: answer.status,
-      oldRequestId: r.id,
-      newRequestId: answer.requestId,
-    });
-    recordRerun(req, s, toRun, answer, now() - started);
-    await audit(req, s, 'record.rerun', r.id, {
-      identical: diff.identical,
-      rerunRequestId: answer.requestId,
-      ...(reason ? { reason, personalData: true } : {}),
-    });
-    const note = reason ? 'Personal data shown in clear for the reason you gave. This rerun was written to the audit log.' : undefined;
-    return send(res, 200, diffPage(s, toRun, answer, diff, note));
-  }
-
-  /** The rerun's own record, so its request id can be searched (sealed like any personal record). */
-  function recordRerun(req: IncomingMessage, s: Session, ran: ReplayRecord, answer: RerunAnswer, durationMs: number): void {
-    if (!opts.replay) return;
-    const rec: ReplayRecord = {
-      id: answer.requestId,
-      time: new Date(now() - durationMs).toISOString(),
-      environment: ran.environment,
-      partnerCode: ran.partnerCode,
-      clientIp: from(req),
-      operationName: ran.operationName,
-      query: ran.query,
-      variables: ran.variables,
-      status: answer.status,
-      responseBody: answer.body,
-      responseHeaders: { 'x-request-id': answer.requestId },
-      fromCache: false,
-      cache: null,
-      upstreamCalls: [],
-      durationMs,
-      notes: { rerunOf: ran.id, by: `support:${s.user}` },
-    };
-    rec.facets = replayFacets({ body: answer.body, rootFields: rootFieldsOf(ran.query), query: ran.query, variables: ran.variables });
-    if (ran.personalData) opts.unmasker.seal(rec);
-    opts.replay.enqueue(rec);
-  }
-
-  async function record(req: IncomingMessage, res: ServerResponse, s: Session, id: string, action: string): Promise<void> {
-    if (action === '' && req.method === 'GET') {
-      const r = await loadRecord(id);
-      const v = view(r, false);
-      await audit(req, s, 'record.view', r.id, v.masked ? { masked: true } : undefined);
-      return send(res, 200, recordPage(s, v));
-    }
-    if (req.method !== 'POST') throw new HttpError(405, 'Use the buttons of the record page.');
-    const form = await checkedForm(req, s.csrf);
-    const r = await loadRecord(id);
-    if (action === 'unmask') {
-      await requireRole(req, s, 'unmask', 'record.unmask', r.id);
-      const reason = reasonOf(form);
-      const v = view(r, true);
-      if (!v.unmasked) {
-        await audit(req, s, 'record.unmask.refused', r.id, { reason, problem: opts.unmasker.open(r).problem ?? 'no personal data' });
-        return send(res, 409, recordPage(s, { ...v, message: 'This record has no personal data this gateway can open.' }));
-      }
-      await audit(req, s, 'record.unmask', r.id, { reason });
-      return send(res, 200, recordPage(s, v));
-    }
-    if (action === 'rerun') return rerun(req, res, s, r, form);
-    throw new HttpError(404, 'No such page.');
-  }
-
   async function auditLog(req: IncomingMessage, res: ServerResponse, s: Session, url: URL): Promise<void> {
     const actor = text(url.searchParams.get('actor'), 100);
     const action = text(url.searchParams.get('action'), 64);
@@ -417,104 +229,6 @@ export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
       limit: PAGE_SIZE + 1,
     });
     return send(res, 200, auditPage(s, entries.slice(0, PAGE_SIZE), { actor, action, page: pageNo }, entries.length > PAGE_SIZE));
-  }
-
-  /** One partner's page: record, keys (with last use), test IPs, a week of activity. */
-  async function showPartner(
-    res: ServerResponse,
-    s: Session,
-    code: string,
-    status: number,
-    extra: Partial<Pick<PartnerView, 'flash' | 'cidr' | 'check'>>,
-  ): Promise<void> {
-    const partner = opts.partners.get(code);
-    if (!partner) throw new HttpError(404, `No partner ${code}.`);
-    let activity = null;
-    if (opts.replay) {
-      const slice = await opts.replay.search(
-        { partner: code, since: windowStart(now()), limit: ACTIVITY_LIMIT },
-        { maxUnits: ACTIVITY_UNITS },
-      );
-      activity = partnerActivity(slice.records, now(), slice.next !== null);
-    }
-    const keys = opts.keys.keysOf?.(code).filter((k) => k.environment !== 'support') ?? [];
-    return send(res, status, partnerPage(s, { partner, keys, activity, flash: extra.flash ?? {}, cidr: extra.cidr, check: extra.check }));
-  }
-
-  /** Messages after a partner change, by a fixed code (a link cannot make the page say anything else). */
-  function doneFlash(q: URLSearchParams): Flash {
-    const cidr = text(q.get('cidr'), 64);
-    switch (q.get('done')) {
-      case 'saved':
-        return { ok: 'Saved.' };
-      case 'ip-enabled':
-        return { ok: `${cidr} enabled for the certification checkout.` };
-      case 'ip-removed':
-        return { ok: `${cidr} removed.` };
-      default:
-        return {};
-    }
-  }
-
-  async function partners(req: IncomingMessage, res: ServerResponse, s: Session, rest: string[], url: URL): Promise<void> {
-    const actor = { actor: `support:${s.user}` };
-    if (rest.length === 0) {
-      if (req.method === 'GET') return send(res, 200, partnersPage(s, opts.partners.list(), {}));
-      if (req.method !== 'POST') throw new HttpError(405, 'Method not allowed.');
-      const form = await checkedForm(req, s.csrf);
-      await requireRole(req, s, 'partners', 'partner.save', text(form.get('code'), 32).toUpperCase() || null);
-      try {
-        const p = await savePartner(
-          opts.partnersFile,
-          { code: form.get('code'), name: form.get('name'), contact: form.get('contact') },
-          actor,
-        );
-        await audit(req, s, 'partner.save', p.code, { name: p.name, contact: p.contact });
-        // This instance answers from the new file at once; the others within their poll (250 ms).
-        await opts.partners.reload();
-        return redirect(res, `/console/partners/${encodeURIComponent(p.code)}?done=saved`);
-      } catch (err) {
-        if (!(err instanceof PartnerError)) throw err;
-        const typed = Object.fromEntries(['code', 'name', 'contact'].map((k) => [k, form.get(k) ?? '']));
-        return send(res, 400, partnersPage(s, opts.partners.list(), { error: err.message }, typed));
-      }
-    }
-    const code = decode(rest[0]!).toUpperCase();
-    const op = rest.slice(1).join('/');
-    if (req.method === 'GET' && (op === '' || op === 'ips' || op === 'ips/remove')) {
-      // A reload after a change lands on the partner page, never on a 404.
-      if (op !== '') return redirect(res, `/console/partners/${encodeURIComponent(code)}`);
-      const ip = url.searchParams.get('check');
-      if (ip === null) return showPartner(res, s, code, 200, { flash: doneFlash(url.searchParams) });
-      let answer: CheckAnswer | undefined;
-      let error: string | undefined;
-      try {
-        answer = opts.partners.check(code, ip);
-      } catch (err) {
-        if (!(err instanceof PartnerError)) throw err;
-        error = err.message;
-      }
-      await audit(req, s, 'partner.ip.check', code, { ip: text(ip, 64), enabled: answer?.enabled ?? null });
-      return showPartner(res, s, code, error ? 400 : 200, { check: { ip: text(ip, 64), answer, error } });
-    }
-    if (req.method !== 'POST' || (op !== 'ips' && op !== 'ips/remove')) throw new HttpError(404, 'No such page.');
-    const form = await checkedForm(req, s.csrf);
-    const enable = op === 'ips';
-    await requireRole(req, s, 'partners', enable ? 'partner.ip.enable' : 'partner.ip.disable', code);
-    const cidr = form.get('cidr') ?? '';
-    try {
-      const entry = enable
-        ? await addTestIp(opts.partnersFile, code, cidr, actor)
-        : await removeTestIp(opts.partnersFile, code, cidr, actor);
-      await audit(req, s, enable ? 'partner.ip.enable' : 'partner.ip.disable', code, { cidr: entry.cidr });
-      await opts.partners.reload();
-      const done = new URLSearchParams({ done: enable ? 'ip-enabled' : 'ip-removed', cidr: entry.cidr });
-      return redirect(res, `/console/partners/${encodeURIComponent(code)}?${done}`);
-    } catch (err) {
-      if (!(err instanceof PartnerError)) throw err;
-      // The entry stays in the field, to correct rather than retype.
-      return showPartner(res, s, code, 400, { flash: { error: err.message }, cidr: enable ? text(cidr, 64) : undefined });
-    }
   }
 
   async function route(req: IncomingMessage, res: ServerResponse, path: string, url: URL): Promise<void> {

@@ -16,7 +16,14 @@ const PRICE = /usd|rate|price|tier|bill|charge|credit|cents/i;
 
 function change(c: ValueChange): Html {
   const show = (v: unknown) => (v === undefined ? '∅' : JSON.stringify(v));
-  return html`<li class="${PRICE.test(c.path) ? 'price' : ''}"><span class="mono">${c.path}</span>: ${c.kind === 'changed' ? html`<del>${show(c.old)}</del> → <ins>${show(c.new)}</ins>` : c.kind === 'added' ? html`added <ins>${show(c.new)}</ins>` : html`removed <del>${show(c.old)}</del>`}</li>`;
+  return html`<li class="${PRICE.test(c.path) ? 'price' : ''}">
+    <span class="mono">${c.path}</span>: ${
+      c.kind === 'changed'
+        ? html`<del>${show(c.old)}</del> → <ins>${show(c.new)}</ins>`
+        : c.kind === 'added'
+          ? html`added <ins>${show(c.new)}</ins>`
+          : html`removed <del>${show(c.old)}</del>`
+    }</li>`;
 }
 
 /** The listed changes, one item each: the count shown above is the number of these. */
@@ -56,7 +63,8 @@ function rowsOf(oldText: string, newText: string): Row[] {
 
 function rowHtml(r: Row): Html {
   if (r.kind === 'same') return html`<tr><td>${r.old}</td><td>${r.new}</td></tr>`;
-  return html`<tr class="chg"><td class="${r.old !== undefined ? 'old' : ''}">${r.old ?? ''}</td><td class="${r.new !== undefined ? 'new' : ''}">${r.new ?? ''}</td></tr>`;
+  return html`<tr class="chg"><td class="${r.old !== undefined ? 'old' : ''}">${r.old ?? ''}</td>
+    <td class="${r.new !== undefined ? 'new' : ''}">${r.new ?? ''}</td></tr>`;
 }
 
 /** Only the changed rows and CONTEXT_LINES around each, gaps marked with the lines they skip. */
@@ -88,15 +96,23 @@ export function diffPage(session: Session, record: ReplayRecord, answer: RerunAn
   const statusChange = diff.status.old !== diff.status.new ? ` · status ${diff.status.old} → ${diff.status.new}` : '';
   const body = html`
   ${note ? html`<p class="notice">${note}</p>` : ''}
-  <p class="mono">Recorded ${record.time} (status ${record.status}) · rerun now as <a href="/console/records/${encodeURIComponent(answer.requestId)}">${answer.requestId}</a> (status ${answer.status})</p>
+  <p class="mono">Recorded ${record.time} (status ${record.status})
+    · rerun now as <a href="/console/records/${encodeURIComponent(answer.requestId)}">${answer.requestId}</a> (status ${answer.status})</p>
   ${
     diff.identical
       ? html`<p class="ok" id="verdict" role="status"><strong>identical</strong>: today's feeds give the same answer.</p>`
-      : html`<div class="error" id="verdict" role="status"><strong>different</strong>: ${items.length} change${items.length === 1 ? '' : 's'}${statusChange}</div>
+      : html`<div class="error" id="verdict" role="status">
+        <strong>different</strong>: ${items.length} change${items.length === 1 ? '' : 's'}${statusChange}</div>
       ${items.length ? html`<h2>What changed</h2><ul class="changes" id="changes">${items}</ul>` : ''}`
   }
   <div class="actions"><a href="/console/records/${encodeURIComponent(record.id)}">Back to the record</a></div>
-  ${diff.identical ? '' : html`<h2>Changed lines</h2><div class="scroll"><table class="diff" id="context-diff">${head}<tbody>${contextRows(rows)}</tbody></table></div>`}
-  <details id="full-diff"><summary>Full side by side (${rows.length} lines)</summary><div class="scroll"><table class="diff" id="side-by-side">${head}<tbody>${rows.map(rowHtml)}</tbody></table></div></details>`;
+  ${
+    diff.identical
+      ? ''
+      : html`<h2>Changed lines</h2><div class="scroll"><table class="diff" id="context-diff">${head}<tbody>${contextRows(rows)}</tbody>
+    </table></div>`
+  }
+  <details id="full-diff"><summary>Full side by side (${rows.length} lines)</summary><div class="scroll">
+    <table class="diff" id="side-by-side">${head}<tbody>${rows.map(rowHtml)}</tbody></table></div></details>`;
   return page(`Rerun of ${record.id}`, body, session, '');
 }

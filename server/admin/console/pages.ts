@@ -93,10 +93,18 @@ export function searchHref(filters: Partial<Record<(typeof SEARCH_KEYS)[number],
 
 const shortTime = (iso: string) => iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
 
+/** Where a bounded search stopped, with the link that continues it. */
+function searchedBack(p: SearchParams, summary: SearchSummary): Html {
+  const back = summary.searchedBack ? ` (older than ${shortTime(new Date(summary.searchedBack).toISOString())} not yet)` : '';
+  return html`<p class="n" id="searched-back">Counted over the requests searched so far${back}:
+    <a href="${searchHref({ ...p, after: summary.next ?? '' })}" id="search-older">search older requests →</a></p>`;
+}
+
 function outcomeCell(r: ReplayRecord): Html {
   const o = outcomeOf(r.status, r.facets);
   const codes = r.facets?.codes ?? [];
-  return html`<span class="badge ${o === 'ok' ? 'good' : 'bad'}">${OUTCOME_LABELS[o]}</span>${codes.length ? html` <span class="mono">${codes.join(', ')}</span>` : ''}`;
+  const codeText = codes.length ? html` <span class="mono">${codes.join(', ')}</span>` : '';
+  return html`<span class="badge ${o === 'ok' ? 'good' : 'bad'}">${OUTCOME_LABELS[o]}</span>${codeText}`;
 }
 
 export function searchPage(
@@ -110,7 +118,8 @@ export function searchPage(
   const rows = records.map(
     (r) => html`<tr>
     <td data-label="Request id"><a class="mono" href="/console/records/${encodeURIComponent(r.id)}">${r.id}</a></td>
-    <td data-label="Time (UTC)" class="mono">${shortTime(r.time)}</td><td data-label="Environment">${r.environment}</td><td data-label="Partner">${r.partnerCode ?? '–'}</td>
+    <td data-label="Time (UTC)" class="mono">${shortTime(r.time)}</td><td data-label="Environment">${r.environment}</td>
+      <td data-label="Partner">${r.partnerCode ?? '–'}</td>
     <td data-label="Operation">${r.operationName ?? '–'} <span class="mono">${rootFields(r).join(', ')}</span></td>
     <td data-label="Status" class="num">${r.status}</td><td data-label="Outcome">${outcomeCell(r)}</td><td data-label="Cache">${r.cache ?? '–'}</td>
     <td data-label="Duration" class="num">${r.durationMs} ms</td></tr>`,
@@ -118,8 +127,9 @@ export function searchPage(
   const counts = summary
     ? html`<ul class="counts" id="outcome-counts" aria-label="Requests per outcome">${OUTCOMES.map(
         (o) =>
-          html`<li><a href="${searchHref({ ...p, outcome: o })}"${new Html(p.outcome === o ? ' aria-current="true"' : '')}>${OUTCOME_LABELS[o]}: <strong>${summary.counts[o]}</strong></a></li>`,
-      )}</ul>${summary.capped ? html`<p class="n" id="searched-back">Counted over the requests searched so far${summary.searchedBack ? ` (older than ${shortTime(new Date(summary.searchedBack).toISOString())} not yet)` : ''}: <a href="${searchHref({ ...p, after: summary.next ?? '' })}" id="search-older">search older requests →</a></p>` : ''}`
+          html`<li><a href="${searchHref({ ...p, outcome: o })}"${new Html(p.outcome === o ? ' aria-current="true"' : '')}>
+            ${OUTCOME_LABELS[o]}: <strong>${summary.counts[o]}</strong></a></li>`,
+      )}</ul>${summary.capped ? searchedBack(p, summary) : ''}`
     : '';
   const body = html`
   <form class="filters" method="get" action="/console/search" role="search">
@@ -138,9 +148,19 @@ export function searchPage(
   </form>
   ${problems.map((m) => html`<p class="error" role="alert">${m}</p>`)}
   ${counts}
-  <p class="n" aria-live="polite">${records.length ? `Showing ${(p.page - 1) * PAGE_SIZE + 1}–${(p.page - 1) * PAGE_SIZE + records.length}, newest first` : 'No requests match.'}</p>
-  ${records.length ? html`<table id="results" class="cards"><thead><tr><th>Request id</th><th>Time (UTC)</th><th>Environment</th><th>Partner</th><th>Operation</th><th class="num">Status</th><th>Outcome</th><th>Cache</th><th class="num">Duration</th></tr></thead><tbody>${rows}</tbody></table>` : ''}
-  <div class="pager">${p.page > 1 ? html`<a href="${searchHref(p, p.page - 1)}" rel="prev">← Newer</a>` : ''}${hasMore ? html`<a href="${searchHref(p, p.page + 1)}" rel="next">Older →</a>` : ''}</div>`;
+  <p class="n" aria-live="polite">${
+    records.length
+      ? `Showing ${(p.page - 1) * PAGE_SIZE + 1}–${(p.page - 1) * PAGE_SIZE + records.length}, newest first`
+      : 'No requests match.'
+  }</p>
+  ${
+    records.length
+      ? html`<table id="results" class="cards"><thead><tr><th>Request id</th><th>Time (UTC)</th><th>Environment</th><th>Partner</th>
+    <th>Operation</th><th class="num">Status</th><th>Outcome</th><th>Cache</th><th class="num">Duration</th></tr></thead><tbody>${rows}</tbody></table>`
+      : ''
+  }
+  <div class="pager">${p.page > 1 ? html`<a href="${searchHref(p, p.page - 1)}" rel="prev">← Newer</a>` : ''}
+    ${hasMore ? html`<a href="${searchHref(p, p.page + 1)}" rel="next">Older →</a>` : ''}</div>`;
   return page('Search requests', body, session, '/console/search');
 }
 
@@ -177,7 +197,9 @@ function queryView(r: ReplayRecord): Html {
   const d = r.queryDigest;
   if (!d) return html`<pre id="query" aria-labelledby="query-h">(none: the request was answered before its body was read)</pre>`;
   const whole = wholeText(r) !== null;
-  return html`<p class="n" id="query-note">Not executed, so the record keeps ${whole ? 'its text' : `the first ${d.head.length} characters of ${d.bytes} bytes`} (SHA-256 ${d.sha256.slice(0, 16)}…).</p><pre id="query" aria-labelledby="query-h">${d.head}${whole ? '' : '…'}</pre>`;
+  const kept = whole ? 'its text' : `the first ${d.head.length} characters of ${d.bytes} bytes`;
+  return html`<p class="n" id="query-note">Not executed, so the record keeps ${kept} (SHA-256 ${d.sha256.slice(0, 16)}…).</p>
+    <pre id="query" aria-labelledby="query-h">${d.head}${whole ? '' : '…'}</pre>`;
 }
 
 /** A shell-safe curl that repeats the request (null when its text was not kept); the key stays a placeholder. */
@@ -251,7 +273,8 @@ function rerunControl(session: Session, v: RecordView): Html {
   else if (personal && !v.canOpen)
     why = 'Rerun is not possible: the personal data this operation was sent with was not stored, or not with this gateway’s key.';
   else if (personal && !can(session, 'unmask')) why = 'Rerun needs the unmask role: this operation was sent with personal data.';
-  const button = html`<button type="submit" class="primary" ${new Html(why ? 'disabled aria-describedby="rerun-why"' : '')}>Rerun against today's feeds and compare</button>`;
+  const disabled = new Html(why ? 'disabled aria-describedby="rerun-why"' : '');
+  const button = html`<button type="submit" class="primary" ${disabled}>Rerun against today's feeds and compare</button>`;
   return html`<form method="post" action="/console/records/${id}/rerun" class="actions">${csrfField(session)}${
     personal && !why ? html`<label>Ticket id for the rerun <input name="reason" required maxlength="80" autocomplete="off"></label>` : ''
   }${button}</form>${why ? disabledNote('rerun-why', why) : ''}`;
@@ -262,8 +285,11 @@ function unmaskControl(session: Session, v: RecordView): Html {
   if (!v.canOpen)
     return html`<p>The personal data of this record cannot be opened on this gateway (not stored, or sealed with another REPLAY_PII_KEY).</p>`;
   if (!can(session, 'unmask'))
-    return html`<p><button type="button" disabled aria-describedby="unmask-why">Show personal data</button></p>${disabledNote('unmask-why', 'Showing personal data needs the unmask role on your support token.')}`;
-  return html`<form method="post" action="/console/records/${id}/unmask" class="actions">${csrfField(session)}<label>Reason (ticket id) <input name="reason" required maxlength="80" autocomplete="off"></label><button type="submit">Show personal data (logged)</button></form>`;
+    return html`<p><button type="button" disabled aria-describedby="unmask-why">Show personal data</button>
+      </p>${disabledNote('unmask-why', 'Showing personal data needs the unmask role on your support token.')}`;
+  return html`<form method="post" action="/console/records/${id}/unmask" class="actions">${csrfField(session)}
+    <label>Reason (ticket id) <input name="reason" required maxlength="80" autocomplete="off"></label>
+    <button type="submit">Show personal data (logged)</button></form>`;
 }
 
 export function recordPage(session: Session, v: RecordView): string {
@@ -277,7 +303,12 @@ export function recordPage(session: Session, v: RecordView): string {
   const rerunOf = typeof r.notes?.rerunOf === 'string' ? r.notes.rerunOf : null;
   const body = html`
   ${v.message ? html`<p class="error" role="alert">${v.message}</p>` : ''}
-  ${v.masked ? html`<div class="notice" id="masked"><p>Personal data in this record (the address and the account data) is masked.</p>${unmaskControl(session, v)}</div>` : ''}
+  ${
+    v.masked
+      ? html`<div class="notice" id="masked">
+    <p>Personal data in this record (the address and the account data) is masked.</p>${unmaskControl(session, v)}</div>`
+      : ''
+  }
   ${v.unmasked ? html`<p class="notice">Personal data shown in clear. This view was written to the audit log.</p>` : ''}
   <div class="actions">${rerunControl(session, v)}<a href="/console/search">Back to search</a></div>
   ${why.length ? html`<div class="error" id="why"><strong>Why this answer</strong><ul>${why.map((w) => html`<li>${w}</li>`)}</ul></div>` : ''}
@@ -286,7 +317,8 @@ export function recordPage(session: Session, v: RecordView): string {
     <dt>Request id</dt><dd class="mono">${r.id}</dd><dt>Time</dt><dd>${r.time}</dd><dt>Environment</dt><dd>${r.environment}</dd>
     <dt>Partner</dt><dd>${r.partnerCode ?? '–'}</dd><dt>Client IP</dt><dd class="mono">${r.clientIp}</dd>
     <dt>Operation</dt><dd>${r.operationName ?? '–'} <span class="mono">(${rootFields(r).join(', ') || 'no fields'})</span></dd>
-    <dt>Status</dt><dd>${r.status} · ${outcomeCell(r)}</dd><dt>Cache</dt><dd>${r.cache ?? '–'}${r.fromCache ? ' (served from cache)' : ''}</dd><dt>Duration</dt><dd>${r.durationMs} ms</dd>
+    <dt>Status</dt><dd>${r.status} · ${outcomeCell(r)}</dd><dt>Cache</dt><dd>${r.cache ?? '–'}${r.fromCache ? ' (served from cache)' : ''}</dd>
+      <dt>Duration</dt><dd>${r.durationMs} ms</dd>
   </dl>
   <h2 id="query-h">Query</h2>${queryView(r)}
   <h2 id="vars-h">Variables</h2><pre id="variables" aria-labelledby="vars-h">${r.variables ? JSON.stringify(r.variables, null, 2) : '(none)'}</pre>
@@ -295,14 +327,35 @@ export function recordPage(session: Session, v: RecordView): string {
   <details id="raw"><summary>Raw response</summary><pre id="raw-response">${r.responseBody}</pre></details>
   <div class="actions">${copyButton('raw-response', 'Copy raw response')}</div>
   <h2>Headers sent</h2>
-  ${headers.length ? html`<table id="headers"><tbody>${headers.map(([k, val]) => html`<tr><th class="mono">${k}</th><td class="mono">${val}</td></tr>`)}</tbody></table>` : html`<p>None recorded.</p>`}
+  ${
+    headers.length
+      ? html`<table id="headers"><tbody>${headers.map(
+          ([k, val]) => html`<tr><th class="mono">${k}</th><td class="mono">${val}</td>
+    </tr>`,
+        )}</tbody></table>`
+      : html`<p>None recorded.</p>`
+  }
   <h2>Upstream calls</h2>
-  ${r.upstreamCalls.length ? html`<ol class="timeline" id="upstream">${r.upstreamCalls.map((c) => html`<li><progress max="${longest}" value="${c.durationMs}" aria-hidden="true"></progress> <strong>${c.feed}</strong> · ${c.status ?? 'no answer'} · ${c.durationMs} ms${c.error ? html` · <span class="badge bad">${c.error}</span>` : ''}${stale.has(c.feed) ? html` · <span class="badge bad">stale copy served</span>` : ''} <span class="mono n">${c.url}</span></li>`)}</ol>` : html`<p>No upstream calls (answered from cache or refused before execution).</p>`}
+  ${
+    r.upstreamCalls.length
+      ? html`<ol class="timeline" id="upstream">${r.upstreamCalls.map(
+          (c) => html`<li>
+    <progress max="${longest}" value="${c.durationMs}" aria-hidden="true">
+    </progress> <strong>${c.feed}</strong> · ${c.status ?? 'no answer'} · ${c.durationMs} ms
+      ${c.error ? html` · <span class="badge bad">${c.error}</span>` : ''}${stale.has(c.feed) ? html` · <span class="badge bad">stale copy served</span>` : ''}
+      <span class="mono n">${c.url}</span></li>`,
+        )}</ol>`
+      : html`<p>No upstream calls (answered from cache or refused before execution).</p>`
+  }
   <h2>Copy as curl</h2>
   ${
     curl
       ? html`<pre id="curl">${curl}</pre><div class="actions">${copyButton('curl', 'Copy curl')}</div>`
-      : html`<p id="curl-none">No curl: ${r.queryDigest ? 'the request was not executed and only the start of its text was kept' : 'the request was answered before its body was read'}, so it cannot be repeated as sent.</p>`
+      : html`<p id="curl-none">No curl: ${
+          r.queryDigest
+            ? 'the request was not executed and only the start of its text was kept'
+            : 'the request was answered before its body was read'
+        }, so it cannot be repeated as sent.</p>`
   }`;
   return page(`Request ${r.id}`, body, session, '');
 }
@@ -314,15 +367,28 @@ export function auditPage(
   hasMore: boolean,
 ): string {
   const link = (n: number) =>
-    `/console/audit?${new URLSearchParams({ ...(filters.actor ? { actor: filters.actor } : {}), ...(filters.action ? { action: filters.action } : {}), page: String(n) })}`;
+    `/console/audit?${new URLSearchParams({
+      ...(filters.actor ? { actor: filters.actor } : {}),
+      ...(filters.action ? { action: filters.action } : {}),
+      page: String(n),
+    })}`;
   const body = html`
   <form class="filters" method="get" action="/console/audit">
     <label>Who <input name="actor" value="${filters.actor}" placeholder="support:ALICE"></label>
     <label>Action <input name="action" value="${filters.action}" placeholder="record.view"></label>
     <button type="submit" class="primary">Filter</button>
   </form>
-  ${entries.length ? html`<table id="audit"><thead><tr><th>Time (UTC)</th><th>Who</th><th>What</th><th>Target</th><th>From</th><th>Details</th></tr></thead><tbody>${entries.map((e) => html`<tr><td class="mono">${e.time}</td><td>${e.actor}</td><td>${e.action}</td><td class="mono">${e.target ?? '–'}</td><td class="mono">${e.from}</td><td class="mono">${e.details ? JSON.stringify(e.details) : ''}</td></tr>`)}</tbody></table>` : html`<p>No entries.</p>`}
-  <div class="pager">${filters.page > 1 ? html`<a href="${link(filters.page - 1)}">← Newer</a>` : ''}${hasMore ? html`<a href="${link(filters.page + 1)}">Older →</a>` : ''}</div>`;
+  ${
+    entries.length
+      ? html`<table id="audit"><thead><tr><th>Time (UTC)</th><th>Who</th><th>What</th><th>Target</th><th>From</th><th>Details</th></tr></thead>
+    <tbody>${entries.map(
+      (e) => html`<tr><td class="mono">${e.time}</td><td>${e.actor}</td><td>${e.action}</td><td class="mono">${e.target ?? '–'}</td>
+    <td class="mono">${e.from}</td><td class="mono">${e.details ? JSON.stringify(e.details) : ''}</td></tr>`,
+    )}</tbody></table>`
+      : html`<p>No entries.</p>`
+  }
+  <div class="pager">${filters.page > 1 ? html`<a href="${link(filters.page - 1)}">← Newer</a>` : ''}
+    ${hasMore ? html`<a href="${link(filters.page + 1)}">Older →</a>` : ''}</div>`;
   return page('Audit log', body, session, '/console/audit');
 }
 
