@@ -1,6 +1,7 @@
 // `npm run docs:screenshots`: refreshes the support console screenshots in docs/images/ (search
-// with outcome counts, record, a refused request's record, rerun diff, partner page) from a real gateway, reference upstream and Debian chromium. A changed offer
-// (base charge +$5) makes the diff show price changes, as after a real price change.
+// with outcome counts, record, a refused request's record, rerun diff, partner page) from a real
+// gateway, reference upstream and Debian chromium. A changed offer (base charge +$5) makes the
+// diff show price changes, as after a real price change.
 import path from 'node:path';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';

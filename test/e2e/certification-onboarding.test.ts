@@ -52,7 +52,11 @@ beforeAll(async () => {
     PARTNERS_FILE: partnersFile,
     UPSTREAM_URL: a.g.upstreamUrl,
   });
-  const support = await issueKey(path.join(a.dataDir, 'keys.json'), { environment: 'support', partnerCode: 'BOB', roles: ['viewer', 'partners'] });
+  const support = await issueKey(path.join(a.dataDir, 'keys.json'), {
+    environment: 'support',
+    partnerCode: 'BOB',
+    roles: ['viewer', 'partners'],
+  });
   ui = consoleClient(adminA);
   await eventually(async () => (await ui.signIn(support.key)) === 303, 10_000, 200);
   const saved = await ui.post('/console/partners', { code: 'acme', name: 'Acme Energy Apps', contact: 'qa@acme.example' });
