@@ -56,51 +56,63 @@ export function partnerRoutes(ctx: ConsoleContext): PartnersHandler {
   }
 
   async function partners(req: IncomingMessage, res: ServerResponse, s: Session, rest: string[], url: URL): Promise<void> {
-    const actor = { actor: `support:${s.user}` };
-    if (rest.length === 0) {
-      if (req.method === 'GET') return send(res, 200, partnersPage(s, opts.partners.list(), {}));
-      if (req.method !== 'POST') throw new HttpError(405, 'Method not allowed.');
-      const form = await checkedForm(req, s.csrf);
-      await requireRole(req, s, 'partners', 'partner.save', text(form.get('code'), 32).toUpperCase() || null);
-      try {
-        const p = await savePartner(
-          opts.partnersFile,
-          { code: form.get('code'), name: form.get('name'), contact: form.get('contact') },
-          actor,
-        );
-        await audit(req, s, 'partner.save', p.code, { name: p.name, contact: p.contact });
-        // This instance answers from the new file at once; the others within their poll (250 ms).
-        await opts.partners.reload();
-        return redirect(res, `/console/partners/${encodeURIComponent(p.code)}?done=saved`);
-      } catch (err) {
-        if (!(err instanceof PartnerError)) throw err;
-        const typed = Object.fromEntries(['code', 'name', 'contact'].map((k) => [k, form.get(k) ?? '']));
-        return send(res, 400, partnersPage(s, opts.partners.list(), { error: err.message }, typed));
-      }
-    }
+    if (rest.length === 0) return partnerList(req, res, s);
     const code = decode(rest[0]!).toUpperCase();
     const op = rest.slice(1).join('/');
     if (req.method === 'GET' && (op === '' || op === 'ips' || op === 'ips/remove')) {
       // A reload after a change lands on the partner page, never on a 404.
       if (op !== '') return redirect(res, `/console/partners/${encodeURIComponent(code)}`);
-      const ip = url.searchParams.get('check');
-      if (ip === null) return showPartner(res, s, code, 200, { flash: doneFlash(url.searchParams) });
-      let answer: CheckAnswer | undefined;
-      let error: string | undefined;
-      try {
-        answer = opts.partners.check(code, ip);
-      } catch (err) {
-        if (!(err instanceof PartnerError)) throw err;
-        error = err.message;
-      }
-      await audit(req, s, 'partner.ip.check', code, { ip: text(ip, 64), enabled: answer?.enabled ?? null });
-      return showPartner(res, s, code, error ? 400 : 200, { check: { ip: text(ip, 64), answer, error } });
+      return partnerView(req, res, s, code, url);
     }
     if (req.method !== 'POST' || (op !== 'ips' && op !== 'ips/remove')) throw new HttpError(404, 'No such page.');
+    return changeTestIp(req, res, s, code, op === 'ips');
+  }
+
+  /** GET: the list; POST: a partner saved (created or updated). */
+  async function partnerList(req: IncomingMessage, res: ServerResponse, s: Session): Promise<void> {
+    if (req.method === 'GET') return send(res, 200, partnersPage(s, opts.partners.list(), {}));
+    if (req.method !== 'POST') throw new HttpError(405, 'Method not allowed.');
     const form = await checkedForm(req, s.csrf);
-    const enable = op === 'ips';
+    await requireRole(req, s, 'partners', 'partner.save', text(form.get('code'), 32).toUpperCase() || null);
+    try {
+      const p = await savePartner(
+        opts.partnersFile,
+        { code: form.get('code'), name: form.get('name'), contact: form.get('contact') },
+        { actor: `support:${s.user}` },
+      );
+      await audit(req, s, 'partner.save', p.code, { name: p.name, contact: p.contact });
+      // This instance answers from the new file at once; the others within their poll (250 ms).
+      await opts.partners.reload();
+      return redirect(res, `/console/partners/${encodeURIComponent(p.code)}?done=saved`);
+    } catch (err) {
+      if (!(err instanceof PartnerError)) throw err;
+      const typed = Object.fromEntries(['code', 'name', 'contact'].map((k) => [k, form.get(k) ?? '']));
+      return send(res, 400, partnersPage(s, opts.partners.list(), { error: err.message }, typed));
+    }
+  }
+
+  /** A partner's page, with the answer of an IP check (audited) when one was asked. */
+  async function partnerView(req: IncomingMessage, res: ServerResponse, s: Session, code: string, url: URL): Promise<void> {
+    const ip = url.searchParams.get('check');
+    if (ip === null) return showPartner(res, s, code, 200, { flash: doneFlash(url.searchParams) });
+    let answer: CheckAnswer | undefined;
+    let error: string | undefined;
+    try {
+      answer = opts.partners.check(code, ip);
+    } catch (err) {
+      if (!(err instanceof PartnerError)) throw err;
+      error = err.message;
+    }
+    await audit(req, s, 'partner.ip.check', code, { ip: text(ip, 64), enabled: answer?.enabled ?? null });
+    return showPartner(res, s, code, error ? 400 : 200, { check: { ip: text(ip, 64), answer, error } });
+  }
+
+  /** A certification test IP enabled or removed. */
+  async function changeTestIp(req: IncomingMessage, res: ServerResponse, s: Session, code: string, enable: boolean): Promise<void> {
+    const form = await checkedForm(req, s.csrf);
     await requireRole(req, s, 'partners', enable ? 'partner.ip.enable' : 'partner.ip.disable', code);
     const cidr = form.get('cidr') ?? '';
+    const actor = { actor: `support:${s.user}` };
     try {
       const entry = enable
         ? await addTestIp(opts.partnersFile, code, cidr, actor)
