@@ -26,7 +26,7 @@ export function portShift(env: NodeJS.ProcessEnv): { shift: number; problem?: st
   if (!raw) return { shift: 0 };
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || n < 1024 || n > MAX_PORT_BASE)
-    return { shift: 0, problem: `PORT_BASE must be a whole number 1024-${MAX_PORT_BASE} (ports PORT_BASE … PORT_BASE+5465), got "${raw}"` };
+    return { shift: 0, problem: `PORT_BASE must be an integer from 1024 to ${MAX_PORT_BASE}, got "${raw}"` };
   return { shift: n - DEFAULT_PORT_BASE };
 }
 

@@ -37,7 +37,7 @@ export function apiKeyPlugin(opts: ApiKeyPluginOptions): HttpPlugin {
 
   function decide(state: RequestState, result: VerifyResult): Reply | void {
     if (!result.ok) {
-      state.notes.auth = { ok: false, reason: result.reason };
+      state.notes.auth = { ok: false, reason: result.reason, ...(result.partnerCode ? { partnerCode: result.partnerCode } : {}) };
       warn({ requestId: state.requestId, environment, clientIp: state.clientIp, reason: result.reason }, 'request refused: api key');
       return errorReply(403, message, 'FORBIDDEN');
     }
