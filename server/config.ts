@@ -1,5 +1,6 @@
 // Every setting comes from the environment, is checked once at start-up, and a bad value stops the
 // process with a message naming the variable (never a stack trace).
+import os from 'node:os';
 import path from 'node:path';
 import { redactUrl } from '../sources/upstream/fetch.js';
 import { envReader, ConfigError } from '../lib/env-reader.js';
@@ -49,6 +50,8 @@ export interface GatewayConfig {
   shutdownGraceMs: number;
   /** `npm start`: the playground in a process of its own (server/playground-process.ts). */
   playgroundProcess: PlaygroundProcessSettings;
+  /** WORKERS: node:cluster workers sharing each listener's port (server/workers.ts); 1 = one process, no cluster. */
+  workers: number;
   /** HTTPS on the partner listeners (TLS_CERT_FILE + TLS_KEY_FILE; HTTP/2 too with TLS_HTTP2), null for plain HTTP. */
   tls: TlsFiles | null;
   /** TTLs (schema, cache.config.yaml / CACHE_CONFIG), CACHE_* and REPLAY_* sizes and retention. */
@@ -175,6 +178,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     },
   };
 
+  const { workers, playgroundWorkers } = workerSettings(env, redisUrl, problems);
+
   const keysFile = path.resolve(cwd, env.KEYS_FILE ?? path.join(dataDir, 'keys.json'));
   const cacheReplay = loadCacheReplaySettings(env, cwd, problems);
   const config: GatewayConfig = {
@@ -221,7 +226,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       enabled: bool('PLAYGROUND_PROCESS', true),
       opsPort: port('PLAYGROUND_OPS_PORT', 9465)!,
       nice: int('PLAYGROUND_NICE', 10, 0, 19),
+      workers: playgroundWorkers,
     },
+    workers,
     cacheReplay,
     certificationEnrollmentBaseUrl: url(
       'CERTIFICATION_ENROLLMENT_BASE_URL',
@@ -232,6 +239,38 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   };
   if (problems.length) throw new ConfigError(problems);
   return config;
+}
+
+/** Upper bound of WORKERS: more processes than this is a typo, not a host. */
+const MAX_WORKERS = 256;
+
+/**
+ * WORKERS and PLAYGROUND_WORKERS. Workers share state through Redis only: the embedded stores
+ * (allowance log, replay files, in-process persisted queries) belong to one process.
+ */
+function workerSettings(env: NodeJS.ProcessEnv, redisUrl: string | null, problems: string[]) {
+  const counts = { WORKERS: workerCount(env, 'WORKERS', problems), PLAYGROUND_WORKERS: workerCount(env, 'PLAYGROUND_WORKERS', problems) };
+  for (const [name, n] of Object.entries(counts)) {
+    if (n > 1 && !redisUrl)
+      problems.push(
+        `${name}=${n} needs REDIS_URL: workers share the playground allowance, free-request rate, replay log and persisted queries ` +
+          `through Redis (the embedded store belongs to one process); set REDIS_URL or ${name}=1`,
+      );
+  }
+  return { workers: counts.WORKERS, playgroundWorkers: counts.PLAYGROUND_WORKERS };
+}
+
+/** WORKERS / PLAYGROUND_WORKERS: a count 1-256, or `auto` (the cores this process may use). */
+function workerCount(env: NodeJS.ProcessEnv, name: 'WORKERS' | 'PLAYGROUND_WORKERS', problems: string[]): number {
+  const raw = env[name]?.trim();
+  if (!raw) return 1;
+  if (raw === 'auto') return os.availableParallelism();
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < 1 || n > MAX_WORKERS) {
+    problems.push(`${name} must be a number of processes 1-${MAX_WORKERS} or "auto", got "${raw}"`);
+    return 1;
+  }
+  return n;
 }
 
 function loadConsoleSettings(
