@@ -325,7 +325,7 @@ describe('malformed payloads', () => {
     // The same text as a decimal string is its own value, converted (and remembered) exactly alike.
     const text = voltifyOffer() as Record<string, any>;
     text.baseChargeUsdPerMonth = '9.95';
-    expect(voltify.map({ offers: [text] }).records[0]!.baseMonthly).toBe(first[0]!.baseMonthly);
+    expect(voltify.map({ offers: [text] }).records[0]!.baseMonthlyMicro).toBe(first[0]!.baseMonthlyMicro);
   });
 
   it('accepts money as plain decimal strings (money units only)', () => {
