@@ -77,6 +77,7 @@ import { connectRedis } from '../cache/redis-connection.js';
 import { writeStockMeshConfig } from './mesh-start/config.js';
 import { checkMeshAnswer, checkMeshHitsUpstream, MESH_QUERY, meshBody } from './mesh-start/query.js';
 import { spreadDocument } from './spread-document.js';
+import { parseWorkerList, runWorkerScaling, type ScalingScenario } from './workers.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -120,6 +121,7 @@ const FLAGS = [
   'rounds',
   'instructions-requests',
   'instructions-warmup',
+  'workers',
 ];
 const f = flags(process.argv.slice(2));
 for (const k of Object.keys(f)) if (!FLAGS.includes(k)) usage(`unknown flag --${k} (known: ${FLAGS.map((x) => `--${x}`).join(', ')})`);
@@ -132,7 +134,8 @@ const opts = {
   duration: num('duration', 8),
   connections: Math.round(num('connections', 50)),
   warmup: f.warmup === '0' ? 0 : num('warmup', 2),
-  starts: Math.round(num('starts', 3)),
+  // With --workers, the scaling series alone (start-up is timed only when --starts says so).
+  starts: Math.round(num('starts', f.workers ? 1 : 3)),
   zip: f.zip ?? '75001',
   runner: (f.runner ?? 'dist') as 'tsx' | 'dist',
   json: f['no-json'] === undefined,
@@ -179,6 +182,14 @@ type ScenarioName = (typeof ALL)[number];
 // `instructions` runs under valgrind for minutes: only when asked for.
 const only = new Set<ScenarioName>((f.only ? f.only.split(',') : ALL.filter((s) => s !== 'instructions')) as ScenarioName[]);
 for (const s of only) if (!ALL.includes(s)) usage(`--only: unknown scenario "${s}" (${ALL.join(', ')})`);
+/** --workers 1,2,4: the gateway as a cluster of each size (bench/workers.ts), instead of the scenarios. */
+const parsedWorkers = f.workers ? parseWorkerList(f.workers) : null;
+if (typeof parsedWorkers === 'string') usage(parsedWorkers);
+const workerList: number[] | null = parsedWorkers;
+const SCALING: ScalingScenario[] = ['cached', 'uncached', 'playground'];
+const scalingScenarios = workerList ? SCALING.filter((s) => !f.only || only.has(s)) : [];
+if (workerList && !scalingScenarios.length) usage(`--workers runs ${SCALING.join(', ')}; --only names none of them`);
+if (workerList) only.clear();
 if (opts.runner !== 'tsx' && opts.runner !== 'dist') usage(`--runner must be tsx or dist, got "${opts.runner}"`);
 for (const dir of [opts.gatewayRoot, opts.compareRoot])
   if (dir && !fs.existsSync(path.join(dir, 'package.json'))) usage(`${dir} is not a checkout of the gateway (no package.json)`);
@@ -564,14 +575,16 @@ async function load(
   o: Options,
   pid?: number,
   before?: () => Promise<void>,
+  /** CPU ms so far of what is measured, instead of `pid`'s (a process tree: bench/workers.ts). */
+  cpuOf: () => number | null = () => (pid ? cpuMsOf(pid) : null),
 ): Promise<{ result: Result; cpuUsPerRequest: number | null; threadCpuUs: Record<string, number> | null }> {
   if (opts.rate) o = { ...o, overallRate: opts.rate };
   if (opts.warmup > 0) await autocannon({ ...o, duration: opts.warmup });
   await before?.();
-  const cpu0 = pid ? cpuMsOf(pid) : null;
+  const cpu0 = cpuOf();
   const threads0 = pid ? threadCpuMsOf(pid) : null;
   const result = await autocannon({ timeout: 10, ...o });
-  const cpu1 = pid ? cpuMsOf(pid) : null;
+  const cpu1 = cpuOf();
   const threads1 = pid ? threadCpuMsOf(pid) : null;
   const n = result.requests.total;
   const cpuUsPerRequest = cpu0 !== null && cpu1 !== null && n ? Math.round(((cpu1 - cpu0) * 1000) / n) : null;
@@ -1681,6 +1694,57 @@ async function main() {
         table(errorRow('mesh', description, err));
       }
     });
+    if (workerList) {
+      await runWorkerScaling<Row, Options>({
+        list: workerList,
+        scenarios: scalingScenarios,
+        connections: opts.connections,
+        duration: opts.duration,
+        startGateway: async (name, extra) => {
+          const g = await startGatewayChild(name, gatewayEnv, extra);
+          return { pid: g.child.proc.pid, production: g.urls.production, playground: g.urls.playground, stop: () => g.child.stop() };
+        },
+        load: async (o, cpuOf, before) => {
+          const measured = await load(o, undefined, before, cpuOf);
+          return {
+            totalRequests: measured.result.requests.total,
+            row: (scenario, description) => row(scenario, description, opts.connections, measured),
+          };
+        },
+        keyedRequest: (url) => ({
+          url,
+          connections: opts.connections,
+          duration: opts.duration,
+          method: 'POST',
+          headers: keyedHeaders,
+          body: BODY,
+        }),
+        playgroundRequest: (url) => {
+          let n = 0;
+          const headers = { 'content-type': 'application/json' };
+          return {
+            url,
+            connections: opts.connections,
+            duration: opts.duration,
+            requests: [
+              {
+                method: 'POST',
+                path: '/graphql',
+                headers,
+                body: BODY,
+                setupRequest: (req: { headers?: Record<string, string> }) => ({
+                  ...req,
+                  headers: { ...headers, 'x-forwarded-for': ipFor(n++) },
+                }),
+              },
+            ],
+          };
+        },
+        redisCpuMs: () => redisCpuMs(redis.url),
+        cpuMsOf,
+        table,
+      });
+    }
     await up.child.stop();
   } finally {
     for (const c of [...children]) await c.stop();

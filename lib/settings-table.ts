@@ -47,6 +47,17 @@ const LISTENERS = {
   PLAYGROUND_CHILD_NICE: setting(k.int(0, 19), null, 'the niceness the playground process applies to its threads', ['playground process'], {
     internal: true,
   }),
+  WORKERS: setting(
+    k.processes(256),
+    1,
+    "node:cluster workers sharing each keyed listener's port (auto: the cores this process may use); more than 1 needs REDIS_URL",
+  ),
+  PLAYGROUND_WORKERS: setting(
+    k.processes(256),
+    1,
+    "the playground process's own workers (passed to it as WORKERS); more than 1 needs REDIS_URL",
+  ),
+  GATEWAY_WORKER_SLOT: setting(k.int(1, 256), null, "a worker's slot, set by the primary for each worker", ['gateway'], { internal: true }),
   OPS_HOST: setting(k.text(), '127.0.0.1', 'address of the ops endpoint (/metrics, /healthz, /readyz)'),
   OPS_PORT: setting(k.port(), 9464, 'ops endpoint port'),
   ADMIN_TOKEN: setting(k.secret(24), null, 'admin HTTP endpoint for support tools and the support console; unset = off'),

@@ -50,7 +50,21 @@ export interface UpstreamFetch extends MeshFetch {
   readonly settings: UpstreamSettings;
 }
 
+/** URLs already redacted: each upstream call's URL is logged, and the same URLs come back call after call. */
+const redacted = new Map<string, string>();
+const REDACTED_MAX = 1000;
+
 export function redactUrl(raw: string): string {
+  let shown = redacted.get(raw);
+  if (shown === undefined) {
+    shown = redactUrlNow(raw);
+    if (redacted.size >= REDACTED_MAX) redacted.clear();
+    redacted.set(raw, shown);
+  }
+  return shown;
+}
+
+function redactUrlNow(raw: string): string {
   try {
     const u = new URL(raw);
     u.username = '';
