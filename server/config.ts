@@ -13,6 +13,7 @@ import { loadCacheReplaySettings, parseDuration, type CacheReplaySettings } from
 import { parseRedisUrl } from '../cache/redis-url.js';
 import type { PlaygroundProcessSettings } from './playground-process.js';
 import { loadTlsPair, type TlsFiles } from './http/tls.js';
+import { loadTracingSettings, type TracingSettings } from './observability/tracing-config.js';
 
 export interface GatewayConfig {
   environments: EnvironmentName[];
@@ -57,6 +58,8 @@ export interface GatewayConfig {
   /** Enrollment links answered by the certification environment: the certification checkout. */
   certificationEnrollmentBaseUrl: string;
   console: ConsoleSettings;
+  /** OpenTelemetry traces (OTEL_*, TRACE_*: server/observability/tracing-config.ts); off without an OTLP endpoint. */
+  tracing: TracingSettings;
 }
 
 export interface ConsoleSettings {
@@ -229,6 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       ['https:'],
     ),
     console: loadConsoleSettings(env, cwd, keysFile, cacheReplay.replay.retentionMs, problems),
+    tracing: loadTracingSettings(env, problems),
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

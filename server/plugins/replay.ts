@@ -49,6 +49,7 @@ export function replayRecord(state: RequestState, reply: Reply, now = Date.now()
     durationMs: Math.max(0, now - state.receivedAt),
   };
   if (notes) record.notes = notes;
+  if (state.trace) record.traceId = state.trace.traceId;
   const op = state.operation;
   // Only an executed operation keeps its text (support re-runs it); the rest keep a digest.
   const executed = !!op && !op.introspectionOnly && reply.status < 400;
@@ -96,7 +97,11 @@ export function replayPlugin(store: ReplayStore, piiKey: Buffer | null = null): 
     onResponse(state: RequestState, reply: Reply): void {
       try {
         if (!worthRecording(state, reply)) return;
+        const trace = state.trace;
+        const started = trace ? performance.now() : 0;
         store.enqueue(replayRecord(state, reply, Date.now(), piiKey));
+        // Building and queueing the record: the store writes it in a batch, after the answer.
+        trace?.step('gateway.replay.record', started, { 'gateway.request.id': state.requestId });
       } catch {
         store.noteDropped();
       }

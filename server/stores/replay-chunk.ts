@@ -138,7 +138,10 @@ export function chunkEncoder(keep: (r: ReplayRecord) => boolean = () => true, ex
       let text: string;
       try {
         // One native JSON.stringify of the record's own parts costs less than joining their texts.
-        text = JSON.stringify([r.id, r.time, r.clientIp, r.durationMs, shapeOf(r), r.responseHeaders, r.notes ?? null, r.upstreamCalls]);
+        const own = [r.id, r.time, r.clientIp, r.durationMs, shapeOf(r), r.responseHeaders, r.notes ?? null, r.upstreamCalls];
+        // A traced request's trace id comes last: an untraced record keeps the eight fields it always had.
+        if (r.traceId) own.push(r.traceId);
+        text = JSON.stringify(own);
       } catch {
         return false;
       }
@@ -237,30 +240,33 @@ export function decodeChunk(raw: string): ReplayRecord[] {
       responseBody: body(r.responseBody),
     }));
   }
-  return (chunk.records as unknown[][]).map(([id, time, clientIp, durationMs, shapeIndex, responseHeaders, notes, upstreamCalls]) => {
-    const [environment, partnerCode, operationName, query, variables, status, responseBody, fromCache, cache, queryDigest, personalData] =
-      chunk.shapes?.[shapeIndex as number] ?? [];
-    // The order of a record as the replay plugin builds it.
-    const r = {
-      id,
-      time,
-      environment,
-      partnerCode,
-      clientIp,
-      operationName,
-      query: text(query),
-      variables: vars(variables),
-      status,
-      responseBody: body(responseBody),
-      responseHeaders,
-      fromCache,
-      cache,
-      upstreamCalls,
-      durationMs,
-    } as ReplayRecord;
-    if (notes !== null && notes !== undefined) r.notes = notes as Record<string, unknown>;
-    if (queryDigest) r.queryDigest = queryDigest as ReplayRecord['queryDigest'];
-    if (personalData) r.personalData = personalData as ReplayRecord['personalData'];
-    return r;
-  });
+  return (chunk.records as unknown[][]).map(
+    ([id, time, clientIp, durationMs, shapeIndex, responseHeaders, notes, upstreamCalls, traceId]) => {
+      const [environment, partnerCode, operationName, query, variables, status, responseBody, fromCache, cache, queryDigest, personalData] =
+        chunk.shapes?.[shapeIndex as number] ?? [];
+      // The order of a record as the replay plugin builds it.
+      const r = {
+        id,
+        time,
+        environment,
+        partnerCode,
+        clientIp,
+        operationName,
+        query: text(query),
+        variables: vars(variables),
+        status,
+        responseBody: body(responseBody),
+        responseHeaders,
+        fromCache,
+        cache,
+        upstreamCalls,
+        durationMs,
+      } as ReplayRecord;
+      if (notes !== null && notes !== undefined) r.notes = notes as Record<string, unknown>;
+      if (queryDigest) r.queryDigest = queryDigest as ReplayRecord['queryDigest'];
+      if (personalData) r.personalData = personalData as ReplayRecord['personalData'];
+      if (typeof traceId === 'string') r.traceId = traceId;
+      return r;
+    },
+  );
 }

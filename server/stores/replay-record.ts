@@ -40,4 +40,6 @@ export interface ReplayRecord {
   durationMs: number;
   /** Plugins' notes (allowance state, key id, cache level). */
   notes?: Record<string, unknown>;
+  /** The OpenTelemetry trace id of a traced (sampled) request: its trace in the operators' trace UI. */
+  traceId?: string;
 }

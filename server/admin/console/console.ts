@@ -40,6 +40,8 @@ export interface ConsoleOptions {
   sessionTtlMs: number;
   trustProxy: TrustProxy;
   now?: () => number;
+  /** TRACE_URL_TEMPLATE: the record page links a traced request's trace id through it. */
+  traceUrlTemplate?: string | null;
 }
 
 export interface SupportConsole {
@@ -222,7 +224,13 @@ export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
       return send(
         res,
         200,
-        recordPage(s, { record: m.record, masked: m.masked, unmaskAvailable: opts.unmasker.available, unmasked: false }),
+        recordPage(s, {
+          record: m.record,
+          masked: m.masked,
+          unmaskAvailable: opts.unmasker.available,
+          traceUrlTemplate: opts.traceUrlTemplate,
+          unmasked: false,
+        }),
       );
     }
     if (req.method !== 'POST') throw new HttpError(405, 'Use the buttons of the record page.');
@@ -239,11 +247,22 @@ export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
             record: maskRecord(r).record,
             masked: true,
             unmaskAvailable: opts.unmasker.available,
+            traceUrlTemplate: opts.traceUrlTemplate,
             unmasked: false,
             message: 'That support key is not right; personal data stays masked.',
           }),
         );
-      return send(res, 200, recordPage(s, { record: clear, masked: false, unmaskAvailable: opts.unmasker.available, unmasked: true }));
+      return send(
+        res,
+        200,
+        recordPage(s, {
+          record: clear,
+          masked: false,
+          unmaskAvailable: opts.unmasker.available,
+          traceUrlTemplate: opts.traceUrlTemplate,
+          unmasked: true,
+        }),
+      );
     }
     if (action === 'rerun') {
       if (!r.query) throw new HttpError(409, 'This request carried no operation; there is nothing to rerun.');

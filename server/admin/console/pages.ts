@@ -136,6 +136,8 @@ export interface RecordView {
   unmaskAvailable: boolean;
   unmasked: boolean;
   message?: string;
+  /** TRACE_URL_TEMPLATE (with `{traceId}`): a traced record's trace id links to the trace UI. */
+  traceUrlTemplate?: string | null;
 }
 
 export function recordPage(session: Session, v: RecordView): string {
@@ -165,6 +167,7 @@ export function recordPage(session: Session, v: RecordView): string {
     <dt>Partner</dt><dd>${r.partnerCode ?? '–'}</dd><dt>Client IP</dt><dd class="mono">${r.clientIp}</dd>
     <dt>Operation</dt><dd>${r.operationName ?? '–'} <span class="mono">(${rootFields(r.query).join(', ') || 'no fields'})</span></dd>
     <dt>Status</dt><dd>${r.status}</dd><dt>Cache</dt><dd>${r.cache ?? '–'}${r.fromCache ? ' (served from cache)' : ''}</dd><dt>Duration</dt><dd>${r.durationMs} ms</dd>
+    ${r.traceId ? html`<dt>Trace</dt><dd class="mono" id="trace">${traceLink(r.traceId, v.traceUrlTemplate)}</dd>` : ''}
   </dl>
   <h2 id="query-h">Query</h2><pre id="query" aria-labelledby="query-h">${formatQuery(r.query)}</pre>
   <h2 id="vars-h">Variables</h2><pre id="variables" aria-labelledby="vars-h">${r.variables ? JSON.stringify(r.variables, null, 2) : '(none)'}</pre>
@@ -179,6 +182,12 @@ export function recordPage(session: Session, v: RecordView): string {
   <h2>Copy as curl</h2><pre id="curl">${curlCommand(r)}</pre>
   <div class="actions">${copyButton('curl', 'Copy curl')}</div>`;
   return page(`Request ${r.id}`, body, session, '');
+}
+
+/** The trace id, linked to the operators' trace UI when TRACE_URL_TEMPLATE is set. */
+function traceLink(traceId: string, template: string | null | undefined): Html | string {
+  if (!template) return traceId;
+  return html`<a href="${template.replaceAll('{traceId}', encodeURIComponent(traceId))}" rel="noopener noreferrer">${traceId}</a>`;
 }
 
 /** Money, rate and tier paths are what support looks for first in a diff. */

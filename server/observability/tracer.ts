@@ -1,0 +1,85 @@
+// The OpenTelemetry SDK of this process: a tracer provider with the configured sampler and
+// resource, exporting batches of spans over OTLP/HTTP (JSON). Loaded only when tracing is on: the
+// SDK and the exporter are imported here on demand (and left out of the bundle, scripts/build.mjs),
+// so a gateway without an endpoint neither loads nor pays for them.
+import type { TextMapPropagator, Tracer } from '@opentelemetry/api';
+import type { Sampler } from '@opentelemetry/sdk-trace';
+import type { TracingSettings } from './tracing-config.js';
+
+export interface Tracing {
+  tracer: Tracer;
+  propagator: TextMapPropagator;
+  /** Exports what is queued (tests, and shutdown). */
+  flush(): Promise<void>;
+  /** Exports what is queued and stops (within a few seconds at most). */
+  shutdown(): Promise<void>;
+}
+
+export interface TracingOptions {
+  serviceVersion?: string;
+}
+
+/** The tracing of this process, or null when no OTLP endpoint is configured. */
+export async function startTracing(settings: TracingSettings, opts: TracingOptions = {}): Promise<Tracing | null> {
+  if (!settings.endpoint) return null;
+  const [
+    { TracerProvider, BatchSpanProcessor },
+    { OTLPTraceExporter },
+    { resourceFromAttributes },
+    { W3CTraceContextPropagator },
+    semconv,
+  ] = await Promise.all([
+    import('@opentelemetry/sdk-trace'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/core'),
+    import('@opentelemetry/semantic-conventions'),
+  ]);
+  const resource = resourceFromAttributes({
+    ...settings.resourceAttributes,
+    // OTEL_SERVICE_NAME wins over a service.name in OTEL_RESOURCE_ATTRIBUTES, as the specification says.
+    [semconv.ATTR_SERVICE_NAME]: settings.serviceName,
+    ...(opts.serviceVersion ? { [semconv.ATTR_SERVICE_VERSION]: opts.serviceVersion } : {}),
+  });
+  const exporter = new OTLPTraceExporter({ url: settings.endpoint, timeoutMillis: 5000 });
+  const provider = new TracerProvider({
+    resource,
+    sampler: await sampler(settings),
+    spanProcessors: [
+      new BatchSpanProcessor({
+        exporter,
+        // Bounded: a collector that is down costs at most this queue, then spans are dropped.
+        maxQueueSize: settings.maxQueueSize,
+        maxExportBatchSize: Math.min(512, settings.maxQueueSize),
+        scheduledDelayMillis: settings.scheduleDelayMs,
+        exportTimeoutMillis: 5000,
+      }),
+    ],
+  });
+  const tracer = provider.getTracer('energy-plan-gateway', opts.serviceVersion);
+  return {
+    tracer,
+    propagator: new W3CTraceContextPropagator(),
+    flush: () => provider.forceFlush(),
+    shutdown: () => provider.shutdown(),
+  };
+}
+
+async function sampler(settings: TracingSettings): Promise<Sampler> {
+  const { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, TraceIdRatioBasedSampler } = await import('@opentelemetry/sdk-trace');
+  const ratio = () => new TraceIdRatioBasedSampler(settings.samplerRatio);
+  switch (settings.sampler) {
+    case 'always_on':
+      return new AlwaysOnSampler();
+    case 'always_off':
+      return new AlwaysOffSampler();
+    case 'traceidratio':
+      return ratio();
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: ratio() });
+    case 'parentbased_always_on':
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+  }
+}
