@@ -39,6 +39,8 @@
 //                there), the flood row the playground's and Redis' CPU. Then attacks 1-5 of the issue
 //                from many client IPs (the per-IP rate limit does not help there: memory bounds must)
 //                and the gateway's RSS during (VmHWM) and after them, per process (target <= 250 MB)
+//   tracing      cached and uncached keyed residentialPlans with OpenTelemetry tracing off, sampled at 1%
+//                and at 100% (--tracing off,1%,100%), spans sent to an OTLP/HTTP receiver in this process
 //   mesh         the stock GraphQL Mesh v0 server (`mesh build` + `mesh start`, one process) over the
 //                same reference upstream, asked for the same three feed calls as raw source fields
 //                (bench/mesh-start/: config derived from .meshrc.yaml, query, checks); the gateway
@@ -54,7 +56,8 @@
 //        environment, for experiments), --settle 10 (s of idle before the RSS is read again; 0: not),
 //        --rounds 3 (records: interleaved rounds), --gateway-root DIR and --compare DIR (another
 //        checkout's gateway instead, or beside it in the records rounds), --instructions-requests
-//        1000 and --instructions-warmup 1000 (instructions). An unknown flag or a bad value exits 2.
+//        1000 and --instructions-warmup 1000 (instructions), --tracing off,1%,100% (tracing: the levels).
+//        An unknown flag or a bad value exits 2.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -67,6 +70,7 @@ import autocannon from 'autocannon';
 type Options = Parameters<typeof autocannon>[0];
 type Result = Awaited<ReturnType<typeof autocannon>>;
 import { freePort, startTestRedis, type TestRedis } from '../scripts/harness/redis-server.js';
+import { startOtlpReceiver } from '../scripts/harness/otlp-receiver.js';
 import { issueKey } from '../server/keys/key-store.js';
 import { connectRedis } from '../cache/redis-connection.js';
 import { writeStockMeshConfig } from './mesh-start/config.js';
@@ -115,6 +119,7 @@ const FLAGS = [
   'rounds',
   'instructions-requests',
   'instructions-warmup',
+  'tracing',
 ];
 const f = flags(process.argv.slice(2));
 for (const k of Object.keys(f)) if (!FLAGS.includes(k)) usage(`unknown flag --${k} (known: ${FLAGS.map((x) => `--${x}`).join(', ')})`);
@@ -150,7 +155,12 @@ const opts = {
   settle: f.settle === '0' ? 0 : num('settle', 10),
   /** --env K=V,K=V: extra gateway environment for experiments (e.g. REPLAY_ENABLED=false). */
   env: Object.fromEntries((f.env ? f.env.split(',') : []).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
+  /** --tracing off,1%,100%: the tracing scenario's sampling levels (each a cached and an uncached row). */
+  tracing: (f.tracing ?? 'off,1%,100%').split(',').map((s) => s.trim()),
 };
+const TRACING_LEVELS: Record<string, string | null> = { off: null, '1%': '0.01', '100%': '1' };
+for (const level of opts.tracing)
+  if (!(level in TRACING_LEVELS)) usage(`--tracing takes off, 1% and 100% separated by commas, got "${level}"`);
 /** --flood-nice N: niceness of the isolation flood's load generator (default: the playground process's). */
 const floodNice = Math.max(0, Math.min(19, Math.round(Number(f['flood-nice'] ?? opts.env.PLAYGROUND_NICE ?? 10)) || 0));
 const ALL = [
@@ -168,6 +178,7 @@ const ALL = [
   'shared',
   'mesh',
   'instructions',
+  'tracing',
 ] as const;
 type ScenarioName = (typeof ALL)[number];
 // `instructions` runs under valgrind for minutes: only when asked for.
@@ -1514,6 +1525,52 @@ async function main() {
         };
         table(r);
         await g.child.stop();
+      }
+    });
+
+    await run('tracing', async () => {
+      // The keyed request cached and uncached with tracing off, at 1% (parent-based ratio sampler)
+      // and at 100%, spans posted to an OTLP/HTTP receiver in this process (counted, not parsed).
+      const receiver = await startOtlpReceiver({ keep: false });
+      try {
+        for (const level of opts.tracing) {
+          const ratio = TRACING_LEVELS[level];
+          const tracingEnv: NodeJS.ProcessEnv = ratio
+            ? { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: ratio }
+            : {};
+          for (const cached of [true, false]) {
+            const kind = cached ? 'cached' : 'uncached';
+            const g = await startGatewayChild(`gateway (tracing ${level}, ${kind})`, gatewayEnv, {
+              ...tracingEnv,
+              ...(cached ? {} : { CACHE_ENABLED: 'false' }),
+            });
+            await checkOnce(g.urls.production, keyedHeaders);
+            // Exports of the warm-up, the run and the stop (which sends what the span queue holds).
+            const exports0 = { n: receiver.exports, bytes: receiver.bytes };
+            const r = row(
+              `${kind}/trace-${level}`,
+              `keyed residentialPlans ${opts.zip}, ${kind}, tracing ${ratio ? `sampled at ${level}` : 'off'}`,
+              opts.connections,
+              await load(
+                {
+                  url: g.urls.production,
+                  connections: opts.connections,
+                  duration: opts.duration,
+                  method: 'POST',
+                  headers: keyedHeaders,
+                  body: BODY,
+                },
+                g.child.proc.pid,
+              ),
+            );
+            await g.child.stop();
+            if (ratio)
+              r.notes = { otlpExports: receiver.exports - exports0.n, otlpKilobytes: Math.round((receiver.bytes - exports0.bytes) / 1024) };
+            table(r);
+          }
+        }
+      } finally {
+        await receiver.close();
       }
     });
 

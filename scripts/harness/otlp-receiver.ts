@@ -1,7 +1,8 @@
 // A real OTLP/HTTP trace receiver for tests and the benchmark: POST /v1/traces with a JSON body
 // (ExportTraceServiceRequest, as the OpenTelemetry Collector's otlp receiver takes it), answered
 // like the collector does. It keeps the raw bodies and the spans, flattened; `keep: false` only
-// counts them (the benchmark).
+// counts the exports and their bytes, without parsing them (the benchmark: it shares a process
+// with the load generator).
 import http from 'node:http';
 import { listen } from '../../server/http/listen.js';
 
@@ -55,8 +56,11 @@ export interface OtlpReceiver {
   spans: ReceivedSpan[];
   /** Every request body as received (to search for what must never be exported). */
   bodies: string[];
-  /** Spans received, kept or not. */
+  /** Spans received (kept ones only). */
   count: number;
+  /** Export requests and their bytes, kept or not. */
+  exports: number;
+  bytes: number;
   close(): Promise<void>;
 }
 
@@ -83,7 +87,7 @@ function attributes(list: KeyValue[] | undefined): Record<string, AttributeValue
 
 export async function startOtlpReceiver(opts: { keep?: boolean } = {}): Promise<OtlpReceiver> {
   const keep = opts.keep ?? true;
-  const received: OtlpReceiver = { url: '', spans: [], bodies: [], count: 0, close: async () => {} };
+  const received: OtlpReceiver = { url: '', spans: [], bodies: [], count: 0, exports: 0, bytes: 0, close: async () => {} };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -92,20 +96,23 @@ export async function startOtlpReceiver(opts: { keep?: boolean } = {}): Promise<
       if (!/application\/json/.test(String(req.headers['content-type']))) {
         return void res.writeHead(415, { 'content-type': 'application/json' }).end('{"message":"JSON bodies only"}');
       }
-      const text = Buffer.concat(chunks).toString('utf8');
+      const raw = Buffer.concat(chunks);
+      received.exports++;
+      received.bytes += raw.length;
+      if (!keep) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      const text = raw.toString('utf8');
       let body: ExportTraceServiceRequest;
       try {
         body = JSON.parse(text) as ExportTraceServiceRequest;
       } catch {
         return void res.writeHead(400, { 'content-type': 'application/json' }).end('{"message":"not JSON"}');
       }
-      if (keep) received.bodies.push(text);
+      received.bodies.push(text);
       for (const rs of body.resourceSpans ?? []) {
         const resource = attributes(rs.resource?.attributes);
         for (const ss of rs.scopeSpans ?? []) {
           for (const s of ss.spans ?? []) {
             received.count++;
-            if (!keep) continue;
             received.spans.push({
               traceId: hexId(s.traceId),
               spanId: hexId(s.spanId),
