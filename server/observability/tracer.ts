@@ -4,6 +4,8 @@
 // so a gateway without an endpoint neither loads nor pays for them.
 import type { TextMapPropagator, Tracer } from '@opentelemetry/api';
 import type { Sampler } from '@opentelemetry/sdk-trace';
+// Two constants, bundled (the names only): a dynamic import would bring the whole conventions list.
+import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { TracingSettings } from './tracing-config.js';
 
 export interface Tracing {
@@ -22,24 +24,18 @@ export interface TracingOptions {
 /** The tracing of this process, or null when no OTLP endpoint is configured. */
 export async function startTracing(settings: TracingSettings, opts: TracingOptions = {}): Promise<Tracing | null> {
   if (!settings.endpoint) return null;
-  const [
-    { TracerProvider, BatchSpanProcessor },
-    { OTLPTraceExporter },
-    { resourceFromAttributes },
-    { W3CTraceContextPropagator },
-    semconv,
-  ] = await Promise.all([
-    import('@opentelemetry/sdk-trace'),
-    import('@opentelemetry/exporter-trace-otlp-http'),
-    import('@opentelemetry/resources'),
-    import('@opentelemetry/core'),
-    import('@opentelemetry/semantic-conventions'),
-  ]);
+  const [{ TracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }, { resourceFromAttributes }, { W3CTraceContextPropagator }] =
+    await Promise.all([
+      import('@opentelemetry/sdk-trace'),
+      import('@opentelemetry/exporter-trace-otlp-http'),
+      import('@opentelemetry/resources'),
+      import('@opentelemetry/core'),
+    ]);
   const resource = resourceFromAttributes({
     ...settings.resourceAttributes,
     // OTEL_SERVICE_NAME wins over a service.name in OTEL_RESOURCE_ATTRIBUTES, as the specification says.
-    [semconv.ATTR_SERVICE_NAME]: settings.serviceName,
-    ...(opts.serviceVersion ? { [semconv.ATTR_SERVICE_VERSION]: opts.serviceVersion } : {}),
+    [ATTR_SERVICE_NAME]: settings.serviceName,
+    ...(opts.serviceVersion ? { [ATTR_SERVICE_VERSION]: opts.serviceVersion } : {}),
   });
   const exporter = new OTLPTraceExporter({ url: settings.endpoint, timeoutMillis: 5000 });
   const provider = new TracerProvider({

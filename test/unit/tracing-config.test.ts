@@ -90,3 +90,16 @@ describe('tracing settings', () => {
     expect(problems).not.toMatch(/\n\s+at /);
   });
 });
+
+describe('tracing off', () => {
+  it('adds no plugin and starts no SDK when no endpoint is set', async () => {
+    const { tracingCapability } = await import('../../server/wiring/tracing.js');
+    const { startTracing } = await import('../../server/observability/tracer.js');
+    const config = loadConfig({});
+    expect(await startTracing(config.tracing)).toBeNull();
+    const logger = { info: () => {}, warn: () => {} };
+    const cap = await tracingCapability({ config, logger } as never);
+    expect(cap.plugins('production')).toEqual([]);
+    expect(cap.plugins('playground')).toEqual([]);
+  });
+});
