@@ -40,7 +40,8 @@
 //                from many client IPs (the per-IP rate limit does not help there: memory bounds must)
 //                and the gateway's RSS during (VmHWM) and after them, per process (target <= 250 MB)
 //   tracing      cached and uncached keyed residentialPlans with OpenTelemetry tracing off, sampled at 1%
-//                and at 100% (--tracing off,1%,100%), spans sent to an OTLP/HTTP receiver in this process
+//                and at 100% (--tracing off,1%,100%), spans sent to an OTLP/HTTP receiver in this process; loaded in
+//                interleaved rounds as in `records` (--rounds)
 //   mesh         the stock GraphQL Mesh v0 server (`mesh build` + `mesh start`, one process) over the
 //                same reference upstream, asked for the same three feed calls as raw source fields
 //                (bench/mesh-start/: config derived from .meshrc.yaml, query, checks); the gateway
@@ -1531,44 +1532,67 @@ async function main() {
     await run('tracing', async () => {
       // The keyed request cached and uncached with tracing off, at 1% (parent-based ratio sampler)
       // and at 100%, spans posted to an OTLP/HTTP receiver in this process (counted, not parsed).
+      // As in `records`: the gateways of one kind stay up and are loaded in turn for --rounds
+      // rounds after an uncounted one, each row the median of its rounds (one load after another
+      // moves by ±20% on a shared machine; side by side in rounds the comparison holds).
       const receiver = await startOtlpReceiver({ keep: false });
       try {
-        for (const level of opts.tracing) {
-          const ratio = TRACING_LEVELS[level];
-          const tracingEnv: NodeJS.ProcessEnv = ratio
-            ? { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: ratio }
-            : {};
-          for (const cached of [true, false]) {
-            const kind = cached ? 'cached' : 'uncached';
-            const g = await startGatewayChild(`gateway (tracing ${level}, ${kind})`, gatewayEnv, {
-              ...tracingEnv,
-              ...(cached ? {} : { CACHE_ENABLED: 'false' }),
-            });
-            await checkOnce(g.urls.production, keyedHeaders);
-            // Exports of the warm-up, the run and the stop (which sends what the span queue holds).
-            const exports0 = { n: receiver.exports, bytes: receiver.bytes };
-            const r = row(
-              `${kind}/trace-${level}`,
-              `keyed residentialPlans ${opts.zip}, ${kind}, tracing ${ratio ? `sampled at ${level}` : 'off'}`,
-              opts.connections,
-              await load(
-                {
-                  url: g.urls.production,
-                  connections: opts.connections,
-                  duration: opts.duration,
-                  method: 'POST',
-                  headers: keyedHeaders,
-                  body: BODY,
-                },
-                g.child.proc.pid,
-              ),
-            );
-            await g.child.stop();
-            if (ratio)
-              r.notes = { otlpExports: receiver.exports - exports0.n, otlpKilobytes: Math.round((receiver.bytes - exports0.bytes) / 1024) };
-            table(r);
+        for (const kind of ['cached', 'uncached'] as const) {
+          const targets: { name: string; ratio: string | null; url: string; pid: number | undefined; stop(): Promise<void> }[] = [];
+          try {
+            for (const level of opts.tracing) {
+              const ratio = TRACING_LEVELS[level]!;
+              const g = await startGatewayChild(`gateway (tracing ${level}, ${kind})`, gatewayEnv, {
+                ...(ratio
+                  ? {
+                      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+                      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+                      OTEL_TRACES_SAMPLER_ARG: ratio,
+                    }
+                  : {}),
+                ...(kind === 'cached' ? {} : { CACHE_ENABLED: 'false' }),
+              });
+              targets.push({
+                name: `${kind}/trace-${level}`,
+                ratio,
+                url: g.urls.production,
+                pid: g.child.proc.pid,
+                stop: () => g.child.stop(),
+              });
+              await checkOnce(g.urls.production, keyedHeaders);
+            }
+            const samples = new Map<string, Row[]>(targets.map((t) => [t.name, []]));
+            for (let round = 0; round <= opts.rounds; round++) {
+              for (let i = 0; i < targets.length; i++) {
+                const t = targets[(round + i) % targets.length]!;
+                const r = row(
+                  t.name,
+                  '',
+                  opts.connections,
+                  await load(
+                    {
+                      url: t.url,
+                      connections: opts.connections,
+                      duration: opts.duration,
+                      method: 'POST',
+                      headers: keyedHeaders,
+                      body: BODY,
+                    },
+                    t.pid,
+                  ),
+                );
+                if (round > 0) samples.get(t.name)!.push(r);
+              }
+            }
+            for (const t of targets) {
+              const tracing = t.ratio ? `sampled at ${t.ratio}` : 'off';
+              table(medianRow(t.name, `${kind}, tracing ${tracing}, median of ${opts.rounds} interleaved rounds`, samples.get(t.name)!));
+            }
+          } finally {
+            for (const t of targets) await t.stop();
           }
         }
+        console.log(`  tracing: ${receiver.exports} OTLP exports received, ${Math.round(receiver.bytes / 1024)} KB`);
       } finally {
         await receiver.close();
       }
