@@ -2,7 +2,8 @@
 // resource, exporting batches of spans over OTLP/HTTP (JSON). Loaded only when tracing is on: the
 // SDK and the exporter are imported here on demand (and left out of the bundle, scripts/build.mjs),
 // so a gateway without an endpoint neither loads nor pays for them.
-import type { TextMapPropagator, Tracer } from '@opentelemetry/api';
+import { diag, DiagLogLevel, type TextMapPropagator, type Tracer } from '@opentelemetry/api';
+import { throttledWarning } from '../../lib/throttled-warning.js';
 import type { Sampler } from '@opentelemetry/sdk-trace';
 // Two constants, bundled (the names only): a dynamic import would bring the whole conventions list.
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
@@ -19,11 +20,24 @@ export interface Tracing {
 
 export interface TracingOptions {
   serviceVersion?: string;
+  /** Where the SDK's own problems go (an unreachable collector: spans dropped), at most once a minute. */
+  logger?: { warn(obj: object, msg: string): void };
 }
 
 /** The tracing of this process, or null when no OTLP endpoint is configured. */
 export async function startTracing(settings: TracingSettings, opts: TracingOptions = {}): Promise<Tracing | null> {
   if (!settings.endpoint) return null;
+  if (opts.logger) {
+    // The SDK reports export failures through the API's diagnostic logger, silent unless one is set.
+    const warn = throttledWarning((obj, msg) => opts.logger!.warn(obj, msg), { everyMs: 60_000, countField: 'problemsSinceLastWarning' });
+    const report = (message: string) =>
+      warn({ problem: message.slice(0, 300) }, 'tracing: the OpenTelemetry SDK reported a problem (spans may be dropped)');
+    const quiet = () => {};
+    diag.setLogger(
+      { error: report, warn: report, info: quiet, debug: quiet, verbose: quiet },
+      { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true },
+    );
+  }
   const [{ TracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }, { resourceFromAttributes }, { W3CTraceContextPropagator }] =
     await Promise.all([
       import('@opentelemetry/sdk-trace'),

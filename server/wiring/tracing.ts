@@ -8,7 +8,7 @@ import type { CapabilitySetup } from './types.js';
 
 export const tracingCapability: CapabilitySetup = async ({ config, logger }) => {
   const settings = config.tracing;
-  const tracing = await startTracing(settings);
+  const tracing = await startTracing(settings, { logger });
   if (!tracing) return { name: 'tracing', plugins: () => [] };
   logger.info(
     { endpoint: settings.endpoint, sampler: settings.sampler, ratio: settings.samplerRatio, incomingParent: settings.incomingParent },

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../server/config.js';
 import { loadTracingSettings, traceUrl } from '../../server/observability/tracing-config.js';
+import { eventually } from '../../scripts/harness/eventually.js';
 
 const load = (env: Record<string, string>) => {
   const problems: string[] = [];
@@ -102,4 +103,20 @@ describe('tracing off', () => {
     expect(cap.plugins('production')).toEqual([]);
     expect(cap.plugins('playground')).toEqual([]);
   });
+});
+
+describe('tracing with an unreachable collector', () => {
+  it('warns (throttled) that spans may be dropped', async () => {
+    const { startTracing } = await import('../../server/observability/tracer.js');
+    const { freePort } = await import('../../scripts/harness/redis-server.js');
+    const port = await freePort();
+    const warnings: [object, string][] = [];
+    const settings = loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_BSP_SCHEDULE_DELAY: '10' }).tracing;
+    const tracing = (await startTracing(settings, { logger: { warn: (obj, msg) => warnings.push([obj, msg]) } }))!;
+    tracing.tracer.startSpan('lost').end();
+    // The batch goes out after OTEL_BSP_SCHEDULE_DELAY; the exporter retries within its 5 s timeout, then gives up.
+    await eventually(async () => warnings.length > 0, 15_000);
+    expect(warnings[0]![1]).toBe('tracing: the OpenTelemetry SDK reported a problem (spans may be dropped)');
+    await tracing.shutdown().catch(() => {});
+  }, 20_000);
 });
