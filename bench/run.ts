@@ -42,6 +42,10 @@
 //   tracing      cached and uncached keyed residentialPlans with OpenTelemetry tracing off, sampled at 1%
 //                and at 100% (--tracing off,1%,100%), spans sent to an OTLP/HTTP receiver in this process; loaded in
 //                interleaved rounds as in `records` (--rounds)
+//   profile      the keyed plan list priced over a 12-month usage profile (annualCost, ranked by the
+//                year) against the same list asked plainly: `profile/uncached` beside `profile/plain`
+//                on a CACHE_ENABLED=false gateway (target: within 1.5x), `profile/cached` beside
+//                `cached` on gateway A (target: the same speed)
 //   mesh         the stock GraphQL Mesh v0 server (`mesh build` + `mesh start`, one process) over the
 //                same reference upstream, asked for the same three feed calls as raw source fields
 //                (bench/mesh-start/: config derived from .meshrc.yaml, query, checks); the gateway
@@ -53,7 +57,8 @@
 //        --zip 75001, --only cached,baseline (subset), --runner dist|tsx (dist, the default: bundle with
 //        scripts/build.mjs and run dist/gateway.mjs, as `npm start` does), --no-json,
 //        --rate N (fixed req/s: compare CPU per request without saturating), --probe-rate N and
-//        --flood-nice N (isolation: the keyed probe's req/s, the flood generator's niceness), --profile DIR (V8 CPU profiles of the gateway processes), --env K=V,K=V (extra gateway
+//        --flood-nice N (isolation: the keyed probe's req/s, the flood generator's niceness),
+//        --profile DIR (V8 CPU profiles of the gateway processes), --env K=V,K=V (extra gateway
 //        environment, for experiments), --settle 10 (s of idle before the RSS is read again; 0: not),
 //        --rounds 3 (records: interleaved rounds), --gateway-root DIR and --compare DIR (another
 //        checkout's gateway instead, or beside it in the records rounds), --instructions-requests
@@ -177,6 +182,7 @@ const ALL = [
   'overhead',
   'isolation',
   'shared',
+  'profile',
   'mesh',
   'instructions',
   'tracing',
@@ -195,6 +201,15 @@ for (const kv of f.env ? f.env.split(',') : [])
 // The keyed request: a realistic plan list (about 3.3 KB for 75001), by variables.
 const QUERY = 'query Plans($zipCode: String!) { residentialPlans(zipCode: $zipCode) { title price term rateType supplier { name } } }';
 const BODY = JSON.stringify({ query: QUERY, variables: { zipCode: opts.zip }, operationName: 'Plans' });
+// The same list priced over a household's year (profile scenario).
+const PROFILE_QUERY =
+  'query Year($zipCode: String!, $profile: [Int!]) { residentialPlans(zipCode: $zipCode, usageProfile: $profile) ' +
+  '{ title price term rateType supplier { name } annualCost { totalUsd averageRateUsdPerKwh } } }';
+const PROFILE_BODY = JSON.stringify({
+  query: PROFILE_QUERY,
+  variables: { zipCode: opts.zip, profile: [800, 800, 750, 800, 1100, 1600, 2000, 2100, 1700, 1100, 800, 800] },
+  operationName: 'Year',
+});
 
 // ------------------------------------------------------------------------------------------------
 // Child processes
@@ -699,8 +714,12 @@ async function sequential(url: string, headers: Record<string, string>, n: numbe
   return bad;
 }
 
-async function checkOnce(url: string, headers: Record<string, string>): Promise<{ status: number; cache: string | null; bytes: number }> {
-  const res = await fetch(url, { method: 'POST', headers, body: BODY });
+async function checkOnce(
+  url: string,
+  headers: Record<string, string>,
+  body = BODY,
+): Promise<{ status: number; cache: string | null; bytes: number }> {
+  const res = await fetch(url, { method: 'POST', headers, body });
   const text = await res.text();
   return { status: res.status, cache: res.headers.get('x-cache'), bytes: Buffer.byteLength(text) };
 }
@@ -1111,7 +1130,8 @@ async function isolationScenario(
 async function main() {
   const started = new Date();
   console.log(
-    `bench: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; ${opts.connections} connections, ${opts.duration} s per scenario (+${opts.warmup} s warm-up)`,
+    `bench: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; ${opts.connections} connections, ${opts.duration} ` +
+      `s per scenario (+${opts.warmup} s warm-up)`,
   );
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-bench-'));
   const rows: Row[] = [];
@@ -1167,7 +1187,7 @@ async function main() {
 
     // Start-up: spawn -> first 200 from /healthz, N times; the last start stays up as gateway A.
     let gw: Gateway | null = null;
-    const needsA = only.has('cached') || only.has('playground');
+    const needsA = only.has('cached') || only.has('playground') || only.has('profile');
     for (let i = 0; i < opts.starts; i++) {
       const g = await startGatewayChild(`gateway start ${i + 1}`, gatewayEnv);
       startup.ms.push(Math.round(g.startMs));
@@ -1295,6 +1315,27 @@ async function main() {
           before('gateway_cache_hits_total', { environment: 'production' });
         r.notes = { hitShare: r.totalRequests ? Math.round((hits / r.totalRequests) * 1000) / 1000 : null };
         table(r);
+      });
+      await run('profile', async () => {
+        // Cached: the plain list and the profile list, back to back on the same gateway.
+        for (const [name, body, what] of [
+          ['profile/cached-plain', BODY, 'cache hits, plain list'],
+          ['profile/cached', PROFILE_BODY, 'cache hits, 12-month usageProfile'],
+        ] as const) {
+          await checkOnce(g.urls.production, keyedHeaders, body);
+          const hit = await checkOnce(g.urls.production, keyedHeaders, body);
+          if (hit.status !== 200 || hit.cache !== 'HIT')
+            throw new Error(`${name}: expected 200 and x-cache HIT, got ${hit.status}/${hit.cache}`);
+          const load1 = { url: g.urls.production, connections: opts.connections, duration: opts.duration, method: 'POST' as const };
+          table(
+            row(
+              name,
+              `keyed residentialPlans ${opts.zip}, ${what}`,
+              opts.connections,
+              await load({ ...load1, headers: keyedHeaders, body }, g.child.proc.pid),
+            ),
+          );
+        }
       });
       await run('playground', async () => {
         let n = 0;
@@ -1637,6 +1678,25 @@ async function main() {
       await b.child.stop();
     }
 
+    if (only.has('profile')) {
+      const b = await startGatewayChild('gateway (cache off, profile)', gatewayEnv, { CACHE_ENABLED: 'false' });
+      try {
+        for (const [name, body, what] of [
+          ['profile/plain', BODY, 'plain list'],
+          ['profile/uncached', PROFILE_BODY, '12-month usageProfile'],
+        ] as const) {
+          const check = await checkOnce(b.urls.production, keyedHeaders, body);
+          if (check.status !== 200 || check.cache !== 'BYPASS')
+            throw new Error(`${name}: expected 200 BYPASS, got ${check.status}/${check.cache}`);
+          const load1 = { url: b.urls.production, connections: opts.connections, duration: opts.duration, method: 'POST' as const };
+          const what1 = `keyed residentialPlans ${opts.zip}, CACHE_ENABLED=false, ${what}`;
+          table(row(name, what1, opts.connections, await load({ ...load1, headers: keyedHeaders, body }, b.child.proc.pid)));
+        }
+      } finally {
+        await b.child.stop();
+      }
+    }
+
     if (only.has('direct') || only.has('overhead')) {
       const port = await freePort();
       const d = startChild(
@@ -1735,6 +1795,11 @@ async function main() {
   derived.uncachedVsMeshStart =
     by('uncached') && by('mesh')?.reqPerSec ? Math.round((by('uncached')!.reqPerSec / by('mesh')!.reqPerSec) * 1000) / 1000 : null;
 
+  // Targets: a profile query uncached within 1.5x of the plain one (req/s), cached at the same speed.
+  const speedRatio = (a: string, b: string) => (by(a) && by(b) ? Math.round((by(b)!.reqPerSec / by(a)!.reqPerSec) * 1000) / 1000 : null);
+  derived.profileUncachedSlowdown = speedRatio('profile/uncached', 'profile/plain');
+  derived.profileCachedSlowdown = speedRatio('profile/cached', 'profile/cached-plain');
+
   const header = ['scenario', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'bytes', 'cpu µs/req', 'x baseline'];
   const lines = rows.map((r) =>
     r.error
@@ -1771,7 +1836,8 @@ async function main() {
   }
   if (derived.overheadP50Ms !== null)
     console.log(
-      `  gateway overhead at p50 (${opts.connections} conns, uncached - direct): ${derived.overheadP50Ms} ms; req/s uncached/direct: ${derived.uncachedVsDirect}`,
+      `  gateway overhead at p50 (${opts.connections} conns, uncached - direct): ${derived.overheadP50Ms} ms; req/s uncached/direct: ` +
+        `${derived.uncachedVsDirect}`,
     );
   if (derived.overheadP50MsOneConnection !== null)
     console.log(`  gateway overhead at p50 (1 connection): ${derived.overheadP50MsOneConnection} ms`);
@@ -1785,17 +1851,25 @@ async function main() {
       `  CPU a hit spends on its request log line: ${derived.logCpuUsPerHit ?? '-'} µs; on its replay record: ${derived.replayCpuUsPerHit ?? '-'} µs`,
     );
   if (derived.missStormVsUncached !== null) console.log(`  miss-storm / uncached req/s: ${derived.missStormVsUncached} (target >= 3)`);
+  if (derived.profileUncachedSlowdown !== null) {
+    console.log(
+      `  plain / profile req/s: uncached ${derived.profileUncachedSlowdown} (target <= 1.5), cached ${derived.profileCachedSlowdown ?? '-'}`,
+    );
+  }
   if (instructions.floor) {
     const of = (n: string) =>
       instructions[n]
         ? `${instructions[n]!.toLocaleString('en-US')} (${(instructions.floor! / instructions[n]!).toFixed(2)}× the floor's rate)`
         : '-';
     console.log(
-      `  instructions per request (callgrind, 1 connection; main thread and libuv's pool): floor ${instructions.floor.toLocaleString('en-US')}; cached ${of('cached')}; no log line ${of('cached/no-log')}; no replay ${of('cached/no-replay')}`,
+      `  instructions per request (callgrind, 1 connection; main thread and libuv's pool): floor ` +
+        `${instructions.floor.toLocaleString('en-US')}; cached ${of('cached')}; no log line ${of('cached/no-log')}; no replay ${of('cached/no-replay')}`,
     );
     if (instructions.cached && instructions['cached/no-log'] && instructions['cached/no-replay'])
       console.log(
-        `  instructions a hit spends on its request log line: ${(instructions.cached - instructions['cached/no-log']).toLocaleString('en-US')}; on its replay record: ${(instructions.cached - instructions['cached/no-replay']).toLocaleString('en-US')}`,
+        `  instructions a hit spends on its request log line: ` +
+          `${(instructions.cached - instructions['cached/no-log']).toLocaleString('en-US')}; on its replay record: ` +
+          `${(instructions.cached - instructions['cached/no-replay']).toLocaleString('en-US')}`,
       );
   }
   if (startup.ms.length)
@@ -1803,7 +1877,8 @@ async function main() {
   for (const [k, m] of Object.entries(memory)) {
     const settled = m.settleSeconds ? `; ${m.settledRssMb} MB after ${m.settleSeconds} s idle` : '';
     console.log(
-      `  ${k} RSS after its scenarios: ${m.rssMb} MB (peak ${m.peakRssMb} MB; V8 heap used ${m.heapUsedMb ?? '?'} of ${m.heapTotalMb ?? '?'} MB, external ${m.externalMb ?? '?'} MB${settled})`,
+      `  ${k} RSS after its scenarios: ${m.rssMb} MB (peak ${m.peakRssMb} MB; V8 heap used ${m.heapUsedMb ?? '?'} of ${m.heapTotalMb ?? '?'} ` +
+        `MB, external ${m.externalMb ?? '?'} MB${settled})`,
     );
   }
 

@@ -55,7 +55,8 @@ export async function runAuditCli(argv: string[], env: NodeJS.ProcessEnv, io: Io
       else
         for (const e of entries)
           io.out(
-            `${e.time}  ${e.actor.padEnd(20)}  ${e.action.padEnd(20)}  ${(e.target ?? '-').padEnd(38)}  ${e.from}${e.details ? `  ${JSON.stringify(e.details)}` : ''}`,
+            `${e.time}  ${e.actor.padEnd(20)}  ${e.action.padEnd(20)}  ${(e.target ?? '-').padEnd(38)}  ` +
+              `${e.from}${e.details ? `  ${JSON.stringify(e.details)}` : ''}`,
           );
       return 0;
     } finally {

@@ -4,6 +4,17 @@
 import { ConfigError, loadConfig, shownFeedUrls } from '../server/config.js';
 import { loadGatewayMesh, MeshStartupError } from '../server/mesh.js';
 import { createUpstreamFetch, redactUrl } from '../sources/upstream/fetch.js';
+import { SETTINGS, SETTING_FAMILIES } from '../lib/settings-table.js';
+
+/** Prefixes only the gateway's settings use: a variable with one that the table lacks is likely a typo. */
+const OWN_PREFIXES = /^(KEYED|PLAYGROUND|REPLAY|CACHE|UPSTREAM|STALE_IF_ERROR|CONSOLE|AUDIT|TLS)_/;
+
+/** Variables that look like settings of ours but are not declared in lib/settings-table.ts. */
+export function unknownSettings(env: NodeJS.ProcessEnv): string[] {
+  return Object.keys(env)
+    .filter((n) => OWN_PREFIXES.test(n) && !(n in SETTINGS) && !SETTING_FAMILIES.some((f) => f.pattern.test(n)))
+    .sort();
+}
 
 async function main(): Promise<number> {
   let config;
@@ -73,6 +84,8 @@ async function main(): Promise<number> {
       ),
     };
     console.log(JSON.stringify(effective, null, 2));
+    for (const name of unknownSettings(process.env))
+      console.error(`warning: ${name} is not a setting of the gateway (a typo?); see docs/operations.md`);
     console.error('configuration ok');
     mesh.close();
     return 0;

@@ -19,6 +19,7 @@ import {
   isKeyEnvironment,
   issueKey,
   normalizePartnerCode,
+  parseSupportRoles,
   readKeysFile,
   revokeKeys,
   type KeyChange,
@@ -36,8 +37,10 @@ const USAGE = `Usage: npm run keys -- <command> [options]
 
 Commands:
   issue --env <production|certification> --partner <CODE>
-  issue --env support --partner <PERSON>
-        Issue a key (support: a personal token for the admin console; PERSON is the user's handle). Only its hash is stored; the key is printed once, alone on the last line of
+  issue --env support --partner <PERSON> [--role viewer|unmask|partners]
+        Issue a key (support: a personal token for the admin console; PERSON is the user's handle;
+        --role takes a comma list, default viewer: unmask opens personal data, partners edits partners).
+        Only its hash is stored; the key is printed once, alone on the last line of
         stdout (capture it with: npm run --silent keys -- issue ... | tail -n 1).
   list [--env <production|certification>] [--partner <CODE>] [--active] [--json]
         List keys (id, partner, environment, created, revoked). Keys and hashes are never shown.
@@ -56,6 +59,7 @@ also tell every running instance at once and print how many of the live instance
 const OPTIONS = {
   env: { type: 'string' },
   partner: { type: 'string' },
+  role: { type: 'string' },
   file: { type: 'string' },
   json: { type: 'boolean' },
   active: { type: 'boolean' },
@@ -100,20 +104,25 @@ const COMMANDS: Record<string, Command> = { issue: issueCommand, list: listComma
 
 async function issueCommand(values: Values, rest: string[], { file, env }: Target, io: Io): Promise<number> {
   noPositionals(rest, 'issue');
-  onlyFlags(values, ['env', 'partner', 'file'], 'issue');
+  onlyFlags(values, ['env', 'partner', 'file', 'role'], 'issue');
   const environment = requireEnv(values.env);
+  if (values.role !== undefined && environment !== 'support') throw new UsageError('--role is for support tokens only (--env support)');
+  const roles = values.role === undefined ? undefined : parseSupportRoles(values.role);
   if (!values.partner)
     throw new UsageError(
       environment === 'support' ? "issue --env support needs --partner PERSON (the support user's handle)" : 'issue needs --partner CODE',
     );
   const partnerCode = partner(values.partner);
   const redisUrl = loadConfig(env).redisUrl;
-  const { key, record } = await issueKey(file, { environment, partnerCode });
+  const { key, record } = await issueKey(file, { environment, partnerCode, roles });
   const holder =
-    environment === 'support' ? `support user ${record.partnerCode}` : `partner ${record.partnerCode} in ${record.environment}`;
+    environment === 'support'
+      ? `support user ${record.partnerCode} (roles: ${(record.roles ?? ['viewer']).join(', ')})`
+      : `partner ${record.partnerCode} in ${record.environment}`;
   io.err(`Issued key ${record.id} for ${holder} (${file}).`);
   io.err(
-    `Give it to the ${environment === 'support' ? 'support user' : 'partner'} now: it is not stored and cannot be shown again. The key is the last line of stdout.`,
+    `Give it to the ${environment === 'support' ? 'support user' : 'partner'} now: it is not stored and cannot be shown again. The key is the ` +
+      `last line of stdout.`,
   );
   io.out(key);
   // stdout's last line stays the key: the reach goes to stderr.
@@ -174,7 +183,10 @@ async function announceKeyChange(redisUrl: string | null, keys: KeyChange['keys'
       'answered that their keys file does not show the change: give every instance the file this command wrote (KEYS_FILE)',
     )}`;
   } catch (err) {
-    return `The change is in the keys file, but the gateways could not be told through Redis (${(err as Error)?.message ?? err}): they pick it up from the file within about a second, uncounted.`;
+    return (
+      `The change is in the keys file, but the gateways could not be told through Redis (${(err as Error)?.message ?? err}): they pick ` +
+      `it up from the file within about a second, uncounted.`
+    );
   }
 }
 
@@ -239,7 +251,14 @@ function onlyFlags(values: Record<string, unknown>, allowed: string[], command: 
 }
 
 function publicView(k: KeyRecord) {
-  return { id: k.id, partnerCode: k.partnerCode, environment: k.environment, createdAt: k.createdAt, revokedAt: k.revokedAt };
+  return {
+    id: k.id,
+    partnerCode: k.partnerCode,
+    environment: k.environment,
+    createdAt: k.createdAt,
+    revokedAt: k.revokedAt,
+    ...(k.environment === 'support' ? { roles: k.roles ?? ['viewer'] } : {}),
+  };
 }
 
 function table(rows: ReturnType<typeof publicView>[]): string {

@@ -252,7 +252,9 @@ async function findRecord(id: string, environment: string | undefined, config: G
   const record = await withStore(config, (store) => store.get(id, environment));
   if (!record)
     throw new NotFound(
-      `no replay record for request id ${id}${environment ? ` in ${environment}` : ''} (records are kept ${Math.round(config.cacheReplay.replay.retentionMs / 3_600_000)} h at most, personal data ${Math.round(config.cacheReplay.replay.personal.retentionMs / 3_600_000)} h)`,
+      `no replay record for request id ${id}${environment ? ` in ${environment}` : ''} (records are kept ` +
+        `${Math.round(config.cacheReplay.replay.retentionMs / 3_600_000)} h at most, personal data ` +
+        `${Math.round(config.cacheReplay.replay.personal.retentionMs / 3_600_000)} h)`,
     );
   return record;
 }
@@ -299,7 +301,8 @@ async function rerunRecord(record: ReplayRecord, values: Options, config: Gatewa
     );
   } else {
     io.out(
-      `rerun of ${record.id}: ${record.environment}, partner ${record.partnerCode ?? '-'}, recorded ${record.time}${record.fromCache ? ' (served from cache)' : ''}`,
+      `rerun of ${record.id}: ${record.environment}, partner ${record.partnerCode ?? '-'}, recorded ` +
+        `${record.time}${record.fromCache ? ' (served from cache)' : ''}`,
     );
     io.out(`executed via ${answer.via}`);
     io.out(formatDiff(diff));

@@ -20,7 +20,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ReplayQuery, ReplayStore } from '../stores/replay-store.js';
 import type { ResponseCache } from '../../cache/response-cache.js';
-import { parseDuration } from '../../cache/cache-config.js';
+import { parseDuration } from '../../lib/settings.js';
 import { listen } from '../http/listen.js';
 import { throttledWarning } from '../../lib/throttled-warning.js';
 import { PartnerError, type PartnerStore } from '../keys/partners.js';
@@ -178,13 +178,21 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
       return send(res, 400, { error: 'bad request', problems: ['malformed URL'] });
     }
     const p = url.pathname.replace(/\/+$/, '') || '/';
+    // Browsers ask for /favicon.ico on every page: no authentication to fail, nothing to log.
+    if (p === '/favicon.ico') {
+      req.resume();
+      res.writeHead(404, { 'cache-control': 'public, max-age=86400', 'content-length': '0' });
+      return void res.end();
+    }
     // The console authenticates with its own session cookie (personal support tokens).
     if (opts.console && (p === '/console' || p.startsWith('/console/'))) return opts.console.handle(req, res, p, url);
     req.resume();
     if (!authorized(req, p)) {
       noteFailedAuth(req);
       res.setHeader('www-authenticate', 'Bearer');
-      return send(res, 401, { error: 'unauthorized', message: 'Authorization: Bearer <ADMIN_TOKEN> required.' });
+      // The checkout's routes name the checkout's token: the checkout never needs to know the admin token exists.
+      const needed = p.startsWith('/certification/') && opts.checkoutToken ? 'CHECKOUT_TOKEN' : 'ADMIN_TOKEN';
+      return send(res, 401, { error: 'unauthorized', message: `Authorization: Bearer <${needed}> required.` });
     }
     if (p === '/replay' || p.startsWith('/replay/')) return replayRoute(req, res, p, url);
     if (p === '/cache/purge') return purgeRoute(req, res, url);

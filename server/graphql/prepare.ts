@@ -147,7 +147,9 @@ export function createPreparer(
 function needsKey(err: GraphQLError, keyedOnly: ReadonlySet<string>): GraphQLError {
   const node = err.nodes?.[0];
   if (node?.kind !== Kind.FIELD || !keyedOnly.has(node.name.value) || !err.message.startsWith('Cannot query field')) return err;
-  const message = `Field "${node.name.value}" needs an API key: it is served on the production and certification endpoints only (send your key in the x-api-key header), not on the keyless playground.`;
+  const message =
+    `Field "${node.name.value}" needs an API key: it is served on the production and certification endpoints only (send your ` +
+    `key in the x-api-key header), not on the keyless playground.`;
   return new GraphQLError(message, { nodes: err.nodes, extensions: { code: 'GRAPHQL_VALIDATION_FAILED', reason: 'API_KEY_REQUIRED' } });
 }
 

@@ -4,6 +4,7 @@
 // let an idle socket live ~40 s), so they are enforced within a second of expiry.
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
+import type { SettingValues } from '../../lib/settings-table.js';
 
 export interface ConnectionLimits {
   /** Open sockets this listener accepts at once; over it, a new socket is closed at once. 0 = no cap. */
@@ -20,31 +21,16 @@ export interface ConnectionLimits {
 
 export const CONNECTION_SWEEP_MS = 1000;
 
-export const DEFAULT_CONNECTION_LIMITS: Record<'keyed' | 'playground', ConnectionLimits> = {
-  // Partners arrive through NATs and load balancers: no per-address cap by default.
-  keyed: { maxConnections: 4096, maxConnectionsPerIp: 0, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 },
-  // A browser opens at most six connections per host, GraphiQL needs one or two; scripts get 32.
-  playground: {
-    maxConnections: 256,
-    maxConnectionsPerIp: 32,
-    headersTimeoutMs: 5_000,
-    requestTimeoutMs: 15_000,
-    keepAliveTimeoutMs: 5_000,
-  },
-};
-
-type IntReader = (name: string, fallback: number, min: number, max: number) => number;
-
-/** <PREFIX>_MAX_CONNECTIONS, _MAX_CONNECTIONS_PER_IP, _HEADERS_TIMEOUT_MS, _REQUEST_TIMEOUT_MS, _KEEP_ALIVE_TIMEOUT_MS. */
-export function connectionLimits(prefix: 'KEYED' | 'PLAYGROUND', d: ConnectionLimits, int: IntReader): ConnectionLimits {
-  const headersTimeoutMs = int(`${prefix}_HEADERS_TIMEOUT_MS`, d.headersTimeoutMs, 500, 600_000);
+/** A listener's limits from the settings table: KEYED_* or PLAYGROUND_* (lib/settings-table.ts). */
+export function connectionLimits(s: SettingValues, prefix: 'KEYED' | 'PLAYGROUND'): ConnectionLimits {
+  const headersTimeoutMs = s[`${prefix}_HEADERS_TIMEOUT_MS`];
   return {
-    maxConnections: int(`${prefix}_MAX_CONNECTIONS`, d.maxConnections, 0, 1_000_000),
-    maxConnectionsPerIp: int(`${prefix}_MAX_CONNECTIONS_PER_IP`, d.maxConnectionsPerIp, 0, 1_000_000),
+    maxConnections: s[`${prefix}_MAX_CONNECTIONS`],
+    maxConnectionsPerIp: s[`${prefix}_MAX_CONNECTIONS_PER_IP`],
     headersTimeoutMs,
     // node requires headersTimeout <= requestTimeout.
-    requestTimeoutMs: Math.max(headersTimeoutMs, int(`${prefix}_REQUEST_TIMEOUT_MS`, d.requestTimeoutMs, 500, 3_600_000)),
-    keepAliveTimeoutMs: int(`${prefix}_KEEP_ALIVE_TIMEOUT_MS`, d.keepAliveTimeoutMs, 100, 600_000),
+    requestTimeoutMs: Math.max(headersTimeoutMs, s[`${prefix}_REQUEST_TIMEOUT_MS`]),
+    keepAliveTimeoutMs: s[`${prefix}_KEEP_ALIVE_TIMEOUT_MS`],
   };
 }
 

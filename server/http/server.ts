@@ -270,7 +270,8 @@ export function createListener(opts: ListenerOptions): http.Server {
     // Closed a second later whatever the client does: one that never reads (an idle-socket flood)
     // must not hold it half-open; the second lets a client that does read get the answer.
     socket.end(
-      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ` +
+        `${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
     );
     setTimeout(() => socket.destroy(), 1000).unref();
   });

@@ -47,7 +47,8 @@ export function loadTlsPair(files: TlsFiles): { cert: Buffer; key: Buffer } {
     tls.createSecureContext({ cert, key });
   } catch (err) {
     throw new Error(
-      `TLS_CERT_FILE (${files.certFile}) and TLS_KEY_FILE (${files.keyFile}) are not a usable PEM certificate and matching private key: ${(err as Error).message}`,
+      `TLS_CERT_FILE (${files.certFile}) and TLS_KEY_FILE (${files.keyFile}) are not a usable PEM certificate and matching private key: ` +
+        `${(err as Error).message}`,
     );
   }
   return { cert, key };

@@ -193,7 +193,9 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
   });
   new Counter({
     name: 'gateway_replay_records_total',
-    help: 'Replay log records (process-wide), by outcome: enqueued, written, dropped (queue full, or store down after retries), write_errors (failed batch writes), retries (batch writes tried again).',
+    help:
+      'Replay log records (process-wide), by outcome: enqueued, written, dropped (queue full, or store down after retries), write_errors ' +
+      '(failed batch writes), retries (batch writes tried again).',
     labelNames: ['outcome'],
     registers: [registry],
     collect() {

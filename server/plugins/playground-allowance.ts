@@ -26,7 +26,8 @@
 // playground request takes a free point in onRequest, before its body is read, in the same store
 // round trip that reads the allowance; a call the allowance counts gets its point back in the
 // same round trip that counts it. A client over the rate is refused from memory, without a round
-// trip, until its window ends (its remaining calls as read when the refusal began): HTTP 429, code RATE_LIMITED, extensions.reason FREE_REQUEST_RATE (the spent allowance is
+// trip, until its window ends (its remaining calls as read when the refusal began): HTTP 429, code
+// RATE_LIMITED, extensions.reason FREE_REQUEST_RATE (the spent allowance is
 // ALLOWANCE_USED_UP), Retry-After, and the allowance headers as usual. While refused, its counted
 // calls are refused too: a person using GraphiQL never gets there (it sends two free requests per
 // page load and one per schema refresh).
@@ -77,7 +78,9 @@ export function allowancePlugin(opts: AllowancePluginOptions): HttpPlugin {
     );
   };
 
-  const tooManyFree = `Too many free playground requests (introspection, invalid queries, page loads, calls after the allowance is spent) from your IP address: at most ${store.free.rate.points} per ${store.free.rate.windowSeconds} s. Try again later.`;
+  const tooManyFree =
+    `Too many free playground requests (introspection, invalid queries, page loads, calls after the allowance is spent) ` +
+    `from your IP address: at most ${store.free.rate.points} per ${store.free.rate.windowSeconds} s. Try again later.`;
   const freeRateReply = (state: RequestState, ms: number): Reply => {
     const retryAfter = Math.max(1, Math.ceil(ms / 1000));
     state.notes.allowance = { ...(state.notes.allowance as object | undefined), counted: false, reason: 'free_request_rate' };

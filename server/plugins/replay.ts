@@ -7,6 +7,7 @@ import type { ReplayRecord, ReplayStore } from '../stores/replay-store.js';
 import { digestQuery, sealPersonalData } from '../stores/replay-privacy.js';
 import { schemaPolicy } from '../../resolvers/schema-policy.js';
 import { isoTime } from '../../lib/iso-time.js';
+import { replayFacets, rootFieldsOf } from '../stores/replay-facets.js';
 
 const KEPT_HEADERS = /^(x-request-id|x-cache|age|retry-after|x-ratelimit-.*)$/i;
 const SECRET_NOTE = /^(x-?api-?key|api_?key|key|token|secret|password|authorization)$/i;
@@ -25,11 +26,13 @@ export function replayRecord(state: RequestState, reply: Reply, now = Date.now()
     if (SECRET_NOTE.test(k)) continue;
     (notes ??= {})[k] = state.notes[k];
   }
+  // A refused key of another environment (or revoked) still names its partner: support finds it.
+  const auth = state.notes.auth as { partnerCode?: unknown } | undefined;
   const record: ReplayRecord = {
     id: state.requestId,
     time: isoTime(state.receivedAt),
     environment: state.environment,
-    partnerCode: state.partnerCode,
+    partnerCode: state.partnerCode ?? (typeof auth?.partnerCode === 'string' ? auth.partnerCode : null),
     clientIp: state.clientIp,
     operationName: state.operation?.operationName ?? state.operationName ?? null,
     query: state.query ?? null,
@@ -51,6 +54,13 @@ export function replayRecord(state: RequestState, reply: Reply, now = Date.now()
   if (notes) record.notes = notes;
   if (state.trace) record.traceId = state.trace.traceId;
   const op = state.operation;
+  // Before the text is digested or sealed: the search reads these, never the answer.
+  record.facets = replayFacets({
+    body: reply.body,
+    rootFields: op ? op.rootFields : rootFieldsOf(state.query),
+    query: state.query,
+    variables: state.variables,
+  });
   // Only an executed operation keeps its text (support re-runs it); the rest keep a digest.
   const executed = !!op && !op.introspectionOnly && reply.status < 400;
   if (!executed && record.query !== null) {

@@ -123,7 +123,11 @@ export function chunkEncoder(keep: (r: ReplayRecord) => boolean = () => true, ex
     const query = r.query === null ? 'null' : String(texts.at(r.query, () => r.query!));
     // Variables come from a parsed body (one frozen object per distinct body): their JSON is made once per chunk.
     const variables = r.variables === null ? 'null' : String(vars.at(r.variables, () => safeJson(r.variables)));
-    const text = `[${str(r.environment)},${strOrNull(r.partnerCode)},${strOrNull(r.operationName)},${query},${variables},${r.status},${bodies.at(r.responseBody, () => r.responseBody)},${r.fromCache},${strOrNull(r.cache)},${r.queryDigest ? JSON.stringify(r.queryDigest) : 'null'},${r.personalData ? JSON.stringify(r.personalData) : 'null'}]`;
+    const body = bodies.at(r.responseBody, () => r.responseBody);
+    const json = (v: unknown) => (v ? JSON.stringify(v) : 'null');
+    const text =
+      `[${str(r.environment)},${strOrNull(r.partnerCode)},${strOrNull(r.operationName)},${query},${variables},${r.status},${body},` +
+      `${r.fromCache},${strOrNull(r.cache)},${json(r.queryDigest)},${json(r.personalData)},${json(r.facets)}]`;
     const index = shapes.at(text, () => text);
     if (plain) lastShape.set(r.responseBody, { shape: r, index });
     return index;
@@ -242,8 +246,20 @@ export function decodeChunk(raw: string): ReplayRecord[] {
   }
   return (chunk.records as unknown[][]).map(
     ([id, time, clientIp, durationMs, shapeIndex, responseHeaders, notes, upstreamCalls, traceId]) => {
-      const [environment, partnerCode, operationName, query, variables, status, responseBody, fromCache, cache, queryDigest, personalData] =
-        chunk.shapes?.[shapeIndex as number] ?? [];
+      const [
+        environment,
+        partnerCode,
+        operationName,
+        query,
+        variables,
+        status,
+        responseBody,
+        fromCache,
+        cache,
+        queryDigest,
+        personalData,
+        facets,
+      ] = chunk.shapes?.[shapeIndex as number] ?? [];
       // The order of a record as the replay plugin builds it.
       const r = {
         id,
@@ -265,6 +281,7 @@ export function decodeChunk(raw: string): ReplayRecord[] {
       if (notes !== null && notes !== undefined) r.notes = notes as Record<string, unknown>;
       if (queryDigest) r.queryDigest = queryDigest as ReplayRecord['queryDigest'];
       if (personalData) r.personalData = personalData as ReplayRecord['personalData'];
+      if (facets) r.facets = facets as ReplayRecord['facets'];
       if (typeof traceId === 'string') r.traceId = traceId;
       return r;
     },

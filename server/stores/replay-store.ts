@@ -36,6 +36,7 @@ import path from 'node:path';
 import { canReach, type RedisClient } from '../../cache/redis-health.js';
 import type { ReplaySettings } from '../../cache/cache-config.js';
 import type { ReplayRecord } from './replay-record.js';
+import { outcomeOf, type Outcome } from './replay-facets.js';
 import { chunkEncoder, decodeChunk, linesEncoder, packChunk, unpackChunk, type BatchEncoder, type EncodedBatch } from './replay-chunk.js';
 
 export { decodeChunk, encodeChunk, packChunk, unpackChunk } from './replay-chunk.js';
@@ -50,8 +51,57 @@ export interface ReplayQuery {
   /** "200", "429", "4xx", "5xx"... */
   status?: string;
   environment?: string;
+  /** ok, graphql-errors, refused (4xx) or server-errors (5xx). */
+  outcome?: Outcome;
+  /** An `extensions.code` of the answer's errors. */
+  errorCode?: string;
+  clientIp?: string;
+  rootField?: string;
+  zip?: string;
+  /** HIT, MISS, BYPASS, STALE, COALESCED. */
+  cache?: string;
   limit?: number;
 }
+
+export interface SearchOptions {
+  /** From a previous slice's `next`; absent: from the newest. */
+  cursor?: string | null;
+  /** Chunks (Redis) or 512 KiB of segment (embedded) to read at most; default SEARCH_UNITS. */
+  maxUnits?: number;
+}
+
+export interface SearchSlice {
+  /** Matching records of the units read, newest first (may exceed the query's limit by one unit's worth). */
+  records: ReplayRecord[];
+  /** Where to continue (older records); null when every unit in the time range was read. */
+  next: string | null;
+  /** Units read. */
+  units: number;
+  /** The newest record time (ms) not yet searched, when `next` is set. */
+  searchedBack?: number;
+}
+
+/** Units one search slice reads by default: ~32 chunks of up to 500 records. */
+export const SEARCH_UNITS = 32;
+
+/** A unit of a partition's storage a search reads whole, in the partition's newest-first order. */
+export interface ScanUnit {
+  id: string;
+  /** Order within the partition (descending), stable while the unit exists. */
+  key: number;
+  /** Newest record time (ms), for merging partitions. */
+  newest: number;
+  /** Budget units it costs to read. */
+  cost: number;
+}
+
+/** Where a partition's scan stands: units with a greater key are read, and `skip` of those with this key. */
+interface ScanPosition {
+  key: number;
+  skip: number;
+}
+
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export interface ReplayStats {
   store: 'redis' | 'embedded';
@@ -75,6 +125,12 @@ export interface ReplayStore {
   get(id: string, environment?: string): Promise<ReplayRecord | null>;
   /** Newest first. */
   list(query: ReplayQuery): Promise<ReplayRecord[]>;
+  /**
+   * One bounded slice of a search (the support console): reads at most `maxUnits` chunks (Redis)
+   * or segment pieces (embedded) from `cursor` on, newest first across partitions, yielding to the
+   * event loop between them, and stops early once `limit` records matched. `next` continues it.
+   */
+  search(query: ReplayQuery, opts?: SearchOptions): Promise<SearchSlice>;
   stats(): ReplayStats;
   close(): Promise<void>;
 }
@@ -94,6 +150,12 @@ export function recordMatches(r: ReplayRecord, q: ReplayQuery): boolean {
   if (q.partner !== undefined && r.partnerCode !== q.partner) return false;
   if (q.environment !== undefined && r.environment !== q.environment) return false;
   if (!statusMatches(r.status, q.status)) return false;
+  if (q.clientIp !== undefined && r.clientIp !== q.clientIp) return false;
+  if (q.cache !== undefined && r.cache !== q.cache) return false;
+  if (q.outcome !== undefined && outcomeOf(r.status, r.facets) !== q.outcome) return false;
+  if (q.errorCode !== undefined && !r.facets?.codes.includes(q.errorCode)) return false;
+  if (q.rootField !== undefined && !r.facets?.rootFields.includes(q.rootField)) return false;
+  if (q.zip !== undefined && !r.facets?.zips.includes(q.zip)) return false;
   const t = Date.parse(r.time);
   if (q.since !== undefined && t < q.since) return false;
   if (q.until !== undefined && t > q.until) return false;
@@ -111,6 +173,10 @@ interface Backend {
   write(batch: EncodedBatch): Promise<void>;
   get(id: string, environment?: string): Promise<ReplayRecord | null>;
   list(q: ReplayQuery): Promise<ReplayRecord[]>;
+  /** Up to `n` units after `from`, newest first, none wholly older than `since`. */
+  peek(from: ScanPosition | null, n: number, since: number): Promise<ScanUnit[]>;
+  /** The records of one unit (yielding to the event loop while it parses). */
+  read(unit: ScanUnit): Promise<ReplayRecord[]>;
   close(): Promise<void>;
 }
 
@@ -273,6 +339,10 @@ class QueuedReplayStore implements ReplayStore {
 
   list(query: ReplayQuery): Promise<ReplayRecord[]> {
     return this.backend.list(query);
+  }
+
+  search(query: ReplayQuery, opts: SearchOptions = {}): Promise<SearchSlice> {
+    return this.backend.search(query, opts);
   }
 
   stats(): ReplayStats {
@@ -535,6 +605,27 @@ class RedisBackend implements Backend {
     return out;
   }
 
+  async peek(from: ScanPosition | null, n: number, since: number): Promise<ScanUnit[]> {
+    const min = Math.max(since, this.now() - this.settings.retentionMs);
+    const page = await this.redis.zrevrangebyscore(
+      this.keys.index,
+      from ? String(from.key) : '+inf',
+      String(min),
+      'WITHSCORES',
+      'LIMIT',
+      from?.skip ?? 0,
+      n,
+    );
+    const units: ScanUnit[] = [];
+    for (let i = 0; i < page.length; i += 2) units.push({ id: page[i]!, key: Number(page[i + 1]), newest: Number(page[i + 1]), cost: 1 });
+    return units;
+  }
+
+  async read(unit: ScanUnit): Promise<ReplayRecord[]> {
+    const stored = await this.redis.getBuffer(this.keys.chunk(unit.id));
+    return stored ? decodeChunk(unpackChunk(stored)) : [];
+  }
+
   async close(): Promise<void> {}
 }
 
@@ -692,6 +783,49 @@ class FileBackend implements Backend {
     return out.sort((a, b) => Date.parse(b.time) - Date.parse(a.time)).slice(0, limit);
   }
 
+  /** A segment is read in pieces of this many bytes' worth of budget. */
+  private static readonly UNIT_BYTES = 512 * 1024;
+
+  async peek(from: ScanPosition | null, n: number, since: number): Promise<ScanUnit[]> {
+    const cutoff = Math.max(since, this.now() - this.settings.retentionMs);
+    // Newest first by start time (stable while a segment grows), then name.
+    const segs = (await this.segments()).filter((x) => x.mtimeMs >= cutoff).reverse();
+    const out: ScanUnit[] = [];
+    let skip = from?.skip ?? 0;
+    for (const x of segs) {
+      if (from && x.startedAt > from.key) continue;
+      if (from && x.startedAt === from.key && skip > 0) {
+        skip--;
+        continue;
+      }
+      out.push({ id: x.file, key: x.startedAt, newest: x.mtimeMs, cost: Math.max(1, Math.ceil(x.size / FileBackend.UNIT_BYTES)) });
+      if (out.length >= n) break;
+    }
+    return out;
+  }
+
+  async read(unit: ScanUnit): Promise<ReplayRecord[]> {
+    let text: string;
+    try {
+      text = await fsp.readFile(unit.id, 'utf8');
+    } catch {
+      return [];
+    }
+    const out: ReplayRecord[] = [];
+    let n = 0;
+    for (const line of text.split('\n')) {
+      if (!line) continue;
+      try {
+        out.push(JSON.parse(line) as ReplayRecord);
+      } catch {
+        // torn line
+      }
+      // Parsing a large segment is many milliseconds: let requests in between.
+      if (++n % 500 === 0) await yieldToLoop();
+    }
+    return out;
+  }
+
   async close(): Promise<void> {}
 }
 
@@ -799,5 +933,78 @@ class PartitionedBackend {
 
   async close(): Promise<void> {
     await Promise.all([...this.parts.values()].map((b) => b.close()));
+  }
+
+  /**
+   * A bounded slice of a search: units are taken newest first across the partitions (always the
+   * partition whose next unit holds the newest records), read one at a time with a yield to the
+   * event loop between them, until the budget is spent or `limit` records matched.
+   */
+  async search(q: ReplayQuery, opts: SearchOptions): Promise<SearchSlice> {
+    const budget = Math.max(1, opts.maxUnits ?? SEARCH_UNITS);
+    const limit = q.limit ?? 50;
+    const positions = decodeCursor(opts.cursor);
+    const since = q.since ?? 0;
+    const queues = new Map<string, ScanUnit[]>();
+    for (const p of this.partitionsOf(q.environment)) {
+      if (positions[p] === 'done') continue;
+      const pos = positions[p] as ScanPosition | undefined;
+      const units = await this.part(p).peek(pos ?? null, budget + 1, since);
+      queues.set(p, units);
+      if (units.length === 0) positions[p] = 'done';
+    }
+    const out: ReplayRecord[] = [];
+    let spent = 0;
+    let units = 0;
+    while (spent < budget && out.length < limit) {
+      let best: string | null = null;
+      for (const [p, qu] of queues) if (qu.length && (best === null || qu[0]!.newest > queues.get(best)![0]!.newest)) best = p;
+      if (best === null) break;
+      const unit = queues.get(best)!.shift()!;
+      if (units > 0 && spent + unit.cost > budget) break;
+      for (const r of await this.part(best).read(unit)) if (recordMatches(r, q)) out.push(r);
+      spent += unit.cost;
+      units++;
+      const prev = positions[best];
+      positions[best] = { key: unit.key, skip: typeof prev === 'object' && prev.key === unit.key ? prev.skip + 1 : 1 };
+      if (queues.get(best)!.length === 0) {
+        // Peeked budget + 1: an empty queue after reading means nothing older is left.
+        positions[best] = 'done';
+        queues.delete(best);
+      }
+      await yieldToLoop();
+    }
+    const left = [...queues.values()].filter((qu) => qu.length);
+    out.sort((a, b) => Date.parse(b.time) - Date.parse(a.time));
+    return {
+      records: out,
+      next: left.length ? encodeCursor(positions) : null,
+      units,
+      ...(left.length ? { searchedBack: Math.max(...left.map((qu) => qu[0]!.newest)) } : {}),
+    };
+  }
+}
+
+type Positions = Record<string, ScanPosition | 'done'>;
+
+function encodeCursor(positions: Positions): string {
+  return Buffer.from(JSON.stringify(positions)).toString('base64url');
+}
+
+/** A cursor as sent back by a browser: anything malformed starts from the newest. */
+function decodeCursor(cursor: string | null | undefined): Positions {
+  if (!cursor || cursor.length > 2000) return {};
+  try {
+    const raw = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
+    const out: Positions = {};
+    for (const [k, v] of Object.entries(raw ?? {})) {
+      if (!/^[a-z]+(\.personal)?$/.test(k)) continue;
+      if (v === 'done') out[k] = 'done';
+      else if (v && typeof v === 'object' && Number.isFinite((v as ScanPosition).key) && Number.isInteger((v as ScanPosition).skip))
+        out[k] = { key: (v as ScanPosition).key, skip: Math.max(0, (v as ScanPosition).skip) };
+    }
+    return out;
+  } catch {
+    return {};
   }
 }

@@ -2,7 +2,7 @@
 
 import type { FeedName } from './faults.js';
 import { listPlans } from './feeds/brightgrid.js';
-import { stateStatistics } from './feeds/eia.js';
+import { monthlyResidentialSales, stateStatistics } from './feeds/eia.js';
 import { gridwiseFeed } from './feeds/gridwise.js';
 import { searchByAddress } from './feeds/premises.js';
 import type { Reply } from './feeds/reply.js';
@@ -37,6 +37,12 @@ export const ROUTES: readonly Route[] = [
     pattern: /^\/eia\/v1\/states\/([^/]+)$/,
     cacheControl: 'public, max-age=86400',
     handle: ([state]) => stateStatistics(state!),
+  },
+  {
+    feed: 'eia',
+    pattern: /^\/eia\/v1\/states\/([^/]+)\/residential-sales\/monthly$/,
+    cacheControl: 'public, max-age=86400',
+    handle: ([state]) => monthlyResidentialSales(state!),
   },
   { feed: 'premises', pattern: /^\/premises\/v1\/search$/, cacheControl: 'no-store', handle: (_, q) => searchByAddress(q) },
   // Not in the default .meshrc.yaml: the third supplier feed of docs/adding-a-feed.md.

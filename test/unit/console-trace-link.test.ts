@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { recordPage } from '../../server/admin/console/pages.js';
 import type { ReplayRecord } from '../../server/stores/replay-store.js';
 
-const session = { id: 's', user: 'ana', keyId: 'k', csrf: 'c', expiresAt: Date.now() + 60_000 };
+const session = { id: 's', user: 'ana', keyId: 'k', csrf: 'c', expiresAt: Date.now() + 60_000, roles: ['viewer' as const] };
 const record: ReplayRecord = {
   id: 'req-trace-link-1',
   time: '2026-11-26T20:00:00.000Z',
@@ -24,7 +24,14 @@ const record: ReplayRecord = {
 };
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const view = (r: ReplayRecord, traceUrlTemplate: string | null) =>
-  recordPage(session, { record: r, masked: false, unmaskAvailable: false, unmasked: false, traceUrlTemplate });
+  recordPage(session, {
+    record: r,
+    masked: false,
+    canOpen: false,
+    unmasked: false,
+    responseBytes: r.responseBody.length,
+    traceUrlTemplate,
+  });
 
 describe('record page trace id', () => {
   it('links the trace id through the template', () => {

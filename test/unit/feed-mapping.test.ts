@@ -694,7 +694,8 @@ describe('a third feed in a new shape, added with YAML alone', () => {
   it('validates against its schema', () => {
     expect(() => validateAgainstSchema(gridco, buildSchema(GRIDCO_SDL))).not.toThrow();
     expect(gridco.selectionSet).toBe(
-      '{ Envelope { Body { Offers { Offer { Header { Id Supplier { Name } Title CustomerType } Service { Tdu { Code } } Terms { PriceType DurationYears Green { Fraction } } Price { Energy { Tier { FromMwh ToMwh UsdPerMwh } } Charges { Charge { Type Cents ThresholdMwh } } } } } } } }',
+      '{ Envelope { Body { Offers { Offer { Header { Id Supplier { Name } Title CustomerType } Service { Tdu { Code } } Terms { PriceType ' +
+        'DurationYears Green { Fraction } } Price { Energy { Tier { FromMwh ToMwh UsdPerMwh } } Charges { Charge { Type Cents ThresholdMwh } } } } } } } }',
     );
     expect(gridco.timeoutMs).toBe(3000);
   });

@@ -33,6 +33,7 @@ const SDL = /* GraphQL */ `
     listOffers(zip: String!, utility: String, class: VoltifyCustomerClassParam!): listOffers_response
     brightgridPlans(zip: String!, segment: String): BrightgridResponse
     stateStatistics(state: String!): StateStatistics
+    residentialSalesByMonth(state: String!): MonthlySalesResponse
     premisesSearch(zip: String, address: String): PremisesResponse
     somethingElse: String
   }
@@ -95,6 +96,10 @@ const SDL = /* GraphQL */ `
     otherRenewables: Float pumpedStorage: Float other: Float
   }
 
+  type MonthlySalesResponse { state: String! series: [SalesSeries!]! }
+  type SalesSeries { state: String! year: Int! sector: String! unit: String! source: String data: [MonthlySales!]! }
+  type MonthlySales { period: String! month: Int! salesThousandMwh: Float! }
+
   type PremisesResponse { matches: [Premise!]! }
   type Premise {
     accountId: String! idType: String serviceAddress: Address! utilityId: String! meterType: String status: String!
@@ -129,6 +134,7 @@ describe('the .meshrc.yaml mappings', () => {
       ['Voltify', 'offers', 'listOffers'],
       ['Brightgrid', 'offers', 'brightgridPlans'],
       ['Eia', 'stateStats', 'stateStatistics'],
+      ['EiaMonthlySales', 'usageShape', 'residentialSalesByMonth'],
       ['Premises', 'premises', 'premisesSearch'],
     ]);
     expect(bindings.find((b) => b.source === 'Voltify')).toMatchObject({ timeoutMs: 2500, sampleZip: '75001' });
@@ -139,17 +145,11 @@ describe('the .meshrc.yaml mappings', () => {
     for (const b of bindings) {
       validateAgainstSchema(b, schema);
       const args = Object.keys(b.args({ zipCode: '75001', utilityId: 'ONCOR', customerClass: 'RESIDENTIAL', state: 'TX', address: 'x' }));
-      const vars = args.map(
-        (a) =>
-          `$${a}: ${String(
-            schema
-              .getQueryType()!
-              .getFields()
-              [b.operation]!.args.find((x) => x.name === a)!.type,
-          )}`,
-      );
+      const field = schema.getQueryType()!.getFields()[b.operation]!;
+      const vars = args.map((a) => `$${a}: ${String(field.args.find((x) => x.name === a)!.type)}`);
       const doc = parse(
-        `query Q${vars.length ? `(${vars.join(', ')})` : ''} { ${b.operation}${args.length ? `(${args.map((a) => `${a}: $${a}`).join(', ')})` : ''} ${b.selectionSet} }`,
+        `query Q${vars.length ? `(${vars.join(', ')})` : ''} { ` +
+          `${b.operation}${args.length ? `(${args.map((a) => `${a}: $${a}`).join(', ')})` : ''} ${b.selectionSet} }`,
       );
       expect(validate(schema, doc), b.source).toEqual([]);
     }
@@ -158,12 +158,13 @@ describe('the .meshrc.yaml mappings', () => {
   it('selects the filter keys of filtered lists', () => {
     const bg = bindings.find((b) => b.source === 'Brightgrid')!;
     expect(bg.selectionSet).toBe(
-      '{ data { plans { id provider { displayName } name segment territory contract { type lengthMonths } pricing { components { kind tierMinKwh tierMaxKwh amount thresholdKwh } } green { percent } fees { earlyTermination enrollment } } } }',
+      '{ data { plans { id provider { displayName } name segment territory contract { type lengthMonths } pricing { components { kind ' +
+        'tierMinKwh tierMaxKwh amount thresholdKwh } } green { percent } fees { earlyTermination enrollment } } } }',
     );
   });
 
   it('map our inputs onto the feeds arguments, leaving out undefined ones', () => {
-    const [territories, voltify, brightgrid, eia, premises] = bindings;
+    const [territories, voltify, brightgrid, eia, sales, premises] = bindings;
     expect(voltify!.args({ zipCode: '75001', customerClass: 'COMMERCIAL' })).toEqual({ zip: '75001', class: 'commercial' });
     expect(voltify!.args({ zipCode: '75001', utilityId: 'ONCOR', customerClass: 'RESIDENTIAL' })).toEqual({
       zip: '75001',
@@ -174,6 +175,7 @@ describe('the .meshrc.yaml mappings', () => {
     expect(territories!.args({ zipCode: '75001', state: 'TX' })).toEqual({ zip: '75001' });
     expect(eia!.args({ state: 'TX' })).toEqual({ state: 'TX' });
     expect(eia!.args({})).toEqual({});
+    expect(sales!.args({ state: 'TX', zipCode: '75001' })).toEqual({ state: 'TX' });
     expect(premises!.args({ zipCode: '75201', address: '1500 MARILLA ST' })).toEqual({ zip: '75201', address: '1500 MARILLA ST' });
   });
 });

@@ -15,7 +15,7 @@ describe('request coalescing plugin', () => {
     const leader = missing();
     expect(await p.onBeforeExecute!(leader, op)).toBeUndefined();
     const waiting = [missing(), missing()].map((s) => ({ s, r: p.onBeforeExecute!(s, op) as Promise<Reply | void> }));
-    p.onExecuted!(leader, op, reply('{"data":1}'), executed);
+    void p.onExecuted!(leader, op, reply('{"data":1}'), executed);
     for (const { s, r } of waiting) {
       const got = (await r) as Reply;
       expect(got.bytes!.toString()).toBe('{"data":1}');

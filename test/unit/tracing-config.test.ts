@@ -1,12 +1,13 @@
 // Tracing settings: the standard OTEL_* variables and ours, checked like every other setting.
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../server/config.js';
+import { readAllSettings } from '../../lib/settings-table.js';
 import { loadTracingSettings, traceUrl } from '../../server/observability/tracing-config.js';
 import { eventually } from '../../scripts/harness/eventually.js';
 
 const load = (env: Record<string, string>) => {
   const problems: string[] = [];
-  const settings = loadTracingSettings(env, problems);
+  const settings = loadTracingSettings(readAllSettings(env, problems), problems);
   return { settings, problems };
 };
 
@@ -77,7 +78,7 @@ describe('tracing settings', () => {
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join('\n');
     for (const name of [
-      'OTEL_EXPORTER_OTLP_ENDPOINT must be an http or https URL',
+      'OTEL_EXPORTER_OTLP_ENDPOINT must use http: or https:',
       'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is not a valid URL',
       'OTEL_EXPORTER_OTLP_PROTOCOL must be http/json',
       'OTEL_TRACES_SAMPLER must be one of',

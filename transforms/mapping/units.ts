@@ -11,6 +11,7 @@
 //   years           duration    months (x12; must come out a whole number of months)
 //   kwh             energy      kWh or MWh, as the canonical field wants (exact decimal shift)
 //   mwh             energy      kWh or MWh, as the canonical field wants (exact decimal shift)
+//   gwh             energy      kWh or MWh (a GWh is a thousand MWh, EIA's unit for state sales)
 //   percent         share       percent, 0..100
 //   fraction        share       percent (x100), so 0..1 -> 0..100
 //
@@ -37,6 +38,7 @@ export type UnitName =
   | 'years'
   | 'kwh'
   | 'mwh'
+  | 'gwh'
   | 'percent'
   | 'fraction';
 
@@ -65,6 +67,7 @@ export const UNITS: Readonly<Record<UnitName, UnitInfo>> = Object.freeze({
   years: { name: 'years', dimension: 'duration', moneyLike: false, scale: 12, label: 'years' },
   kwh: { name: 'kwh', dimension: 'energy', moneyLike: false, scale: 1, label: 'kWh' },
   mwh: { name: 'mwh', dimension: 'energy', moneyLike: false, scale: 1000, label: 'MWh' },
+  gwh: { name: 'gwh', dimension: 'energy', moneyLike: false, scale: 1_000_000, label: 'GWh' },
   percent: { name: 'percent', dimension: 'share', moneyLike: false, scale: 1, label: 'percent' },
   fraction: { name: 'fraction', dimension: 'share', moneyLike: false, scale: 100, label: 'a fraction of 1' },
 } satisfies Record<UnitName, UnitInfo>);
@@ -124,6 +127,9 @@ export function convertUnit(value: unknown, unit: UnitName, target: CanonicalQua
       break;
     case 'mwh':
       result = { digits: d.digits * 1000n, scale: d.scale };
+      break;
+    case 'gwh':
+      result = { digits: d.digits * 1_000_000n, scale: d.scale };
       break;
     case 'fraction':
       result = { digits: d.digits * 100n, scale: d.scale };
