@@ -95,7 +95,7 @@ function sameShape(a: Shape, b: ReplayRecord): boolean {
 
 /**
  * A v4 chunk: each record is a small array of what is its own (id, time, client, duration,
- * headers, notes, upstream calls) and the index of its shape, the array of what it shares with
+ * headers, notes, upstream calls, then a traced request's trace id) and the index of its shape, the array of what it shares with
  * other records (environment, partner, operation, query, variables, status, body, cache state,
  * digest, personal-data box), each distinct shape stored once. `keep(record)` false leaves a
  * record out without counting it as lost (one already past the retention). `expectedBytes`: room
