@@ -39,6 +39,9 @@
 //                there), the flood row the playground's and Redis' CPU. Then attacks 1-5 of the issue
 //                from many client IPs (the per-IP rate limit does not help there: memory bounds must)
 //                and the gateway's RSS during (VmHWM) and after them, per process (target <= 250 MB)
+//   tracing      cached and uncached keyed residentialPlans with OpenTelemetry tracing off, sampled at 1%
+//                and at 100% (--tracing off,1%,100%), spans sent to an OTLP/HTTP receiver in this process; loaded in
+//                interleaved rounds as in `records` (--rounds)
 //   profile      the keyed plan list priced over a 12-month usage profile (annualCost, ranked by the
 //                year) against the same list asked plainly: `profile/uncached` beside `profile/plain`
 //                on a CACHE_ENABLED=false gateway (target: within 1.5x), `profile/cached` beside
@@ -59,7 +62,8 @@
 //        environment, for experiments), --settle 10 (s of idle before the RSS is read again; 0: not),
 //        --rounds 3 (records: interleaved rounds), --gateway-root DIR and --compare DIR (another
 //        checkout's gateway instead, or beside it in the records rounds), --instructions-requests
-//        1000 and --instructions-warmup 1000 (instructions). An unknown flag or a bad value exits 2.
+//        1000 and --instructions-warmup 1000 (instructions), --tracing off,1%,100% (tracing: the levels).
+//        An unknown flag or a bad value exits 2.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -72,6 +76,7 @@ import autocannon from 'autocannon';
 type Options = Parameters<typeof autocannon>[0];
 type Result = Awaited<ReturnType<typeof autocannon>>;
 import { freePort, startTestRedis, type TestRedis } from '../scripts/harness/redis-server.js';
+import { startOtlpReceiver } from '../scripts/harness/otlp-receiver.js';
 import { issueKey } from '../server/keys/key-store.js';
 import { connectRedis } from '../cache/redis-connection.js';
 import { writeStockMeshConfig } from './mesh-start/config.js';
@@ -122,6 +127,7 @@ const FLAGS = [
   'instructions-requests',
   'instructions-warmup',
   'workers',
+  'tracing',
 ];
 const f = flags(process.argv.slice(2));
 for (const k of Object.keys(f)) if (!FLAGS.includes(k)) usage(`unknown flag --${k} (known: ${FLAGS.map((x) => `--${x}`).join(', ')})`);
@@ -158,7 +164,12 @@ const opts = {
   settle: f.settle === '0' ? 0 : num('settle', 10),
   /** --env K=V,K=V: extra gateway environment for experiments (e.g. REPLAY_ENABLED=false). */
   env: Object.fromEntries((f.env ? f.env.split(',') : []).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
+  /** --tracing off,1%,100%: the tracing scenario's sampling levels (each a cached and an uncached row). */
+  tracing: (f.tracing ?? 'off,1%,100%').split(',').map((s) => s.trim()),
 };
+const TRACING_LEVELS: Record<string, string | null> = { off: null, '1%': '0.01', '100%': '1' };
+for (const level of opts.tracing)
+  if (!(level in TRACING_LEVELS)) usage(`--tracing takes off, 1% and 100% separated by commas, got "${level}"`);
 /** --flood-nice N: niceness of the isolation flood's load generator (default: the playground process's). */
 const floodNice = Math.max(0, Math.min(19, Math.round(Number(f['flood-nice'] ?? opts.env.PLAYGROUND_NICE ?? 10)) || 0));
 const ALL = [
@@ -177,6 +188,7 @@ const ALL = [
   'profile',
   'mesh',
   'instructions',
+  'tracing',
 ] as const;
 type ScenarioName = (typeof ALL)[number];
 // `instructions` runs under valgrind for minutes: only when asked for.
@@ -1568,6 +1580,75 @@ async function main() {
         };
         table(r);
         await g.child.stop();
+      }
+    });
+
+    await run('tracing', async () => {
+      // The keyed request cached and uncached with tracing off, at 1% (parent-based ratio sampler)
+      // and at 100%, spans posted to an OTLP/HTTP receiver in this process (counted, not parsed).
+      // As in `records`: the gateways of one kind stay up and are loaded in turn for --rounds
+      // rounds after an uncounted one, each row the median of its rounds (one load after another
+      // moves by ±20% on a shared machine; side by side in rounds the comparison holds).
+      const receiver = await startOtlpReceiver({ keep: false });
+      try {
+        for (const kind of ['cached', 'uncached'] as const) {
+          const targets: { name: string; ratio: string | null; url: string; pid: number | undefined; stop(): Promise<void> }[] = [];
+          try {
+            for (const level of opts.tracing) {
+              const ratio = TRACING_LEVELS[level]!;
+              const g = await startGatewayChild(`gateway (tracing ${level}, ${kind})`, gatewayEnv, {
+                ...(ratio
+                  ? {
+                      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+                      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+                      OTEL_TRACES_SAMPLER_ARG: ratio,
+                    }
+                  : {}),
+                ...(kind === 'cached' ? {} : { CACHE_ENABLED: 'false' }),
+              });
+              targets.push({
+                name: `${kind}/trace-${level}`,
+                ratio,
+                url: g.urls.production,
+                pid: g.child.proc.pid,
+                stop: () => g.child.stop(),
+              });
+              await checkOnce(g.urls.production, keyedHeaders);
+            }
+            const samples = new Map<string, Row[]>(targets.map((t) => [t.name, []]));
+            for (let round = 0; round <= opts.rounds; round++) {
+              for (let i = 0; i < targets.length; i++) {
+                const t = targets[(round + i) % targets.length]!;
+                const r = row(
+                  t.name,
+                  '',
+                  opts.connections,
+                  await load(
+                    {
+                      url: t.url,
+                      connections: opts.connections,
+                      duration: opts.duration,
+                      method: 'POST',
+                      headers: keyedHeaders,
+                      body: BODY,
+                    },
+                    t.pid,
+                  ),
+                );
+                if (round > 0) samples.get(t.name)!.push(r);
+              }
+            }
+            for (const t of targets) {
+              const tracing = t.ratio ? `sampled at ${t.ratio}` : 'off';
+              table(medianRow(t.name, `${kind}, tracing ${tracing}, median of ${opts.rounds} interleaved rounds`, samples.get(t.name)!));
+            }
+          } finally {
+            for (const t of targets) await t.stop();
+          }
+        }
+        console.log(`  tracing: ${receiver.exports} OTLP exports received, ${Math.round(receiver.bytes / 1024)} KB`);
+      } finally {
+        await receiver.close();
       }
     });
 

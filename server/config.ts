@@ -14,6 +14,7 @@ import { loadCacheReplaySettings, type CacheReplaySettings } from '../cache/cach
 import { parseRedisUrl } from '../cache/redis-url.js';
 import type { PlaygroundProcessSettings } from './playground-process.js';
 import { loadTlsPair, type TlsFiles } from './http/tls.js';
+import { loadTracingSettings, type TracingSettings } from './observability/tracing-config.js';
 
 export interface GatewayConfig {
   environments: EnvironmentName[];
@@ -60,6 +61,8 @@ export interface GatewayConfig {
   /** Enrollment links answered by the certification environment: the certification checkout. */
   certificationEnrollmentBaseUrl: string;
   console: ConsoleSettings;
+  /** OpenTelemetry traces (OTEL_*, TRACE_*: server/observability/tracing-config.ts); off without an OTLP endpoint. */
+  tracing: TracingSettings;
 }
 
 export interface ConsoleSettings {
@@ -135,6 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     cacheReplay,
     certificationEnrollmentBaseUrl: s.CERTIFICATION_ENROLLMENT_BASE_URL,
     console: consoleSettings(s, cwd, keysFile, cacheReplay.replay.retentionMs, problems),
+    tracing: loadTracingSettings(s, problems),
   };
   if (problems.length) throw new ConfigError(problems);
   return config;
