@@ -39,6 +39,9 @@
 //                there), the flood row the playground's and Redis' CPU. Then attacks 1-5 of the issue
 //                from many client IPs (the per-IP rate limit does not help there: memory bounds must)
 //                and the gateway's RSS during (VmHWM) and after them, per process (target <= 250 MB)
+//   tracing      cached and uncached keyed residentialPlans with OpenTelemetry tracing off, sampled at 1%
+//                and at 100% (--tracing off,1%,100%), spans sent to an OTLP/HTTP receiver in this process; loaded in
+//                interleaved rounds as in `records` (--rounds)
 //   profile      the keyed plan list priced over a 12-month usage profile (annualCost, ranked by the
 //                year) against the same list asked plainly: `profile/uncached` beside `profile/plain`
 //                on a CACHE_ENABLED=false gateway (target: within 1.5x), `profile/cached` beside
@@ -59,7 +62,8 @@
 //        environment, for experiments), --settle 10 (s of idle before the RSS is read again; 0: not),
 //        --rounds 3 (records: interleaved rounds), --gateway-root DIR and --compare DIR (another
 //        checkout's gateway instead, or beside it in the records rounds), --instructions-requests
-//        1000 and --instructions-warmup 1000 (instructions). An unknown flag or a bad value exits 2.
+//        1000 and --instructions-warmup 1000 (instructions), --tracing off,1%,100% (tracing: the levels).
+//        An unknown flag or a bad value exits 2.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -72,11 +76,13 @@ import autocannon from 'autocannon';
 type Options = Parameters<typeof autocannon>[0];
 type Result = Awaited<ReturnType<typeof autocannon>>;
 import { freePort, startTestRedis, type TestRedis } from '../scripts/harness/redis-server.js';
+import { startOtlpReceiver } from '../scripts/harness/otlp-receiver.js';
 import { issueKey } from '../server/keys/key-store.js';
 import { connectRedis } from '../cache/redis-connection.js';
 import { writeStockMeshConfig } from './mesh-start/config.js';
 import { checkMeshAnswer, checkMeshHitsUpstream, MESH_QUERY, meshBody } from './mesh-start/query.js';
 import { spreadDocument } from './spread-document.js';
+import { parseWorkerList, runWorkerScaling, type ScalingScenario } from './workers.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -120,6 +126,8 @@ const FLAGS = [
   'rounds',
   'instructions-requests',
   'instructions-warmup',
+  'workers',
+  'tracing',
 ];
 const f = flags(process.argv.slice(2));
 for (const k of Object.keys(f)) if (!FLAGS.includes(k)) usage(`unknown flag --${k} (known: ${FLAGS.map((x) => `--${x}`).join(', ')})`);
@@ -132,7 +140,8 @@ const opts = {
   duration: num('duration', 8),
   connections: Math.round(num('connections', 50)),
   warmup: f.warmup === '0' ? 0 : num('warmup', 2),
-  starts: Math.round(num('starts', 3)),
+  // With --workers, the scaling series alone (start-up is timed only when --starts says so).
+  starts: Math.round(num('starts', f.workers ? 1 : 3)),
   zip: f.zip ?? '75001',
   runner: (f.runner ?? 'dist') as 'tsx' | 'dist',
   json: f['no-json'] === undefined,
@@ -155,7 +164,12 @@ const opts = {
   settle: f.settle === '0' ? 0 : num('settle', 10),
   /** --env K=V,K=V: extra gateway environment for experiments (e.g. REPLAY_ENABLED=false). */
   env: Object.fromEntries((f.env ? f.env.split(',') : []).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
+  /** --tracing off,1%,100%: the tracing scenario's sampling levels (each a cached and an uncached row). */
+  tracing: (f.tracing ?? 'off,1%,100%').split(',').map((s) => s.trim()),
 };
+const TRACING_LEVELS: Record<string, string | null> = { off: null, '1%': '0.01', '100%': '1' };
+for (const level of opts.tracing)
+  if (!(level in TRACING_LEVELS)) usage(`--tracing takes off, 1% and 100% separated by commas, got "${level}"`);
 /** --flood-nice N: niceness of the isolation flood's load generator (default: the playground process's). */
 const floodNice = Math.max(0, Math.min(19, Math.round(Number(f['flood-nice'] ?? opts.env.PLAYGROUND_NICE ?? 10)) || 0));
 const ALL = [
@@ -174,11 +188,20 @@ const ALL = [
   'profile',
   'mesh',
   'instructions',
+  'tracing',
 ] as const;
 type ScenarioName = (typeof ALL)[number];
 // `instructions` runs under valgrind for minutes: only when asked for.
 const only = new Set<ScenarioName>((f.only ? f.only.split(',') : ALL.filter((s) => s !== 'instructions')) as ScenarioName[]);
 for (const s of only) if (!ALL.includes(s)) usage(`--only: unknown scenario "${s}" (${ALL.join(', ')})`);
+/** --workers 1,2,4: the gateway as a cluster of each size (bench/workers.ts), instead of the scenarios. */
+const parsedWorkers = f.workers ? parseWorkerList(f.workers) : null;
+if (typeof parsedWorkers === 'string') usage(parsedWorkers);
+const workerList: number[] | null = parsedWorkers;
+const SCALING: ScalingScenario[] = ['cached', 'uncached', 'playground'];
+const scalingScenarios = workerList ? SCALING.filter((s) => !f.only || only.has(s)) : [];
+if (workerList && !scalingScenarios.length) usage(`--workers runs ${SCALING.join(', ')}; --only names none of them`);
+if (workerList) only.clear();
 if (opts.runner !== 'tsx' && opts.runner !== 'dist') usage(`--runner must be tsx or dist, got "${opts.runner}"`);
 for (const dir of [opts.gatewayRoot, opts.compareRoot])
   if (dir && !fs.existsSync(path.join(dir, 'package.json'))) usage(`${dir} is not a checkout of the gateway (no package.json)`);
@@ -564,14 +587,16 @@ async function load(
   o: Options,
   pid?: number,
   before?: () => Promise<void>,
+  /** CPU ms so far of what is measured, instead of `pid`'s (a process tree: bench/workers.ts). */
+  cpuOf: () => number | null = () => (pid ? cpuMsOf(pid) : null),
 ): Promise<{ result: Result; cpuUsPerRequest: number | null; threadCpuUs: Record<string, number> | null }> {
   if (opts.rate) o = { ...o, overallRate: opts.rate };
   if (opts.warmup > 0) await autocannon({ ...o, duration: opts.warmup });
   await before?.();
-  const cpu0 = pid ? cpuMsOf(pid) : null;
+  const cpu0 = cpuOf();
   const threads0 = pid ? threadCpuMsOf(pid) : null;
   const result = await autocannon({ timeout: 10, ...o });
-  const cpu1 = pid ? cpuMsOf(pid) : null;
+  const cpu1 = cpuOf();
   const threads1 = pid ? threadCpuMsOf(pid) : null;
   const n = result.requests.total;
   const cpuUsPerRequest = cpu0 !== null && cpu1 !== null && n ? Math.round(((cpu1 - cpu0) * 1000) / n) : null;
@@ -1558,6 +1583,75 @@ async function main() {
       }
     });
 
+    await run('tracing', async () => {
+      // The keyed request cached and uncached with tracing off, at 1% (parent-based ratio sampler)
+      // and at 100%, spans posted to an OTLP/HTTP receiver in this process (counted, not parsed).
+      // As in `records`: the gateways of one kind stay up and are loaded in turn for --rounds
+      // rounds after an uncounted one, each row the median of its rounds (one load after another
+      // moves by ±20% on a shared machine; side by side in rounds the comparison holds).
+      const receiver = await startOtlpReceiver({ keep: false });
+      try {
+        for (const kind of ['cached', 'uncached'] as const) {
+          const targets: { name: string; ratio: string | null; url: string; pid: number | undefined; stop(): Promise<void> }[] = [];
+          try {
+            for (const level of opts.tracing) {
+              const ratio = TRACING_LEVELS[level]!;
+              const g = await startGatewayChild(`gateway (tracing ${level}, ${kind})`, gatewayEnv, {
+                ...(ratio
+                  ? {
+                      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+                      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+                      OTEL_TRACES_SAMPLER_ARG: ratio,
+                    }
+                  : {}),
+                ...(kind === 'cached' ? {} : { CACHE_ENABLED: 'false' }),
+              });
+              targets.push({
+                name: `${kind}/trace-${level}`,
+                ratio,
+                url: g.urls.production,
+                pid: g.child.proc.pid,
+                stop: () => g.child.stop(),
+              });
+              await checkOnce(g.urls.production, keyedHeaders);
+            }
+            const samples = new Map<string, Row[]>(targets.map((t) => [t.name, []]));
+            for (let round = 0; round <= opts.rounds; round++) {
+              for (let i = 0; i < targets.length; i++) {
+                const t = targets[(round + i) % targets.length]!;
+                const r = row(
+                  t.name,
+                  '',
+                  opts.connections,
+                  await load(
+                    {
+                      url: t.url,
+                      connections: opts.connections,
+                      duration: opts.duration,
+                      method: 'POST',
+                      headers: keyedHeaders,
+                      body: BODY,
+                    },
+                    t.pid,
+                  ),
+                );
+                if (round > 0) samples.get(t.name)!.push(r);
+              }
+            }
+            for (const t of targets) {
+              const tracing = t.ratio ? `sampled at ${t.ratio}` : 'off';
+              table(medianRow(t.name, `${kind}, tracing ${tracing}, median of ${opts.rounds} interleaved rounds`, samples.get(t.name)!));
+            }
+          } finally {
+            for (const t of targets) await t.stop();
+          }
+        }
+        console.log(`  tracing: ${receiver.exports} OTLP exports received, ${Math.round(receiver.bytes / 1024)} KB`);
+      } finally {
+        await receiver.close();
+      }
+    });
+
     if (only.has('uncached') || only.has('overhead')) {
       const b = await startGatewayChild('gateway (cache off)', gatewayEnv, { CACHE_ENABLED: 'false' });
       const check = await checkOnce(b.urls.production, keyedHeaders);
@@ -1681,6 +1775,57 @@ async function main() {
         table(errorRow('mesh', description, err));
       }
     });
+    if (workerList) {
+      await runWorkerScaling<Row, Options>({
+        list: workerList,
+        scenarios: scalingScenarios,
+        connections: opts.connections,
+        duration: opts.duration,
+        startGateway: async (name, extra) => {
+          const g = await startGatewayChild(name, gatewayEnv, extra);
+          return { pid: g.child.proc.pid, production: g.urls.production, playground: g.urls.playground, stop: () => g.child.stop() };
+        },
+        load: async (o, cpuOf, before) => {
+          const measured = await load(o, undefined, before, cpuOf);
+          return {
+            totalRequests: measured.result.requests.total,
+            row: (scenario, description) => row(scenario, description, opts.connections, measured),
+          };
+        },
+        keyedRequest: (url) => ({
+          url,
+          connections: opts.connections,
+          duration: opts.duration,
+          method: 'POST',
+          headers: keyedHeaders,
+          body: BODY,
+        }),
+        playgroundRequest: (url) => {
+          let n = 0;
+          const headers = { 'content-type': 'application/json' };
+          return {
+            url,
+            connections: opts.connections,
+            duration: opts.duration,
+            requests: [
+              {
+                method: 'POST',
+                path: '/graphql',
+                headers,
+                body: BODY,
+                setupRequest: (req: { headers?: Record<string, string> }) => ({
+                  ...req,
+                  headers: { ...headers, 'x-forwarded-for': ipFor(n++) },
+                }),
+              },
+            ],
+          };
+        },
+        redisCpuMs: () => redisCpuMs(redis.url),
+        cpuMsOf,
+        table,
+      });
+    }
     await up.child.stop();
   } finally {
     for (const c of [...children]) await c.stop();

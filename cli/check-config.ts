@@ -3,7 +3,7 @@
 // configuration with secrets left out. Exit 0 when the gateway would start, 1 otherwise.
 import { ConfigError, loadConfig, shownFeedUrls } from '../server/config.js';
 import { loadGatewayMesh, MeshStartupError } from '../server/mesh.js';
-import { createUpstreamFetch } from '../sources/upstream/fetch.js';
+import { createUpstreamFetch, redactUrl } from '../sources/upstream/fetch.js';
 import { SETTINGS, SETTING_FAMILIES } from '../lib/settings-table.js';
 
 /** Prefixes only the gateway's settings use: a variable with one that the table lacks is likely a typo. */
@@ -54,6 +54,17 @@ async function main(): Promise<number> {
         sessionTtlMs: config.console.sessionTtlMs,
         checkoutToken: config.console.checkoutToken ? 'set' : 'not set (checkout uses the admin token)',
       },
+      tracing: config.tracing.endpoint
+        ? {
+            endpoint: redactUrl(config.tracing.endpoint),
+            serviceName: config.tracing.serviceName,
+            sampler: config.tracing.sampler,
+            ratio: config.tracing.samplerRatio,
+            resourceAttributes: config.tracing.resourceAttributes,
+            incomingParent: config.tracing.incomingParent,
+            traceUrlTemplate: config.tracing.urlTemplate,
+          }
+        : 'off (no OTEL_EXPORTER_OTLP_ENDPOINT)',
       replayPersonalData: config.cacheReplay.replay.piiKey ? 'sealed with REPLAY_PII_KEY' : 'not stored (REPLAY_PII_KEY not set)',
       feeds: mesh.feeds.all.map((f) => {
         const pages = f.pagination ? `, ${f.pagination.style} pages up to ${f.pagination.maxPages}` : '';

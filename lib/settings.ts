@@ -2,6 +2,7 @@
 // each a zod schema over the raw environment string with a sentence of what it accepts, and the
 // reader that turns an environment into typed values, collecting every problem (each naming its
 // variable) instead of stopping at the first.
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -63,6 +64,20 @@ export const kinds = {
         .regex(/^-?\d+$/)
         .transform(Number)
         .pipe(z.number().int().min(min).max(max)),
+      show: String,
+    };
+  },
+  /** A number of processes from 1 to max, or `auto`: the cores this process may use. */
+  processes(max: number): Kind<number> {
+    return {
+      type: `1–${max} or auto`,
+      accepts: `a number of processes 1-${max} or "auto"`,
+      schema: text.pipe(
+        z.union([
+          z.literal('auto').transform(() => os.availableParallelism()),
+          z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().min(1).max(max)),
+        ]),
+      ),
       show: String,
     };
   },

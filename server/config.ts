@@ -14,6 +14,7 @@ import { loadCacheReplaySettings, type CacheReplaySettings } from '../cache/cach
 import { parseRedisUrl } from '../cache/redis-url.js';
 import type { PlaygroundProcessSettings } from './playground-process.js';
 import { loadTlsPair, type TlsFiles } from './http/tls.js';
+import { loadTracingSettings, type TracingSettings } from './observability/tracing-config.js';
 
 export interface GatewayConfig {
   environments: EnvironmentName[];
@@ -50,6 +51,8 @@ export interface GatewayConfig {
   shutdownGraceMs: number;
   /** `npm start`: the playground in a process of its own (server/playground-process.ts). */
   playgroundProcess: PlaygroundProcessSettings;
+  /** WORKERS: node:cluster workers sharing each listener's port (server/workers.ts); 1 = one process, no cluster. */
+  workers: number;
   /** HTTPS on the partner listeners (TLS_CERT_FILE + TLS_KEY_FILE; HTTP/2 too with TLS_HTTP2), null for plain HTTP. */
   tls: TlsFiles | null;
   /** TTLs (schema, cache.config.yaml / CACHE_CONFIG), CACHE_* and REPLAY_* sizes and retention. */
@@ -58,6 +61,8 @@ export interface GatewayConfig {
   /** Enrollment links answered by the certification environment: the certification checkout. */
   certificationEnrollmentBaseUrl: string;
   console: ConsoleSettings;
+  /** OpenTelemetry traces (OTEL_*, TRACE_*: server/observability/tracing-config.ts); off without an OTLP endpoint. */
+  tracing: TracingSettings;
 }
 
 export interface ConsoleSettings {
@@ -125,10 +130,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     meshLogLevel: s.MESH_LOG_LEVEL,
     shutdownGraceMs: s.SHUTDOWN_GRACE_MS,
     tls: tlsOf(s, cwd, problems),
-    playgroundProcess: { enabled: s.PLAYGROUND_PROCESS, opsPort: s.PLAYGROUND_OPS_PORT, nice: s.PLAYGROUND_NICE },
+    playgroundProcess: {
+      enabled: s.PLAYGROUND_PROCESS,
+      opsPort: s.PLAYGROUND_OPS_PORT,
+      nice: s.PLAYGROUND_NICE,
+      workers: workersOf(s, 'PLAYGROUND_WORKERS', problems),
+    },
+    workers: workersOf(s, 'WORKERS', problems),
     cacheReplay,
     certificationEnrollmentBaseUrl: s.CERTIFICATION_ENROLLMENT_BASE_URL,
     console: consoleSettings(s, cwd, keysFile, cacheReplay.replay.retentionMs, problems),
+    tracing: loadTracingSettings(s, problems),
   };
   if (problems.length) throw new ConfigError(problems);
   return config;
@@ -170,6 +182,20 @@ function tlsOf(s: SettingValues, cwd: string, problems: string[]): TlsFiles | nu
   }
   const tls = { certFile: path.resolve(cwd, certFile), keyFile: path.resolve(cwd, keyFile), http2 };
   return checked(problems, 'set', () => (loadTlsPair(tls), tls));
+}
+
+/**
+ * WORKERS or PLAYGROUND_WORKERS. Workers share state through Redis only: the embedded stores
+ * (allowance log, replay files, in-process persisted queries) belong to one process.
+ */
+function workersOf(s: SettingValues, name: 'WORKERS' | 'PLAYGROUND_WORKERS', problems: string[]): number {
+  const n = s[name];
+  if (n > 1 && !s.REDIS_URL)
+    problems.push(
+      `${name}=${n} needs REDIS_URL: workers share the playground allowance, free-request rate, replay log and persisted queries ` +
+        `through Redis (the embedded store belongs to one process); set REDIS_URL or ${name}=1`,
+    );
+  return n;
 }
 
 function consoleSettings(s: SettingValues, cwd: string, keysFile: string, replayRetentionMs: number, problems: string[]): ConsoleSettings {

@@ -24,10 +24,16 @@ export function shutdownRequests(now: () => number = Date.now): (reason: string)
   };
 }
 
+/** Whether this process was started by a parent that supervises it (the playground process): it then leaves SIGINT to the parent. */
+function supervised(): boolean {
+  return typeof process.send === 'function';
+}
+
 /**
  * What each signal does here: a playground process started by its parent leaves SIGINT to the
  * parent (which sends it SIGTERM) and must not die of it either.
  */
-export function shutdownSignals(supervised: boolean): Record<'SIGTERM' | 'SIGINT', 'stop' | 'leave-to-parent'> {
-  return { SIGTERM: 'stop', SIGINT: supervised ? 'leave-to-parent' : 'stop' };
+export function shutdownSignals(isSupervised: boolean): Record<'SIGTERM' | 'SIGINT', 'stop' | 'leave-to-parent'> {
+  return { SIGTERM: 'stop', SIGINT: isSupervised ? 'leave-to-parent' : 'stop' };
 }
+shutdownSignals.supervised = supervised;

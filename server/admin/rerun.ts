@@ -41,7 +41,7 @@ export async function rerunOnPrivateListener(
   createListener: (environment: EnvironmentName, plugins: HttpPlugin[]) => Server,
 ): Promise<RerunAnswer> {
   const server = createListener(record.environment as EnvironmentName, [asPartnerPlugin(record.partnerCode)]);
-  const listening = await listen(server, 0, '127.0.0.1');
+  const listening = await listen(server, 0, '127.0.0.1', undefined, true);
   try {
     return await postRecord(`${listening.url}/graphql`, record, {});
   } finally {

@@ -10,11 +10,15 @@ export interface Listening {
   close(): Promise<void>;
 }
 
-/** `variable`: the setting that moves this port, named when the port is taken. */
-export async function listen(server: Server, port: number, host: string, variable?: string): Promise<Listening> {
+/**
+ * `variable`: the setting that moves this port, named when the port is taken. `exclusive`: in a
+ * cluster worker, a port of this process alone (a private listener), not one shared with the other
+ * workers through the primary.
+ */
+export async function listen(server: Server, port: number, host: string, variable?: string, exclusive = false): Promise<Listening> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err) => reject(explainListenError(err, variable, host, port)));
-    server.listen(port, host, () => {
+    server.listen({ port, host, exclusive }, () => {
       server.removeAllListeners('error');
       resolve();
     });

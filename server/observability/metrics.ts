@@ -83,6 +83,8 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
     name: 'gateway_cache_hit_ratio',
     help: 'Response cache hits / (hits + misses) since start, by environment.',
     labelNames: ['environment'],
+    // Several cluster workers: the average of theirs (each serves about the same share).
+    aggregator: 'average',
     registers: [registry],
     collect() {
       this.reset();
@@ -116,6 +118,7 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
     help: "Circuit breaker per feed: 0 closed, 1 half-open, 2 open (the worst over the feed's origins; process-wide).",
     labelNames: ['feed'],
     registers: [registry],
+    aggregator: 'max',
     collect() {
       this.reset();
       for (const [feed, s] of Object.entries(upstreamStats.snapshot())) this.set({ feed }, BREAKER_VALUE[s.breaker] ?? 0);
@@ -238,6 +241,7 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
       name: 'gateway_redis_up',
       help: 'Redis: 1 when every part answers (a cluster: every master and cluster_state ok), 0 otherwise (/readyz names what is degraded).',
       registers: [registry],
+      aggregator: 'min',
       collect() {
         this.set(redisUp() ? 1 : 0);
       },

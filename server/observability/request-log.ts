@@ -5,7 +5,8 @@
 //   operationName (only the name of an operation of the document), rootFields, status, durationMs, cache (HIT / MISS / BYPASS / STALE, only for
 //   executable operations), upstream calls ({ feed, status, ms, url } with the URL cut before its
 //   query string, plus the error kind when the call failed), allowance (playground: counted or
-//   not, remaining), auth refusal reason, addressGiven (true when the request carried an address).
+//   not, remaining), auth refusal reason, addressGiven (true when the request carried an address),
+//   traceId (when the request is traced: server/plugins/tracing.ts).
 //
 //   Never: the API key or any request header, the query text, variable values (personal data,
 //   the `@personalData` arguments of schema/public.graphql, is reported only as `addressGiven: true`), response bodies, upstream query strings (the premises
@@ -42,6 +43,7 @@ export interface RequestLogLine {
   allowance?: { counted: boolean; reason?: string; remaining?: number; limit?: number };
   auth?: string;
   addressGiven?: true;
+  traceId?: string;
 }
 
 /** The URL of an upstream call without query string, fragment or credentials. */
@@ -141,6 +143,8 @@ export function requestLogFields(state: RequestState, reply: Reply, now = Date.n
   const auth = state.notes.auth as { ok?: boolean; reason?: string } | undefined;
   if (auth && auth.ok === false && auth.reason) out += `,"auth":${str(auth.reason)}`;
   if (hasPersonalData(state.variables, op?.rootFields)) out += ',"addressGiven":true';
+  // A traced (sampled) request's OpenTelemetry trace id: 32 hex digits, safe as is.
+  if (state.trace) out += `,"traceId":"${state.trace.traceId}"`;
   return out;
 }
 

@@ -94,7 +94,14 @@ export function allowancePlugin(opts: AllowancePluginOptions): HttpPlugin {
     name: 'playground-allowance',
     async onRequest(state: RequestState): Promise<Reply | void> {
       state.headers[LIMIT_HEADER] = String(limit);
+      const started = state.trace ? performance.now() : 0;
       const admission = await store.admit(allowanceSubject(state.clientIp));
+      state.trace?.step(
+        'gateway.allowance.admit',
+        started,
+        { 'gateway.allowance.remaining': admission.remaining ?? -1, 'gateway.allowance.free_refused': admission.freeRefusedMs > 0 },
+        admission.remaining === null,
+      );
       if (admission.remaining === null) {
         state.headers[REMAINING_HEADER] = '0';
         state.notes.allowance = { limit, unavailable: true };
@@ -123,9 +130,20 @@ export function allowancePlugin(opts: AllowancePluginOptions): HttpPlugin {
         return undefined;
       }
       let result;
+      const started = state.trace ? performance.now() : 0;
       try {
         result = await store.consume(allowanceSubject(state.clientIp));
+        state.trace?.step('gateway.allowance.count', started, {
+          'gateway.allowance.counted': result.allowed,
+          'gateway.allowance.remaining': result.remaining,
+        });
       } catch (err) {
+        state.trace?.step(
+          'gateway.allowance.count',
+          started,
+          { 'gateway.allowance.counted': false, 'error.type': 'store_unavailable' },
+          true,
+        );
         if (!(err instanceof AllowanceUnavailableError)) throw err;
         logOutage(state, err);
         state.headers[REMAINING_HEADER] = '0';

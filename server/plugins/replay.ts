@@ -52,6 +52,7 @@ export function replayRecord(state: RequestState, reply: Reply, now = Date.now()
     durationMs: Math.max(0, now - state.receivedAt),
   };
   if (notes) record.notes = notes;
+  if (state.trace) record.traceId = state.trace.traceId;
   const op = state.operation;
   // Before the text is digested or sealed: the search reads these, never the answer.
   record.facets = replayFacets({
@@ -106,7 +107,11 @@ export function replayPlugin(store: ReplayStore, piiKey: Buffer | null = null): 
     onResponse(state: RequestState, reply: Reply): void {
       try {
         if (!worthRecording(state, reply)) return;
+        const trace = state.trace;
+        const started = trace ? performance.now() : 0;
         store.enqueue(replayRecord(state, reply, Date.now(), piiKey));
+        // Building and queueing the record: the store writes it in a batch, after the answer.
+        trace?.step('gateway.replay.record', started, { 'gateway.request.id': state.requestId });
       } catch {
         store.noteDropped();
       }

@@ -95,7 +95,7 @@ function sameShape(a: Shape, b: ReplayRecord): boolean {
 
 /**
  * A v4 chunk: each record is a small array of what is its own (id, time, client, duration,
- * headers, notes, upstream calls) and the index of its shape, the array of what it shares with
+ * headers, notes, upstream calls, then a traced request's trace id) and the index of its shape, the array of what it shares with
  * other records (environment, partner, operation, query, variables, status, body, cache state,
  * digest, personal-data box), each distinct shape stored once. `keep(record)` false leaves a
  * record out without counting it as lost (one already past the retention). `expectedBytes`: room
@@ -142,7 +142,10 @@ export function chunkEncoder(keep: (r: ReplayRecord) => boolean = () => true, ex
       let text: string;
       try {
         // One native JSON.stringify of the record's own parts costs less than joining their texts.
-        text = JSON.stringify([r.id, r.time, r.clientIp, r.durationMs, shapeOf(r), r.responseHeaders, r.notes ?? null, r.upstreamCalls]);
+        const own = [r.id, r.time, r.clientIp, r.durationMs, shapeOf(r), r.responseHeaders, r.notes ?? null, r.upstreamCalls];
+        // A traced request's trace id comes last: an untraced record keeps the eight fields it always had.
+        if (r.traceId) own.push(r.traceId);
+        text = JSON.stringify(own);
       } catch {
         return false;
       }
@@ -241,43 +244,46 @@ export function decodeChunk(raw: string): ReplayRecord[] {
       responseBody: body(r.responseBody),
     }));
   }
-  return (chunk.records as unknown[][]).map(([id, time, clientIp, durationMs, shapeIndex, responseHeaders, notes, upstreamCalls]) => {
-    const [
-      environment,
-      partnerCode,
-      operationName,
-      query,
-      variables,
-      status,
-      responseBody,
-      fromCache,
-      cache,
-      queryDigest,
-      personalData,
-      facets,
-    ] = chunk.shapes?.[shapeIndex as number] ?? [];
-    // The order of a record as the replay plugin builds it.
-    const r = {
-      id,
-      time,
-      environment,
-      partnerCode,
-      clientIp,
-      operationName,
-      query: text(query),
-      variables: vars(variables),
-      status,
-      responseBody: body(responseBody),
-      responseHeaders,
-      fromCache,
-      cache,
-      upstreamCalls,
-      durationMs,
-    } as ReplayRecord;
-    if (notes !== null && notes !== undefined) r.notes = notes as Record<string, unknown>;
-    if (queryDigest) r.queryDigest = queryDigest as ReplayRecord['queryDigest'];
-    if (personalData) r.personalData = personalData as ReplayRecord['personalData'];
-    if (facets) r.facets = facets as ReplayRecord['facets'];
-    return r;
-  });
+  return (chunk.records as unknown[][]).map(
+    ([id, time, clientIp, durationMs, shapeIndex, responseHeaders, notes, upstreamCalls, traceId]) => {
+      const [
+        environment,
+        partnerCode,
+        operationName,
+        query,
+        variables,
+        status,
+        responseBody,
+        fromCache,
+        cache,
+        queryDigest,
+        personalData,
+        facets,
+      ] = chunk.shapes?.[shapeIndex as number] ?? [];
+      // The order of a record as the replay plugin builds it.
+      const r = {
+        id,
+        time,
+        environment,
+        partnerCode,
+        clientIp,
+        operationName,
+        query: text(query),
+        variables: vars(variables),
+        status,
+        responseBody: body(responseBody),
+        responseHeaders,
+        fromCache,
+        cache,
+        upstreamCalls,
+        durationMs,
+      } as ReplayRecord;
+      if (notes !== null && notes !== undefined) r.notes = notes as Record<string, unknown>;
+      if (queryDigest) r.queryDigest = queryDigest as ReplayRecord['queryDigest'];
+      if (personalData) r.personalData = personalData as ReplayRecord['personalData'];
+      if (facets) r.facets = facets as ReplayRecord['facets'];
+      if (typeof traceId === 'string') r.traceId = traceId;
+      return r;
+    },
+  );
 }

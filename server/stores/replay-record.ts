@@ -43,4 +43,6 @@ export interface ReplayRecord {
   facets?: ReplayFacets;
   /** Plugins' notes (allowance state, key id, cache level). */
   notes?: Record<string, unknown>;
+  /** The OpenTelemetry trace id of a traced (sampled) request: its trace in the operators' trace UI. */
+  traceId?: string;
 }

@@ -44,6 +44,7 @@ export async function openSupportConsole(ctx: WiringContext, replay: ReplayStore
     // The replay store's decrypt function takes over once records are encrypted (REPLAY_PII_KEY).
     unmasker: createUnmasker({ piiKey: config.cacheReplay.replay.piiKey }),
     sessionTtlMs: config.console.sessionTtlMs,
+    traceUrlTemplate: config.tracing.urlTemplate,
     trustProxy: config.trustProxy,
   });
   return {

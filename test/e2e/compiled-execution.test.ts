@@ -77,3 +77,16 @@ describe('compiled execution answers exactly like graphql-js', () => {
     expect(third.text).toBe(first.text);
   });
 });
+
+describe("Mesh's stitching", () => {
+  it('walks no answer for types it has nothing to merge with', () => {
+    // Every type of the unified schema was listed as merged, with no key nor resolver, so each
+    // object of every answer went through stitching's result walk for nothing (server/mesh.ts).
+    const info = t.g.mesh.mesh.schema.extensions?.stitchingInfo as {
+      mergedTypes: Record<string, { selectionSets: Map<unknown, unknown> }>;
+    };
+    const empty = Object.entries(info.mergedTypes).filter(([, m]) => !m.selectionSets?.size);
+    expect(empty.map(([name]) => name)).toEqual([]);
+    expect(t.g.mesh.schemas.keyed.getType('Plan')).toBeDefined();
+  });
+});

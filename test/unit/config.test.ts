@@ -80,3 +80,24 @@ describe('feedUrlsFor', () => {
     });
   });
 });
+
+describe('WORKERS and PLAYGROUND_WORKERS', () => {
+  const redis = { REDIS_URL: 'redis://127.0.0.1:6379' };
+  it('default to one process; take a count or auto (the cores this process may use)', async () => {
+    const os = await import('node:os');
+    expect(loadConfig({}).workers).toBe(1);
+    expect(loadConfig({ ...redis, WORKERS: '4', PLAYGROUND_WORKERS: '2' })).toMatchObject({
+      workers: 4,
+      playgroundProcess: { workers: 2 },
+    });
+    expect(loadConfig({ ...redis, WORKERS: 'auto' }).workers).toBe(os.availableParallelism());
+  });
+
+  it('refuse a bad count, and more than one worker without Redis', () => {
+    expect(() => loadConfig({ WORKERS: '0' })).toThrow(/WORKERS must be a number of processes 1-256 or "auto", got "0"/);
+    expect(() => loadConfig({ ...redis, WORKERS: 'many' })).toThrow(/WORKERS must be/);
+    expect(() => loadConfig({ WORKERS: '2' })).toThrow(/WORKERS=2 needs REDIS_URL/);
+    expect(() => loadConfig({ PLAYGROUND_WORKERS: '3' })).toThrow(/PLAYGROUND_WORKERS=3 needs REDIS_URL/);
+    expect(() => loadConfig({ WORKERS: '1' })).not.toThrow();
+  });
+});

@@ -373,14 +373,21 @@ function compileScalar(c: Ctx, def: FieldDef, vt: ScalarType, spec: Spec, key: s
   const finalize = scalarFinalizer(def, vt, unit, map);
   if (recordUnit) return scalarRead(c, vt, spec, key, name, unit, map, finalize, recordUnit);
   if (hasOwn(spec, 'const')) {
-    const value = attempt(c.p, `${key}.const`, () => finalize(spec.const, name));
+    const value = attempt(c.p, `${key}.const`, () => finalize(spec.const, '', name));
     return value === BAD ? undefined : () => value;
   }
   return scalarRead(c, vt, spec, key, name, unit, map, finalize);
 }
 
-/** `unit`: the record's own unit, when the block reads it per record. */
-type Finalize = (v: unknown, label: string, unit?: UnitName) => unknown;
+/**
+ * A value as read -> its canonical value. The value's label in errors is `where + what`, joined
+ * only when there is an error to name it in: a record's fields are read on every feed call.
+ * `unit`: the record's own unit, when the block reads it per record.
+ */
+type Finalize = (v: unknown, where: string, what: string, unit?: UnitName) => unknown;
+
+/** Conversions a quantity field keeps (feed values repeat from call to call): bounded, then started afresh. */
+const CONVERTED_MAX = 2048;
 
 /** The feed's unit of a quantity (its kind's default when the YAML names none); undefined for non-quantities, null on a problem. */
 function scalarUnit(c: Ctx, vt: ScalarType, spec: Spec, key: string, name: string): UnitName | undefined | null {
@@ -411,7 +418,7 @@ function scalarUnit(c: Ctx, vt: ScalarType, spec: Spec, key: string, name: strin
 }
 
 /** The unit of one record: read at `unit.path` and mapped (MONTH -> months); unknown values reject the record. */
-type RecordUnit = (ctx: Record<string, unknown>, env: ReadEnv, label: string) => UnitName;
+type RecordUnit = (ctx: Record<string, unknown>, env: ReadEnv, where: string, what: string) => UnitName;
 
 function compileRecordUnit(c: Ctx, spec: Spec, key: string): RecordUnit | null | undefined {
   if (typeof spec.unit !== 'object') return undefined;
@@ -434,11 +441,11 @@ function compileRecordUnit(c: Ctx, spec: Spec, key: string): RecordUnit | null |
       : { key: `${key}.unit`, prefix: c.prefix, path: at.path, parent: c.parent, expect },
   );
   const { path } = at;
-  return (ctx, env, label) => {
+  return (ctx, env, where, what) => {
     const v = at.from === 'page' ? readPath(env.page, path, 'one') : readPath(ctx, path, 'one');
     if (isScalar(v) && hasOwn(unitMap, String(v))) return unitMap[String(v)]!;
     throw new RecordError(
-      `${label}: unit ${describeType(v).replace(/^string /, '')} at ${path.text} is not in unit.map (${list(Object.keys(unitMap))})`,
+      `${where}${what}: unit ${describeType(v).replace(/^string /, '')} at ${path.text} is not in unit.map (${list(Object.keys(unitMap))})`,
     );
   };
 }
@@ -447,18 +454,31 @@ function compileRecordUnit(c: Ctx, spec: Spec, key: string): RecordUnit | null |
 function scalarFinalizer(def: FieldDef, vt: ScalarType, unit: UnitName | undefined, map: Record<string, unknown> | undefined): Finalize {
   const nullable = (vt.type === 'string' || vt.type === 'quantity') && vt.nullable === true;
   const omittable = !def.required && def.absent === undefined;
-  return (v, label, recordUnit) => {
+  // A quantity's exact conversion (decimal text, BigInt scaling, range checks) is a pure function
+  // of the value read and its unit: each field remembers the values it converted, per unit.
+  // Failures are not kept.
+  const converted = vt.type === 'quantity' ? new Map<UnitName | undefined, Map<unknown, unknown>>() : null;
+  return (v, where, what, recordUnit) => {
     if (map && isScalar(v) && hasOwn(map, String(v))) {
       const original = v;
       v = map[String(v)];
-      if (v === null && !nullable) throw new RecordError(`${label}: ${describeType(original)} is mapped to null`);
+      if (v === null && !nullable) throw new RecordError(`${where}${what}: ${describeType(original)} is mapped to null`);
     }
     if (v === null || v === undefined) {
       if (nullable) return null;
       if (omittable) return undefined;
-      throw new RecordError(`${label}: missing`);
+      throw new RecordError(`${where}${what}: missing`);
     }
-    return checkScalar(vt, recordUnit ?? unit, v, label);
+    const u = recordUnit ?? unit;
+    if (!converted) return checkScalar(vt, u, v, where, what);
+    let memo = converted.get(u);
+    if (!memo) converted.set(u, (memo = new Map()));
+    const known = memo.get(v);
+    if (known !== undefined) return known;
+    const out = checkScalar(vt, u, v, where, what);
+    if (memo.size >= CONVERTED_MAX) memo.clear();
+    if (typeof v === 'number' || typeof v === 'string') memo.set(v, out);
+    return out;
   };
 }
 
@@ -506,7 +526,8 @@ function scalarRead(
   const at = readFrom(c, spec.path!, `${key}.path`);
   if (!at) return undefined;
   const hasDefault = hasOwn(spec, 'default');
-  if (hasDefault && spec.default !== null && attempt(c.p, `${key}.default`, () => finalize(spec.default, name)) === BAD) return undefined;
+  if (hasDefault && spec.default !== null && attempt(c.p, `${key}.default`, () => finalize(spec.default, '', name)) === BAD)
+    return undefined;
   if (at.from !== 'request') {
     const moneyLike =
       typeof spec.unit === 'object' ? Object.values(spec.unit.map).every((u) => UNITS[u].moneyLike) : UNITS[unit!]?.moneyLike;
@@ -528,37 +549,37 @@ function scalarRead(
         ? (_ctx: Record<string, unknown>, env: ReadEnv) => readPath(env.page, path, 'one')
         : (ctx: Record<string, unknown>) => readPath(ctx, path, 'one');
   const dflt = spec.default;
+  const what = `${name} (${path.text})`;
   return (ctx, where, env) => {
     let v = read(ctx, env);
     if ((v === undefined || v === null) && hasDefault) v = dflt;
-    const label = `${where}${name} (${path.text})`;
-    return finalize(v, label, v === undefined || v === null ? undefined : recordUnit?.(ctx, env, label));
+    return finalize(v, where, what, v === undefined || v === null ? undefined : recordUnit?.(ctx, env, where, what));
   };
 }
 
-function checkScalar(vt: ScalarType, unit: UnitName | undefined, v: unknown, label: string): unknown {
+function checkScalar(vt: ScalarType, unit: UnitName | undefined, v: unknown, where: string, what: string): unknown {
   switch (vt.type) {
     case 'string': {
-      if (typeof v !== 'string') throw new RecordError(`${label}: expected text, got ${describeType(v)}`);
-      if (!vt.nullable && v.length === 0) throw new RecordError(`${label}: empty`);
-      if (vt.pattern && !vt.pattern.test(v)) throw new RecordError(`${label}: expected ${vt.patternText}, got ${describeType(v)}`);
+      if (typeof v !== 'string') throw new RecordError(`${where}${what}: expected text, got ${describeType(v)}`);
+      if (!vt.nullable && v.length === 0) throw new RecordError(`${where}${what}: empty`);
+      if (vt.pattern && !vt.pattern.test(v)) throw new RecordError(`${where}${what}: expected ${vt.patternText}, got ${describeType(v)}`);
       return v;
     }
     case 'enum': {
       if (typeof v !== 'string' || !vt.values.includes(v)) {
-        throw new RecordError(`${label}: unknown value ${describeType(v)} (expected one of ${list(vt.values)}; add it to map)`);
+        throw new RecordError(`${where}${what}: unknown value ${describeType(v)} (expected one of ${list(vt.values)}; add it to map)`);
       }
       return v;
     }
     case 'int': {
       if (typeof v !== 'number' || !Number.isSafeInteger(v))
-        throw new RecordError(`${label}: expected a whole number, got ${describeType(v)}`);
-      if (v < vt.min || v > vt.max) throw new RecordError(`${label}: ${v} is outside ${vt.min}..${vt.max}`);
+        throw new RecordError(`${where}${what}: expected a whole number, got ${describeType(v)}`);
+      if (v < vt.min || v > vt.max) throw new RecordError(`${where}${what}: ${v} is outside ${vt.min}..${vt.max}`);
       return v + 0;
     }
     case 'quantity': {
       try {
-        return convertUnit(v, unit!, vt.target, label, { integer: vt.integer, allowNegative: vt.allowNegative });
+        return convertUnit(v, unit!, vt.target, where + what, { integer: vt.integer, allowNegative: vt.allowNegative });
       } catch (e) {
         if (e instanceof UnitValueError) throw new RecordError(e.message);
         throw e;

@@ -22,6 +22,8 @@ export interface ConsoleOptions {
   sessionTtlMs: number;
   trustProxy: TrustProxy;
   now?: () => number;
+  /** TRACE_URL_TEMPLATE: the record page links a traced request's trace id through it. */
+  traceUrlTemplate?: string | null;
 }
 
 export interface SupportConsole {

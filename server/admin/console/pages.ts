@@ -262,6 +262,8 @@ export interface RecordView {
   /** Bytes of the answer as sent (a masked view is shorter or longer). */
   responseBytes: number;
   message?: string;
+  /** TRACE_URL_TEMPLATE (with `{traceId}`): a traced record's trace id links to the trace UI. */
+  traceUrlTemplate?: string | null;
 }
 
 function rerunControl(session: Session, v: RecordView): Html {
@@ -292,6 +294,12 @@ function unmaskControl(session: Session, v: RecordView): Html {
     <button type="submit">Show personal data (logged)</button></form>`;
 }
 
+/** The trace id, linked to the operators' trace UI when TRACE_URL_TEMPLATE is set. */
+function traceLink(traceId: string, template: string | null | undefined): Html | string {
+  if (!template) return traceId;
+  return html`<a href="${template.replaceAll('{traceId}', encodeURIComponent(traceId))}" rel="noopener noreferrer">${traceId}</a>`;
+}
+
 export function recordPage(session: Session, v: RecordView): string {
   const r = v.record;
   const parsed = prettyJson(r.responseBody);
@@ -319,6 +327,7 @@ export function recordPage(session: Session, v: RecordView): string {
     <dt>Operation</dt><dd>${r.operationName ?? '–'} <span class="mono">(${rootFields(r).join(', ') || 'no fields'})</span></dd>
     <dt>Status</dt><dd>${r.status} · ${outcomeCell(r)}</dd><dt>Cache</dt><dd>${r.cache ?? '–'}${r.fromCache ? ' (served from cache)' : ''}</dd>
       <dt>Duration</dt><dd>${r.durationMs} ms</dd>
+    ${r.traceId ? html`<dt>Trace</dt><dd class="mono" id="trace">${traceLink(r.traceId, v.traceUrlTemplate)}</dd>` : ''}
   </dl>
   <h2 id="query-h">Query</h2>${queryView(r)}
   <h2 id="vars-h">Variables</h2><pre id="variables" aria-labelledby="vars-h">${r.variables ? JSON.stringify(r.variables, null, 2) : '(none)'}</pre>

@@ -30,9 +30,10 @@ export function recordRoutes(ctx: ConsoleContext): RecordHandler {
     const opened = opts.unmasker.open(r);
     const canOpen = !!r.personalData && !opened.problem;
     const responseBytes = Buffer.byteLength(opened.record.responseBody);
-    if (clear && canOpen) return { record: opened.record, masked: false, canOpen, unmasked: true, responseBytes };
+    const traceUrlTemplate = opts.traceUrlTemplate ?? null;
+    if (clear && canOpen) return { record: opened.record, masked: false, canOpen, unmasked: true, responseBytes, traceUrlTemplate };
     const m = maskRecord(opened.record);
-    return { record: m.record, masked: m.masked, canOpen, unmasked: false, responseBytes };
+    return { record: m.record, masked: m.masked, canOpen, unmasked: false, responseBytes, traceUrlTemplate };
   }
 
   async function rerun(req: IncomingMessage, res: ServerResponse, s: Session, r: ReplayRecord, form: URLSearchParams): Promise<void> {
