@@ -34,7 +34,8 @@ const LISTENERS = {
   PORT_BASE: setting(
     k.int(1024, MAX_PORT_BASE),
     DEFAULT_PORT_BASE,
-    'moves every default port together by PORT_BASE − 4000 (listeners, reference upstream, admin, ops; README.md "Ports"); a port\'s own variable wins; a port in use stops the start naming its variable',
+    'moves every default port together by PORT_BASE − 4000 (listeners, reference upstream, admin, ops; README.md "Ports"); ' +
+      "a port's own variable wins; a port in use stops the start naming its variable",
     ['gateway', 'playground process', 'npm start', 'CLI', 'reference upstream'],
   ),
   ENVIRONMENTS: setting(
