@@ -9,8 +9,9 @@
 //   rerun <id> [--json]      executes the same operation now against the current feeds and prints a
 //                            structured diff with the recorded answer
 //
-// rerun runs the operation in this process: it builds the schema from .meshrc.yaml and serves the
-// record's environment on a private port with no admission plugins, so no partner key is needed.
+// rerun runs the operation in this process: it builds the schema from .meshrc.yaml and writes the
+// request into an unbound server of the record's environment with no admission plugins (no port, no
+// socket: nothing else can reach it), so no partner key is needed.
 // Feeds are those the gateway uses (same environment variables); with the built-in reference
 // upstream it reuses the running one on UPSTREAM_PORT when it answers, else starts its own.
 // `--url URL [--key KEY | REPLAY_API_KEY]` posts to a running gateway instead.
@@ -25,8 +26,7 @@ import { createReplayStore, type ReplayQuery, type ReplayRecord, type ReplayStor
 import { unsealPersonalData } from '../server/stores/replay-privacy.js';
 import { diffResponses, formatDiff } from '../server/stores/replay-diff.js';
 import { parseTimeBound } from '../server/admin/server.js';
-import type { CapabilitySetup } from '../server/wiring/types.js';
-import { asPartnerPlugin, postRecord, type RerunAnswer as RerunBody } from '../server/admin/rerun.js';
+import { postRecord, rerunInProcess as rerunOnServer, type RerunAnswer as RerunBody } from '../server/admin/rerun.js';
 import { UsageError, isUsageError, type Io as UsageIo } from './usage.js';
 
 const USAGE = `Usage: npm run replay -- <command> [options]
@@ -97,16 +97,16 @@ interface RerunAnswer extends RerunBody {
   via: string;
 }
 
-/** Executes the record's operation in this process, on a private listener of its environment. */
+/** Executes the record's operation in this process, on an unbound server of its environment. */
 async function rerunInProcess(record: ReplayRecord, config: GatewayConfig, baseEnv: NodeJS.ProcessEnv): Promise<RerunAnswer> {
   const env: NodeJS.ProcessEnv = {
     ...baseEnv,
     ENVIRONMENTS: record.environment,
+    // Nothing is bound (serve: false); ports 0 keep the configuration check from comparing them.
     PRODUCTION_PORT: '0',
     CERTIFICATION_PORT: '0',
     PLAYGROUND_PORT: '0',
     OPS_PORT: '0',
-    HOST: '127.0.0.1',
     REDIS_URL: '',
     ADMIN_TOKEN: '',
     LOG_LEVEL: 'silent',
@@ -125,8 +125,6 @@ async function rerunInProcess(record: ReplayRecord, config: GatewayConfig, baseE
       upstream = 'a fresh reference upstream';
     }
   }
-  // The record's partner code, for answers that depend on it (FILL_PARTNER_REF); no key check.
-  const asPartner: CapabilitySetup = async () => ({ name: 'replay-rerun', plugins: () => [asPartnerPlugin(record.partnerCode)] });
   const { launchGateway: startGateway } = await import('../server/launch.js');
   // Mesh handlers print progress on stdout while the schema is built: keep stdout for our output.
   const log = console.log;
@@ -135,16 +133,15 @@ async function rerunInProcess(record: ReplayRecord, config: GatewayConfig, baseE
   console.info = (...a: unknown[]) => console.error(...a);
   let gateway;
   try {
-    gateway = await startGateway({ env, capabilities: [asPartner] });
+    gateway = await startGateway({ env, capabilities: [], serve: false });
   } finally {
     console.log = log;
     console.info = info;
   }
   try {
-    const url = gateway.urls[record.environment as keyof typeof gateway.urls];
-    if (!url) throw new Error(`environment ${record.environment} is not served by this configuration`);
-    const answer = await postRecord(url, record, {});
-    return { ...answer, via: `in-process ${record.environment} listener over ${upstream}` };
+    // The record's partner code, for answers that depend on it (FILL_PARTNER_REF); no key check.
+    const answer = await rerunOnServer(record, gateway.createPrivateListener);
+    return { ...answer, via: `${record.environment} in process (no listener) over ${upstream}` };
   } finally {
     await gateway.close();
   }
