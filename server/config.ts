@@ -7,7 +7,7 @@ import { LOG_LEVELS, type LogLevel } from '../lib/logger.js';
 import { parseTrustProxy, type TrustProxy } from './http/client-ip.js';
 import { DEFAULT_LIMITS, type QueryLimits } from './graphql/limits.js';
 import type { EnvironmentName } from './http/plugin.js';
-import { connectionLimits, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './http/connections.js';
+import { connectionLimits, DEFAULT_CONNECTION_LIMITS, keyedDefaults, type ConnectionLimits } from './http/connections.js';
 // Response cache and replay settings are parsed in cache/cache-config.ts.
 import { loadCacheReplaySettings, parseDuration, type CacheReplaySettings } from '../cache/cache-config.js';
 import { parseRedisUrl } from '../cache/redis-url.js';
@@ -209,7 +209,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       windowSeconds: int('PLAYGROUND_FREE_WINDOW_SECONDS', 60, 1, 86_400),
     },
     connections: {
-      keyed: connectionLimits('KEYED', DEFAULT_CONNECTION_LIMITS.keyed, int),
+      keyed: connectionLimits('KEYED', keyedDefaults(trustProxy !== null), int),
       playground: connectionLimits('PLAYGROUND', DEFAULT_CONNECTION_LIMITS.playground, int),
     },
     adminToken,
