@@ -38,7 +38,9 @@
 //                the whole machine's busy share and load average (other work on the machine shows
 //                there), the flood row the playground's and Redis' CPU. Then attacks 1-5 of the issue
 //                from many client IPs (the per-IP rate limit does not help there: memory bounds must)
-//                and the gateway's RSS during (VmHWM) and after them, per process (target <= 250 MB)
+//                and the gateway's RSS during (VmHWM) and after them, per process (target <= 250 MB);
+//                attack 6: the keyed probe while one address (127.0.0.3, bench/socket-flood.ts at the
+//                flood's niceness) holds 4,200 silent sockets on the keyed listener (target: 0 errors)
 //   mesh         the stock GraphQL Mesh v0 server (`mesh build` + `mesh start`, one process) over the
 //                same reference upstream, asked for the same three feed calls as raw source fields
 //                (bench/mesh-start/: config derived from .meshrc.yaml, query, checks); the gateway
@@ -968,6 +970,30 @@ function startFlood(g: Gateway, seconds: number): Promise<Result> {
     .finally(() => child.stop());
 }
 
+/** Attack 6: one address (127.0.0.3) holds 4,200 silent sockets on the keyed listener, reconnecting; the keyed probe meanwhile. */
+async function connectionFloodRow(g: Gateway, keyedHeaders: Record<string, string>, quiet: Row): Promise<Row> {
+  const env = { PATH: process.env.PATH, URL: g.urls.production, COUNT: '4200', LOCAL_ADDRESS: '127.0.0.3' };
+  const flood = startChild(
+    'connection flood',
+    'nice',
+    ['-n', String(floodNice), process.execPath, '--import', 'tsx', 'bench/socket-flood.ts'],
+    env,
+    /^READY$/,
+  );
+  try {
+    await withTimeout(flood.line, 60_000, 'connection flood');
+    const r = probeRow(
+      'attack 6',
+      'keyed cache hits while one address holds 4,200 silent sockets on the keyed listener',
+      await keyedProbe(g, keyedHeaders, Math.min(opts.duration, 5)),
+    );
+    r.notes = { ...r.notes, p99VsQuiet: quiet.p99Ms ? Math.round((r.p99Ms / quiet.p99Ms) * 100) / 100 : null, target: '<= 2, 0 errors' };
+    return r;
+  } finally {
+    await flood.child.stop();
+  }
+}
+
 async function isolationScenario(
   g: Gateway,
   keyedHeaders: Record<string, string>,
@@ -1093,6 +1119,7 @@ async function isolationScenario(
   };
   rows.push(r5);
   for (const s of sockets) s.destroy();
+  rows.push(await connectionFloodRow(g, keyedHeaders, quiet));
   return { rows, memory: await memoryAfterRun(g) };
 }
 
