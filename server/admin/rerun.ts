@@ -28,7 +28,8 @@ function recordRequest(record: ReplayRecord, headers: Record<string, string>) {
   const body = JSON.stringify({
     query: record.query,
     variables: record.variables ?? undefined,
-    operationName: record.operationName ?? undefined,
+    // '<unknown>' stands for a name the record does not keep (server/plugins/replay.ts).
+    operationName: record.operationName && record.operationName !== '<unknown>' ? record.operationName : undefined,
   });
   return { requestId, body, headers: { 'content-type': 'application/json', 'x-request-id': requestId, ...headers } };
 }
