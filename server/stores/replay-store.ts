@@ -211,14 +211,16 @@ class QueuedReplayStore implements ReplayStore {
   }
 
   private schedule(): void {
-    if (this.running) return;
-    if (this.ready.length) {
+    if (this.ready.length && !this.running) {
       if (this.timer) clearTimeout(this.timer);
       this.timer = null;
       this.running = this.drain();
       return;
     }
-    if (!this.timer) {
+    // Set while a write runs too: a batch begun meanwhile is sealed on time and written next by the
+    // running drain, so a record waits at most one flush interval plus the write in flight (the
+    // records a kill -9 can lose).
+    if (!this.timer && this.open.size) {
       this.timer = setTimeout(() => {
         this.timer = null;
         this.sealAll();
@@ -257,8 +259,7 @@ class QueuedReplayStore implements ReplayStore {
     } finally {
       this.queuedBytes = Math.max(0, this.queuedBytes);
       this.running = null;
-      // Batches filled or begun while this one was being written (a record queued meanwhile set
-      // no timer: schedule() waits for a running drain).
+      // Batches sealed after the loop's last look, or begun while the last one was being written.
       if (this.ready.length || this.open.size) this.schedule();
     }
   }
