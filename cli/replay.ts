@@ -22,7 +22,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, type GatewayConfig } from '../server/config.js';
 import { connectRedis, type RedisClient } from '../cache/redis-connection.js';
-import { createReplayStore, type ReplayQuery, type ReplayRecord, type ReplayStore } from '../server/stores/replay-store.js';
+import { createReplayStore, pickRecord, type ReplayQuery, type ReplayRecord, type ReplayStore } from '../server/stores/replay-store.js';
 import { unsealPersonalData } from '../server/stores/replay-privacy.js';
 import { diffResponses, formatDiff } from '../server/stores/replay-diff.js';
 import { parseTimeBound } from '../server/admin/server.js';
@@ -32,14 +32,15 @@ import { UsageError, isUsageError, type Io as UsageIo } from './usage.js';
 const USAGE = `Usage: npm run replay -- <command> [options]
 
 Commands:
-  show <request-id> [--env production|certification|playground] [--body]
+  show <request-id> [--env production|certification|playground] [--partner CODE] [--body]
         Print the record (JSON). --body prints only the response body exactly as sent.
-        Without --env, keyed environments are searched first. Personal data is shown only
+        Without --env, keyed environments are searched first; an id that several partners
+        sent needs --partner (and --env). Personal data is shown only
         with REPLAY_PII_KEY set (the key the gateway sealed it with); else masked.
   list [--partner CODE] [--since 2h|ISO] [--until 2h|ISO] [--status 200|429|4xx|5xx]
        [--env production|certification|playground] [--limit N] [--json]
         Records, newest first.
-  rerun <request-id> [--env E] [--json] [--url URL [--key KEY]]
+  rerun <request-id> [--env E] [--partner CODE] [--json] [--url URL [--key KEY]]
         Execute the recorded operation again now and diff the answers.
         Exit 0 when identical, 1 when different, 2 on errors.
 
@@ -199,7 +200,7 @@ async function replayCommand(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
   }
   if (command !== 'show' && command !== 'rerun') throw new UsageError(`unknown command "${command}"`);
   if (!id) throw new UsageError(`${command} needs a request id`);
-  const found = await findRecord(id, environmentOption(values), config);
+  const found = await findRecord(id, environmentOption(values), values.partner?.trim() || undefined, config);
   // Personal data opens only for someone holding REPLAY_PII_KEY (the config checked its shape).
   const { record, problem } = unsealPersonalData(found, config.cacheReplay.replay.piiKey);
   if (problem) io.err(`replay: ${problem}`);
@@ -245,12 +246,26 @@ async function listRecords(q: ReplayQuery, values: Options, config: GatewayConfi
   return records.length ? 0 : 1;
 }
 
-async function findRecord(id: string, environment: string | undefined, config: GatewayConfig): Promise<ReplayRecord> {
-  const record = await withStore(config, (store) => store.get(id, environment));
-  if (!record)
-    throw new NotFound(
-      `no replay record for request id ${id}${environment ? ` in ${environment}` : ''} (records are kept ${Math.round(config.cacheReplay.replay.retentionMs / 3_600_000)} h at most, personal data ${Math.round(config.cacheReplay.replay.personal.retentionMs / 3_600_000)} h)`,
+async function findRecord(
+  id: string,
+  environment: string | undefined,
+  partner: string | undefined,
+  config: GatewayConfig,
+): Promise<ReplayRecord> {
+  const picked = pickRecord(await withStore(config, (store) => store.getAll(id, environment)), partner);
+  if (picked && 'ambiguous' in picked) {
+    const owners = picked.ambiguous.map((r) => `${r.environment}/${r.partnerCode ?? '-'} (${r.time})`);
+    throw new UsageError(
+      `request id ${id} was sent by more than one partner or environment: ${owners.join(', ')}; add --partner and --env to choose one`,
     );
+  }
+  const record = picked?.record;
+  if (!record) {
+    const hours = (ms: number) => Math.round(ms / 3_600_000);
+    const { retentionMs, personal } = config.cacheReplay.replay;
+    const kept = `records are kept ${hours(retentionMs)} h at most, personal data ${hours(personal.retentionMs)} h`;
+    throw new NotFound(`no replay record for request id ${id}${environment ? ` in ${environment}` : ''} (${kept})`);
+  }
   return record;
 }
 
@@ -295,9 +310,8 @@ async function rerunRecord(record: ReplayRecord, values: Options, config: Gatewa
       ),
     );
   } else {
-    io.out(
-      `rerun of ${record.id}: ${record.environment}, partner ${record.partnerCode ?? '-'}, recorded ${record.time}${record.fromCache ? ' (served from cache)' : ''}`,
-    );
+    const cached = record.fromCache ? ' (served from cache)' : '';
+    io.out(`rerun of ${record.id}: ${record.environment}, partner ${record.partnerCode ?? '-'}, recorded ${record.time}${cached}`);
     io.out(`executed via ${answer.via}`);
     io.out(formatDiff(diff));
   }

@@ -22,7 +22,7 @@
 // `since`/`until`: a duration back from now (2h, 30m, 7d) or an ISO 8601 time.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { ReplayQuery, ReplayStore } from '../stores/replay-store.js';
+import { pickRecord, type ReplayQuery, type ReplayStore } from '../stores/replay-store.js';
 import type { ResponseCache } from '../../cache/response-cache.js';
 import { parseDuration } from '../../cache/cache-config.js';
 import { listen } from '../http/listen.js';
@@ -134,23 +134,19 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
       const env = url.searchParams.get('env') ?? url.searchParams.get('environment') ?? undefined;
       if (env !== undefined && !ENVIRONMENTS.includes(env))
         return send(res, 400, { error: 'bad request', problems: [`env must be one of ${ENVIRONMENTS.join(', ')}`] });
-      const partner = url.searchParams.get('partner')?.trim().toUpperCase() || undefined;
-      const all = (await opts.replay.getAll(id, env)).filter((r) => partner === undefined || r.partnerCode?.toUpperCase() === partner);
-      // A keyless playground request reusing a partner's id never shadows the partner's record.
-      const keyed = all.filter((r) => r.environment !== 'playground');
-      const records = keyed.length ? keyed : all;
-      if (records.length === 0) return send(res, 404, { error: 'not found', id });
+      const partner = url.searchParams.get('partner')?.trim() || undefined;
+      const picked = pickRecord(await opts.replay.getAll(id, env), partner);
+      if (!picked) return send(res, 404, { error: 'not found', id });
       // An id sent by two partners (or in both keyed environments) names no single record: never pick one.
-      const owners = new Set(records.map((r) => `${r.environment}\n${r.partnerCode ?? ''}`));
-      if (owners.size > 1)
+      if ('ambiguous' in picked)
         return send(res, 300, {
           error: 'ambiguous request id',
           id,
           problems: ['records of more than one partner or environment carry this request id; add ?partner= and ?env= to choose one'],
-          count: records.length,
-          records,
+          count: picked.ambiguous.length,
+          records: picked.ambiguous,
         });
-      return send(res, 200, records[0]);
+      return send(res, 200, picked.record);
     }
     const { query, problems } = replayQuery(url, now());
     if (problems.length) return send(res, 400, { error: 'bad request', problems });

@@ -84,6 +84,21 @@ export interface ReplayStore {
   close(): Promise<void>;
 }
 
+/**
+ * The one record a request id names, from every record carrying it (getAll, newest first), or all
+ * of them when it names none: keyed environments before the playground (a keyless request reusing a
+ * partner's id never shadows the partner's record), then narrowed by `partner`; records of more than
+ * one partner or keyed environment are ambiguous and never resolved by a guess.
+ */
+export function pickRecord(all: ReplayRecord[], partner?: string): { record: ReplayRecord } | { ambiguous: ReplayRecord[] } | null {
+  const mine = partner === undefined ? all : all.filter((r) => r.partnerCode?.toUpperCase() === partner.toUpperCase());
+  const keyed = mine.filter((r) => r.environment !== 'playground');
+  const records = keyed.length ? keyed : mine;
+  if (records.length === 0) return null;
+  const owners = new Set(records.map((r) => `${r.environment}\n${r.partnerCode ?? ''}`));
+  return owners.size > 1 ? { ambiguous: records } : { record: records[0]! };
+}
+
 /** Process-wide counters over every replay store, for metrics. */
 export const replayStats = { enqueued: 0, written: 0, dropped: 0, writeErrors: 0, retries: 0 };
 

@@ -8,6 +8,7 @@ import { startTestGateway, type TestGateway } from '../../scripts/harness/gatewa
 import { freePort, startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 import { eventually } from '../../scripts/harness/eventually.js';
 import { issueKey } from '../../server/keys/key-store.js';
+import { runReplayCli } from '../../cli/replay.js';
 
 const ADMIN_TOKEN = 'admin-token-for-replay-record-tests-0123';
 const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -66,6 +67,23 @@ describe.each(['redis', 'embedded'])('replay records (%s store)', (store) => {
     expect(picked.status).toBe(200);
     expect(await picked.json()).toMatchObject({ partnerCode: 'ACME', environment: 'production', responseBody: acme.text });
     expect((await record(id, '?partner=NOBODY')).status).toBe(404);
+
+    // `npm run replay -- show` never picks one either.
+    const cli = async (args: string[]) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const env = { ...process.env, LOG_LEVEL: 'silent', DATA_DIR: t.dataDir, REDIS_URL: store === 'redis' ? redis.url : '' };
+      const code = await runReplayCli(args, env, { out: (l) => out.push(l), err: (l) => err.push(l), raw: () => {} });
+      return { code, out: out.join('\n'), err: err.join('\n') };
+    };
+    const ambiguous = await cli(['show', id]);
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.err).toMatch(
+      /more than one partner.*production\/ACME.*production\/BETA|more than one partner.*production\/BETA.*production\/ACME/,
+    );
+    const shown = await cli(['show', id, '--partner', 'beta', '--env', 'production']);
+    expect(shown.code).toBe(0);
+    expect(JSON.parse(shown.out)).toMatchObject({ partnerCode: 'BETA', responseBody: beta.text });
   });
 
   it('an operationName that names no operation of the document is stored as <unknown>; a real one as it is', async () => {
