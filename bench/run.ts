@@ -38,7 +38,9 @@
 //                the whole machine's busy share and load average (other work on the machine shows
 //                there), the flood row the playground's and Redis' CPU. Then attacks 1-5 of the issue
 //                from many client IPs (the per-IP rate limit does not help there: memory bounds must)
-//                and the gateway's RSS during (VmHWM) and after them, per process (target <= 250 MB)
+//                and the gateway's RSS during (VmHWM) and after them, per process (target <= 250 MB);
+//                attack 6: the keyed probe while one address (127.0.0.3, bench/socket-flood.ts at the
+//                flood's niceness) holds 4,200 silent sockets on the keyed listener (target: 0 errors)
 //   tracing      cached and uncached keyed residentialPlans with OpenTelemetry tracing off, sampled at 1%
 //                and at 100% (--tracing off,1%,100%), spans sent to an OTLP/HTTP receiver in this process; loaded in
 //                interleaved rounds as in `records` (--rounds)
@@ -1012,6 +1014,30 @@ function startFlood(g: Gateway, seconds: number): Promise<Result> {
     .finally(() => child.stop());
 }
 
+/** Attack 6: one address (127.0.0.3) holds 4,200 silent sockets on the keyed listener, reconnecting; the keyed probe meanwhile. */
+async function connectionFloodRow(g: Gateway, keyedHeaders: Record<string, string>, quiet: Row): Promise<Row> {
+  const env = { PATH: process.env.PATH, URL: g.urls.production, COUNT: '4200', LOCAL_ADDRESS: '127.0.0.3' };
+  const flood = startChild(
+    'connection flood',
+    'nice',
+    ['-n', String(floodNice), process.execPath, '--import', 'tsx', 'bench/socket-flood.ts'],
+    env,
+    /^READY$/,
+  );
+  try {
+    await withTimeout(flood.line, 60_000, 'connection flood');
+    const r = probeRow(
+      'attack 6',
+      'keyed cache hits while one address holds 4,200 silent sockets on the keyed listener',
+      await keyedProbe(g, keyedHeaders, Math.min(opts.duration, 5)),
+    );
+    r.notes = { ...r.notes, p99VsQuiet: quiet.p99Ms ? Math.round((r.p99Ms / quiet.p99Ms) * 100) / 100 : null, target: '<= 2, 0 errors' };
+    return r;
+  } finally {
+    await flood.child.stop();
+  }
+}
+
 async function isolationScenario(
   g: Gateway,
   keyedHeaders: Record<string, string>,
@@ -1137,6 +1163,7 @@ async function isolationScenario(
   };
   rows.push(r5);
   for (const s of sockets) s.destroy();
+  rows.push(await connectionFloodRow(g, keyedHeaders, quiet));
   return { rows, memory: await memoryAfterRun(g) };
 }
 

@@ -149,6 +149,15 @@ const CONNECTIONS = {
     32,
     "open sockets per peer address, the socket's, not X-Forwarded-For (0 = no cap; behind a load balancer cap there)",
   ),
+  // One address may hold an eighth of the keyed listener: a partner's client pool behind one NAT
+  // address needs a few dozen keep-alive sockets, so 512 leaves room for several partners sharing a
+  // NAT, while one flooding address cannot take the listener. Behind trusted proxies every socket
+  // comes from a proxy address, so the cap would cap the load balancer: off unless set.
+  KEYED_MAX_CONNECTIONS_PER_IP: setting(
+    k.int(0, 1_000_000),
+    { text: '512 (0 when TRUST_PROXY is set)', from: (v) => (v.TRUST_PROXY ? 0 : 512) },
+    "open sockets per peer address on the production and certification listeners, the socket's, not X-Forwarded-For (0 = no cap)",
+  ),
   ...perListener('HEADERS_TIMEOUT_MS', k.int(500, 600_000), 10_000, 5_000, 'time to send complete headers (also a new, silent socket)'),
   ...perListener(
     'REQUEST_TIMEOUT_MS',

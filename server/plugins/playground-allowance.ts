@@ -132,6 +132,10 @@ export function allowancePlugin(opts: AllowancePluginOptions): HttpPlugin {
       let result;
       const started = state.trace ? performance.now() : 0;
       try {
+        // The admission already waited out the store's deadline: one wait per call, not two (the
+        // bound of docs/operations.md is for the whole call).
+        if ((state.notes.allowance as { unavailable?: boolean } | undefined)?.unavailable)
+          throw new AllowanceUnavailableError('allowance store (Redis) unavailable: the admission check got no answer');
         result = await store.consume(allowanceSubject(state.clientIp));
         state.trace?.step('gateway.allowance.count', started, {
           'gateway.allowance.counted': result.allowed,

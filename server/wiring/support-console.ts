@@ -1,12 +1,12 @@
 // The support console and certification onboarding, on the admin listener: support
 // tokens (a KeyStore of its own over the keys file, hot-reloaded), partner records (polled every
-// 250 ms, so a change reaches every instance within a second), the audit log, reruns on a private
-// listener of this gateway, and the unmasking seam.
+// 250 ms, so a change reaches every instance within a second), the audit log, reruns in process (an
+// unbound server of this gateway, no socket), and the unmasking seam.
 import type { ReplayStore } from '../stores/replay-store.js';
 import { createAuditLog } from '../stores/audit-log.js';
 import { KeyStore } from '../keys/key-store.js';
 import { PartnerStore } from '../keys/partners.js';
-import { rerunOnPrivateListener } from '../admin/rerun.js';
+import { rerunInProcess } from '../admin/rerun.js';
 import { createSupportConsole, type SupportConsole } from '../admin/console/console.js';
 import { createUnmasker } from '../admin/console/masking.js';
 import type { WiringContext } from './types.js';
@@ -40,7 +40,7 @@ export async function openSupportConsole(ctx: WiringContext, replay: ReplayStore
     audit,
     partners,
     partnersFile: config.console.partnersFile,
-    rerun: (record) => rerunOnPrivateListener(record, ctx.createPrivateListener),
+    rerun: (record) => rerunInProcess(record, ctx.createPrivateListener),
     // The replay store's decrypt function takes over once records are encrypted (REPLAY_PII_KEY).
     unmasker: createUnmasker({ piiKey: config.cacheReplay.replay.piiKey }),
     sessionTtlMs: config.console.sessionTtlMs,
