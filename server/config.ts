@@ -70,6 +70,10 @@ export interface ConsoleSettings {
   partnersFile: string;
   /** AUDIT_RETENTION: how long audit entries are kept; never shorter than replay records. */
   auditRetentionMs: number;
+  /** AUDIT_MAX_ENTRIES: the audit trail's size; beyond it the oldest noise entries go first. */
+  auditMaxEntries: number;
+  /** CONSOLE_SIGN_IN_FAILURES refused sign-ins per client address per CONSOLE_SIGN_IN_WINDOW, then 429. */
+  signInLimit: { failures: number; windowMs: number };
   /** CONSOLE_SESSION_TTL: how long a console sign-in lasts. */
   sessionTtlMs: number;
   /** CHECKOUT_TOKEN: a bearer token for the certification checkout's allow-list routes only. */
@@ -203,6 +207,8 @@ function consoleSettings(s: SettingValues, cwd: string, keysFile: string, replay
     checkoutToken: s.CHECKOUT_TOKEN,
     partnersFile: path.resolve(cwd, s.PARTNERS_FILE ?? path.join(path.dirname(keysFile), 'partners.json')),
     auditRetentionMs: s.AUDIT_RETENTION,
+    auditMaxEntries: s.AUDIT_MAX_ENTRIES,
+    signInLimit: { failures: s.CONSOLE_SIGN_IN_FAILURES, windowMs: s.CONSOLE_SIGN_IN_WINDOW },
     sessionTtlMs: s.CONSOLE_SESSION_TTL,
   };
 }
