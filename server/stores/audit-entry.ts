@@ -19,7 +19,7 @@ export interface AuditEntry {
 
 export interface AuditQuery {
   actor?: string;
-  /** An action name, or a family ("record" = record.view, record.unmask, ...). Unknown: AuditFilterError. */
+  /** An action and the actions under it ("record" = record.view, record.unmask, ...). Unknown: AuditFilterError. */
   action?: string;
   /** Epoch ms, inclusive. `since` is the older spelling of `from`. */
   from?: number;
@@ -53,6 +53,10 @@ export const AUDIT_ACTIONS: Record<string, string> = {
   'record.unmask': "a record's personal data opened",
   'record.unmask.refused': 'an unmasking refused',
   'record.rerun': 'a record rerun',
+  'record.rerun.refused': 'a rerun refused: the token has no unmask role for a record holding personal data',
+  'partner.save.refused': 'a partner change refused: the token has no partners role',
+  'partner.ip.enable.refused': 'a test IP change refused: the token has no partners role',
+  'partner.ip.disable.refused': 'a test IP change refused: the token has no partners role',
   'partner.save': 'a partner record created or changed',
   'partner.ip.enable': 'a certification test IP enabled',
   'partner.ip.disable': 'a certification test IP removed',
@@ -73,12 +77,11 @@ export class AuditFilterError extends Error {
   }
 }
 
-/** The action names a filter selects: one action, or every action of a family; throws for an unknown one. */
+/** The actions a filter selects: the action named and the ones under it ("sign-in" = sign-in, sign-in.refused, ...). */
 export function actionsFor(filter: string | undefined): string[] | null {
   if (!filter) return null;
-  if (AUDIT_ACTIONS[filter]) return [filter];
-  const family = Object.keys(AUDIT_ACTIONS).filter((a) => a.startsWith(`${filter}.`));
-  if (family.length) return family;
+  const selected = Object.keys(AUDIT_ACTIONS).filter((a) => a === filter || a.startsWith(`${filter}.`));
+  if (selected.length) return selected;
   throw new AuditFilterError(
     `unknown audit action "${filter.slice(0, 64)}"; use one of ${Object.keys(AUDIT_ACTIONS).join(', ')} ` +
       `or a family (sign-in, record, partner, key)`,
