@@ -136,7 +136,8 @@ const PLAYGROUND = {
   PERSISTED_QUERIES_MAX_BYTES: setting(
     k.int(64 * 1024, 1024 * MiB),
     8 * MiB,
-    'bytes of persisted-query (APQ) documents kept per environment, least recently used evicted',
+    'bytes of persisted-query (APQ) entries kept per environment, least recently used evicted; each entry counts what it holds ' +
+      '(document x 1.05 + 2 x hash + 208 bytes, see Persisted queries)',
   ),
 };
 
