@@ -82,8 +82,15 @@ type Scripts = {
   epgApqGet(docs: string, lru: string, hash: string, now: number): Promise<string | null>;
 };
 
-export function createPersistedQueryStore(opts: { redis: RedisClient | null; maxBytes: number; now?: () => number }): PersistedQueryStore {
+export function createPersistedQueryStore(opts: {
+  redis: RedisClient | null;
+  maxBytes: number;
+  /** Budgets of their own (the playground's), else maxBytes. */
+  budgets?: Partial<Record<string, number>>;
+  now?: () => number;
+}): PersistedQueryStore {
   const now = opts.now ?? Date.now;
+  const budget = (environment: string) => opts.budgets?.[environment] ?? opts.maxBytes;
   const redis = opts.redis;
   if (redis) {
     const client = redis as RedisClient & Partial<Scripts>;
@@ -105,7 +112,7 @@ export function createPersistedQueryStore(opts: { redis: RedisClient | null; max
       },
       async put(environment, hash, document) {
         const [docs, lru, bytes] = persistedQueryKeys(environment);
-        await scripts.epgApqPut(docs, lru, bytes, hash, document, now(), opts.maxBytes);
+        await scripts.epgApqPut(docs, lru, bytes, hash, document, now(), budget(environment));
       },
     };
   }
@@ -116,7 +123,7 @@ export function createPersistedQueryStore(opts: { redis: RedisClient | null; max
       byEnvironment.set(
         environment,
         (c = new LRUCache<string, string>({
-          maxSize: opts.maxBytes,
+          maxSize: budget(environment),
           sizeCalculation: (doc, hash) => entryCost(Buffer.byteLength(doc), hash.length),
         })),
       );

@@ -139,6 +139,15 @@ const PLAYGROUND = {
     'bytes of persisted-query (APQ) entries kept per environment, least recently used evicted; each entry counts what it holds ' +
       '(document x 1.05 + 2 x hash + 208 bytes, see Persisted queries)',
   ),
+  PERSISTED_QUERIES_PLAYGROUND_MAX_BYTES: setting(
+    k.int(64 * 1024, 1024 * MiB),
+    {
+      text: 'PERSISTED_QUERIES_MAX_BYTES / 8, at least 64 KiB',
+      from: (v) => Math.max(64 * 1024, Math.floor((v.PERSISTED_QUERIES_MAX_BYTES as number) / 8)),
+    },
+    "the playground's own persisted-query budget, counted the same way",
+    ['gateway', 'playground process'],
+  ),
 };
 
 const CONNECTIONS = {

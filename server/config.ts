@@ -37,6 +37,8 @@ export interface GatewayConfig {
   bodyLimitBytes: number;
   /** Bytes of persisted-query (APQ) documents kept per environment. */
   persistedQueryMaxBytes: number;
+  /** PERSISTED_QUERIES_PLAYGROUND_MAX_BYTES: the playground's own persisted-query budget. */
+  persistedQueryPlaygroundMaxBytes: number;
   limits: { keyed: QueryLimits; playground: QueryLimits };
   playgroundAllowance: number;
   /** Free playground requests per client IP per window (server/plugins/playground-allowance.ts, cache/free-rate.ts); points 0 = off. */
@@ -123,6 +125,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     corsOrigins: !s.CORS_ORIGINS ? new Set() : s.CORS_ORIGINS === '*' ? '*' : new Set(s.CORS_ORIGINS.split(',').map((o) => o.trim())),
     bodyLimitBytes: s.BODY_LIMIT_BYTES,
     persistedQueryMaxBytes: s.PERSISTED_QUERIES_MAX_BYTES,
+    persistedQueryPlaygroundMaxBytes: s.PERSISTED_QUERIES_PLAYGROUND_MAX_BYTES,
     limits: { keyed: queryLimits(s, 'KEYED'), playground: queryLimits(s, 'PLAYGROUND') },
     playgroundAllowance: s.PLAYGROUND_ALLOWANCE,
     playgroundFreeRate: { points: s.PLAYGROUND_FREE_REQUESTS, windowSeconds: s.PLAYGROUND_FREE_WINDOW_SECONDS },
