@@ -7,7 +7,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, type GatewayConfig } from '../server/config.js';
 import { connectRedis } from '../cache/redis-connection.js';
-import { AUDIT_ACTIONS, AuditFilterError, actionsFor, createAuditLog, type AuditLog } from '../server/stores/audit-log.js';
+import {
+  AUDIT_ACTIONS,
+  AuditFilterError,
+  actionsFor,
+  createAuditLog,
+  type AuditEntry,
+  type AuditLog,
+  type AuditQuery,
+} from '../server/stores/audit-log.js';
 import { parseTimeBound } from '../server/admin/server.js';
 import { UsageError, isUsageError, type Io } from './usage.js';
 
@@ -39,6 +47,33 @@ export async function openAuditLog(config: GatewayConfig): Promise<{ log: AuditL
   };
 }
 
+/** The store query of `list`'s flags; a UsageError names the flag that is wrong. */
+function listQuery(values: { actor?: string; action?: string; since?: string; until?: string; limit?: string }): AuditQuery {
+  const limit = values.limit === undefined ? 100 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be 1 to 1000');
+  const from = values.since === undefined ? undefined : parseTimeBound(values.since, Date.now());
+  if (from === null) throw new UsageError('--since must be a duration back from now (2h, 7d) or an ISO time');
+  const to = values.until === undefined ? undefined : parseTimeBound(values.until, Date.now());
+  if (to === null) throw new UsageError('--until must be a duration back from now (2h, 7d) or an ISO time');
+  try {
+    actionsFor(values.action);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  return { actor: values.actor, action: values.action, from, to, limit };
+}
+
+function printEntries(io: Io, entries: AuditEntry[], json: boolean): void {
+  if (json) for (const e of entries) io.out(JSON.stringify(e));
+  else if (!entries.length) io.err('no audit entries match');
+  else
+    for (const e of entries)
+      io.out(
+        `${e.time}  ${e.actor.padEnd(20)}  ${e.action.padEnd(20)}  ${(e.target ?? '-').padEnd(38)}  ${e.from}` +
+          `${e.count ? `  x${e.count}` : ''}${e.details ? `  ${JSON.stringify(e.details)}` : ''}`,
+      );
+}
+
 export async function runAuditCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   try {
     const { values, positionals } = parseArgs({
@@ -60,28 +95,10 @@ export async function runAuditCli(argv: string[], env: NodeJS.ProcessEnv, io: Io
       return 0;
     }
     if (positionals[0] !== 'list' || positionals.length > 1) throw new UsageError('the command is "list"');
-    const limit = values.limit === undefined ? 100 : Number(values.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be 1 to 1000');
-    const since = values.since === undefined ? undefined : parseTimeBound(values.since, Date.now());
-    if (since === null) throw new UsageError('--since must be a duration back from now (2h, 7d) or an ISO time');
-    const to = values.until === undefined ? undefined : parseTimeBound(values.until, Date.now());
-    if (to === null) throw new UsageError('--until must be a duration back from now (2h, 7d) or an ISO time');
-    try {
-      actionsFor(values.action);
-    } catch (err) {
-      throw new UsageError((err as Error).message);
-    }
+    const query = listQuery(values);
     const { log, close } = await openAuditLog(loadConfig(env));
     try {
-      const entries = await log.list({ actor: values.actor, action: values.action, from: since, to, limit });
-      if (values.json) for (const e of entries) io.out(JSON.stringify(e));
-      else if (!entries.length) io.err('no audit entries match');
-      else
-        for (const e of entries)
-          io.out(
-            `${e.time}  ${e.actor.padEnd(20)}  ${e.action.padEnd(20)}  ${(e.target ?? '-').padEnd(38)}  ${e.from}` +
-              `${e.count ? `  x${e.count}` : ''}${e.details ? `  ${JSON.stringify(e.details)}` : ''}`,
-          );
+      printEntries(io, await log.list(query), values.json === true);
       return 0;
     } finally {
       await close();
