@@ -136,7 +136,17 @@ const PLAYGROUND = {
   PERSISTED_QUERIES_MAX_BYTES: setting(
     k.int(64 * 1024, 1024 * MiB),
     8 * MiB,
-    'bytes of persisted-query (APQ) documents kept per environment, least recently used evicted',
+    'bytes of persisted-query (APQ) entries kept per environment, least recently used evicted; each entry counts what it holds ' +
+      '(document x 1.05 + 2 x hash + 208 bytes, see Persisted queries)',
+  ),
+  PERSISTED_QUERIES_PLAYGROUND_MAX_BYTES: setting(
+    k.int(64 * 1024, 1024 * MiB),
+    {
+      text: 'PERSISTED_QUERIES_MAX_BYTES / 8, at least 64 KiB',
+      from: (v) => Math.max(64 * 1024, Math.floor((v.PERSISTED_QUERIES_MAX_BYTES as number) / 8)),
+    },
+    "the playground's own persisted-query budget, counted the same way",
+    ['gateway', 'playground process'],
   ),
 };
 
@@ -255,6 +265,18 @@ const CONSOLE = {
     "how long the console's audit log is kept (at least REPLAY_RETENTION)",
     ['gateway', 'CLI'],
   ),
+  AUDIT_MAX_ENTRIES: setting(
+    k.int(1000, 100_000_000),
+    200_000,
+    "the audit trail's size: beyond it the oldest noise entries (refused or limited sign-ins, searches, audit views) go first, then the oldest others",
+    ['gateway', 'CLI'],
+  ),
+  CONSOLE_SIGN_IN_FAILURES: setting(
+    k.int(1, 100_000),
+    10,
+    'refused console sign-ins allowed per client address per CONSOLE_SIGN_IN_WINDOW; then 429 with Retry-After until the window ends',
+  ),
+  CONSOLE_SIGN_IN_WINDOW: setting(k.duration(1000, DAY), 5 * 60_000, 'the window of CONSOLE_SIGN_IN_FAILURES'),
   CONSOLE_SESSION_TTL: setting(k.duration(60_000, 7 * DAY), 8 * H, 'console session lifetime'),
   CHECKOUT_TOKEN: setting(k.secret(24), null, "bearer token for the certification checkout's allow-list routes only"),
 };

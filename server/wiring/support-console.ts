@@ -8,6 +8,7 @@ import { KeyStore } from '../keys/key-store.js';
 import { PartnerStore } from '../keys/partners.js';
 import { rerunInProcess } from '../admin/rerun.js';
 import { createSupportConsole, type SupportConsole } from '../admin/console/console.js';
+import { limitSignIns } from '../admin/sign-in-limit.js';
 import { createUnmasker } from '../admin/console/masking.js';
 import type { WiringContext } from './types.js';
 import { serveKeyChanges } from './key-changes.js';
@@ -15,7 +16,7 @@ import { serveKeyChanges } from './key-changes.js';
 export interface SupportParts {
   console: SupportConsole;
   partners: PartnerStore;
-  close(): void;
+  close(): Promise<void>;
 }
 
 export async function openSupportConsole(ctx: WiringContext, replay: ReplayStore | null): Promise<SupportParts> {
@@ -33,8 +34,13 @@ export async function openSupportConsole(ctx: WiringContext, replay: ReplayStore
     keys.close();
     throw err;
   }
-  const audit = createAuditLog({ redis, dataDir: config.dataDir, retentionMs: config.console.auditRetentionMs });
-  const console = createSupportConsole({
+  const audit = createAuditLog({
+    redis,
+    dataDir: config.dataDir,
+    retentionMs: config.console.auditRetentionMs,
+    maxEntries: config.console.auditMaxEntries,
+  });
+  const unlimited = createSupportConsole({
     keys,
     replay,
     audit,
@@ -47,12 +53,17 @@ export async function openSupportConsole(ctx: WiringContext, replay: ReplayStore
     traceUrlTemplate: config.tracing.urlTemplate,
     trustProxy: config.trustProxy,
   });
+  const console = limitSignIns(unlimited, { ...config.console.signInLimit, redis, audit, trustProxy: config.trustProxy });
   return {
     console,
     partners,
-    close() {
+    async close() {
       keys.close();
       partners.close();
+      // Writes the aggregated noise of the current minute.
+      await audit
+        .close?.()
+        .catch((error: unknown) => logger.warn({ error }, 'audit trail: the last minute of noise counts was not written'));
     },
   };
 }
