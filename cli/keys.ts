@@ -32,6 +32,8 @@ import { UsageError, type Io } from './usage.js';
 import { announce, KEYS_TOPIC } from '../cache/instance-registry.js';
 import { safeTarget } from '../cache/redis-connection.js';
 import { unreached, withRedis } from './reach.js';
+import { openAuditLog } from './audit.js';
+import os from 'node:os';
 
 const USAGE = `Usage: npm run keys -- <command> [options]
 
@@ -113,8 +115,10 @@ async function issueCommand(values: Values, rest: string[], { file, env }: Targe
       environment === 'support' ? "issue --env support needs --partner PERSON (the support user's handle)" : 'issue needs --partner CODE',
     );
   const partnerCode = partner(values.partner);
-  const redisUrl = loadConfig(env).redisUrl;
+  const config = loadConfig(env);
+  const redisUrl = config.redisUrl;
   const { key, record } = await issueKey(file, { environment, partnerCode, roles });
+  await auditKeyChange(config, 'key.issue', record);
   const holder =
     environment === 'support'
       ? `support user ${record.partnerCode} (roles: ${(record.roles ?? ['viewer']).join(', ')})`
@@ -151,8 +155,10 @@ async function listCommand(values: Values, rest: string[], { file }: Target, io:
 async function revokeCommand(values: Values, rest: string[], { file, env }: Target, io: Io): Promise<number> {
   onlyFlags(values, ['env', 'partner', 'file'], 'revoke');
   const selector = revokeSelector(values, rest);
-  const redisUrl = loadConfig(env).redisUrl;
+  const config = loadConfig(env);
+  const redisUrl = config.redisUrl;
   const outcome = await revokeKeys(file, selector);
+  for (const k of outcome.revoked) await auditKeyChange(config, 'key.revoke', k);
   for (const k of outcome.revoked) io.out(`revoked ${k.id} (${k.partnerCode}, ${k.environment})`);
   for (const k of outcome.alreadyRevoked) io.out(`already revoked ${k.id} (${k.partnerCode}, ${k.environment}) at ${k.revokedAt}`);
   if (outcome.revoked.length)
@@ -163,6 +169,22 @@ async function revokeCommand(values: Values, rest: string[], { file, env }: Targ
       ),
     );
   return 0;
+}
+
+/** Issue and revoke go to the audit trail as cli:<os user>, the key id as target (never the key). */
+async function auditKeyChange(config: ReturnType<typeof loadConfig>, action: 'key.issue' | 'key.revoke', k: KeyRecord): Promise<void> {
+  const { log, close } = await openAuditLog(config);
+  try {
+    await log.write({
+      actor: `cli:${os.userInfo().username}`,
+      action,
+      target: k.id,
+      from: 'cli',
+      details: { partner: k.partnerCode, environment: k.environment },
+    });
+  } finally {
+    await close();
+  }
 }
 
 const ANNOUNCE_CONNECT_MS = 3000;

@@ -153,7 +153,17 @@ const PLAYGROUND = {
   PERSISTED_QUERIES_MAX_BYTES: setting(
     k.int(64 * 1024, 1024 * MiB),
     8 * MiB,
-    'bytes of persisted-query (APQ) documents kept per environment, least recently used evicted',
+    'bytes of persisted-query (APQ) entries kept per environment, least recently used evicted; each entry counts what it holds ' +
+      '(document x 1.05 + 2 x hash + 208 bytes, see Persisted queries)',
+  ),
+  PERSISTED_QUERIES_PLAYGROUND_MAX_BYTES: setting(
+    k.int(64 * 1024, 1024 * MiB),
+    {
+      text: 'PERSISTED_QUERIES_MAX_BYTES / 8, at least 64 KiB',
+      from: (v) => Math.max(64 * 1024, Math.floor((v.PERSISTED_QUERIES_MAX_BYTES as number) / 8)),
+    },
+    "the playground's own persisted-query budget, counted the same way",
+    ['gateway', 'playground process'],
   ),
 };
 
@@ -165,6 +175,15 @@ const CONNECTIONS = {
     0,
     32,
     "open sockets per peer address, the socket's, not X-Forwarded-For (0 = no cap; behind a load balancer cap there)",
+  ),
+  // One address may hold an eighth of the keyed listener: a partner's client pool behind one NAT
+  // address needs a few dozen keep-alive sockets, so 512 leaves room for several partners sharing a
+  // NAT, while one flooding address cannot take the listener. Behind trusted proxies every socket
+  // comes from a proxy address, so the cap would cap the load balancer: off unless set.
+  KEYED_MAX_CONNECTIONS_PER_IP: setting(
+    k.int(0, 1_000_000),
+    { text: '512 (0 when TRUST_PROXY is set)', from: (v) => (v.TRUST_PROXY ? 0 : 512) },
+    "open sockets per peer address on the production and certification listeners, the socket's, not X-Forwarded-For (0 = no cap)",
   ),
   ...perListener('HEADERS_TIMEOUT_MS', k.int(500, 600_000), 10_000, 5_000, 'time to send complete headers (also a new, silent socket)'),
   ...perListener(
@@ -263,6 +282,18 @@ const CONSOLE = {
     "how long the console's audit log is kept (at least REPLAY_RETENTION)",
     ['gateway', 'CLI'],
   ),
+  AUDIT_MAX_ENTRIES: setting(
+    k.int(1000, 100_000_000),
+    200_000,
+    "the audit trail's size: beyond it the oldest noise entries (refused or limited sign-ins, searches, audit views) go first, then the oldest others",
+    ['gateway', 'CLI'],
+  ),
+  CONSOLE_SIGN_IN_FAILURES: setting(
+    k.int(1, 100_000),
+    10,
+    'refused console sign-ins allowed per client address per CONSOLE_SIGN_IN_WINDOW; then 429 with Retry-After until the window ends',
+  ),
+  CONSOLE_SIGN_IN_WINDOW: setting(k.duration(1000, DAY), 5 * 60_000, 'the window of CONSOLE_SIGN_IN_FAILURES'),
   CONSOLE_SESSION_TTL: setting(k.duration(60_000, 7 * DAY), 8 * H, 'console session lifetime'),
   CHECKOUT_TOKEN: setting(k.secret(24), null, "bearer token for the certification checkout's allow-list routes only"),
 };

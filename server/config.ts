@@ -37,6 +37,8 @@ export interface GatewayConfig {
   bodyLimitBytes: number;
   /** Bytes of persisted-query (APQ) documents kept per environment. */
   persistedQueryMaxBytes: number;
+  /** PERSISTED_QUERIES_PLAYGROUND_MAX_BYTES: the playground's own persisted-query budget. */
+  persistedQueryPlaygroundMaxBytes: number;
   limits: { keyed: QueryLimits; playground: QueryLimits };
   playgroundAllowance: number;
   /** Free playground requests per client IP per window (server/plugins/playground-allowance.ts, cache/free-rate.ts); points 0 = off. */
@@ -70,6 +72,10 @@ export interface ConsoleSettings {
   partnersFile: string;
   /** AUDIT_RETENTION: how long audit entries are kept; never shorter than replay records. */
   auditRetentionMs: number;
+  /** AUDIT_MAX_ENTRIES: the audit trail's size; beyond it the oldest noise entries go first. */
+  auditMaxEntries: number;
+  /** CONSOLE_SIGN_IN_FAILURES refused sign-ins per client address per CONSOLE_SIGN_IN_WINDOW, then 429. */
+  signInLimit: { failures: number; windowMs: number };
   /** CONSOLE_SESSION_TTL: how long a console sign-in lasts. */
   sessionTtlMs: number;
   /** CHECKOUT_TOKEN: a bearer token for the certification checkout's allow-list routes only. */
@@ -121,6 +127,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     corsOrigins: !s.CORS_ORIGINS ? new Set() : s.CORS_ORIGINS === '*' ? '*' : new Set(s.CORS_ORIGINS.split(',').map((o) => o.trim())),
     bodyLimitBytes: s.BODY_LIMIT_BYTES,
     persistedQueryMaxBytes: s.PERSISTED_QUERIES_MAX_BYTES,
+    persistedQueryPlaygroundMaxBytes: s.PERSISTED_QUERIES_PLAYGROUND_MAX_BYTES,
     limits: { keyed: queryLimits(s, 'KEYED'), playground: queryLimits(s, 'PLAYGROUND') },
     playgroundAllowance: s.PLAYGROUND_ALLOWANCE,
     playgroundFreeRate: { points: s.PLAYGROUND_FREE_REQUESTS, windowSeconds: s.PLAYGROUND_FREE_WINDOW_SECONDS },
@@ -205,6 +212,8 @@ function consoleSettings(s: SettingValues, cwd: string, keysFile: string, replay
     checkoutToken: s.CHECKOUT_TOKEN,
     partnersFile: path.resolve(cwd, s.PARTNERS_FILE ?? path.join(path.dirname(keysFile), 'partners.json')),
     auditRetentionMs: s.AUDIT_RETENTION,
+    auditMaxEntries: s.AUDIT_MAX_ENTRIES,
+    signInLimit: { failures: s.CONSOLE_SIGN_IN_FAILURES, windowMs: s.CONSOLE_SIGN_IN_WINDOW },
     sessionTtlMs: s.CONSOLE_SESSION_TTL,
   };
 }

@@ -156,13 +156,19 @@ function needsKey(err: GraphQLError, keyedOnly: ReadonlySet<string>): GraphQLErr
 /**
  * Heap a cached entry costs, estimated: a parsed document keeps every token (locations are needed
  * for error positions) at ~300 bytes each with its AST node (measured on graphql-js 16), plus its
- * text and printed form; an error entry keeps the source text and a few error objects.
+ * text, printed form and the cache's own bookkeeping; an error entry keeps the source text and its
+ * error objects (~2 KB each with their stack and locations, plus the message). Calibrated against
+ * the V8 heap with 20,000 distinct documents (see docs/operations.md): small valid documents 6.0 KB
+ * held for 6.1 KB counted, unknown-field errors 2.3 KB held for 2.9 KB counted.
  */
 const BYTES_PER_TOKEN = 320;
+const ENTRY_BYTES = 768;
+const BYTES_PER_ERROR = 2048;
 function entryBytes(entry: { document?: DocumentNode; errors?: GraphQLError[] }, query: string): number {
   let tokens = 0;
   for (let t = entry.document?.loc?.startToken ?? null; t; t = t.next) tokens++;
-  return 256 + query.length * 2 + tokens * BYTES_PER_TOKEN + (entry.errors ? entry.errors.length * 512 : query.length * 2);
+  const rest = entry.errors ? entry.errors.reduce((n, e) => n + BYTES_PER_ERROR + 2 * e.message.length, 0) : query.length * 2;
+  return ENTRY_BYTES + query.length * 2 + tokens * BYTES_PER_TOKEN + rest;
 }
 
 function withCode(code: string) {

@@ -44,25 +44,54 @@ export function serverTimeouts(limits: ConnectionLimits) {
   };
 }
 
-/** Caps open sockets per listener and per peer address. */
+/** The key of a connection that both its TCP socket and (over TLS) the socket a request reports share. */
+function connectionKey(socket: { remoteAddress?: string; remotePort?: number }): string {
+  return `${socket.remoteAddress ?? 'unknown'}|${socket.remotePort ?? 0}`;
+}
+
+/**
+ * Caps open sockets per peer address and per listener. At the listener's cap, sockets that have not
+ * sent a complete request yet are shed first, oldest first (a silent-socket flood then evicts
+ * itself), so sockets that carry requests, such as partners' keep-alive connections, stay open and
+ * a new connection is refused only when every open one has sent a request.
+ */
 export function capConnections(server: Server, limits: ConnectionLimits): void {
-  // node closes a socket over maxConnections before it is handed to the HTTP layer.
-  if (limits.maxConnections > 0) server.maxConnections = limits.maxConnections;
-  if (limits.maxConnectionsPerIp <= 0) return;
   // At most maxConnections entries: an address leaves when its last socket closes.
-  const open = new Map<string, number>();
+  const perIp = new Map<string, number>();
+  // Sockets that have not sent a complete request, in the order they connected (oldest first).
+  const silent = new Map<string, Socket>();
+  let open = 0;
   server.on('connection', (socket: Socket) => {
     const ip = socket.remoteAddress ?? 'unknown';
-    const n = (open.get(ip) ?? 0) + 1;
-    if (n > limits.maxConnectionsPerIp) {
+    const n = (perIp.get(ip) ?? 0) + 1;
+    if (limits.maxConnectionsPerIp > 0 && n > limits.maxConnectionsPerIp) {
       socket.destroy();
       return;
     }
-    open.set(ip, n);
+    perIp.set(ip, n);
+    open++;
+    const key = connectionKey(socket);
+    silent.set(key, socket);
     socket.once('close', () => {
-      const left = (open.get(ip) ?? 1) - 1;
-      if (left <= 0) open.delete(ip);
-      else open.set(ip, left);
+      open--;
+      if (silent.get(key) === socket) silent.delete(key);
+      const left = (perIp.get(ip) ?? 1) - 1;
+      if (left <= 0) perIp.delete(ip);
+      else perIp.set(ip, left);
     });
+    if (limits.maxConnections > 0 && open > limits.maxConnections) shed(open - limits.maxConnections);
   });
+  // Complete request headers: the connection is in use (HTTP/1.1 over TCP or TLS, and HTTP/2 streams).
+  server.on('request', (req: { socket: { remoteAddress?: string; remotePort?: number } }) => {
+    if (silent.size) silent.delete(connectionKey(req.socket));
+  });
+
+  /** Closes `count` never-requested sockets, oldest first (the newest, just accepted, last). */
+  function shed(count: number): void {
+    for (const [key, socket] of silent) {
+      if (count-- <= 0) break;
+      silent.delete(key);
+      socket.destroy();
+    }
+  }
 }

@@ -117,7 +117,10 @@ function operationTexts(op: NonNullable<RequestState['operation']>): { name: str
 export function requestLogFields(state: RequestState, reply: Reply, now = Date.now()): string {
   const op = state.operation;
   const texts = op ? operationTexts(op) : null;
-  let out = `"requestId":${str(state.requestId)},"environment":${str(state.environment)},"partnerCode":${strOrNull(state.partnerCode)},"clientIp":${str(state.clientIp)},"method":${str(state.req.method ?? 'GET')},"path":${str(pathOf(state.req.url))},"operationName":${texts ? texts.name : 'null'},"status":${reply.status},"durationMs":${Math.max(0, now - state.receivedAt)}`;
+  let out =
+    `"requestId":${str(state.requestId)},"environment":${str(state.environment)},"partnerCode":${strOrNull(state.partnerCode)},` +
+    `"clientIp":${str(state.clientIp)},"method":${str(state.req.method ?? 'GET')},"path":${str(pathOf(state.req.url))},` +
+    `"operationName":${texts ? texts.name : 'null'},"status":${reply.status},"durationMs":${Math.max(0, now - state.receivedAt)}`;
   if (op && texts) {
     out += texts.rootFields;
     if (!op.introspectionOnly) out += `,"cache":${str(state.cache)}`;

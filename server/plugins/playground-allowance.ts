@@ -20,6 +20,10 @@
 // count is spent, a counted call gets HTTP 429 (RATE_LIMITED, reason ALLOWANCE_USED_UP) and
 // remaining 0.
 //
+// A request that registers a persisted query (APQ hash and document) takes one more free point,
+// kept even when the call is counted: registrations fill a store, so they count against the free
+// rate (and the playground's own persisted-query budget, PERSISTED_QUERIES_PLAYGROUND_MAX_BYTES).
+//
 // Free is not unlimited: free requests are rate-limited per client IP (IPv6 per /64, like the
 // allowance): at most `points` per `windowSeconds` of the store's free rate, counted beside the allowance
 // (cache/free-rate.ts; in Redis when REDIS_URL is set, so every instance shares it). Every
@@ -119,6 +123,12 @@ export function allowancePlugin(opts: AllowancePluginOptions): HttpPlugin {
         state.notes.allowance = { limit, counted: false, reason: 'read_only' };
         return readOnlyReply(op);
       }
+      // Registering a persisted query stores something: it costs a free request whatever the call
+      // (a counted call gets back only the point of its request), and is refused over the rate.
+      if (state.notes.persistedQuery === 'registered' && store.free.enabled) {
+        const charged = await store.admit(allowanceSubject(state.clientIp));
+        if (charged.freeRefusedMs > 0) return freeRateReply(state, charged.freeRefusedMs);
+      }
       if (op.introspectionOnly) {
         state.notes.allowance = {
           ...(state.notes.allowance as object | undefined),
@@ -132,6 +142,10 @@ export function allowancePlugin(opts: AllowancePluginOptions): HttpPlugin {
       let result;
       const started = state.trace ? performance.now() : 0;
       try {
+        // The admission already waited out the store's deadline: one wait per call, not two (the
+        // bound of docs/operations.md is for the whole call).
+        if ((state.notes.allowance as { unavailable?: boolean } | undefined)?.unavailable)
+          throw new AllowanceUnavailableError('allowance store (Redis) unavailable: the admission check got no answer');
         result = await store.consume(allowanceSubject(state.clientIp));
         state.trace?.step('gateway.allowance.count', started, {
           'gateway.allowance.counted': result.allowed,

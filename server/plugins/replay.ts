@@ -34,7 +34,7 @@ export function replayRecord(state: RequestState, reply: Reply, now = Date.now()
     environment: state.environment,
     partnerCode: state.partnerCode ?? (typeof auth?.partnerCode === 'string' ? auth.partnerCode : null),
     clientIp: state.clientIp,
-    operationName: state.operation?.operationName ?? state.operationName ?? null,
+    operationName: recordedOperationName(state),
     query: state.query ?? null,
     variables: state.variables ?? null,
     status: reply.status,
@@ -72,6 +72,26 @@ export function replayRecord(state: RequestState, reply: Reply, now = Date.now()
   const personal = op ? schemaPolicy.selectsPersonalData(op.rootFields) : !!state.query && mayMentionPersonalData(state.query);
   if (personal) sealPersonalData(record, piiKey);
   return record;
+}
+
+/** Stored in place of an operation name that names no operation of the document. */
+export const UNKNOWN_OPERATION = '<unknown>';
+/** The GraphQL Name grammar, bounded. */
+const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,127}$/;
+
+/**
+ * The operation name a record keeps: the executed operation's own name; for a document that did
+ * not prepare, the sent name only when the text declares an operation of that name. Anything else
+ * the client sent as operationName (an address, a token) is stored as '<unknown>', never verbatim.
+ */
+function recordedOperationName(state: RequestState): string | null {
+  const declared = state.operation?.operationName;
+  if (state.operation) return declared ? (GRAPHQL_NAME.test(declared) ? declared : UNKNOWN_OPERATION) : null;
+  const sent = state.operationName;
+  if (!sent) return null;
+  // A Name holds no regular-expression syntax: it is matched literally.
+  if (GRAPHQL_NAME.test(sent) && state.query && new RegExp(`\\b(query|mutation|subscription)\\s+${sent}\\b`).test(state.query)) return sent;
+  return UNKNOWN_OPERATION;
 }
 
 /** For text that never parsed: true when it may name a personal-data root field (errs on the safe side). */

@@ -155,7 +155,8 @@ export function chunkEncoder(keep: (r: ReplayRecord) => boolean = () => true, ex
     },
     finish() {
       records.append(
-        `],"bodies":${JSON.stringify(bodies.values)},"texts":${JSON.stringify(texts.values)},"vars":${JSON.stringify(vars.values)},"shapes":[${shapes.values.join(',')}]}`,
+        `],"bodies":${JSON.stringify(bodies.values)},"texts":${JSON.stringify(texts.values)},` +
+          `"vars":${JSON.stringify(vars.values)},"shapes":[${shapes.values.join(',')}]}`,
       );
       return { data: records.bytes(), ids: ids.text.bytes(), count: ids.count, newest: ids.newest() };
     },

@@ -123,6 +123,11 @@ export interface ReplayStore {
   flush(): Promise<void>;
   /** The record of a request id in `environment`; without one, keyed environments are searched first. */
   get(id: string, environment?: string): Promise<ReplayRecord | null>;
+  /**
+   * Every record of a request id (in `environment`, or all), newest first: a client may send the
+   * request id another partner used, so an id alone does not name one record.
+   */
+  getAll(id: string, environment?: string): Promise<ReplayRecord[]>;
   /** Newest first. */
   list(query: ReplayQuery): Promise<ReplayRecord[]>;
   /**
@@ -133,6 +138,21 @@ export interface ReplayStore {
   search(query: ReplayQuery, opts?: SearchOptions): Promise<SearchSlice>;
   stats(): ReplayStats;
   close(): Promise<void>;
+}
+
+/**
+ * The one record a request id names, from every record carrying it (getAll, newest first), or all
+ * of them when it names none: keyed environments before the playground (a keyless request reusing a
+ * partner's id never shadows the partner's record), then narrowed by `partner`; records of more than
+ * one partner or keyed environment are ambiguous and never resolved by a guess.
+ */
+export function pickRecord(all: ReplayRecord[], partner?: string): { record: ReplayRecord } | { ambiguous: ReplayRecord[] } | null {
+  const mine = partner === undefined ? all : all.filter((r) => r.partnerCode?.toUpperCase() === partner.toUpperCase());
+  const keyed = mine.filter((r) => r.environment !== 'playground');
+  const records = keyed.length ? keyed : mine;
+  if (records.length === 0) return null;
+  const owners = new Set(records.map((r) => `${r.environment}\n${r.partnerCode ?? ''}`));
+  return owners.size > 1 ? { ambiguous: records } : { record: records[0]! };
 }
 
 /** Process-wide counters over every replay store, for metrics. */
@@ -172,6 +192,7 @@ interface Backend {
   encoder(): BatchEncoder;
   write(batch: EncodedBatch): Promise<void>;
   get(id: string, environment?: string): Promise<ReplayRecord | null>;
+  getAll(id: string): Promise<ReplayRecord[]>;
   list(q: ReplayQuery): Promise<ReplayRecord[]>;
   /** Up to `n` units after `from`, newest first, none wholly older than `since`. */
   peek(from: ScanPosition | null, n: number, since: number): Promise<ScanUnit[]>;
@@ -271,14 +292,16 @@ class QueuedReplayStore implements ReplayStore {
   }
 
   private schedule(): void {
-    if (this.running) return;
-    if (this.ready.length) {
+    if (this.ready.length && !this.running) {
       if (this.timer) clearTimeout(this.timer);
       this.timer = null;
       this.running = this.drain();
       return;
     }
-    if (!this.timer) {
+    // Set while a write runs too: a batch begun meanwhile is sealed on time and written next by the
+    // running drain, so a record waits at most one flush interval plus the write in flight (the
+    // records a kill -9 can lose).
+    if (!this.timer && this.open.size) {
       this.timer = setTimeout(() => {
         this.timer = null;
         this.sealAll();
@@ -317,8 +340,7 @@ class QueuedReplayStore implements ReplayStore {
     } finally {
       this.queuedBytes = Math.max(0, this.queuedBytes);
       this.running = null;
-      // Batches filled or begun while this one was being written (a record queued meanwhile set
-      // no timer: schedule() waits for a running drain).
+      // Batches sealed after the loop's last look, or begun while the last one was being written.
       if (this.ready.length || this.open.size) this.schedule();
     }
   }
@@ -335,6 +357,10 @@ class QueuedReplayStore implements ReplayStore {
 
   get(id: string, environment?: string): Promise<ReplayRecord | null> {
     return this.backend.get(id, environment);
+  }
+
+  getAll(id: string, environment?: string): Promise<ReplayRecord[]> {
+    return this.backend.getAll(id, environment);
   }
 
   list(query: ReplayQuery): Promise<ReplayRecord[]> {
@@ -380,6 +406,17 @@ export function replayKeys(partition: string) {
 
 export type ReplayKeys = ReturnType<typeof replayKeys>;
 
+/**
+ * What one chunk costs its partition's budget in Redis: its deflated body (rounded up by jemalloc
+ * by up to 3%), its id list, both key names and ~480 bytes of bookkeeping (two keys with a TTL, an
+ * index member, a sizes field). Calibrated with MEMORY and used_memory over 10,000 chunks: 557-614
+ * bytes per chunk beyond body and ids, so a partition written one record per chunk (a quiet
+ * gateway flushes every REPLAY_FLUSH_MS) holds at most its budget, not twice it.
+ */
+export function chunkCost(bodyBytes: number, idsBytes: number, keyLength: number): number {
+  return Math.ceil(bodyBytes * 1.03) + idsBytes + 2 * keyLength + 480;
+}
+
 /** The keys of production's partition. */
 export const REPLAY_KEYS = replayKeys('production');
 
@@ -420,6 +457,33 @@ for _, cid in ipairs(cids) do
   end
 end
 return tonumber(ARGV[3]) + #cids
+`;
+
+// As FIND, but returns every chunk of the page whose id list holds the id: { next offset or false, chunk ids... }.
+const FIND_ALL_LUA = `
+local cids = redis.call('ZREVRANGEBYSCORE', KEYS[1], '+inf', ARGV[5], 'LIMIT', ARGV[3], ARGV[4])
+if #cids == 0 then return {} end
+local id = ARGV[2]
+local n = #id
+local out = { #cids < tonumber(ARGV[4]) and false or (tonumber(ARGV[3]) + #cids) }
+for _, cid in ipairs(cids) do
+  local ids = redis.call('GET', ARGV[1] .. cid)
+  if ids then
+    local from = 1
+    while true do
+      local at = string.find(ids, id, from, true)
+      if not at then break end
+      local before = at == 1 or string.byte(ids, at - 1) == 10
+      local after = at + n > #ids or string.byte(ids, at + n) == 10
+      if before and after then
+        out[#out + 1] = cid
+        break
+      end
+      from = at + 1
+    end
+  end
+end
+return out
 `;
 
 // KEYS: index, sizes, bytes, ids. ARGV: cutoff score, max bytes, chunk key prefix, chunk-ids key
@@ -464,12 +528,14 @@ type ScriptedRedis = RedisClient & {
   epgReplayPutChunk(...args: (string | number | Buffer)[]): Promise<number>;
   epgReplayTrimChunks(...args: (string | number)[]): Promise<number>;
   epgReplayFindChunk(...args: (string | number)[]): Promise<string | number | null>;
+  epgReplayFindChunks(...args: (string | number)[]): Promise<(string | number | null)[]>;
 };
 
 function defineScripts(redis: RedisClient): ScriptedRedis {
   const r = redis as ScriptedRedis;
   if (typeof r.epgReplayPutChunk !== 'function') redis.defineCommand('epgReplayPutChunk', { numberOfKeys: 5, lua: PUT_LUA });
   if (typeof r.epgReplayFindChunk !== 'function') redis.defineCommand('epgReplayFindChunk', { numberOfKeys: 1, lua: FIND_LUA });
+  if (typeof r.epgReplayFindChunks !== 'function') redis.defineCommand('epgReplayFindChunks', { numberOfKeys: 1, lua: FIND_ALL_LUA });
   if (typeof r.epgReplayTrimChunks !== 'function') redis.defineCommand('epgReplayTrimChunks', { numberOfKeys: 4, lua: TRIM_LUA });
   return r;
 }
@@ -511,7 +577,7 @@ class RedisBackend implements Backend {
       const chunkId = `${this.chunkPrefix}${(this.chunkSeq++).toString(36)}`;
       // Deflated off the event loop (libuv's pool); a Buffer goes to the socket as is.
       const body = await packChunk(batch.data);
-      const size = body.length + batch.ids.length;
+      const size = chunkCost(body.length, batch.ids.length, this.keys.chunk(chunkId).length);
       p.epgReplayPutChunk(
         this.keys.chunk(chunkId),
         this.keys.chunkIds(chunkId),
@@ -556,6 +622,25 @@ class RedisBackend implements Backend {
       .filter((r) => r.id === id)
       .pop();
     return found && Date.parse(found.time) >= cutoff ? found : null;
+  }
+
+  async getAll(id: string): Promise<ReplayRecord[]> {
+    if (id === '' || id.includes('\n')) return [];
+    const cutoff = this.now() - this.settings.retentionMs;
+    const found: ReplayRecord[] = [];
+    for (let offset = 0; ;) {
+      const page = await this.redis.epgReplayFindChunks(this.keys.index, this.keys.chunkIdsPrefix, id, offset, FIND_PAGE, cutoff);
+      if (!Array.isArray(page) || page.length === 0) break;
+      const [next, ...cids] = page;
+      for (const cid of cids) {
+        const stored = await this.redis.getBuffer(this.keys.chunk(String(cid)));
+        if (!stored) continue;
+        for (const r of decodeChunk(unpackChunk(stored))) if (r.id === id && Date.parse(r.time) >= cutoff) found.push(r);
+      }
+      if (next === null || next === undefined) break;
+      offset = Number(next);
+    }
+    return found.sort((a, b) => Date.parse(b.time) - Date.parse(a.time));
   }
 
   /** The newest chunk whose id list holds `id`, searched a page of chunks per call. */
@@ -721,6 +806,32 @@ class FileBackend implements Backend {
   /** Segments newest first, limited to those that may hold records at or after `since`. */
   private async newestFirst(since: number): Promise<Segment[]> {
     return (await this.segments()).filter((s) => s.mtimeMs >= since).reverse();
+  }
+
+  async getAll(id: string): Promise<ReplayRecord[]> {
+    const needle = `{"id":${JSON.stringify(id)},`;
+    const cutoff = this.now() - this.settings.retentionMs;
+    const found: ReplayRecord[] = [];
+    for (const s of await this.newestFirst(cutoff)) {
+      let text: string;
+      try {
+        text = await fsp.readFile(s.file, 'utf8');
+      } catch {
+        continue;
+      }
+      for (let at = text.startsWith(needle) ? 0 : text.indexOf(`\n${needle}`); at >= 0; at = text.indexOf(`\n${needle}`, at + 1)) {
+        const start = text[at] === '\n' ? at + 1 : at;
+        const end = text.indexOf('\n', start);
+        try {
+          const r = JSON.parse(text.slice(start, end < 0 ? undefined : end)) as ReplayRecord;
+          if (Date.parse(r.time) >= cutoff) found.push(r);
+        } catch {
+          // A torn last line (crash mid-write): ignore.
+        }
+        if (end < 0) break;
+      }
+    }
+    return found.sort((a, b) => Date.parse(b.time) - Date.parse(a.time));
   }
 
   async get(id: string): Promise<ReplayRecord | null> {
@@ -920,6 +1031,11 @@ class PartitionedBackend {
       if (r) return r;
     }
     return null;
+  }
+
+  async getAll(id: string, environment?: string): Promise<ReplayRecord[]> {
+    const found = await Promise.all(this.partitionsOf(environment).map((p) => this.part(p).getAll(id)));
+    return found.flat().sort((a, b) => Date.parse(b.time) - Date.parse(a.time));
   }
 
   async list(q: ReplayQuery): Promise<ReplayRecord[]> {

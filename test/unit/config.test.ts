@@ -16,6 +16,13 @@ describe('loadConfig', () => {
     expect([c.logLevel, c.meshLogLevel]).toEqual(['info', 'warn']);
   });
 
+  it('caps keyed sockets per address by default, unless the peers are trusted proxies or the setting says otherwise', () => {
+    expect(loadConfig({}).connections.keyed.maxConnectionsPerIp).toBe(512);
+    expect(loadConfig({ TRUST_PROXY: '1' }).connections.keyed.maxConnectionsPerIp).toBe(0);
+    expect(loadConfig({ TRUST_PROXY: '1', KEYED_MAX_CONNECTIONS_PER_IP: '64' }).connections.keyed.maxConnectionsPerIp).toBe(64);
+    expect(loadConfig({ KEYED_MAX_CONNECTIONS_PER_IP: '0' }).connections.keyed.maxConnectionsPerIp).toBe(0);
+  });
+
   it('lists every problem, naming the variable', () => {
     try {
       loadConfig({

@@ -215,7 +215,7 @@ describe('audit log (embedded)', () => {
     let now = Date.parse('2026-01-01T00:00:00Z');
     const log = createAuditLog({ redis: null, dataDir: path.join(dir, 'a2'), retentionMs: 10_000, now: () => now });
     for (let i = 0; i < 5; i++) {
-      await log.write({ actor: i % 2 ? 'support:A' : 'cli:root', action: 'search', target: String(i), from: '127.0.0.1' });
+      await log.write({ actor: i % 2 ? 'support:A' : 'cli:root', action: 'record.view', target: String(i), from: '127.0.0.1' });
       now += 1000;
     }
     expect((await log.list()).map((e) => e.target)).toEqual(['4', '3', '2', '1', '0']);

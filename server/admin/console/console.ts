@@ -10,6 +10,7 @@ import type { SupportRole } from '../../keys/key-store.js';
 import type { ReplayQuery } from '../../stores/replay-store.js';
 import { OUTCOMES, outcomeOf, type Outcome } from '../../stores/replay-facets.js';
 import { clientIp } from '../../http/client-ip.js';
+import { actionsFor } from '../../stores/audit-log.js';
 import { ASSETS } from './assets.js';
 import { PAGE_SIZE, RANGES, auditPage, messagePage, searchPage, signInPage, type SearchParams, type SearchSummary } from './pages.js';
 import { PRE_COOKIE, SESSION_COOKIE, SessionStore, can, cookie, randomToken, readCookie, sameSecret, type Session } from './session.js';
@@ -221,6 +222,11 @@ export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
     const action = text(url.searchParams.get('action'), 64);
     const pageNo = Number(url.searchParams.get('page') ?? 1);
     if (!Number.isInteger(pageNo) || pageNo < 1 || pageNo > 400) throw new HttpError(400, 'Page is 1 to 400.');
+    try {
+      actionsFor(action || undefined);
+    } catch (err) {
+      throw new HttpError(400, `${(err as Error).message}.`);
+    }
     await audit(req, s, 'audit.view', null);
     const entries = await opts.audit.list({
       actor: actor || undefined,
