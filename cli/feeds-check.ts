@@ -152,6 +152,11 @@ function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | 'help' 
   };
 }
 
+/** The reference upstream `npm start` runs (UPSTREAM_PORT, else its default moved by PORT_BASE). */
+function runningUpstreamUrl(env: NodeJS.ProcessEnv): string {
+  return `http://127.0.0.1:${env.UPSTREAM_PORT?.trim() || defaultPort('UPSTREAM_PORT', env)}`;
+}
+
 /** `<SOURCE>_URL` as server/config.ts names it. */
 function urlVariable(source: string): string {
   return `${source.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}_URL`;
@@ -425,7 +430,7 @@ export async function runFeedsCheck(opts: Options, env: NodeJS.ProcessEnv): Prom
         fallback = upstream.url;
         report.upstream.referenceStarted = true;
       } else {
-        fallback = `http://127.0.0.1:${env.UPSTREAM_PORT?.trim() || defaultPort('UPSTREAM_PORT', env)}`;
+        fallback = runningUpstreamUrl(env);
       }
     }
     report.upstream.fallbackUrl = fallback || null;

@@ -143,6 +143,46 @@ async function stopServer(server: Server): Promise<string | null> {
   return null;
 }
 
+/**
+ * Starts a server block in a process group of its own, after stopping (one Ctrl-C each) the servers
+ * holding a port it needs, and waits until it answers. False when it did not come up.
+ */
+async function startServer(
+  text: string,
+  base: number,
+  dir: string,
+  env: NodeJS.ProcessEnv,
+  servers: Server[],
+  fail: (message: string, detail: string) => void,
+): Promise<boolean> {
+  const { ports, ready } = serverPorts(text, base);
+  for (const s of servers.filter((x) => x.ports.some((p) => ports.includes(p)))) {
+    log(`   stopping \`${s.command}\` with one Ctrl-C (it holds a port this one needs)`);
+    const problem = await stopServer(s);
+    if (problem) fail(problem, s.output.slice(-2000));
+    servers.splice(servers.indexOf(s), 1);
+  }
+  const proc = spawn('bash', ['-c', text], { cwd: dir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const server: Server = {
+    command: text,
+    ports,
+    proc,
+    output: '',
+    exited: new Promise((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal }))),
+  };
+  proc.stdout!.on('data', (d: Buffer) => (server.output += d.toString()));
+  proc.stderr!.on('data', (d: Buffer) => (server.output += d.toString()));
+  servers.push(server);
+  const deadline = Date.now() + SERVER_START_TIMEOUT_MS;
+  let up = false;
+  while (!up && Date.now() < deadline && proc.exitCode === null) {
+    up = (await Promise.all(ready.map(answers))).every(Boolean);
+    if (!up) await new Promise((r) => setTimeout(r, 500));
+  }
+  if (!up) fail(`\`${text}\` did not come up`, server.output.slice(-3000));
+  return up;
+}
+
 export async function walkthrough(opts: { keep?: boolean } = {}): Promise<boolean> {
   const copy = freshCopy(ROOT, 'epg-walkthrough-');
   const base = await freePortBase();
@@ -172,34 +212,7 @@ export async function walkthrough(opts: { keep?: boolean } = {}): Promise<boolea
         const started = Date.now();
         if (block.action === 'background') {
           log(`-- ${where} server: ${text}`);
-          const { ports, ready } = serverPorts(text, base);
-          for (const s of servers.filter((x) => x.ports.some((p) => ports.includes(p)))) {
-            log(`   stopping \`${s.command}\` with one Ctrl-C (it holds a port this one needs)`);
-            const problem = await stopServer(s);
-            if (problem) fail(where, problem, s.output.slice(-2000));
-            servers.splice(servers.indexOf(s), 1);
-          }
-          const proc = spawn('bash', ['-c', text], { cwd: copy.dir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-          const server: Server = {
-            command: text,
-            ports,
-            proc,
-            output: '',
-            exited: new Promise((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal }))),
-          };
-          proc.stdout!.on('data', (d: Buffer) => (server.output += d.toString()));
-          proc.stderr!.on('data', (d: Buffer) => (server.output += d.toString()));
-          servers.push(server);
-          const deadline = Date.now() + SERVER_START_TIMEOUT_MS;
-          let up = false;
-          while (!up && Date.now() < deadline && proc.exitCode === null) {
-            up = (await Promise.all(ready.map(answers))).every(Boolean);
-            if (!up) await new Promise((r) => setTimeout(r, 500));
-          }
-          if (!up) {
-            fail(where, `\`${text}\` did not come up`, server.output.slice(-3000));
-            break;
-          }
+          if (!(await startServer(text, base, copy.dir, env, servers, (message, detail) => fail(where, message, detail)))) break;
           log(`   up in ${((Date.now() - started) / 1000).toFixed(1)} s`);
           continue;
         }
