@@ -118,7 +118,7 @@ async function issueCommand(values: Values, rest: string[], { file, env }: Targe
   const config = loadConfig(env);
   const redisUrl = config.redisUrl;
   const { key, record } = await issueKey(file, { environment, partnerCode, roles });
-  await auditKeyChange(config, 'key.issue', record);
+  const audited = await auditKeyChange(config, 'key.issue', record);
   const holder =
     environment === 'support'
       ? `support user ${record.partnerCode} (roles: ${(record.roles ?? ['viewer']).join(', ')})`
@@ -128,6 +128,7 @@ async function issueCommand(values: Values, rest: string[], { file, env }: Targe
     `Give it to the ${environment === 'support' ? 'support user' : 'partner'} now: it is not stored and cannot be shown again. The key is the ` +
       `last line of stdout.`,
   );
+  if (audited) io.err(audited);
   io.out(key);
   // stdout's last line stays the key: the reach goes to stderr.
   io.err(await announceKeyChange(redisUrl, [{ id: record.id, state: 'active' }]));
@@ -158,7 +159,10 @@ async function revokeCommand(values: Values, rest: string[], { file, env }: Targ
   const config = loadConfig(env);
   const redisUrl = config.redisUrl;
   const outcome = await revokeKeys(file, selector);
-  for (const k of outcome.revoked) await auditKeyChange(config, 'key.revoke', k);
+  for (const k of outcome.revoked) {
+    const audited = await auditKeyChange(config, 'key.revoke', k);
+    if (audited) io.err(audited);
+  }
   for (const k of outcome.revoked) io.out(`revoked ${k.id} (${k.partnerCode}, ${k.environment})`);
   for (const k of outcome.alreadyRevoked) io.out(`already revoked ${k.id} (${k.partnerCode}, ${k.environment}) at ${k.revokedAt}`);
   if (outcome.revoked.length)
@@ -171,19 +175,44 @@ async function revokeCommand(values: Values, rest: string[], { file, env }: Targ
   return 0;
 }
 
-/** Issue and revoke go to the audit trail as cli:<os user>, the key id as target (never the key). */
-async function auditKeyChange(config: ReturnType<typeof loadConfig>, action: 'key.issue' | 'key.revoke', k: KeyRecord): Promise<void> {
-  const { log, close } = await openAuditLog(config);
+/** How long the CLI waits for the audit store before saying it could not write the entry. */
+const AUDIT_WAIT_MS = 3000;
+
+/**
+ * Issue and revoke go to the audit trail as cli:<os user>, the key id as target (never the key).
+ * Never throws: the change is made in the keys file first (a revocation must not wait on Redis),
+ * so a trail that cannot be written is said on stderr, for the operator to record the change.
+ */
+async function auditKeyChange(
+  config: ReturnType<typeof loadConfig>,
+  action: 'key.issue' | 'key.revoke',
+  k: KeyRecord,
+): Promise<string | null> {
+  const write = async () => {
+    const { log, close } = await openAuditLog(config);
+    try {
+      await log.write({
+        actor: `cli:${os.userInfo().username}`,
+        action,
+        target: k.id,
+        from: 'cli',
+        details: { partner: k.partnerCode, environment: k.environment },
+      });
+    } finally {
+      await close();
+    }
+  };
+  let timer: NodeJS.Timeout | undefined;
   try {
-    await log.write({
-      actor: `cli:${os.userInfo().username}`,
-      action,
-      target: k.id,
-      from: 'cli',
-      details: { partner: k.partnerCode, environment: k.environment },
-    });
+    await Promise.race([
+      write(),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${AUDIT_WAIT_MS} ms`)), AUDIT_WAIT_MS))),
+    ]);
+    return null;
+  } catch (err) {
+    return `warning: ${action} ${k.id} is made, but the audit trail could not be written (${(err as Error)?.message ?? err}); record it by hand.`;
   } finally {
-    await close();
+    clearTimeout(timer);
   }
 }
 

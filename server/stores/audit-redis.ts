@@ -6,11 +6,14 @@
 import { completeEntry, newestFirst, normaliseQuery, NOISE_ACTIONS, type AuditEntry, type AuditLog } from './audit-entry.js';
 import type { RedisClient } from '../../cache/redis-connection.js';
 
-const P = 'audit:';
+// One hash tag for every key of the trail: a Redis Cluster keeps them in one slot, so an entry and
+// its indexes are written in one MULTI.
+const P = '{audit}:';
 const ENTRIES = `${P}e`;
 const ALL = `${P}x:all`;
 const NOISE = `${P}x:noise`;
-const LEGACY = `${P}log`;
+/** The single sorted set of the earlier trail (another slot in a cluster: emptied apart). */
+const LEGACY = 'audit:log';
 const byAction = (a: string) => `${P}x:act:${a}`;
 const byActor = (a: string) => `${P}x:who:${a}`;
 const byBoth = (action: string, actor: string) => `${P}x:aw:${action}\n${actor}`;
@@ -72,8 +75,9 @@ export function createRedisAudit(redis: RedisClient, o: { retentionMs: number; m
           // not an entry: dropped with the old set
         }
       }
-      m.zrem(LEGACY, ...batch);
       await m.exec();
+      // After the entries are in (adding one twice is harmless if this stops in between).
+      await redis.zrem(LEGACY, ...batch);
     }
   }
   const ready = () => (migrated ??= migrate());

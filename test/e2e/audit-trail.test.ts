@@ -145,7 +145,7 @@ describe('audit trail size', () => {
         );
       now += 61_000;
       await log.write({ actor: 'support:ALICE', action: 'sign-in', target: null, from: '192.0.2.7' });
-      if (kind === 'redis') expect(await redis.zcard('audit:x:all')).toBeLessThanOrEqual(2000);
+      if (kind === 'redis') expect(await redis.zcard('{audit}:x:all')).toBeLessThanOrEqual(2000);
       else {
         const lines = fs
           .readdirSync(path.join(dataDir, 'audit'))

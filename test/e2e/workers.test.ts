@@ -183,7 +183,8 @@ describe(`WORKERS=${WORKERS} on Redis`, () => {
 describe('WORKERS without Redis', () => {
   it('is refused at start with a message naming REDIS_URL', async () => {
     const s = spawnMain({ WORKERS: '2', LOG_LEVEL: 'silent', DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'epg-workers-')) });
-    expect(await s.exited).toBe(1);
+    // 78 (EX_CONFIG): a start refused by its settings, which a supervisor should not retry.
+    expect(await s.exited).toBe(78);
     expect(s.stderr()).toMatch(/WORKERS=2 needs REDIS_URL/);
     expect(s.stderr()).not.toMatch(/\n\s+at /);
   }, 60_000);

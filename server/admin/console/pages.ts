@@ -4,6 +4,7 @@ import { parse, print } from 'graphql';
 import type { ReplayRecord } from '../../stores/replay-store.js';
 import { OUTCOMES, outcomeOf, rootFieldsOf, type Outcome } from '../../stores/replay-facets.js';
 import type { AuditEntry } from '../../stores/audit-log.js';
+import { schemaPolicy } from '../../../resolvers/schema-policy.js';
 import type { Session } from './session.js';
 import { can } from './session.js';
 import { Html, copyButton, csrfField, disabledNote, html, jsonTree, page, select } from './html.js';
@@ -139,7 +140,8 @@ export function searchPage(
     <label>Error code <input name="code" value="${p.code}" size="18" autocomplete="off" spellcheck="false" placeholder="GRAPHQL_VALIDATION_FAILED"></label>
     ${select('status', 'Status', STATUSES, p.status)} ${select('cache', 'Cache', CACHES, p.cache)}
     <label>Client address <input name="ip" value="${p.ip}" size="16" autocomplete="off" spellcheck="false"></label>
-    <label>Root field <input name="field" value="${p.field}" size="16" autocomplete="off" spellcheck="false" placeholder="residentialPlans"></label>
+    <label>Root field <input name="field" value="${p.field}" size="16" autocomplete="off" spellcheck="false" list="root-fields"></label>
+    <datalist id="root-fields">${[...schemaPolicy.rootFields].map((f) => html`<option value="${f}"></option>`)}</datalist>
     <label>ZIP <input name="zip" value="${p.zip}" size="6" inputmode="numeric" autocomplete="off"></label>
     ${select('range', 'Time', RANGES, p.range)}
     <label>From (UTC) <input name="from" type="datetime-local" value="${p.from}"></label>
