@@ -13,6 +13,8 @@
 //      gateway does, through the same source call and upstream fetch layer as the resolvers, then
 //      the mapping: status, latency, records mapped, records rejected (with reasons as warnings),
 //      values outside their plausible range and pages left out (maxPages, timeout) as warnings.
+//      Offers that break a market rule of their territory's state (domain/market-rules.ts) are
+//      listed as warnings (`noncompliant` in --json): the gateway drops them.
 //
 // Upstream: each feed's URL comes from <SOURCE>_URL, else UPSTREAM_URL, as in the gateway. When
 // neither is set for some feed, the reference upstream is started on a free port for the check
@@ -32,6 +34,8 @@ import type { FeedScope } from '../sources/upstream/feed-scope.js';
 import type { Doubt, FeedBinding, FeedInput, Rejection } from '../transforms/mapping/types.js';
 import type { ReferenceUpstream } from '../sources/reference-upstream/server.js';
 import { UsageError } from './usage.js';
+import { violations } from '../domain/market-rules.js';
+import type { CanonicalOffer } from '../domain/canonical.js';
 
 /** The gateway's modules, loaded only once the arguments are good (--help and usage errors stay fast). */
 async function gatewayModules() {
@@ -96,6 +100,8 @@ export interface FeedCheck {
   pages: number | null;
   records: number | null;
   rejected: number | null;
+  /** Offers feeds: sample offers the gateway would drop for breaking a market rule. */
+  noncompliant: { offerId: string; rule: string; source: string; reason: string }[] | null;
   warnings: string[];
   error: string | null;
 }
@@ -180,6 +186,21 @@ async function sampleCalls(b: FeedBinding, input: FeedInput, mesh: GatewayMesh, 
   return [...new Set(served.map((t) => t.utilityId))].map((utilityId) => ({ utilityId, customerClass: input.customerClass }));
 }
 
+/** Sample offers that break a market rule of their territory's state (the sample ZIP's territories say which state). */
+async function noncompliantOffers(offers: CanonicalOffer[], input: FeedInput, mesh: GatewayMesh, ctx: object) {
+  if (offers.length === 0) return [];
+  const [territories] = mesh.feeds.byKind('territories');
+  if (!territories?.execute) return null;
+  const payload = await territories.execute(territories.args({ zipCode: input.zipCode }), ctx);
+  const stateOf = new Map(territories.map(payload).records.map((t) => [t.utilityId, t.state]));
+  return offers.flatMap((o) => {
+    const state = stateOf.get(o.utilityId);
+    return state === undefined
+      ? []
+      : violations(o, state).map((v) => ({ offerId: o.offerId, rule: v.rule.id, source: v.rule.source, reason: v.reason }));
+  });
+}
+
 function oneLine(s: string, max = 300): string {
   const t = s.replace(/\s+/g, ' ').trim();
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
@@ -211,6 +232,7 @@ async function checkFeed(
     pages: null,
     records: null,
     rejected: null,
+    noncompliant: null,
     warnings: [],
     error: null,
   };
@@ -236,6 +258,7 @@ async function checkFeed(
     truncated: [],
   };
   let inputs: FeedInput[] = [];
+  const offers: CanonicalOffer[] = [];
   try {
     inputs = await sampleCalls(b, sample.input, mesh, ctx);
     for (const input of inputs) {
@@ -244,6 +267,7 @@ async function checkFeed(
       );
       const where = b.scope === 'utility' ? `utility ${input.utilityId}: ` : '';
       outcome.records += r.records.length;
+      if (b.kind === 'offers') offers.push(...(r.records as CanonicalOffer[]));
       outcome.pages += r.pages;
       outcome.rejected.push(...r.rejected.map((x) => ({ ...x, reason: where + x.reason })));
       outcome.doubts.push(...r.doubts.map((x) => ({ ...x, message: where + x.message })));
@@ -275,6 +299,11 @@ async function checkFeed(
     );
   }
   if (scope.stale?.length) result.warnings.push('answered from a stale copy (the feed failed)');
+  if (b.kind === 'offers') {
+    result.noncompliant = await noncompliantOffers(offers, sample.input, mesh, ctx).catch(() => null);
+    for (const n of result.noncompliant ?? [])
+      result.warnings.push(`offer ${n.offerId} dropped by market rule ${n.rule}: ${n.reason} (${n.source})`);
+  }
   const implausible = outcome.rejected.find((r) => r.implausible);
   if (implausible && outcome.records === 0) {
     result.error = `every record was dropped, e.g. ${oneLine(implausible.reason)}`;

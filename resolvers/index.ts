@@ -6,6 +6,7 @@ import type { ResolverContext } from './context.js';
 import { badUserInput } from './errors.js';
 import { fetchFeed, fetchOffers, soleFeed } from './feed-client.js';
 import { bySortKey, businessPlan, offersFor, residentialPlan } from './plans.js';
+import { compliantOffers } from './compliance.js';
 import { localDateTime, switchDate } from '../domain/start-date.js';
 import { businessCalendar } from '../domain/calendar.js';
 import { inEffect } from '../domain/price-to-compare.js';
@@ -131,7 +132,11 @@ export const resolvers = {
       const utilityId = arg('utilityId', () => (args.utilityId == null ? undefined : v.utilityId(args.utilityId)));
       const served = await choiceTerritories(ctx, zipCode, utilityId);
       if (served.length === 0) return [];
-      const offers = await fetchOffers(ctx, served, { zipCode, utilityId, customerClass: 'RESIDENTIAL' }, pathOf(info));
+      const offers = compliantOffers(
+        ctx,
+        await fetchOffers(ctx, served, { zipCode, utilityId, customerClass: 'RESIDENTIAL' }, pathOf(info)),
+        served,
+      );
       return offersFor(offers, served, 'RESIDENTIAL')
         .map(({ offer, delivery, territory }) =>
           residentialPlan(offer, delivery, zipCode, monthlyUsage, ctx.settings, ctx.partnerCode, currentPriceToCompare(ctx, territory)),
@@ -145,7 +150,11 @@ export const resolvers = {
       const utilityId = arg('utilityId', () => (args.utilityId == null ? undefined : v.utilityId(args.utilityId)));
       const served = await choiceTerritories(ctx, zipCode, utilityId);
       if (served.length === 0) return [];
-      const offers = await fetchOffers(ctx, served, { zipCode, utilityId, customerClass: 'COMMERCIAL' }, pathOf(info));
+      const offers = compliantOffers(
+        ctx,
+        await fetchOffers(ctx, served, { zipCode, utilityId, customerClass: 'COMMERCIAL' }, pathOf(info)),
+        served,
+      );
       return offersFor(offers, served, 'COMMERCIAL')
         .map(({ offer, delivery }) => businessPlan(offer, delivery, annualUsage))
         .sort(bySortKey);

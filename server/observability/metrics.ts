@@ -170,6 +170,17 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
     },
   });
   new Counter({
+    name: 'gateway_offers_noncompliant_total',
+    help: 'Offers dropped, never served, for breaking a market rule of their state (domain/market-rules.ts; process-wide), by feed and rule.',
+    labelNames: ['feed', 'rule'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [feed, c] of Object.entries(feedEventCounts()))
+        for (const [rule, n] of Object.entries(c.noncompliant)) this.inc({ feed, rule }, n);
+    },
+  });
+  new Counter({
     name: 'gateway_response_cache_events_total',
     help: 'Response cache store events (process-wide): lru_hits, redis_hits, stores, not_stored, bypasses, evictions, read_errors, write_errors, purges.',
     labelNames: ['event'],

@@ -291,7 +291,7 @@ describe('feed events', () => {
     let now = 0;
     const warned: string[] = [];
     const events = createFeedEvents({ warn: (_obj, msg) => warned.push(msg) }, () => now);
-    const before = feedEventCounts().Throttled ?? { truncated: 0, implausible: {} };
+    const before = feedEventCounts().Throttled ?? { truncated: 0, implausible: {}, noncompliant: {} };
     events.truncated('Throttled', 'stopped after 3 pages');
     events.truncated('Throttled', 'stopped after 3 pages');
     events.implausible('Throttled', 'energyBlocks.price', 'implausible: x');
