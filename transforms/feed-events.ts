@@ -1,6 +1,7 @@
 // What a feed's answers looked like beyond HTTP: pages left out (truncation), records dropped
 // for an implausible value and offers dropped for breaking a market rule (domain/market-rules.ts).
-// Counted process-wide per feed for metrics (like upstream/stats.ts) and logged as warnings at most once per feed, event and field per THROTTLE_MS.
+// Counted process-wide per feed for metrics (like upstream/stats.ts) and logged as warnings at
+// most once per feed, event and field per THROTTLE_MS.
 export interface FeedEventCounts {
   /** Calls whose pages were cut off (maxPages or timeout). */
   truncated: number;
