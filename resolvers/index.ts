@@ -1,15 +1,15 @@
 // Resolvers of the public schema (schema/public.graphql). Feeds are reached through the bindings
 // declared in .meshrc.yaml; everything the spec defines on top is computed here.
 import type { GraphQLResolveInfo } from 'graphql';
-import type { DeliveryCharges, Territory } from '../domain/canonical.js';
+import type { Territory } from '../domain/canonical.js';
 import type { ResolverContext } from './context.js';
 import { badUserInput } from './errors.js';
 import { fetchFeed, fetchOffers, soleFeed } from './feed-client.js';
 import { bySortKey, businessPlan, offersFor, residentialPlan } from './plans.js';
 import { compliantOffers } from './compliance.js';
-import { localDateTime, switchDate } from '../domain/start-date.js';
-import { businessCalendar } from '../domain/calendar.js';
-import { inEffect } from '../domain/price-to-compare.js';
+import { MAX_REQUEST_AHEAD_DAYS, switchDate, UnknownCycleError } from '../domain/start-date.js';
+import { localToday, onStartDates, switchInput } from './territory-dates.js';
+import { utility } from './utility.js';
 import { generationMix, SOURCE_BY_FEED_KEY } from '../domain/energy-mix.js';
 import { microToNumber } from '../domain/money.js';
 import * as v from '../domain/validation.js';
@@ -51,26 +51,6 @@ async function choiceTerritories(ctx: ResolverContext, zipCode: string, utilityI
   return all.filter((t) => t.market === 'DEREGULATED');
 }
 
-function charges(c: DeliveryCharges | null) {
-  return (
-    c && {
-      fixedMonthlyUsd: microToNumber(c.fixedMonthlyMicro, 2),
-      perKwhUsd: microToNumber(c.perKwhMicro, 6),
-      effectiveDate: c.effective ?? null,
-    }
-  );
-}
-
-/** Local date (YYYY-MM-DD) in the territory now. */
-function localToday(ctx: ResolverContext, t: Territory): string {
-  return localDateTime(ctx.now(), t.timeZone).date.toISOString().slice(0, 10);
-}
-
-/** The territory's Price to Compare when it applies today (savings against an expired one would mislead). */
-function currentPriceToCompare(ctx: ResolverContext, t: Territory) {
-  return t.priceToCompare && inEffect(t.priceToCompare, localToday(ctx, t)) ? t.priceToCompare : null;
-}
-
 /** Canonical records key generation by category name (NATURAL_GAS); the mix function takes feed keys (naturalGas). */
 function byFeedKey(mwh: Partial<Record<string, number>>): Record<string, number> {
   const out: Record<string, number> = {};
@@ -81,8 +61,6 @@ function byFeedKey(mwh: Partial<Record<string, number>>): Record<string, number>
   return out;
 }
 
-/** How far ahead a customer may ask for an off-cycle start. */
-const MAX_REQUEST_AHEAD_DAYS = 365;
 const addDays = (isoDate: string, days: number) =>
   new Date(Date.parse(`${isoDate}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
@@ -105,25 +83,7 @@ export const resolvers = {
   Query: {
     utilities: async (_: unknown, args: Args, ctx: ResolverContext) => {
       const zipCode = arg('zipCode', () => v.zipCode(args.zipCode));
-      return (await territories(ctx, zipCode)).map((t) => ({
-        id: t.utilityId,
-        name: t.name,
-        state: t.state,
-        market: t.market,
-        ownership: t.ownership,
-        timeZone: t.timeZone,
-        deliveryCharges: (fieldArgs: Args) => {
-          const customerClass = fieldArgs.customerClass === 'COMMERCIAL' ? 'COMMERCIAL' : 'RESIDENTIAL';
-          const c = charges(customerClass === 'COMMERCIAL' ? t.commercialDelivery : t.delivery);
-          return c && { customerClass, ...c };
-        },
-        bundledRate: charges(t.bundledRate),
-        priceToCompare: t.priceToCompare && {
-          usdPerKwh: microToNumber(t.priceToCompare.microPerKwh, 6),
-          effectiveDate: t.priceToCompare.effective,
-          expiryDate: t.priceToCompare.expires,
-        },
-      }));
+      return (await territories(ctx, zipCode)).map((t) => utility(ctx, t));
     },
 
     residentialPlans: async (_: unknown, args: Args, ctx: ResolverContext, info: GraphQLResolveInfo) => {
@@ -137,9 +97,10 @@ export const resolvers = {
         await fetchOffers(ctx, served, { zipCode, utilityId, customerClass: 'RESIDENTIAL' }, pathOf(info)),
         served,
       );
-      return offersFor(offers, served, 'RESIDENTIAL')
+      // Priced with the delivery charges and compared with the Price to Compare in effect on the start date.
+      return offersFor(offers, onStartDates(ctx, served), 'RESIDENTIAL')
         .map(({ offer, delivery, territory }) =>
-          residentialPlan(offer, delivery, zipCode, monthlyUsage, ctx.settings, ctx.partnerCode, currentPriceToCompare(ctx, territory)),
+          residentialPlan(offer, delivery, zipCode, monthlyUsage, ctx.settings, ctx.partnerCode, territory.priceToCompare),
         )
         .sort(bySortKey);
     },
@@ -155,7 +116,7 @@ export const resolvers = {
         await fetchOffers(ctx, served, { zipCode, utilityId, customerClass: 'COMMERCIAL' }, pathOf(info)),
         served,
       );
-      return offersFor(offers, served, 'COMMERCIAL')
+      return offersFor(offers, onStartDates(ctx, served), 'COMMERCIAL')
         .map(({ offer, delivery }) => businessPlan(offer, delivery, annualUsage))
         .sort(bySortKey);
     },
@@ -166,30 +127,38 @@ export const resolvers = {
       const requestedDate = arg('requestedDate', () =>
         args.requestedDate == null ? undefined : v.isoDate(args.requestedDate, 'requestedDate'),
       );
+      const meterReadCycle = arg('meterReadCycle', () => (args.meterReadCycle == null ? undefined : v.meterReadCycle(args.meterReadCycle)));
       const [territory] = await choiceTerritories(ctx, zipCode, utilityId);
       if (!territory) return null;
       const { switching } = territory;
-      if (requestedDate !== undefined && requestedDate > addDays(localToday(ctx, territory), MAX_REQUEST_AHEAD_DAYS)) {
-        throw badUserInput(`requestedDate may be at most ${MAX_REQUEST_AHEAD_DAYS} days ahead.`, 'requestedDate');
+      const maxAhead = MAX_REQUEST_AHEAD_DAYS[switching.kind];
+      if (requestedDate !== undefined && requestedDate > addDays(localToday(ctx, territory), maxAhead)) {
+        throw badUserInput(
+          switching.kind === 'OFF_CYCLE'
+            ? `requestedDate may be at most ${maxAhead} days ahead: ERCOT does not accept a switch request for a later date.`
+            : `requestedDate may be at most ${maxAhead} days ahead.`,
+          'requestedDate',
+        );
       }
-      const start = switchDate({
-        now: ctx.now(),
-        timeZone: territory.timeZone,
-        calendar: businessCalendar(territory.calendar?.holidays ?? [], territory.holidays),
-        kind: switching.kind,
-        leadBusinessDays: switching.leadBusinessDays,
-        sameDayCutoff: switching.sameDayCutoff,
-        meterRead: {
-          cycleDays: switching.meterReadCycleDays,
-          anchorDate: switching.meterReadAnchorDate,
-          readDates: switching.meterReadDates,
-        },
-        requestedDate,
-      });
+      let start;
+      try {
+        start = switchDate(switchInput(ctx, territory, { requestedDate, accountCycle: meterReadCycle }));
+      } catch (err) {
+        if (!(err instanceof UnknownCycleError)) throw err;
+        const known = (switching.meterReadCycles ?? []).map((c) => c.cycle);
+        throw badUserInput(
+          `Meter-read cycle ${meterReadCycle} is not one of ${territory.utilityId}'s cycles (${known.join(', ')}); ` +
+            "leave it out to get the earliest cycle's read.",
+          'meterReadCycle',
+        );
+      }
       return {
         date: start.date,
         rule: start.rule,
         meterReadDate: start.meterReadDate,
+        meterReadCycle: start.meterReadCycle ?? null,
+        meterReadBasis: start.meterReadBasis ?? null,
+        rescissionDays: switching.rescissionDays ?? 0,
         requestedDate: requestedDate ?? null,
         utilityId: territory.utilityId,
         timeZone: territory.timeZone,
@@ -223,6 +192,7 @@ export const resolvers = {
         meterType: a.meterType,
         status: a.status,
         premiseType: a.premiseType,
+        meterReadCycle: a.meterReadCycle ?? null,
       }));
     },
   },

@@ -225,21 +225,31 @@ describe('reference upstream: territories', () => {
       timeZone: 'America/Chicago',
       market: 'DEREGULATED',
       ownership: 'IOU',
-      delivery: { effective: '2025-09-01', residential: { fixedMonthlyUsd: 4.23, perKwhUsd: 0.055833 } },
+      delivery: { effective: '2026-09-01', residential: { fixedMonthlyUsd: 4.23, perKwhUsd: 0.058362 } },
       switching: { kind: 'OFF_CYCLE', leadBusinessDays: 2, meterReadCycleDays: 30, sameDayCutoff: '17:00' },
       calendar: { name: 'ERCOT' },
     });
     expect(oncor.priceToCompare).toBeUndefined();
     // Rules, not a list of dates: good for any year. ERCOT works MLK Day, Presidents' Day and Juneteenth.
     const rules = oncor.calendar.holidays.map((h: Json) => h.rule);
-    expect(rules).toEqual(expect.arrayContaining(['4th thursday in November', 'friday after 4th thursday in November', '12-24']));
+    expect(rules).toEqual(expect.arrayContaining(['4th thursday in November', 'friday after 4th thursday in November']));
+    expect(rules.filter((r: string) => r.startsWith('12-2'))).toHaveLength(2); // ERCOT's two Christmas holidays
     expect(rules).not.toEqual(expect.arrayContaining(['3rd monday in January']));
     expect(oncor.holidays).toEqual([]);
     // Commercial delivery differs from residential.
     expect(oncor.delivery.commercial).not.toEqual(oncor.delivery.residential);
 
     const cnp = (await get('/territories/v1/zip/77002')).body.utilities[0];
-    expect(cnp.delivery.residential).toMatchObject({ fixedMonthlyUsd: 4.39, perKwhUsd: 0.054697 });
+    expect(cnp.delivery.residential).toMatchObject({ fixedMonthlyUsd: 4.39, perKwhUsd: 0.059852 });
+    // The history: every March 1 and September 1 reset, oldest first, the 2024-09-01 period included.
+    expect(cnp.deliveryHistory.map((p: Json) => p.effective)).toEqual([
+      '2024-09-01',
+      '2025-03-01',
+      '2025-09-01',
+      '2026-03-01',
+      '2026-09-01',
+    ]);
+    expect(cnp.deliveryHistory[0].residential).toEqual({ fixedMonthlyUsd: 4.39, perKwhUsd: 0.054697 });
   });
 
   it('marks municipal, co-op and regulated-state utilities REGULATED', async () => {
@@ -337,7 +347,8 @@ describe('reference upstream: voltify', () => {
     const fixed = offers.filter((o) => o.rateStructure === 'Fixed').length;
     expect(fixed / offers.length).toBeGreaterThan(0.5);
     expect(offers.some((o) => o.rateStructure === 'Variable')).toBe(true);
-    expect(offers.some((o) => o.rateStructure === 'Indexed')).toBe(true);
+    // No wholesale-indexed plans for Texas homes (PURA §39.110, HB 16).
+    expect(offers.some((o) => o.rateStructure === 'Indexed')).toBe(false);
     expect(offers.some((o) => o.energyChargeCentsPerKwh.length > 1)).toBe(true);
     expect(offers.some((o) => o.usageCredits.some((c: Json) => c.minKwh === 1000 && c.creditUsd === 100))).toBe(true);
     expect(offers.some((o) => o.minimumUsage !== null)).toBe(true);

@@ -40,7 +40,11 @@ const SDL = /* GraphQL */ `
   type Utility {
     utilityId: String! name: String! state: String! timeZone: String! market: Market! ownership: Ownership
     delivery: Delivery bundledRate: Bundled priceToCompare: Ptc switching: Switching! calendar: Calendar! holidays: [String!]
+    deliveryHistory: [Delivery!] pricesToCompare: [PtcPeriod!] choiceCapPercent: Float
   }
+  enum PtcClass { RESIDENTIAL COMMERCIAL }
+  type PtcPeriod { usdPerKwh: Float! effective: String! expires: String! season: String customerClass: PtcClass }
+  type ReadCycle { cycle: String! anchorDate: String! }
   enum Market { DEREGULATED REGULATED }
   enum Ownership { IOU MUNICIPAL COOP }
   type Delivery { effective: String! residential: Charges! commercial: Charges! }
@@ -50,7 +54,7 @@ const SDL = /* GraphQL */ `
   enum SwitchingKind { OFF_CYCLE ACCELERATED METER_READ }
   type Switching {
     kind: SwitchingKind! leadBusinessDays: Int! meterReadCycleDays: Int meterReadAnchorDate: String meterReadDates: [String!]
-    sameDayCutoff: String
+    sameDayCutoff: String rescissionDays: Int meterReadCycles: [ReadCycle!]
   }
   type Calendar { name: String! holidays: [HolidayRule!]! }
   type HolidayRule { name: String! rule: String! }
@@ -98,7 +102,7 @@ const SDL = /* GraphQL */ `
   type PremisesResponse { matches: [Premise!]! }
   type Premise {
     accountId: String! idType: String serviceAddress: Address! utilityId: String! meterType: String status: String!
-    premiseType: String
+    premiseType: String meterReadCycle: String
   }
   type Address { line1: String! line2: String city: String! state: String! zip: String! }
 `;

@@ -66,6 +66,8 @@ export interface ServiceAccount {
   meterType: string;
   status: string;
   premiseType: string | null;
+  /** The billing (meter-read) cycle of the account, as on its bill; null when the feed does not say. */
+  meterReadCycle?: string | null;
 }
 
 export interface CanonicalByKind {
