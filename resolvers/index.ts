@@ -7,6 +7,7 @@ import { badUserInput } from './errors.js';
 import { fetchFeed, fetchOffers, soleFeed } from './feed-client.js';
 import { bySortKey, businessPlan, offersFor, residentialPlan } from './plans.js';
 import { compliantOffers } from './compliance.js';
+import { stateStats } from './state-stats.js';
 import { MAX_REQUEST_AHEAD_DAYS, switchDate, UnknownCycleError } from '../domain/start-date.js';
 import { localToday, onStartDates, switchInput } from './territory-dates.js';
 import { utility } from './utility.js';
@@ -168,7 +169,7 @@ export const resolvers = {
 
     energyInfoByState: async (_: unknown, args: Args, ctx: ResolverContext) => {
       const state = arg('state', () => v.state(args.state));
-      const [stats] = await fetchFeed(ctx, soleFeed(ctx, 'stateStats'), { state });
+      const stats = await stateStats(ctx, state);
       if (!stats) throw badUserInput(`No energy statistics are available for ${state}.`, 'state');
       return {
         state: stats.state,

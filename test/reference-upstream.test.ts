@@ -755,3 +755,31 @@ describe('reference upstream: faults', () => {
     expect(await pending).toBe('dropped');
   });
 });
+
+describe('reference upstream: EIA API v2 routes', () => {
+  it("answers retail prices and generation in EIA v2's shape, numbers as text, filtered by facets, latest year first", async () => {
+    const sales = await get(
+      '/v2/electricity/retail-sales/data/?frequency=annual&data[0]=price&facets[stateid][]=TX&facets[sectorid][]=RES&sort[0][column]=period&sort[0][direction]=desc&api_key=x',
+    );
+    expect(sales.status).toBe(200);
+    expect(sales.body.response.data.map((r: Json) => [r.period, r.stateid, r.sectorid])).toEqual([
+      ['2025', 'TX', 'RES'],
+      ['2024', 'TX', 'RES'],
+    ]);
+    expect(sales.body.response.data[1].price).toBe('15.27'); // the 2024 table of eia.ts
+    expect(sales.body.response.data[0].price).toMatch(/^\d+\.\d\d$/);
+    expect(sales.body.request.params.api_key).toBeUndefined();
+    const gen = await get(
+      '/v2/electricity/electric-power-operational-data/data?frequency=annual&data[0]=generation&facets[location][]=TX&facets[fueltypeid][]=NG&facets[fueltypeid][]=HPS',
+    );
+    expect(gen.body.response.data.map((r: Json) => `${r.period} ${r.fueltypeid}`).sort()).toEqual([
+      '2024 HPS',
+      '2024 NG',
+      '2025 HPS',
+      '2025 NG',
+    ]);
+    expect(gen.body.response.data.find((r: Json) => r.period === '2024' && r.fueltypeid === 'NG').generation).toBe('259529.900');
+    expect((await get('/v2/electricity/retail-sales/data/?frequency=monthly')).status).toBe(400);
+    expect((await get('/v2/electricity/retail-sales/data/?data[0]=revenue')).status).toBe(400);
+  });
+});

@@ -245,3 +245,13 @@ describe('coverage', () => {
     }
   });
 });
+
+describe('energyInfoByState from the EIA API v2 routes', () => {
+  it('answers the latest annual figures the routes serve (2025 from the reference upstream)', async () => {
+    const d = await data(
+      '{ energyInfoByState(state: "TX") { state name dataYear averageResidentialRateUsdPerKwh generationMix { source percent } } }',
+    );
+    expect(d.energyInfoByState).toMatchObject({ state: 'TX', name: 'Texas', dataYear: 2025, averageResidentialRateUsdPerKwh: 0.16 });
+    expect(d.energyInfoByState.generationMix[0]).toEqual({ source: 'NATURAL_GAS', percent: 49.9 });
+  });
+});

@@ -367,7 +367,12 @@ function compileScalar(c: Ctx, def: FieldDef, vt: ScalarType, spec: Spec, key: s
   if (unit === null) return undefined;
   if (unit) c.units.set(`${c.field}${name}`, unit);
   const map = ownMap(spec.map);
-  const finalize = scalarFinalizer(def, vt, unit, map);
+  const asText = spec.asText === true;
+  if (asText && vt.type !== 'int' && vt.type !== 'quantity') {
+    c.p.add(`${key}.asText`, `${name} is not a number; asText reads numbers sent as decimal text`);
+    return undefined;
+  }
+  const finalize = scalarFinalizer(def, vt, unit, map, asText);
   if (hasOwn(spec, 'const')) {
     const value = attempt(c.p, `${key}.const`, () => finalize(spec.const, name));
     return value === BAD ? undefined : () => value;
@@ -393,7 +398,13 @@ function scalarUnit(c: Ctx, vt: ScalarType, spec: Spec, key: string, name: strin
 }
 
 /** A value as read (or defaulted) -> the canonical value: map, null handling, type and unit. */
-function scalarFinalizer(def: FieldDef, vt: ScalarType, unit: UnitName | undefined, map: Record<string, unknown> | undefined): Finalize {
+function scalarFinalizer(
+  def: FieldDef,
+  vt: ScalarType,
+  unit: UnitName | undefined,
+  map: Record<string, unknown> | undefined,
+  asText = false,
+): Finalize {
   const nullable = (vt.type === 'string' || vt.type === 'quantity') && vt.nullable === true;
   const omittable = !def.required && def.absent === undefined;
   return (v, label) => {
@@ -407,8 +418,16 @@ function scalarFinalizer(def: FieldDef, vt: ScalarType, unit: UnitName | undefin
       if (omittable) return undefined;
       throw new RecordError(`${label}: missing`);
     }
-    return checkScalar(vt, unit, v, label);
+    return checkScalar(vt, unit, v, label, asText);
   };
+}
+
+const DECIMAL_TEXT = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
+
+/** A number the feed sent as text (asText): a plain decimal, nothing else ("1e3", " 12", "+5" are rejected). */
+function numberText(v: string, label: string): string {
+  if (!DECIMAL_TEXT.test(v)) throw new RecordError(`${label}: expected a number as decimal text, got ${describeType(v)}`);
+  return v;
 }
 
 const REQUEST_PREFIX = '$request.';
@@ -456,8 +475,10 @@ function scalarRead(
   const hasDefault = hasOwn(spec, 'default');
   if (hasDefault && spec.default !== null && attempt(c.p, `${key}.default`, () => finalize(spec.default, name)) === BAD) return undefined;
   if (at.from !== 'request') {
-    const accepts: LeafClass =
-      vt.type === 'quantity'
+    // asText: the contract may type the value as text (or as a number).
+    const accepts: LeafClass = spec.asText
+      ? 'money'
+      : vt.type === 'quantity'
         ? UNITS[unit!].moneyLike
           ? 'money'
           : 'number'
@@ -489,7 +510,8 @@ function scalarRead(
   };
 }
 
-function checkScalar(vt: ScalarType, unit: UnitName | undefined, v: unknown, label: string): unknown {
+function checkScalar(vt: ScalarType, unit: UnitName | undefined, v: unknown, label: string, asText = false): unknown {
+  if (asText && typeof v === 'string' && vt.type === 'int') v = Number(numberText(v, label));
   switch (vt.type) {
     case 'string': {
       if (typeof v !== 'string') throw new RecordError(`${label}: expected text, got ${describeType(v)}`);
@@ -511,7 +533,8 @@ function checkScalar(vt: ScalarType, unit: UnitName | undefined, v: unknown, lab
     }
     case 'quantity': {
       try {
-        return convertUnit(v, unit!, vt.target, label, { integer: vt.integer, allowNegative: vt.allowNegative });
+        const value = asText && typeof v === 'string' ? numberText(v, label) : v;
+        return convertUnit(value, unit!, vt.target, label, { integer: vt.integer, allowNegative: vt.allowNegative, text: asText });
       } catch (e) {
         if (e instanceof UnitValueError) throw new RecordError(e.message);
         throw e;

@@ -345,13 +345,16 @@ const generationMwh: ValueType = { type: 'quantity', target: 'mwh', defaultUnit:
 const stateStats: KindDef<'stateStats'> = {
   kind: 'stateStats',
   scopes: { request: { always: ['state'], sometimes: [] } },
+  // A source may split these over several mapping blocks (EIA's API v2: prices and generation are
+  // two routes); the blocks' records merge by state, so each field is required of the source as a
+  // whole (index.ts: bindingsFromConfig), not of every block.
   fields: {
     state: req(stateCode),
-    name: req(text),
-    year: req({ type: 'int', min: 1900, max: 2200 }),
-    residentialPerKwh: req(rate),
-    commercialPerKwh: req(rate),
-    generation: req({
+    name: opt(text),
+    year: opt({ type: 'int', min: 1900, max: 2200 }),
+    residentialPerKwh: opt(rate),
+    commercialPerKwh: opt(rate),
+    generation: opt({
       type: 'object',
       nullable: false,
       // Pumped storage is net generation: negative when the plants use more than they return.
@@ -365,17 +368,16 @@ const stateStats: KindDef<'stateStats'> = {
   },
   build(v): StateStats {
     const generation: Partial<Record<GenerationSource, number>> = {};
-    for (const [k, mwh] of Object.entries(v.generation as Values)) {
+    for (const [k, mwh] of Object.entries((v.generation as Values | undefined) ?? {})) {
       if (mwh !== undefined) generation[k as GenerationSource] = mwh as number;
     }
-    return {
-      state: v.state as string,
-      name: v.name as string,
-      year: v.year as number,
-      residentialMicroPerKwh: v.residentialPerKwh as number,
-      commercialMicroPerKwh: v.commercialPerKwh as number,
-      generationMwh: generation,
-    };
+    const out: StateStats = { state: v.state as string };
+    if (v.name !== undefined) out.name = v.name as string;
+    if (v.year !== undefined) out.year = v.year as number;
+    if (v.residentialPerKwh !== undefined) out.residentialMicroPerKwh = v.residentialPerKwh as number;
+    if (v.commercialPerKwh !== undefined) out.commercialMicroPerKwh = v.commercialPerKwh as number;
+    if (v.generation !== undefined) out.generationMwh = generation;
+    return out;
   },
 };
 

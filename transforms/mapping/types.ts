@@ -49,13 +49,14 @@ export type GenerationSource =
   | 'WIND'
   | 'SOLAR';
 
+/** One block's record; a source's blocks together carry every field (merged by state). */
 export interface StateStats {
   state: string;
-  name: string;
-  year: number;
-  residentialMicroPerKwh: Micro;
-  commercialMicroPerKwh: Micro;
-  generationMwh: Partial<Record<GenerationSource, number>>;
+  name?: string;
+  year?: number;
+  residentialMicroPerKwh?: Micro;
+  commercialMicroPerKwh?: Micro;
+  generationMwh?: Partial<Record<GenerationSource, number>>;
 }
 
 export interface ServiceAccount {
