@@ -13,18 +13,35 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false, attributes: false } }],
-      complexity: ['error', { max: 30 }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      // A gateway that refuses control characters in headers and bodies says so in its patterns.
+      'no-control-regex': 'off',
+      complexity: ['error', { max: 25 }],
       'max-lines-per-function': ['error', { max: 150, skipBlankLines: true, skipComments: true }],
-      'max-len': ['error', { code: 160, ignoreUrls: true, ignoreStrings: false, ignoreTemplateLiterals: false, ignoreRegExpLiterals: true }],
+      'max-len': [
+        'error',
+        { code: 160, ignoreUrls: true, ignoreStrings: false, ignoreTemplateLiterals: false, ignoreRegExpLiterals: true },
+      ],
     },
   },
+  { rules: { 'no-control-regex': 'off' } },
   {
     files: ['**/*.mjs', '**/*.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', Buffer: 'readonly' } },
   },
   {
+    // The reference upstream's data tables: long rows of figures, and generators that read like the tariffs they follow.
+    files: ['sources/reference-upstream/data/**/*.ts'],
+    rules: { 'max-len': 'off' },
+  },
+  {
     // Tests: describe blocks are long by nature; any is common in fixtures.
-    files: ['test/**/*.ts'],
-    rules: { 'max-lines-per-function': 'off', '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
+    files: ['test/**/*.ts', 'scripts/harness/**/*.ts'],
+    rules: {
+      'max-lines-per-function': 'off',
+      complexity: 'off',
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
   },
 );

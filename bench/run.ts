@@ -38,7 +38,16 @@
 //                the whole machine's busy share and load average (other work on the machine shows
 //                there), the flood row the playground's and Redis' CPU. Then attacks 1-5 of the issue
 //                from many client IPs (the per-IP rate limit does not help there: memory bounds must)
-//                and the gateway's RSS during (VmHWM) and after them, per process (target <= 250 MB)
+//                and the gateway's RSS during (VmHWM) and after them, per process (target <= 250 MB);
+//                attack 6: the keyed probe while one address (127.0.0.3, bench/socket-flood.ts at the
+//                flood's niceness) holds 4,200 silent sockets on the keyed listener (target: 0 errors)
+//   tracing      cached and uncached keyed residentialPlans with OpenTelemetry tracing off, sampled at 1%
+//                and at 100% (--tracing off,1%,100%), spans sent to an OTLP/HTTP receiver in this process; loaded in
+//                interleaved rounds as in `records` (--rounds)
+//   profile      the keyed plan list priced over a 12-month usage profile (annualCost, ranked by the
+//                year) against the same list asked plainly: `profile/uncached` beside `profile/plain`
+//                on a CACHE_ENABLED=false gateway (target: within 1.5x), `profile/cached` beside
+//                `cached` on gateway A (target: the same speed)
 //   mesh         the stock GraphQL Mesh v0 server (`mesh build` + `mesh start`, one process) over the
 //                same reference upstream, asked for the same three feed calls as raw source fields
 //                (bench/mesh-start/: config derived from .meshrc.yaml, query, checks); the gateway
@@ -50,11 +59,13 @@
 //        --zip 75001, --only cached,baseline (subset), --runner dist|tsx (dist, the default: bundle with
 //        scripts/build.mjs and run dist/gateway.mjs, as `npm start` does), --no-json,
 //        --rate N (fixed req/s: compare CPU per request without saturating), --probe-rate N and
-//        --flood-nice N (isolation: the keyed probe's req/s, the flood generator's niceness), --profile DIR (V8 CPU profiles of the gateway processes), --env K=V,K=V (extra gateway
+//        --flood-nice N (isolation: the keyed probe's req/s, the flood generator's niceness),
+//        --profile DIR (V8 CPU profiles of the gateway processes), --env K=V,K=V (extra gateway
 //        environment, for experiments), --settle 10 (s of idle before the RSS is read again; 0: not),
 //        --rounds 3 (records: interleaved rounds), --gateway-root DIR and --compare DIR (another
 //        checkout's gateway instead, or beside it in the records rounds), --instructions-requests
-//        1000 and --instructions-warmup 1000 (instructions). An unknown flag or a bad value exits 2.
+//        1000 and --instructions-warmup 1000 (instructions), --tracing off,1%,100% (tracing: the levels).
+//        An unknown flag or a bad value exits 2.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -67,11 +78,13 @@ import autocannon from 'autocannon';
 type Options = Parameters<typeof autocannon>[0];
 type Result = Awaited<ReturnType<typeof autocannon>>;
 import { freePort, startTestRedis, type TestRedis } from '../scripts/harness/redis-server.js';
+import { startOtlpReceiver } from '../scripts/harness/otlp-receiver.js';
 import { issueKey } from '../server/keys/key-store.js';
 import { connectRedis } from '../cache/redis-connection.js';
 import { writeStockMeshConfig } from './mesh-start/config.js';
 import { checkMeshAnswer, checkMeshHitsUpstream, MESH_QUERY, meshBody } from './mesh-start/query.js';
 import { spreadDocument } from './spread-document.js';
+import { parseWorkerList, runWorkerScaling, type ScalingScenario } from './workers.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -115,6 +128,8 @@ const FLAGS = [
   'rounds',
   'instructions-requests',
   'instructions-warmup',
+  'workers',
+  'tracing',
 ];
 const f = flags(process.argv.slice(2));
 for (const k of Object.keys(f)) if (!FLAGS.includes(k)) usage(`unknown flag --${k} (known: ${FLAGS.map((x) => `--${x}`).join(', ')})`);
@@ -127,7 +142,8 @@ const opts = {
   duration: num('duration', 8),
   connections: Math.round(num('connections', 50)),
   warmup: f.warmup === '0' ? 0 : num('warmup', 2),
-  starts: Math.round(num('starts', 3)),
+  // With --workers, the scaling series alone (start-up is timed only when --starts says so).
+  starts: Math.round(num('starts', f.workers ? 1 : 3)),
   zip: f.zip ?? '75001',
   runner: (f.runner ?? 'dist') as 'tsx' | 'dist',
   json: f['no-json'] === undefined,
@@ -150,7 +166,12 @@ const opts = {
   settle: f.settle === '0' ? 0 : num('settle', 10),
   /** --env K=V,K=V: extra gateway environment for experiments (e.g. REPLAY_ENABLED=false). */
   env: Object.fromEntries((f.env ? f.env.split(',') : []).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
+  /** --tracing off,1%,100%: the tracing scenario's sampling levels (each a cached and an uncached row). */
+  tracing: (f.tracing ?? 'off,1%,100%').split(',').map((s) => s.trim()),
 };
+const TRACING_LEVELS: Record<string, string | null> = { off: null, '1%': '0.01', '100%': '1' };
+for (const level of opts.tracing)
+  if (!(level in TRACING_LEVELS)) usage(`--tracing takes off, 1% and 100% separated by commas, got "${level}"`);
 /** --flood-nice N: niceness of the isolation flood's load generator (default: the playground process's). */
 const floodNice = Math.max(0, Math.min(19, Math.round(Number(f['flood-nice'] ?? opts.env.PLAYGROUND_NICE ?? 10)) || 0));
 const ALL = [
@@ -166,13 +187,23 @@ const ALL = [
   'overhead',
   'isolation',
   'shared',
+  'profile',
   'mesh',
   'instructions',
+  'tracing',
 ] as const;
 type ScenarioName = (typeof ALL)[number];
 // `instructions` runs under valgrind for minutes: only when asked for.
 const only = new Set<ScenarioName>((f.only ? f.only.split(',') : ALL.filter((s) => s !== 'instructions')) as ScenarioName[]);
 for (const s of only) if (!ALL.includes(s)) usage(`--only: unknown scenario "${s}" (${ALL.join(', ')})`);
+/** --workers 1,2,4: the gateway as a cluster of each size (bench/workers.ts), instead of the scenarios. */
+const parsedWorkers = f.workers ? parseWorkerList(f.workers) : null;
+if (typeof parsedWorkers === 'string') usage(parsedWorkers);
+const workerList: number[] | null = parsedWorkers;
+const SCALING: ScalingScenario[] = ['cached', 'uncached', 'playground'];
+const scalingScenarios = workerList ? SCALING.filter((s) => !f.only || only.has(s)) : [];
+if (workerList && !scalingScenarios.length) usage(`--workers runs ${SCALING.join(', ')}; --only names none of them`);
+if (workerList) only.clear();
 if (opts.runner !== 'tsx' && opts.runner !== 'dist') usage(`--runner must be tsx or dist, got "${opts.runner}"`);
 for (const dir of [opts.gatewayRoot, opts.compareRoot])
   if (dir && !fs.existsSync(path.join(dir, 'package.json'))) usage(`${dir} is not a checkout of the gateway (no package.json)`);
@@ -183,6 +214,15 @@ for (const kv of f.env ? f.env.split(',') : [])
 // The keyed request: a realistic plan list (about 3.3 KB for 75001), by variables.
 const QUERY = 'query Plans($zipCode: String!) { residentialPlans(zipCode: $zipCode) { title price term rateType supplier { name } } }';
 const BODY = JSON.stringify({ query: QUERY, variables: { zipCode: opts.zip }, operationName: 'Plans' });
+// The same list priced over a household's year (profile scenario).
+const PROFILE_QUERY =
+  'query Year($zipCode: String!, $profile: [Int!]) { residentialPlans(zipCode: $zipCode, usageProfile: $profile) ' +
+  '{ title price term rateType supplier { name } annualCost { totalUsd averageRateUsdPerKwh } } }';
+const PROFILE_BODY = JSON.stringify({
+  query: PROFILE_QUERY,
+  variables: { zipCode: opts.zip, profile: [800, 800, 750, 800, 1100, 1600, 2000, 2100, 1700, 1100, 800, 800] },
+  operationName: 'Year',
+});
 
 // ------------------------------------------------------------------------------------------------
 // Child processes
@@ -549,14 +589,16 @@ async function load(
   o: Options,
   pid?: number,
   before?: () => Promise<void>,
+  /** CPU ms so far of what is measured, instead of `pid`'s (a process tree: bench/workers.ts). */
+  cpuOf: () => number | null = () => (pid ? cpuMsOf(pid) : null),
 ): Promise<{ result: Result; cpuUsPerRequest: number | null; threadCpuUs: Record<string, number> | null }> {
   if (opts.rate) o = { ...o, overallRate: opts.rate };
   if (opts.warmup > 0) await autocannon({ ...o, duration: opts.warmup });
   await before?.();
-  const cpu0 = pid ? cpuMsOf(pid) : null;
+  const cpu0 = cpuOf();
   const threads0 = pid ? threadCpuMsOf(pid) : null;
   const result = await autocannon({ timeout: 10, ...o });
-  const cpu1 = pid ? cpuMsOf(pid) : null;
+  const cpu1 = cpuOf();
   const threads1 = pid ? threadCpuMsOf(pid) : null;
   const n = result.requests.total;
   const cpuUsPerRequest = cpu0 !== null && cpu1 !== null && n ? Math.round(((cpu1 - cpu0) * 1000) / n) : null;
@@ -687,8 +729,12 @@ async function sequential(url: string, headers: Record<string, string>, n: numbe
   return bad;
 }
 
-async function checkOnce(url: string, headers: Record<string, string>): Promise<{ status: number; cache: string | null; bytes: number }> {
-  const res = await fetch(url, { method: 'POST', headers, body: BODY });
+async function checkOnce(
+  url: string,
+  headers: Record<string, string>,
+  body = BODY,
+): Promise<{ status: number; cache: string | null; bytes: number }> {
+  const res = await fetch(url, { method: 'POST', headers, body });
   const text = await res.text();
   return { status: res.status, cache: res.headers.get('x-cache'), bytes: Buffer.byteLength(text) };
 }
@@ -968,6 +1014,30 @@ function startFlood(g: Gateway, seconds: number): Promise<Result> {
     .finally(() => child.stop());
 }
 
+/** Attack 6: one address (127.0.0.3) holds 4,200 silent sockets on the keyed listener, reconnecting; the keyed probe meanwhile. */
+async function connectionFloodRow(g: Gateway, keyedHeaders: Record<string, string>, quiet: Row): Promise<Row> {
+  const env = { PATH: process.env.PATH, URL: g.urls.production, COUNT: '4200', LOCAL_ADDRESS: '127.0.0.3' };
+  const flood = startChild(
+    'connection flood',
+    'nice',
+    ['-n', String(floodNice), process.execPath, '--import', 'tsx', 'bench/socket-flood.ts'],
+    env,
+    /^READY$/,
+  );
+  try {
+    await withTimeout(flood.line, 60_000, 'connection flood');
+    const r = probeRow(
+      'attack 6',
+      'keyed cache hits while one address holds 4,200 silent sockets on the keyed listener',
+      await keyedProbe(g, keyedHeaders, Math.min(opts.duration, 5)),
+    );
+    r.notes = { ...r.notes, p99VsQuiet: quiet.p99Ms ? Math.round((r.p99Ms / quiet.p99Ms) * 100) / 100 : null, target: '<= 2, 0 errors' };
+    return r;
+  } finally {
+    await flood.child.stop();
+  }
+}
+
 async function isolationScenario(
   g: Gateway,
   keyedHeaders: Record<string, string>,
@@ -1093,542 +1163,778 @@ async function isolationScenario(
   };
   rows.push(r5);
   for (const s of sockets) s.destroy();
+  rows.push(await connectionFloodRow(g, keyedHeaders, quiet));
   return { rows, memory: await memoryAfterRun(g) };
+}
+
+interface BenchState {
+  tmp: string;
+  rows: Row[];
+  startup: { ms: number[]; runner: string };
+  memory: Record<string, MemoryReading>;
+  /** Instructions per request by target (the `instructions` scenario). */
+  instructions: Record<string, number>;
 }
 
 async function main() {
   const started = new Date();
   console.log(
-    `bench: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; ${opts.connections} connections, ${opts.duration} s per scenario (+${opts.warmup} s warm-up)`,
+    `bench: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; ${opts.connections} connections, ${opts.duration} ` +
+      `s per scenario (+${opts.warmup} s warm-up)`,
   );
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-bench-'));
-  const rows: Row[] = [];
-  const startup: { ms: number[]; runner: string } = { ms: [], runner: opts.runner };
-  const memory: Record<string, MemoryReading> = {};
-  /** Instructions per request by target (the `instructions` scenario). */
-  const instructions: Record<string, number> = {};
+  const state: BenchState = {
+    tmp: fs.mkdtempSync(path.join(os.tmpdir(), 'epg-bench-')),
+    rows: [],
+    startup: { ms: [], runner: opts.runner },
+    memory: {},
+    instructions: {},
+  };
   try {
-    if (opts.runner === 'dist') {
-      const b = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
-      if (b.status !== 0) throw new Error('build failed');
+    await runScenarios(state);
+  } finally {
+    for (const c of [...children]) await c.stop();
+    await benchRedis?.stop();
+    fs.rmSync(state.tmp, { recursive: true, force: true });
+  }
+  const derived = deriveFigures(state.rows);
+  printReport(state, derived);
+  if (opts.json) writeResults(started, state, derived);
+}
+
+/** Every scenario asked for (--only), in order, on the servers setUp started. */
+async function runScenarios(state: BenchState): Promise<void> {
+  const c = await setUp(state);
+  await c.run('baseline', () => baselineScenario(c));
+  await c.run('floor', () => floorScenario(c));
+  await c.run('floor-uws', () => floorUwsScenario(c));
+  await gatewayAScenarios(c);
+  await c.run('records', () => recordsScenario(c));
+  await c.run('instructions', () => instructionsScenario(c));
+  await c.run('miss-storm', () => missStormScenario(c));
+  await c.run('tracing', () => tracingScenario(c));
+  await uncachedScenarios(c);
+  await profileScenario(c);
+  await directScenarios(c);
+  await c.run('isolation', () => isolationRun(c));
+  await c.run('shared', () => sharedScenario(c));
+  await c.run('mesh', () => meshScenario(c));
+  await workersScenario(c);
+  await c.up.child.stop();
+}
+
+/** Redis, the reference upstream, a partner key and gateway A (the last of the start-up runs). */
+async function setUp(state: BenchState) {
+  const { tmp, rows, startup } = state;
+  if (opts.runner === 'dist') {
+    const b = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
+    if (b.status !== 0) throw new Error('build failed');
+  }
+  const redis = (benchRedis = await startTestRedis());
+  const upstreamPort = await freePort();
+  const up = startChild(
+    'reference upstream',
+    process.execPath,
+    ['--import', 'tsx', 'sources/reference-upstream/main.ts'],
+    { ...process.env, UPSTREAM_PORT: String(upstreamPort) },
+    /listening on (\S+)/,
+  );
+  const upstreamUrl = (await withTimeout(up.line, 20_000, 'reference upstream'))![1]!;
+
+  const keysFile = path.join(tmp, 'keys.json');
+  const key = (await issueKey(keysFile, { environment: 'production', partnerCode: 'BENCH' })).key;
+  const gatewayEnv: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    UPSTREAM_URL: upstreamUrl,
+    START_REFERENCE_UPSTREAM: 'false',
+    REDIS_URL: redis.url,
+    DATA_DIR: path.join(tmp, 'data'),
+    KEYS_FILE: keysFile,
+    // As in production: one request line per request (to a file, see startChild).
+    LOG_LEVEL: 'info',
+    // One process, so the CPU and RSS read off its pid are the whole gateway's (the isolation
+    // scenario runs the playground in its own process, as `npm start` does).
+    PLAYGROUND_PROCESS: 'off',
+    PLAYGROUND_ALLOWANCE: '1000000',
+    TRUST_PROXY: '1',
+    // The load generator is one address standing for many clients behind a proxy (as TRUST_PROXY
+    // says): no per-address socket cap, as operations.md advises behind a load balancer.
+    PLAYGROUND_MAX_CONNECTIONS_PER_IP: '0',
+    ...opts.env,
+  };
+  const keyedHeaders = { 'content-type': 'application/json', 'x-api-key': key };
+  const table = (r: Row) => rows.push(r);
+  const run = async (name: ScenarioName, fn: () => Promise<void>) => {
+    if (!only.has(name)) return;
+    process.stdout.write(`  ${name}…\n`);
+    await fn();
+  };
+
+  // Start-up: spawn -> first 200 from /healthz, N times; the last start stays up as gateway A.
+  let gw: Gateway | null = null;
+  const needsA = only.has('cached') || only.has('playground') || only.has('profile');
+  for (let i = 0; i < opts.starts; i++) {
+    const g = await startGatewayChild(`gateway start ${i + 1}`, gatewayEnv);
+    startup.ms.push(Math.round(g.startMs));
+    if (i === opts.starts - 1 && needsA) gw = g;
+    else await g.child.stop();
+  }
+  console.log(`  start-up to /healthz 200: ${startup.ms.join(', ')} ms`);
+  return { ...state, redis, upstreamPort, up, upstreamUrl, keysFile, key, gatewayEnv, keyedHeaders, table, run, gw, needsA };
+}
+
+type Ctx = Awaited<ReturnType<typeof setUp>>;
+
+/** The `baseline` scenario. */
+async function baselineScenario(c: Ctx): Promise<void> {
+  const { table } = c;
+  const port = await freePort();
+  const b = startChild(
+    'baseline',
+    process.execPath,
+    ['--import', 'tsx', 'bench/baseline-server.ts'],
+    { PATH: process.env.PATH, PORT: String(port) },
+    /READY/,
+  );
+  await withTimeout(b.line, 20_000, 'baseline server');
+  table(
+    row(
+      'baseline',
+      'bare node:http, fixed 2 KB JSON',
+      opts.connections,
+      await load({ url: `http://127.0.0.1:${port}/`, connections: opts.connections, duration: opts.duration }, b.child.proc.pid),
+    ),
+  );
+  await b.child.stop();
+}
+
+/** The `floor` scenario. */
+async function floorScenario(c: Ctx): Promise<void> {
+  const { keyedHeaders, table, gw } = c;
+  // The same request and answer shape as `cached` (body size measured on the gateway when it runs).
+  const size = gw ? (await checkOnce(gw.urls.production, keyedHeaders)).bytes : 3324;
+  const port = await freePort();
+  const b = startChild(
+    'floor',
+    process.execPath,
+    ['--import', 'tsx', 'bench/baseline-server.ts'],
+    { PATH: process.env.PATH, PORT: String(port), MODE: 'floor', BODY_BYTES: String(size) },
+    /READY/,
+  );
+  await withTimeout(b.line, 20_000, 'floor server');
+  table(
+    row(
+      'floor',
+      `bare node:http: parse the same POST, same headers, ${size} B body`,
+      opts.connections,
+      await load(
+        {
+          url: `http://127.0.0.1:${port}/graphql`,
+          connections: opts.connections,
+          duration: opts.duration,
+          method: 'POST',
+          headers: keyedHeaders,
+          body: BODY,
+        },
+        b.child.proc.pid,
+      ),
+    ),
+  );
+  await b.child.stop();
+}
+
+/** The `floor-uws` scenario. */
+async function floorUwsScenario(c: Ctx): Promise<void> {
+  const { keyedHeaders, table, gw } = c;
+  const size = gw ? (await checkOnce(gw.urls.production, keyedHeaders)).bytes : 3324;
+  const port = await freePort();
+  const b = startChild(
+    'floor/uws',
+    process.execPath,
+    ['--import', 'tsx', 'bench/floor-uws-server.ts'],
+    { PATH: process.env.PATH, PORT: String(port), BODY_BYTES: String(size) },
+    /READY/,
+  );
+  await withTimeout(b.line, 20_000, 'floor/uws server');
+  table(
+    row(
+      'floor/uws',
+      `the floor's work on uWebSockets.js, ${size} B body`,
+      opts.connections,
+      await load(
+        {
+          url: `http://127.0.0.1:${port}/graphql`,
+          connections: opts.connections,
+          duration: opts.duration,
+          method: 'POST',
+          headers: keyedHeaders,
+          body: BODY,
+        },
+        b.child.proc.pid,
+      ),
+    ),
+  );
+  await b.child.stop();
+}
+
+async function gatewayAScenarios(c: Ctx): Promise<void> {
+  const { memory, keyedHeaders, table, run, gw } = c;
+  if (gw) {
+    const g = gw;
+    await run('cached', async () => {
+      const first = await checkOnce(g.urls.production, keyedHeaders);
+      const second = await checkOnce(g.urls.production, keyedHeaders);
+      if (first.status !== 200 || second.cache !== 'HIT')
+        throw new Error(`cached scenario: expected 200 and x-cache HIT, got ${first.status}/${second.cache}`);
+      let before = await scrape(g.urls.metrics);
+      const r = row(
+        'cached',
+        `keyed residentialPlans ${opts.zip}, cache hits`,
+        opts.connections,
+        await load(
+          {
+            url: g.urls.production,
+            connections: opts.connections,
+            duration: opts.duration,
+            method: 'POST',
+            headers: keyedHeaders,
+            body: BODY,
+          },
+          g.child.proc.pid,
+          async () => {
+            before = await scrape(g.urls.metrics);
+          },
+        ),
+      );
+      const after = await scrape(g.urls.metrics);
+      const hits =
+        after('gateway_cache_hits_total', { environment: 'production' }) -
+        before('gateway_cache_hits_total', { environment: 'production' });
+      r.notes = { hitShare: r.totalRequests ? Math.round((hits / r.totalRequests) * 1000) / 1000 : null };
+      table(r);
+    });
+    await run('profile', async () => {
+      // Cached: the plain list and the profile list, back to back on the same gateway.
+      for (const [name, body, what] of [
+        ['profile/cached-plain', BODY, 'cache hits, plain list'],
+        ['profile/cached', PROFILE_BODY, 'cache hits, 12-month usageProfile'],
+      ] as const) {
+        await checkOnce(g.urls.production, keyedHeaders, body);
+        const hit = await checkOnce(g.urls.production, keyedHeaders, body);
+        if (hit.status !== 200 || hit.cache !== 'HIT')
+          throw new Error(`${name}: expected 200 and x-cache HIT, got ${hit.status}/${hit.cache}`);
+        const load1 = { url: g.urls.production, connections: opts.connections, duration: opts.duration, method: 'POST' as const };
+        table(
+          row(
+            name,
+            `keyed residentialPlans ${opts.zip}, ${what}`,
+            opts.connections,
+            await load({ ...load1, headers: keyedHeaders, body }, g.child.proc.pid),
+          ),
+        );
+      }
+    });
+    await run('playground', async () => {
+      let n = 0;
+      const headers = { 'content-type': 'application/json' };
+      const counted = async () => (await scrape(g.urls.metrics))('gateway_playground_calls_total', { result: 'counted' });
+      let c0 = 0;
+      const r = row(
+        'playground',
+        'playground residentialPlans from many IPs (allowance in Redis)',
+        opts.connections,
+        await load(
+          {
+            url: g.urls.playground,
+            connections: opts.connections,
+            duration: opts.duration,
+            requests: [
+              {
+                method: 'POST',
+                path: '/graphql',
+                headers,
+                body: BODY,
+                setupRequest: (req: { headers?: Record<string, string> }) => ({
+                  ...req,
+                  headers: { ...headers, 'x-forwarded-for': ipFor(n++) },
+                }),
+              },
+            ],
+          },
+          g.child.proc.pid,
+          async () => {
+            c0 = await counted();
+          },
+        ),
+      );
+      r.notes = { clientIps: Math.min(n, 65536 * 250), countedCalls: (await counted()) - c0 };
+      table(r);
+    });
+    memory.gateway = await memoryAfterRun(g);
+    await g.child.stop();
+  }
+}
+
+/** The `records` scenario. */
+async function recordsScenario(c: Ctx): Promise<void> {
+  const { gatewayEnv, keyedHeaders, table } = c;
+  // What a hit's request log line and replay record cost, and cached against the floor, read
+  // off processes loaded in turn: the floor server and three gateways (as `cached`, without the
+  // request log, without replay) stay up, and each round loads each of them once, starting one
+  // further along every round. Every row is the median of its rounds. One load after another
+  // on the same machine moves by ±20%; side by side in rounds the comparison holds.
+  const targets: { name: string; url: string; pid: number | undefined; stop(): Promise<void> }[] = [];
+  try {
+    const gateways: [string, NodeJS.ProcessEnv, string][] = [
+      ['cached', {}, opts.gatewayRoot],
+      ['cached/no-log', { LOG_LEVEL: 'warn' }, opts.gatewayRoot],
+      ['cached/no-replay', { REPLAY_ENABLED: 'false' }, opts.gatewayRoot],
+    ];
+    if (opts.compareRoot) gateways.push([`cached (${path.basename(opts.compareRoot)})`, {}, opts.compareRoot]);
+    for (const [name, extra, root] of gateways) {
+      const g = await startGatewayChild(`gateway (records: ${name})`, gatewayEnv, extra, [], root);
+      targets.push({ name, url: g.urls.production, pid: g.child.proc.pid, stop: () => g.child.stop() });
+      await checkOnce(g.urls.production, keyedHeaders);
+      const check = await checkOnce(g.urls.production, keyedHeaders);
+      if (check.status !== 200 || check.cache !== 'HIT')
+        throw new Error(`records scenario (${name}): expected 200 and x-cache HIT, got ${check.status}/${check.cache}`);
     }
-    const redis = (benchRedis = await startTestRedis());
-    const upstreamPort = await freePort();
-    const up = startChild(
-      'reference upstream',
+    const size = (await checkOnce(targets[0]!.url, keyedHeaders)).bytes;
+    const floorPort = await freePort();
+    const floor = startChild(
+      'records: floor',
       process.execPath,
-      ['--import', 'tsx', 'sources/reference-upstream/main.ts'],
-      { ...process.env, UPSTREAM_PORT: String(upstreamPort) },
-      /listening on (\S+)/,
+      ['--import', 'tsx', 'bench/baseline-server.ts'],
+      { PATH: process.env.PATH, PORT: String(floorPort), MODE: 'floor', BODY_BYTES: String(size) },
+      /READY/,
     );
-    const upstreamUrl = (await withTimeout(up.line, 20_000, 'reference upstream'))![1]!;
-
-    const keysFile = path.join(tmp, 'keys.json');
-    const key = (await issueKey(keysFile, { environment: 'production', partnerCode: 'BENCH' })).key;
-    const gatewayEnv: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      UPSTREAM_URL: upstreamUrl,
-      START_REFERENCE_UPSTREAM: 'false',
-      REDIS_URL: redis.url,
-      DATA_DIR: path.join(tmp, 'data'),
-      KEYS_FILE: keysFile,
-      // As in production: one request line per request (to a file, see startChild).
-      LOG_LEVEL: 'info',
-      // One process, so the CPU and RSS read off its pid are the whole gateway's (the isolation
-      // scenario runs the playground in its own process, as `npm start` does).
-      PLAYGROUND_PROCESS: 'off',
-      PLAYGROUND_ALLOWANCE: '1000000',
-      TRUST_PROXY: '1',
-      // The load generator is one address standing for many clients behind a proxy (as TRUST_PROXY
-      // says): no per-address socket cap, as operations.md advises behind a load balancer.
-      PLAYGROUND_MAX_CONNECTIONS_PER_IP: '0',
-      ...opts.env,
-    };
-    const keyedHeaders = { 'content-type': 'application/json', 'x-api-key': key };
-    const table = (r: Row) => rows.push(r);
-    const run = async (name: ScenarioName, fn: () => Promise<void>) => {
-      if (!only.has(name)) return;
-      process.stdout.write(`  ${name}…\n`);
-      await fn();
-    };
-
-    // Start-up: spawn -> first 200 from /healthz, N times; the last start stays up as gateway A.
-    let gw: Gateway | null = null;
-    const needsA = only.has('cached') || only.has('playground');
-    for (let i = 0; i < opts.starts; i++) {
-      const g = await startGatewayChild(`gateway start ${i + 1}`, gatewayEnv);
-      startup.ms.push(Math.round(g.startMs));
-      if (i === opts.starts - 1 && needsA) gw = g;
-      else await g.child.stop();
+    targets.unshift({
+      name: 'floor',
+      url: `http://127.0.0.1:${floorPort}/graphql`,
+      pid: floor.child.proc.pid,
+      stop: () => floor.child.stop(),
+    });
+    await withTimeout(floor.line, 20_000, 'floor server');
+    const samples = new Map<string, Row[]>(targets.map((t) => [t.name, []]));
+    const redisUrl = String(gatewayEnv.REDIS_URL);
+    // Round 0 is not counted: a process's first loads run slower (code not yet optimized, heap
+    // still growing) than a few seconds of warm-up show.
+    for (let round = 0; round <= opts.rounds; round++) {
+      for (let i = 0; i < targets.length; i++) {
+        const t = targets[(round + i) % targets.length]!;
+        // Redis shares the machine's cores: its CPU for a target's replay writes is noted too.
+        let redis0: number | null = null;
+        const r = row(
+          t.name,
+          '',
+          opts.connections,
+          await load(
+            { url: t.url, connections: opts.connections, duration: opts.duration, method: 'POST', headers: keyedHeaders, body: BODY },
+            t.pid,
+            async () => {
+              redis0 = await redisCpuMs(redisUrl);
+            },
+          ),
+        );
+        const redis1 = await redisCpuMs(redisUrl);
+        if (redis0 !== null && redis1 !== null && r.totalRequests && r.threadCpuUs)
+          r.threadCpuUs.redis = Math.round(((redis1 - redis0) * 10000) / r.totalRequests) / 10;
+        if (round > 0) samples.get(t.name)!.push(r);
+      }
     }
-    console.log(`  start-up to /healthz 200: ${startup.ms.join(', ')} ms`);
+    for (const t of targets)
+      table(medianRow(`records: ${t.name}`, `${t.name}, median of ${opts.rounds} interleaved rounds`, samples.get(t.name)!));
+  } finally {
+    for (const t of targets) await t.stop();
+  }
+}
 
-    await run('baseline', async () => {
-      const port = await freePort();
-      const b = startChild(
-        'baseline',
-        process.execPath,
-        ['--import', 'tsx', 'bench/baseline-server.ts'],
-        { PATH: process.env.PATH, PORT: String(port) },
-        /READY/,
-      );
-      await withTimeout(b.line, 20_000, 'baseline server');
-      table(
-        row(
-          'baseline',
-          'bare node:http, fixed 2 KB JSON',
-          opts.connections,
-          await load({ url: `http://127.0.0.1:${port}/`, connections: opts.connections, duration: opts.duration }, b.child.proc.pid),
-        ),
-      );
-      await b.child.stop();
-    });
-
-    await run('floor', async () => {
-      // The same request and answer shape as `cached` (body size measured on the gateway when it runs).
-      const size = gw ? (await checkOnce(gw.urls.production, keyedHeaders)).bytes : 3324;
-      const port = await freePort();
-      const b = startChild(
-        'floor',
-        process.execPath,
-        ['--import', 'tsx', 'bench/baseline-server.ts'],
-        { PATH: process.env.PATH, PORT: String(port), MODE: 'floor', BODY_BYTES: String(size) },
-        /READY/,
-      );
-      await withTimeout(b.line, 20_000, 'floor server');
-      table(
-        row(
-          'floor',
-          `bare node:http: parse the same POST, same headers, ${size} B body`,
-          opts.connections,
-          await load(
-            {
-              url: `http://127.0.0.1:${port}/graphql`,
-              connections: opts.connections,
-              duration: opts.duration,
-              method: 'POST',
-              headers: keyedHeaders,
-              body: BODY,
-            },
-            b.child.proc.pid,
-          ),
-        ),
-      );
-      await b.child.stop();
-    });
-
-    await run('floor-uws', async () => {
-      const size = gw ? (await checkOnce(gw.urls.production, keyedHeaders)).bytes : 3324;
-      const port = await freePort();
-      const b = startChild(
-        'floor/uws',
-        process.execPath,
-        ['--import', 'tsx', 'bench/floor-uws-server.ts'],
-        { PATH: process.env.PATH, PORT: String(port), BODY_BYTES: String(size) },
-        /READY/,
-      );
-      await withTimeout(b.line, 20_000, 'floor/uws server');
-      table(
-        row(
-          'floor/uws',
-          `the floor's work on uWebSockets.js, ${size} B body`,
-          opts.connections,
-          await load(
-            {
-              url: `http://127.0.0.1:${port}/graphql`,
-              connections: opts.connections,
-              duration: opts.duration,
-              method: 'POST',
-              headers: keyedHeaders,
-              body: BODY,
-            },
-            b.child.proc.pid,
-          ),
-        ),
-      );
-      await b.child.stop();
-    });
-
-    if (gw) {
-      const g = gw;
-      await run('cached', async () => {
-        const first = await checkOnce(g.urls.production, keyedHeaders);
-        const second = await checkOnce(g.urls.production, keyedHeaders);
-        if (first.status !== 200 || second.cache !== 'HIT')
-          throw new Error(`cached scenario: expected 200 and x-cache HIT, got ${first.status}/${second.cache}`);
-        let before = await scrape(g.urls.metrics);
-        const r = row(
-          'cached',
-          `keyed residentialPlans ${opts.zip}, cache hits`,
-          opts.connections,
-          await load(
-            {
-              url: g.urls.production,
-              connections: opts.connections,
-              duration: opts.duration,
-              method: 'POST',
-              headers: keyedHeaders,
-              body: BODY,
-            },
-            g.child.proc.pid,
-            async () => {
-              before = await scrape(g.urls.metrics);
-            },
-          ),
-        );
-        const after = await scrape(g.urls.metrics);
-        const hits =
-          after('gateway_cache_hits_total', { environment: 'production' }) -
-          before('gateway_cache_hits_total', { environment: 'production' });
-        r.notes = { hitShare: r.totalRequests ? Math.round((hits / r.totalRequests) * 1000) / 1000 : null };
-        table(r);
-      });
-      await run('playground', async () => {
-        let n = 0;
-        const headers = { 'content-type': 'application/json' };
-        const counted = async () => (await scrape(g.urls.metrics))('gateway_playground_calls_total', { result: 'counted' });
-        let c0 = 0;
-        const r = row(
-          'playground',
-          'playground residentialPlans from many IPs (allowance in Redis)',
-          opts.connections,
-          await load(
-            {
-              url: g.urls.playground,
-              connections: opts.connections,
-              duration: opts.duration,
-              requests: [
-                {
-                  method: 'POST',
-                  path: '/graphql',
-                  headers,
-                  body: BODY,
-                  setupRequest: (req: { headers?: Record<string, string> }) => ({
-                    ...req,
-                    headers: { ...headers, 'x-forwarded-for': ipFor(n++) },
-                  }),
-                },
-              ],
-            },
-            g.child.proc.pid,
-            async () => {
-              c0 = await counted();
-            },
-          ),
-        );
-        r.notes = { clientIps: Math.min(n, 65536 * 250), countedCalls: (await counted()) - c0 };
-        table(r);
-      });
-      memory.gateway = await memoryAfterRun(g);
+/** The `instructions` scenario. */
+async function instructionsScenario(c: Ctx): Promise<void> {
+  const { tmp, instructions, gatewayEnv, keyedHeaders } = c;
+  // Instructions per request, counted by valgrind's callgrind: the same figure for the same code
+  // whatever else the machine is doing (time and CPU figures move by ±20% on a shared machine).
+  // The floor server and the gateways as in `records`, one connection, requests one after the
+  // other: --instructions-warmup of them (not counted: JIT, caches), then --instructions-requests
+  // counted. User-space instructions only: the kernel's share (socket writes) is not in it.
+  if (spawnSync('valgrind', ['--version']).status !== 0) throw new Error('valgrind is not installed (apt-get install valgrind)');
+  const dir = path.join(tmp, 'callgrind');
+  fs.mkdirSync(dir, { recursive: true });
+  const wrap = ['valgrind', '--tool=callgrind', `--callgrind-out-file=${dir}/cg.%p`, '--smc-check=all-non-file', '--separate-threads=yes'];
+  // Per thread: the main thread and libuv's pool (deflate, file writes) are the request's work;
+  // V8's platform threads (optimizing compiles, concurrent GC) are reported apart: under valgrind
+  // they run late (threads are serialized), so optimized code arrives later than it would, and
+  // the counts are higher than a natively warmed-up process would execute, for every target alike.
+  const threadTotals = (pid: number) => {
+    const own = { main: 0, pool: 0, v8: 0 };
+    for (const f of fs.readdirSync(dir).filter((n) => n.startsWith(`cg.${pid}.`))) {
+      const text = fs.readFileSync(path.join(dir, f), 'utf8');
+      const total = Number(/^(?:totals|summary):\s+(\d+)/m.exec(text)?.[1] ?? 0);
+      const thread = Number(/^thread:\s+(\d+)/m.exec(text)?.[1] ?? 1);
+      if (thread === 1) own.main += total;
+      else if (/PlatformWorkerThread/.test(text)) own.v8 += total;
+      else own.pool += total;
+    }
+    return own;
+  };
+  const count = async (name: string, url: string, pid: number, headers: Record<string, string>) => {
+    await sequential(url, headers, opts.instructionsWarmup);
+    if (spawnSync('callgrind_control', ['-z', String(pid)]).status !== 0) throw new Error(`callgrind_control -z ${pid} failed`);
+    for (const f of fs.readdirSync(dir).filter((n) => n.startsWith(`cg.${pid}.`))) fs.rmSync(path.join(dir, f));
+    const bad = await sequential(url, headers, opts.instructionsRequests);
+    if (spawnSync('callgrind_control', ['-d', String(pid)]).status !== 0) throw new Error(`callgrind_control -d ${pid} failed`);
+    if (bad) throw new Error(`instructions (${name}): ${bad} of ${opts.instructionsRequests} answers were not 200`);
+    const t = threadTotals(pid);
+    if (!t.main) throw new Error(`no callgrind dump for ${name}`);
+    const per = (n: number) => Math.round(n / opts.instructionsRequests);
+    instructions[name] = per(t.main + t.pool);
+    instructions[`${name} (V8 background threads)`] = per(t.v8);
+  };
+  let answerBytes = 0;
+  for (const [name, extra] of [
+    ['cached', {}],
+    ['cached/no-log', { LOG_LEVEL: 'warn' }],
+    ['cached/no-replay', { REPLAY_ENABLED: 'false' }],
+  ] as const) {
+    // A request takes ~10 ms under valgrind: batches are written once they hold 500 records, as
+    // under load, rather than every 50 ms of valgrind's time.
+    const g = await startGatewayChild(`gateway (instructions: ${name})`, gatewayEnv, { ...extra, REPLAY_FLUSH_MS: '60000' }, wrap);
+    try {
+      answerBytes = (await checkOnce(g.urls.production, keyedHeaders)).bytes;
+      await count(name, g.urls.production, g.child.proc.pid!, keyedHeaders);
+    } finally {
       await g.child.stop();
     }
+  }
+  // The floor answers as many bytes as the gateways did.
+  const floorPort = await freePort();
+  const floor = startChild(
+    'instructions: floor',
+    'valgrind',
+    [...wrap.slice(1), process.execPath, '--import', 'tsx', 'bench/baseline-server.ts'],
+    { PATH: process.env.PATH, PORT: String(floorPort), MODE: 'floor', BODY_BYTES: String(answerBytes) },
+    /READY/,
+  );
+  try {
+    await withTimeout(floor.line, 300_000, 'floor server under valgrind');
+    await count('floor', `http://127.0.0.1:${floorPort}/graphql`, floor.child.proc.pid!, {});
+  } finally {
+    await floor.child.stop();
+  }
+}
 
-    await run('records', async () => {
-      // What a hit's request log line and replay record cost, and cached against the floor, read
-      // off processes loaded in turn: the floor server and three gateways (as `cached`, without the
-      // request log, without replay) stay up, and each round loads each of them once, starting one
-      // further along every round. Every row is the median of its rounds. One load after another
-      // on the same machine moves by ±20%; side by side in rounds the comparison holds.
-      const targets: { name: string; url: string; pid: number | undefined; stop(): Promise<void> }[] = [];
+/** The `miss-storm` scenario. */
+async function missStormScenario(c: Ctx): Promise<void> {
+  const { tmp, gatewayEnv, keyedHeaders, table } = c;
+  // The plans entry lives one second: every second the 50 connections miss together.
+  const cacheConfig = path.join(tmp, 'cache-1s.yaml');
+  fs.writeFileSync(cacheConfig, 'generation: miss-storm\nttl:\n  residentialPlans: 1s\n');
+  for (const [name, coalesce] of [
+    ['miss-storm', 'true'],
+    ['miss-storm/off', 'false'],
+  ] as const) {
+    const g = await startGatewayChild(`gateway (${name})`, gatewayEnv, { CACHE_CONFIG: cacheConfig, CACHE_COALESCE: coalesce });
+    await checkOnce(g.urls.production, keyedHeaders);
+    let before = await scrape(g.urls.metrics);
+    const r = row(
+      name,
+      `keyed residentialPlans ${opts.zip}, entry expiring every second, CACHE_COALESCE=${coalesce}`,
+      opts.connections,
+      await load(
+        {
+          url: g.urls.production,
+          connections: opts.connections,
+          duration: opts.duration,
+          method: 'POST',
+          headers: keyedHeaders,
+          body: BODY,
+        },
+        g.child.proc.pid,
+        async () => {
+          before = await scrape(g.urls.metrics);
+        },
+      ),
+    );
+    const after = await scrape(g.urls.metrics);
+    const delta = (metric: string, labels?: Record<string, string>) => after(metric, labels) - before(metric, labels);
+    const per = (n: number) => (r.totalRequests ? Math.round((n / r.totalRequests) * 10000) / 10000 : null);
+    r.notes = {
+      feedCallsPerRequest: per(delta('gateway_upstream_calls_total')),
+      executionsPerRequest: per(delta('gateway_cache_misses_total', { environment: 'production' })),
+      coalescedShare: per(delta('gateway_cache_coalesced_total', { environment: 'production' })),
+    };
+    table(r);
+    await g.child.stop();
+  }
+}
+
+/** The `tracing` scenario. */
+async function tracingScenario(c: Ctx): Promise<void> {
+  const { gatewayEnv, keyedHeaders, table } = c;
+  // The keyed request cached and uncached with tracing off, at 1% (parent-based ratio sampler)
+  // and at 100%, spans posted to an OTLP/HTTP receiver in this process (counted, not parsed).
+  // As in `records`: the gateways of one kind stay up and are loaded in turn for --rounds
+  // rounds after an uncounted one, each row the median of its rounds (one load after another
+  // moves by ±20% on a shared machine; side by side in rounds the comparison holds).
+  const receiver = await startOtlpReceiver({ keep: false });
+  try {
+    for (const kind of ['cached', 'uncached'] as const) {
+      const targets: { name: string; ratio: string | null; url: string; pid: number | undefined; stop(): Promise<void> }[] = [];
       try {
-        const gateways: [string, NodeJS.ProcessEnv, string][] = [
-          ['cached', {}, opts.gatewayRoot],
-          ['cached/no-log', { LOG_LEVEL: 'warn' }, opts.gatewayRoot],
-          ['cached/no-replay', { REPLAY_ENABLED: 'false' }, opts.gatewayRoot],
-        ];
-        if (opts.compareRoot) gateways.push([`cached (${path.basename(opts.compareRoot)})`, {}, opts.compareRoot]);
-        for (const [name, extra, root] of gateways) {
-          const g = await startGatewayChild(`gateway (records: ${name})`, gatewayEnv, extra, [], root);
-          targets.push({ name, url: g.urls.production, pid: g.child.proc.pid, stop: () => g.child.stop() });
+        for (const level of opts.tracing) {
+          const ratio = TRACING_LEVELS[level]!;
+          const g = await startGatewayChild(`gateway (tracing ${level}, ${kind})`, gatewayEnv, {
+            ...(ratio
+              ? {
+                  OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+                  OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+                  OTEL_TRACES_SAMPLER_ARG: ratio,
+                }
+              : {}),
+            ...(kind === 'cached' ? {} : { CACHE_ENABLED: 'false' }),
+          });
+          targets.push({
+            name: `${kind}/trace-${level}`,
+            ratio,
+            url: g.urls.production,
+            pid: g.child.proc.pid,
+            stop: () => g.child.stop(),
+          });
           await checkOnce(g.urls.production, keyedHeaders);
-          const check = await checkOnce(g.urls.production, keyedHeaders);
-          if (check.status !== 200 || check.cache !== 'HIT')
-            throw new Error(`records scenario (${name}): expected 200 and x-cache HIT, got ${check.status}/${check.cache}`);
         }
-        const size = (await checkOnce(targets[0]!.url, keyedHeaders)).bytes;
-        const floorPort = await freePort();
-        const floor = startChild(
-          'records: floor',
-          process.execPath,
-          ['--import', 'tsx', 'bench/baseline-server.ts'],
-          { PATH: process.env.PATH, PORT: String(floorPort), MODE: 'floor', BODY_BYTES: String(size) },
-          /READY/,
-        );
-        targets.unshift({
-          name: 'floor',
-          url: `http://127.0.0.1:${floorPort}/graphql`,
-          pid: floor.child.proc.pid,
-          stop: () => floor.child.stop(),
-        });
-        await withTimeout(floor.line, 20_000, 'floor server');
         const samples = new Map<string, Row[]>(targets.map((t) => [t.name, []]));
-        const redisUrl = String(gatewayEnv.REDIS_URL);
-        // Round 0 is not counted: a process's first loads run slower (code not yet optimized, heap
-        // still growing) than a few seconds of warm-up show.
         for (let round = 0; round <= opts.rounds; round++) {
           for (let i = 0; i < targets.length; i++) {
             const t = targets[(round + i) % targets.length]!;
-            // Redis shares the machine's cores: its CPU for a target's replay writes is noted too.
-            let redis0: number | null = null;
             const r = row(
               t.name,
               '',
               opts.connections,
               await load(
-                { url: t.url, connections: opts.connections, duration: opts.duration, method: 'POST', headers: keyedHeaders, body: BODY },
-                t.pid,
-                async () => {
-                  redis0 = await redisCpuMs(redisUrl);
+                {
+                  url: t.url,
+                  connections: opts.connections,
+                  duration: opts.duration,
+                  method: 'POST',
+                  headers: keyedHeaders,
+                  body: BODY,
                 },
+                t.pid,
               ),
             );
-            const redis1 = await redisCpuMs(redisUrl);
-            if (redis0 !== null && redis1 !== null && r.totalRequests && r.threadCpuUs)
-              r.threadCpuUs.redis = Math.round(((redis1 - redis0) * 10000) / r.totalRequests) / 10;
             if (round > 0) samples.get(t.name)!.push(r);
           }
         }
-        for (const t of targets)
-          table(medianRow(`records: ${t.name}`, `${t.name}, median of ${opts.rounds} interleaved rounds`, samples.get(t.name)!));
+        for (const t of targets) {
+          const tracing = t.ratio ? `sampled at ${t.ratio}` : 'off';
+          table(medianRow(t.name, `${kind}, tracing ${tracing}, median of ${opts.rounds} interleaved rounds`, samples.get(t.name)!));
+        }
       } finally {
         for (const t of targets) await t.stop();
       }
-    });
+    }
+    console.log(`  tracing: ${receiver.exports} OTLP exports received, ${Math.round(receiver.bytes / 1024)} KB`);
+  } finally {
+    await receiver.close();
+  }
+}
 
-    await run('instructions', async () => {
-      // Instructions per request, counted by valgrind's callgrind: the same figure for the same code
-      // whatever else the machine is doing (time and CPU figures move by ±20% on a shared machine).
-      // The floor server and the gateways as in `records`, one connection, requests one after the
-      // other: --instructions-warmup of them (not counted: JIT, caches), then --instructions-requests
-      // counted. User-space instructions only: the kernel's share (socket writes) is not in it.
-      if (spawnSync('valgrind', ['--version']).status !== 0) throw new Error('valgrind is not installed (apt-get install valgrind)');
-      const dir = path.join(tmp, 'callgrind');
-      fs.mkdirSync(dir, { recursive: true });
-      const wrap = [
-        'valgrind',
-        '--tool=callgrind',
-        `--callgrind-out-file=${dir}/cg.%p`,
-        '--smc-check=all-non-file',
-        '--separate-threads=yes',
-      ];
-      // Per thread: the main thread and libuv's pool (deflate, file writes) are the request's work;
-      // V8's platform threads (optimizing compiles, concurrent GC) are reported apart: under valgrind
-      // they run late (threads are serialized), so optimized code arrives later than it would, and
-      // the counts are higher than a natively warmed-up process would execute, for every target alike.
-      const threadTotals = (pid: number) => {
-        const own = { main: 0, pool: 0, v8: 0 };
-        for (const f of fs.readdirSync(dir).filter((n) => n.startsWith(`cg.${pid}.`))) {
-          const text = fs.readFileSync(path.join(dir, f), 'utf8');
-          const total = Number(/^(?:totals|summary):\s+(\d+)/m.exec(text)?.[1] ?? 0);
-          const thread = Number(/^thread:\s+(\d+)/m.exec(text)?.[1] ?? 1);
-          if (thread === 1) own.main += total;
-          else if (/PlatformWorkerThread/.test(text)) own.v8 += total;
-          else own.pool += total;
-        }
-        return own;
-      };
-      const count = async (name: string, url: string, pid: number, headers: Record<string, string>) => {
-        await sequential(url, headers, opts.instructionsWarmup);
-        if (spawnSync('callgrind_control', ['-z', String(pid)]).status !== 0) throw new Error(`callgrind_control -z ${pid} failed`);
-        for (const f of fs.readdirSync(dir).filter((n) => n.startsWith(`cg.${pid}.`))) fs.rmSync(path.join(dir, f));
-        const bad = await sequential(url, headers, opts.instructionsRequests);
-        if (spawnSync('callgrind_control', ['-d', String(pid)]).status !== 0) throw new Error(`callgrind_control -d ${pid} failed`);
-        if (bad) throw new Error(`instructions (${name}): ${bad} of ${opts.instructionsRequests} answers were not 200`);
-        const t = threadTotals(pid);
-        if (!t.main) throw new Error(`no callgrind dump for ${name}`);
-        const per = (n: number) => Math.round(n / opts.instructionsRequests);
-        instructions[name] = per(t.main + t.pool);
-        instructions[`${name} (V8 background threads)`] = per(t.v8);
-      };
-      let answerBytes = 0;
-      for (const [name, extra] of [
-        ['cached', {}],
-        ['cached/no-log', { LOG_LEVEL: 'warn' }],
-        ['cached/no-replay', { REPLAY_ENABLED: 'false' }],
-      ] as const) {
-        // A request takes ~10 ms under valgrind: batches are written once they hold 500 records, as
-        // under load, rather than every 50 ms of valgrind's time.
-        const g = await startGatewayChild(`gateway (instructions: ${name})`, gatewayEnv, { ...extra, REPLAY_FLUSH_MS: '60000' }, wrap);
-        try {
-          answerBytes = (await checkOnce(g.urls.production, keyedHeaders)).bytes;
-          await count(name, g.urls.production, g.child.proc.pid!, keyedHeaders);
-        } finally {
-          await g.child.stop();
-        }
-      }
-      // The floor answers as many bytes as the gateways did.
-      const floorPort = await freePort();
-      const floor = startChild(
-        'instructions: floor',
-        'valgrind',
-        [...wrap.slice(1), process.execPath, '--import', 'tsx', 'bench/baseline-server.ts'],
-        { PATH: process.env.PATH, PORT: String(floorPort), MODE: 'floor', BODY_BYTES: String(answerBytes) },
-        /READY/,
+async function uncachedScenarios(c: Ctx): Promise<void> {
+  const { memory, up, gatewayEnv, keyedHeaders, table, run } = c;
+  if (only.has('uncached') || only.has('overhead')) {
+    const b = await startGatewayChild('gateway (cache off)', gatewayEnv, { CACHE_ENABLED: 'false' });
+    const check = await checkOnce(b.urls.production, keyedHeaders);
+    if (check.status !== 200 || check.cache !== 'BYPASS')
+      throw new Error(`uncached scenario: expected 200 BYPASS, got ${check.status}/${check.cache}`);
+    const measure = async (name: string, description: string, connections: number) => {
+      let before = await scrape(b.urls.metrics);
+      let upCpu0: number | null = null;
+      const r = row(
+        name,
+        description,
+        connections,
+        await load(
+          { url: b.urls.production, connections, duration: opts.duration, method: 'POST', headers: keyedHeaders, body: BODY },
+          b.child.proc.pid,
+          async () => {
+            before = await scrape(b.urls.metrics);
+            upCpu0 = cpuMsOf(up.child.proc.pid);
+          },
+        ),
       );
-      try {
-        await withTimeout(floor.line, 300_000, 'floor server under valgrind');
-        await count('floor', `http://127.0.0.1:${floorPort}/graphql`, floor.child.proc.pid!, {});
-      } finally {
-        await floor.child.stop();
-      }
-    });
-
-    await run('miss-storm', async () => {
-      // The plans entry lives one second: every second the 50 connections miss together.
-      const cacheConfig = path.join(tmp, 'cache-1s.yaml');
-      fs.writeFileSync(cacheConfig, 'generation: miss-storm\nttl:\n  residentialPlans: 1s\n');
-      for (const [name, coalesce] of [
-        ['miss-storm', 'true'],
-        ['miss-storm/off', 'false'],
-      ] as const) {
-        const g = await startGatewayChild(`gateway (${name})`, gatewayEnv, { CACHE_CONFIG: cacheConfig, CACHE_COALESCE: coalesce });
-        await checkOnce(g.urls.production, keyedHeaders);
-        let before = await scrape(g.urls.metrics);
-        const r = row(
-          name,
-          `keyed residentialPlans ${opts.zip}, entry expiring every second, CACHE_COALESCE=${coalesce}`,
-          opts.connections,
-          await load(
-            {
-              url: g.urls.production,
-              connections: opts.connections,
-              duration: opts.duration,
-              method: 'POST',
-              headers: keyedHeaders,
-              body: BODY,
-            },
-            g.child.proc.pid,
-            async () => {
-              before = await scrape(g.urls.metrics);
-            },
-          ),
-        );
-        const after = await scrape(g.urls.metrics);
-        const delta = (metric: string, labels?: Record<string, string>) => after(metric, labels) - before(metric, labels);
-        const per = (n: number) => (r.totalRequests ? Math.round((n / r.totalRequests) * 10000) / 10000 : null);
-        r.notes = {
-          feedCallsPerRequest: per(delta('gateway_upstream_calls_total')),
-          executionsPerRequest: per(delta('gateway_cache_misses_total', { environment: 'production' })),
-          coalescedShare: per(delta('gateway_cache_coalesced_total', { environment: 'production' })),
-        };
-        table(r);
-        await g.child.stop();
-      }
-    });
-
-    if (only.has('uncached') || only.has('overhead')) {
-      const b = await startGatewayChild('gateway (cache off)', gatewayEnv, { CACHE_ENABLED: 'false' });
-      const check = await checkOnce(b.urls.production, keyedHeaders);
-      if (check.status !== 200 || check.cache !== 'BYPASS')
-        throw new Error(`uncached scenario: expected 200 BYPASS, got ${check.status}/${check.cache}`);
-      const measure = async (name: string, description: string, connections: number) => {
-        let before = await scrape(b.urls.metrics);
-        let upCpu0: number | null = null;
-        const r = row(
-          name,
-          description,
-          connections,
-          await load(
-            { url: b.urls.production, connections, duration: opts.duration, method: 'POST', headers: keyedHeaders, body: BODY },
-            b.child.proc.pid,
-            async () => {
-              before = await scrape(b.urls.metrics);
-              upCpu0 = cpuMsOf(up.child.proc.pid);
-            },
-          ),
-        );
-        const upCpu1 = cpuMsOf(up.child.proc.pid);
-        const after = await scrape(b.urls.metrics);
-        const attempts = after('gateway_upstream_attempts_total') - before('gateway_upstream_attempts_total');
-        const calls = after('gateway_upstream_calls_total') - before('gateway_upstream_calls_total');
-        r.notes = {
-          upstreamCallsPerRequest: r.totalRequests ? Math.round((calls / r.totalRequests) * 100) / 100 : null,
-          upstreamRequestsPerRequest: r.totalRequests ? Math.round((attempts / r.totalRequests) * 100) / 100 : null,
-          upstreamCpuUsPerRequest:
-            upCpu0 !== null && upCpu1 !== null && r.totalRequests ? Math.round(((upCpu1 - upCpu0) * 1000) / r.totalRequests) : null,
-        };
-        table(r);
+      const upCpu1 = cpuMsOf(up.child.proc.pid);
+      const after = await scrape(b.urls.metrics);
+      const attempts = after('gateway_upstream_attempts_total') - before('gateway_upstream_attempts_total');
+      const calls = after('gateway_upstream_calls_total') - before('gateway_upstream_calls_total');
+      r.notes = {
+        upstreamCallsPerRequest: r.totalRequests ? Math.round((calls / r.totalRequests) * 100) / 100 : null,
+        upstreamRequestsPerRequest: r.totalRequests ? Math.round((attempts / r.totalRequests) * 100) / 100 : null,
+        upstreamCpuUsPerRequest:
+          upCpu0 !== null && upCpu1 !== null && r.totalRequests ? Math.round(((upCpu1 - upCpu0) * 1000) / r.totalRequests) : null,
       };
-      await run('uncached', () => measure('uncached', `keyed residentialPlans ${opts.zip}, CACHE_ENABLED=false`, opts.connections));
-      await run('overhead', () => measure('uncached@1', 'the same, 1 connection', 1));
-      memory.gatewayCacheOff = await memoryAfterRun(b);
+      table(r);
+    };
+    await run('uncached', () => measure('uncached', `keyed residentialPlans ${opts.zip}, CACHE_ENABLED=false`, opts.connections));
+    await run('overhead', () => measure('uncached@1', 'the same, 1 connection', 1));
+    memory.gatewayCacheOff = await memoryAfterRun(b);
+    await b.child.stop();
+  }
+}
+
+async function profileScenario(c: Ctx): Promise<void> {
+  const { gatewayEnv, keyedHeaders, table } = c;
+  if (only.has('profile')) {
+    const b = await startGatewayChild('gateway (cache off, profile)', gatewayEnv, { CACHE_ENABLED: 'false' });
+    try {
+      for (const [name, body, what] of [
+        ['profile/plain', BODY, 'plain list'],
+        ['profile/uncached', PROFILE_BODY, '12-month usageProfile'],
+      ] as const) {
+        const check = await checkOnce(b.urls.production, keyedHeaders, body);
+        if (check.status !== 200 || check.cache !== 'BYPASS')
+          throw new Error(`${name}: expected 200 BYPASS, got ${check.status}/${check.cache}`);
+        const load1 = { url: b.urls.production, connections: opts.connections, duration: opts.duration, method: 'POST' as const };
+        const what1 = `keyed residentialPlans ${opts.zip}, CACHE_ENABLED=false, ${what}`;
+        table(row(name, what1, opts.connections, await load({ ...load1, headers: keyedHeaders, body }, b.child.proc.pid)));
+      }
+    } finally {
       await b.child.stop();
     }
-
-    if (only.has('direct') || only.has('overhead')) {
-      const port = await freePort();
-      const d = startChild(
-        'direct',
-        process.execPath,
-        ['--import', 'tsx', 'bench/direct-proxy.ts'],
-        { PATH: process.env.PATH, PORT: String(port), UPSTREAM_URL: upstreamUrl, ZIP: opts.zip },
-        /READY/,
-      );
-      await withTimeout(d.line, 20_000, 'direct proxy');
-      const url = `http://127.0.0.1:${port}/`;
-      await run(
-        'direct',
-        async () =>
-          void table(
-            row(
-              'direct',
-              'the same feed calls without the gateway',
-              opts.connections,
-              await load({ url, connections: opts.connections, duration: opts.duration }, d.child.proc.pid),
-            ),
-          ),
-      );
-      await run(
-        'overhead',
-        async () =>
-          void table(
-            row('direct@1', 'the same, 1 connection', 1, await load({ url, connections: 1, duration: opts.duration }, d.child.proc.pid)),
-          ),
-      );
-      await d.child.stop();
-    }
-
-    await run('isolation', async () => {
-      // As `npm start` runs it: the playground in its own, lower-priority process.
-      const g = await startGatewayChild('gateway (isolation)', gatewayEnv, {
-        PLAYGROUND_ALLOWANCE: '10',
-        PLAYGROUND_MAX_CONNECTIONS_PER_IP: '32',
-        PLAYGROUND_PROCESS: 'on',
-        PLAYGROUND_OPS_PORT: String(await freePort()),
-        ...opts.env,
-      });
-      await waitFor200(g.urls.playground.replace(/\/graphql$/, '/healthz'), 60_000, g.child);
-      try {
-        const result = await isolationScenario(g, keyedHeaders, redis.url);
-        for (const r of result.rows) table(r);
-        memory.gatewayIsolation = result.memory;
-      } finally {
-        await g.child.stop();
-      }
-    });
-
-    await run('shared', async () => {
-      for (const r of await sharedRedisScenario(gatewayEnv, redis.url)) table(r);
-    });
-
-    await run('mesh', async () => {
-      const description = `stock mesh start, raw feeds for ${opts.zip} (territories, Voltify, Brightgrid residential)`;
-      try {
-        table(await meshStartScenario(description, upstreamUrl, up.child, tmp));
-      } catch (err) {
-        console.log(`  mesh: FAILED: ${(err as Error).message.split('\n').slice(0, 12).join('\n    ')}`);
-        table(errorRow('mesh', description, err));
-      }
-    });
-    await up.child.stop();
-  } finally {
-    for (const c of [...children]) await c.stop();
-    await benchRedis?.stop();
-    fs.rmSync(tmp, { recursive: true, force: true });
   }
+}
 
-  // ----------------------------------------------------------------------------------------------
+async function directScenarios(c: Ctx): Promise<void> {
+  const { upstreamUrl, table, run } = c;
+  if (only.has('direct') || only.has('overhead')) {
+    const port = await freePort();
+    const d = startChild(
+      'direct',
+      process.execPath,
+      ['--import', 'tsx', 'bench/direct-proxy.ts'],
+      { PATH: process.env.PATH, PORT: String(port), UPSTREAM_URL: upstreamUrl, ZIP: opts.zip },
+      /READY/,
+    );
+    await withTimeout(d.line, 20_000, 'direct proxy');
+    const url = `http://127.0.0.1:${port}/`;
+    await run(
+      'direct',
+      async () =>
+        void table(
+          row(
+            'direct',
+            'the same feed calls without the gateway',
+            opts.connections,
+            await load({ url, connections: opts.connections, duration: opts.duration }, d.child.proc.pid),
+          ),
+        ),
+    );
+    await run(
+      'overhead',
+      async () =>
+        void table(
+          row('direct@1', 'the same, 1 connection', 1, await load({ url, connections: 1, duration: opts.duration }, d.child.proc.pid)),
+        ),
+    );
+    await d.child.stop();
+  }
+}
+
+/** The `isolation` scenario. */
+async function isolationRun(c: Ctx): Promise<void> {
+  const { memory, redis, gatewayEnv, keyedHeaders, table } = c;
+  // As `npm start` runs it: the playground in its own, lower-priority process.
+  const g = await startGatewayChild('gateway (isolation)', gatewayEnv, {
+    PLAYGROUND_ALLOWANCE: '10',
+    PLAYGROUND_MAX_CONNECTIONS_PER_IP: '32',
+    PLAYGROUND_PROCESS: 'on',
+    PLAYGROUND_OPS_PORT: String(await freePort()),
+    ...opts.env,
+  });
+  await waitFor200(g.urls.playground.replace(/\/graphql$/, '/healthz'), 60_000, g.child);
+  try {
+    const result = await isolationScenario(g, keyedHeaders, redis.url);
+    for (const r of result.rows) table(r);
+    memory.gatewayIsolation = result.memory;
+  } finally {
+    await g.child.stop();
+  }
+}
+
+/** The `shared` scenario. */
+async function sharedScenario(c: Ctx): Promise<void> {
+  const { redis, gatewayEnv, table } = c;
+  for (const r of await sharedRedisScenario(gatewayEnv, redis.url)) table(r);
+}
+
+/** The `mesh` scenario. */
+async function meshScenario(c: Ctx): Promise<void> {
+  const { tmp, up, upstreamUrl, table } = c;
+  const description = `stock mesh start, raw feeds for ${opts.zip} (territories, Voltify, Brightgrid residential)`;
+  try {
+    table(await meshStartScenario(description, upstreamUrl, up.child, tmp));
+  } catch (err) {
+    console.log(`  mesh: FAILED: ${(err as Error).message.split('\n').slice(0, 12).join('\n    ')}`);
+    table(errorRow('mesh', description, err));
+  }
+}
+
+async function workersScenario(c: Ctx): Promise<void> {
+  const { redis, gatewayEnv, keyedHeaders, table } = c;
+  if (workerList) {
+    await runWorkerScaling<Row, Options>({
+      list: workerList,
+      scenarios: scalingScenarios,
+      connections: opts.connections,
+      duration: opts.duration,
+      startGateway: async (name, extra) => {
+        const g = await startGatewayChild(name, gatewayEnv, extra);
+        return { pid: g.child.proc.pid, production: g.urls.production, playground: g.urls.playground, stop: () => g.child.stop() };
+      },
+      load: async (o, cpuOf, before) => {
+        const measured = await load(o, undefined, before, cpuOf);
+        return {
+          totalRequests: measured.result.requests.total,
+          row: (scenario, description) => row(scenario, description, opts.connections, measured),
+        };
+      },
+      keyedRequest: (url) => ({
+        url,
+        connections: opts.connections,
+        duration: opts.duration,
+        method: 'POST',
+        headers: keyedHeaders,
+        body: BODY,
+      }),
+      playgroundRequest: (url) => {
+        let n = 0;
+        const headers = { 'content-type': 'application/json' };
+        return {
+          url,
+          connections: opts.connections,
+          duration: opts.duration,
+          requests: [
+            {
+              method: 'POST',
+              path: '/graphql',
+              headers,
+              body: BODY,
+              setupRequest: (req: { headers?: Record<string, string> }) => ({
+                ...req,
+                headers: { ...headers, 'x-forwarded-for': ipFor(n++) },
+              }),
+            },
+          ],
+        };
+      },
+      redisCpuMs: () => redisCpuMs(redis.url),
+      cpuMsOf,
+      table,
+    });
+  }
+}
+
+/** Ratios and differences between rows that the report and the JSON carry. */
+function deriveFigures(rows: Row[]): Record<string, number | null> {
   const base = rows.find((r) => r.scenario === 'baseline');
   for (const r of rows) if (base?.reqPerSec && !r.error) r.ratio = Math.round((r.reqPerSec / base.reqPerSec) * 1000) / 1000;
   const by = (s: string) => rows.find((r) => r.scenario === s && !r.error);
@@ -1654,6 +1960,21 @@ async function main() {
   derived.uncachedVsMeshStart =
     by('uncached') && by('mesh')?.reqPerSec ? Math.round((by('uncached')!.reqPerSec / by('mesh')!.reqPerSec) * 1000) / 1000 : null;
 
+  // Targets: a profile query uncached within 1.5x of the plain one (req/s), cached at the same speed.
+  const speedRatio = (a: string, b: string) => (by(a) && by(b) ? Math.round((by(b)!.reqPerSec / by(a)!.reqPerSec) * 1000) / 1000 : null);
+  derived.profileUncachedSlowdown = speedRatio('profile/uncached', 'profile/plain');
+  derived.profileCachedSlowdown = speedRatio('profile/cached', 'profile/cached-plain');
+  return derived;
+}
+
+/** The table and the derived figures, on stdout. */
+function printReport(state: BenchState, derived: Record<string, number | null>): void {
+  printTable(state.rows);
+  printDerived(state, derived);
+}
+
+/** One line a row, then each row's notes and failures. */
+function printTable(rows: Row[]): void {
   const header = ['scenario', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'bytes', 'cpu µs/req', 'x baseline'];
   const lines = rows.map((r) =>
     r.error
@@ -1688,33 +2009,47 @@ async function main() {
       .filter(Boolean);
     console.log(`  ${r.scenario}: FAILED: ${l[0]}${l.length > 1 ? ` … ${l[l.length - 1]}` : ''}`);
   }
-  if (derived.overheadP50Ms !== null)
+}
+
+/** The ratios against their targets, instruction counts, start-up times and memory. */
+function printDerived(state: BenchState, derived: Record<string, number | null>): void {
+  const { startup, memory, instructions } = state;
+  if (derived.overheadP50Ms != null)
     console.log(
-      `  gateway overhead at p50 (${opts.connections} conns, uncached - direct): ${derived.overheadP50Ms} ms; req/s uncached/direct: ${derived.uncachedVsDirect}`,
+      `  gateway overhead at p50 (${opts.connections} conns, uncached - direct): ${derived.overheadP50Ms} ms; req/s uncached/direct: ` +
+        `${derived.uncachedVsDirect}`,
     );
-  if (derived.overheadP50MsOneConnection !== null)
+  if (derived.overheadP50MsOneConnection != null)
     console.log(`  gateway overhead at p50 (1 connection): ${derived.overheadP50MsOneConnection} ms`);
-  if (derived.uncachedVsMeshStart !== null)
+  if (derived.uncachedVsMeshStart != null)
     console.log(`  uncached gateway / mesh start req/s: ${derived.uncachedVsMeshStart.toFixed(2)} (target >= 2)`);
-  if (derived.cachedVsFloor !== null) console.log(`  cached / floor req/s: ${derived.cachedVsFloor} (one load each)`);
-  if (derived.cachedVsFloorInRounds !== null)
+  if (derived.cachedVsFloor != null) console.log(`  cached / floor req/s: ${derived.cachedVsFloor} (one load each)`);
+  if (derived.cachedVsFloorInRounds != null)
     console.log(`  cached / floor req/s, medians of ${opts.rounds} interleaved rounds: ${derived.cachedVsFloorInRounds} (target >= 0.80)`);
-  if (derived.logCpuUsPerHit !== null || derived.replayCpuUsPerHit !== null)
+  if (derived.logCpuUsPerHit != null || derived.replayCpuUsPerHit != null)
     console.log(
       `  CPU a hit spends on its request log line: ${derived.logCpuUsPerHit ?? '-'} µs; on its replay record: ${derived.replayCpuUsPerHit ?? '-'} µs`,
     );
-  if (derived.missStormVsUncached !== null) console.log(`  miss-storm / uncached req/s: ${derived.missStormVsUncached} (target >= 3)`);
+  if (derived.missStormVsUncached != null) console.log(`  miss-storm / uncached req/s: ${derived.missStormVsUncached} (target >= 3)`);
+  if (derived.profileUncachedSlowdown != null) {
+    console.log(
+      `  plain / profile req/s: uncached ${derived.profileUncachedSlowdown} (target <= 1.5), cached ${derived.profileCachedSlowdown ?? '-'}`,
+    );
+  }
   if (instructions.floor) {
     const of = (n: string) =>
       instructions[n]
         ? `${instructions[n]!.toLocaleString('en-US')} (${(instructions.floor! / instructions[n]!).toFixed(2)}× the floor's rate)`
         : '-';
     console.log(
-      `  instructions per request (callgrind, 1 connection; main thread and libuv's pool): floor ${instructions.floor.toLocaleString('en-US')}; cached ${of('cached')}; no log line ${of('cached/no-log')}; no replay ${of('cached/no-replay')}`,
+      `  instructions per request (callgrind, 1 connection; main thread and libuv's pool): floor ` +
+        `${instructions.floor.toLocaleString('en-US')}; cached ${of('cached')}; no log line ${of('cached/no-log')}; no replay ${of('cached/no-replay')}`,
     );
     if (instructions.cached && instructions['cached/no-log'] && instructions['cached/no-replay'])
       console.log(
-        `  instructions a hit spends on its request log line: ${(instructions.cached - instructions['cached/no-log']).toLocaleString('en-US')}; on its replay record: ${(instructions.cached - instructions['cached/no-replay']).toLocaleString('en-US')}`,
+        `  instructions a hit spends on its request log line: ` +
+          `${(instructions.cached - instructions['cached/no-log']).toLocaleString('en-US')}; on its replay record: ` +
+          `${(instructions.cached - instructions['cached/no-replay']).toLocaleString('en-US')}`,
       );
   }
   if (startup.ms.length)
@@ -1722,39 +2057,42 @@ async function main() {
   for (const [k, m] of Object.entries(memory)) {
     const settled = m.settleSeconds ? `; ${m.settledRssMb} MB after ${m.settleSeconds} s idle` : '';
     console.log(
-      `  ${k} RSS after its scenarios: ${m.rssMb} MB (peak ${m.peakRssMb} MB; V8 heap used ${m.heapUsedMb ?? '?'} of ${m.heapTotalMb ?? '?'} MB, external ${m.externalMb ?? '?'} MB${settled})`,
+      `  ${k} RSS after its scenarios: ${m.rssMb} MB (peak ${m.peakRssMb} MB; V8 heap used ${m.heapUsedMb ?? '?'} of ${m.heapTotalMb ?? '?'} ` +
+        `MB, external ${m.externalMb ?? '?'} MB${settled})`,
     );
   }
+}
 
-  if (opts.json) {
-    const dir = path.join(ROOT, 'bench', 'results');
-    fs.mkdirSync(dir, { recursive: true });
-    const file = path.join(dir, `${started.toISOString().replace(/[:.]/g, '-')}.json`);
-    const doc = {
-      startedAt: started.toISOString(),
-      machine: {
-        cpus: os.cpus().length,
-        cpuModel: os.cpus()[0]?.model ?? null,
-        memoryMb: Math.round(os.totalmem() / 1048576),
-        node: process.version,
-        platform: `${os.platform()} ${os.release()}`,
-      },
-      settings: {
-        ...opts,
-        only: [...only],
-        query: QUERY,
-        variables: { zipCode: opts.zip },
-        ...(only.has('mesh') ? { meshQuery: MESH_QUERY, meshVariables: { zip: opts.zip } } : {}),
-      },
-      scenarios: rows,
-      derived,
-      startup,
-      memory,
-      instructions,
-    };
-    fs.writeFileSync(file, `${JSON.stringify(doc, null, 2)}\n`);
-    console.log(`\n  results: ${path.relative(ROOT, file)}`);
-  }
+/** bench/results/<start time>.json: the settings, every row and the derived figures. */
+function writeResults(started: Date, state: BenchState, derived: Record<string, number | null>): void {
+  const { rows, startup, memory, instructions } = state;
+  const dir = path.join(ROOT, 'bench', 'results');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${started.toISOString().replace(/[:.]/g, '-')}.json`);
+  const doc = {
+    startedAt: started.toISOString(),
+    machine: {
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? null,
+      memoryMb: Math.round(os.totalmem() / 1048576),
+      node: process.version,
+      platform: `${os.platform()} ${os.release()}`,
+    },
+    settings: {
+      ...opts,
+      only: [...only],
+      query: QUERY,
+      variables: { zipCode: opts.zip },
+      ...(only.has('mesh') ? { meshQuery: MESH_QUERY, meshVariables: { zip: opts.zip } } : {}),
+    },
+    scenarios: rows,
+    derived,
+    startup,
+    memory,
+    instructions,
+  };
+  fs.writeFileSync(file, `${JSON.stringify(doc, null, 2)}\n`);
+  console.log(`\n  results: ${path.relative(ROOT, file)}`);
 }
 
 // Stopped from outside (Ctrl-C, a CI timeout's SIGTERM, a closed terminal): nothing it started

@@ -48,7 +48,8 @@ console.log(
 const results = await Promise.all(checks.map(async ([name, text, wait]) => [name, await exchange(text, wait)] as const));
 for (const [name, r] of results)
   console.log(
-    `${name}: ${r.answer ? JSON.stringify(r.answer) : 'no answer'}, ${r.closedByServerAfterMs === null ? 'socket left open' : `closed by uWS after ${r.closedByServerAfterMs} ms`}`,
+    `${name}: ${r.answer ? JSON.stringify(r.answer) : 'no answer'}, ` +
+      `${r.closedByServerAfterMs === null ? 'socket left open' : `closed by uWS after ${r.closedByServerAfterMs} ms`}`,
   );
 const ok = await exchange('GET / HTTP/1.1\r\nHost: x\r\n\r\n', 500);
 console.log(`a plain GET: ${JSON.stringify(ok.answer)} (uWS adds its own Date and "uWebSockets: 20" headers)`);

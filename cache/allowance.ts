@@ -302,7 +302,8 @@ function acquireOwnership(file: string): void {
       const pid = Number(fs.readFileSync(lock, 'utf8').trim());
       if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processExists(pid)) {
         throw new Error(
-          `the playground allowance log ${file} is in use by process ${pid}; the embedded store serves one gateway process per DATA_DIR (set REDIS_URL to run several). If no such gateway runs, delete ${lock}.`,
+          `the playground allowance log ${file} is in use by process ${pid}; the embedded store serves one gateway process per DATA_DIR (set ` +
+            `REDIS_URL to run several). If no such gateway runs, delete ${lock}.`,
         );
       }
       fs.rmSync(lock, { force: true });

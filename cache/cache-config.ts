@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import yaml from 'js-yaml';
-import { envReader } from '../lib/env-reader.js';
+import { kinds, parseDuration } from '../lib/settings.js';
+import { readAllSettings, type SettingValues } from '../lib/settings-table.js';
 import { SCHEMA_FILE, schemaPolicy, type SchemaPolicy } from '../resolvers/schema-policy.js';
 
 /** How long an answer containing a root field may be served from cache. */
@@ -91,26 +92,6 @@ export function schemaTtls(problems: string[], policy: Pick<SchemaPolicy, 'cache
   return ttl;
 }
 
-const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: H, d: 24 * H };
-
-/** "15m", "24h", "7d", "500ms", "90s"; a bare number means seconds. */
-export function parseDuration(value: unknown): number | null {
-  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? Math.round(value * 1000) : null;
-  if (typeof value !== 'string') return null;
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/i.exec(value);
-  if (!m) return null;
-  return Math.round(Number(m[1]) * UNITS[(m[2] ?? 's').toLowerCase()]!);
-}
-
-/** "256MiB", "64mb", "1gib", "1000"; bare numbers are bytes. */
-export function parseBytes(value: string): number | null {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(b|k|kb|kib|m|mb|mib|g|gb|gib)?\s*$/i.exec(value);
-  if (!m) return null;
-  const unit = (m[2] ?? 'b').toLowerCase();
-  const mult = unit === 'b' ? 1 : unit.startsWith('k') ? 1024 : unit.startsWith('m') ? 1024 ** 2 : 1024 ** 3;
-  return Math.floor(Number(m[1]) * mult);
-}
-
 const HHMM = /^([01]\d|2[0-3]):([0-5]\d)$/;
 
 /** The longest TTL a file may set: beyond it a value is a slip (a bare number in ms, say). */
@@ -176,27 +157,72 @@ function readConfigFile(file: string, problems: string[]): Record<string, unknow
   }
 }
 
-export function loadCacheReplaySettings(env: NodeJS.ProcessEnv, cwd: string, problems: string[]): CacheReplaySettings {
-  const read = envReader(env, problems);
-  const bytes = (name: string, fallback: number, min: number) =>
-    read.parsed(name, fallback, min, parseBytes, `a size of at least ${min} bytes (e.g. 64MiB)`);
-  const duration = (name: string, fallback: number, min: number) =>
-    read.parsed(name, fallback, min, parseDuration, `a duration of at least ${min} ms (e.g. 7d, 12h, 30m)`);
-  const { int, bool } = read;
-
-  // The TTL file: CACHE_CONFIG, else cache.config.yaml / .yml / .json in the working directory.
-  let file: string | null = null;
-  if (env.CACHE_CONFIG?.trim()) file = path.resolve(cwd, env.CACHE_CONFIG.trim());
-  else
-    for (const name of ['cache.config.yaml', 'cache.config.yml', 'cache.config.json']) {
-      const candidate = path.resolve(cwd, name);
-      if (fs.existsSync(candidate)) {
-        file = candidate;
-        break;
-      }
-    }
+/** The cache and replay settings; `s` is the settings already read (loadConfig), else read here. */
+export function loadCacheReplaySettings(
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  problems: string[],
+  s: SettingValues = readAllSettings(env, problems),
+): CacheReplaySettings {
+  const file = cacheConfigFile(s.CACHE_CONFIG, cwd);
   const doc = file ? (readConfigFile(file, problems) ?? {}) : {};
   const where = file ?? 'cache config';
+  const fileEnabled = fileSettings(doc, where, problems);
+  if (s.REPLAY_PII_RETENTION > s.REPLAY_RETENTION) problems.push('REPLAY_PII_RETENTION must not be longer than REPLAY_RETENTION');
+  return {
+    cache: {
+      enabled: s.CACHE_ENABLED ?? fileEnabled,
+      source: file ?? 'defaults',
+      generation: doc.generation === undefined ? '1' : String(doc.generation),
+      defaultTtl: defaultTtlOf(doc, where, problems),
+      ttl: ttlsOf(doc, where, problems),
+      lruBytes: s.CACHE_LRU_BYTES,
+      maxEntryBytes: s.CACHE_MAX_ENTRY_BYTES,
+      redisReadTimeoutMs: s.CACHE_REDIS_TIMEOUT_MS,
+      epochRefreshMs: s.CACHE_EPOCH_REFRESH_MS,
+      coalesce: s.CACHE_COALESCE,
+    },
+    replay: {
+      enabled: s.REPLAY_ENABLED,
+      retentionMs: s.REPLAY_RETENTION,
+      maxBytes: s.REPLAY_MAX_BYTES,
+      playgroundMaxBytes: s.REPLAY_PLAYGROUND_MAX_BYTES,
+      personal: { retentionMs: s.REPLAY_PII_RETENTION, maxBytes: s.REPLAY_PII_MAX_BYTES },
+      piiKey: s.REPLAY_PII_KEY,
+      queueMaxRecords: s.REPLAY_QUEUE_MAX,
+      queueMaxBytes: s.REPLAY_QUEUE_BYTES,
+      segmentBytes: s.REPLAY_SEGMENT_BYTES,
+      writeRetryMs: s.REPLAY_WRITE_RETRY_MS,
+      flushMs: s.REPLAY_FLUSH_MS,
+    },
+  };
+}
+
+/** CACHE_CONFIG, else cache.config.yaml / .yml / .json in the working directory, else none. */
+function cacheConfigFile(configured: string | null, cwd: string): string | null {
+  if (configured) return path.resolve(cwd, configured);
+  for (const name of ['cache.config.yaml', 'cache.config.yml', 'cache.config.json']) {
+    const candidate = path.resolve(cwd, name);
+    if (fs.existsSync(candidate)) return candidate;
+  }
+  return null;
+}
+
+/** The file's own settings checked; its `enabled` (default true). */
+function fileSettings(doc: Record<string, unknown>, where: string, problems: string[]): boolean {
+  const known = new Set(['enabled', 'generation', 'ttl', 'defaultTtl']);
+  for (const k of Object.keys(doc)) if (!known.has(k)) problems.push(`${where}: unknown setting "${k}" (use ${[...known].join(', ')})`);
+  if (doc.enabled !== undefined && typeof doc.enabled !== 'boolean') problems.push(`${where}: enabled must be true or false`);
+  return doc.enabled === undefined ? true : doc.enabled === true;
+}
+
+function defaultTtlOf(doc: Record<string, unknown>, where: string, problems: string[]): TtlRule {
+  if (doc.defaultTtl === undefined) return { kind: 'fixed', ms: 0 };
+  return parseRule('defaultTtl', doc.defaultTtl, problems, where) ?? { kind: 'fixed', ms: 0 };
+}
+
+/** The schema's TTLs, overridden by the file's per root field; personal data never cached. */
+function ttlsOf(doc: Record<string, unknown>, where: string, problems: string[]): Record<string, TtlRule> {
   const ttl = schemaTtls(problems);
   const rawTtl = doc.ttl;
   if (rawTtl !== undefined) {
@@ -215,59 +241,14 @@ export function loadCacheReplaySettings(env: NodeJS.ProcessEnv, cwd: string, pro
   }
   // Personal data is never cached, whatever the file says.
   for (const field of schemaPolicy.neverCached) ttl[field] = { kind: 'fixed', ms: 0 };
-  const defaultTtl =
-    doc.defaultTtl === undefined
-      ? { kind: 'fixed' as const, ms: 0 }
-      : (parseRule('defaultTtl', doc.defaultTtl, problems, where) ?? { kind: 'fixed' as const, ms: 0 });
-  const known = new Set(['enabled', 'generation', 'ttl', 'defaultTtl']);
-  for (const k of Object.keys(doc)) if (!known.has(k)) problems.push(`${where}: unknown setting "${k}" (use ${[...known].join(', ')})`);
-  const fileEnabled = doc.enabled === undefined ? true : doc.enabled === true;
-  if (doc.enabled !== undefined && typeof doc.enabled !== 'boolean') problems.push(`${where}: enabled must be true or false`);
-
-  const lruBytes = bytes('CACHE_LRU_BYTES', 32 * 1024 * 1024, 1024);
-  const replayMax = bytes('REPLAY_MAX_BYTES', 256 * 1024 * 1024, 4096);
-  const retentionMs = duration('REPLAY_RETENTION', 7 * 24 * H, 1000);
-  const piiRetentionMs = duration('REPLAY_PII_RETENTION', Math.min(24 * H, retentionMs), 1000);
-  if (piiRetentionMs > retentionMs) problems.push('REPLAY_PII_RETENTION must not be longer than REPLAY_RETENTION');
-  return {
-    cache: {
-      enabled: bool('CACHE_ENABLED', fileEnabled),
-      source: file ?? 'defaults',
-      generation: doc.generation === undefined ? '1' : String(doc.generation),
-      defaultTtl,
-      ttl,
-      lruBytes,
-      maxEntryBytes: bytes('CACHE_MAX_ENTRY_BYTES', Math.min(lruBytes, 4 * 1024 * 1024), 256),
-      redisReadTimeoutMs: int('CACHE_REDIS_TIMEOUT_MS', 200, 10, 10_000),
-      epochRefreshMs: int('CACHE_EPOCH_REFRESH_MS', 5000, 100, 3_600_000),
-      coalesce: bool('CACHE_COALESCE', true),
-    },
-    replay: {
-      enabled: bool('REPLAY_ENABLED', true),
-      retentionMs,
-      maxBytes: replayMax,
-      playgroundMaxBytes: bytes('REPLAY_PLAYGROUND_MAX_BYTES', Math.max(4096, Math.floor(replayMax / 8)), 4096),
-      personal: { retentionMs: piiRetentionMs, maxBytes: bytes('REPLAY_PII_MAX_BYTES', Math.max(4096, Math.floor(replayMax / 4)), 4096) },
-      piiKey: parsePiiKey(env.REPLAY_PII_KEY, problems),
-      queueMaxRecords: int('REPLAY_QUEUE_MAX', 10_000, 1, 1_000_000),
-      queueMaxBytes: bytes('REPLAY_QUEUE_BYTES', 16 * 1024 * 1024, 1024),
-      segmentBytes: bytes('REPLAY_SEGMENT_BYTES', Math.max(1024, Math.min(16 * 1024 * 1024, Math.floor(replayMax / 8))), 1024),
-      writeRetryMs: int('REPLAY_WRITE_RETRY_MS', 10_000, 0, 120_000),
-      flushMs: int('REPLAY_FLUSH_MS', 50, 1, 60_000),
-    },
-  };
+  return ttl;
 }
 
-/** REPLAY_PII_KEY: 32 bytes as 64 hex digits or base64 (`openssl rand -base64 32`). */
+/** A REPLAY_PII_KEY typed elsewhere (the console's unmask form): 32 bytes as 64 hex digits or base64. */
 export function parsePiiKey(raw: string | undefined, problems: string[]): Buffer | null {
-  const text = raw?.trim();
-  if (!text) return null;
-  const key = /^[0-9a-f]{64}$/i.test(text)
-    ? Buffer.from(text, 'hex')
-    : /^[A-Za-z0-9+/]{43}=?$/.test(text)
-      ? Buffer.from(text, 'base64')
-      : null;
-  if (key?.length === 32) return key;
-  problems.push('REPLAY_PII_KEY must be 32 bytes: 64 hex digits or base64 (openssl rand -base64 32)');
+  if (!raw?.trim()) return null;
+  const key = kinds.key32().schema.safeParse(raw);
+  if (key.success) return key.data;
+  problems.push(`REPLAY_PII_KEY must be ${kinds.key32().accepts}`);
   return null;
 }

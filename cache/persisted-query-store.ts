@@ -1,5 +1,10 @@
 // Documents registered through automatic persisted queries (APQ), by SHA-256 hash, one key space per
-// environment, bounded by bytes (the least recently used documents go first).
+// environment, bounded by bytes (the least recently used documents go first). A budget counts what
+// an entry really holds, not only its document: entryCost() adds the hash (stored twice: hash field
+// and sorted-set member) and a per-entry overhead, calibrated against Redis `MEMORY USAGE` (306-326
+// bytes per entry beyond the document with 64-character hashes, values rounded up by jemalloc by
+// up to 4%) and the V8 heap of the embedded LRU (130-180 bytes), so either store holds at most
+// its budget whatever the documents' sizes.
 //
 // - Redis (REDIS_URL set): per environment a hash of documents, a sorted set of last-use times and a
 //   byte counter under `epg:apq:v1:{<environment>}:*` (one hash tag: one Cluster slot). A Lua
@@ -23,7 +28,18 @@ export interface PersistedQueryStore {
   put(environment: string, hash: string, document: string): Promise<void>;
 }
 
-export const PERSISTED_QUERY_KEY_PREFIX = 'epg:apq:v1:';
+/** v2: budgets count entryCost() (v1 counted document bytes only; its keys are no longer read). */
+export const PERSISTED_QUERY_KEY_PREFIX = 'epg:apq:v2:';
+
+/** The allocator's rounding of a stored document (jemalloc size classes), as a factor. */
+export const ENTRY_DOCUMENT_FACTOR = 1.05;
+/** Bytes per entry besides the document and its hash twice (hash and sorted-set bookkeeping). */
+export const ENTRY_OVERHEAD_BYTES = 208;
+
+/** What one stored document costs its environment's budget (the same formula runs in the Lua script). */
+export function entryCost(documentBytes: number, hashLength: number): number {
+  return Math.ceil(documentBytes * ENTRY_DOCUMENT_FACTOR) + 2 * hashLength + ENTRY_OVERHEAD_BYTES;
+}
 
 /** docs hash, last-use sorted set, byte counter of one environment (one hash tag, one slot). */
 export function persistedQueryKeys(environment: string): [string, string, string] {
@@ -33,11 +49,12 @@ export function persistedQueryKeys(environment: string): [string, string, string
 
 // KEYS: docs, lru, bytes. ARGV: hash, document, now (ms), budget (bytes). Returns 1 stored, 0 too large.
 const PUT_LUA = `
+local function cost(len, keylen) return math.ceil(len * ${ENTRY_DOCUMENT_FACTOR}) + 2 * keylen + ${ENTRY_OVERHEAD_BYTES} end
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
   redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
   return 1
 end
-local size = string.len(ARGV[2])
+local size = cost(string.len(ARGV[2]), string.len(ARGV[1]))
 local budget = tonumber(ARGV[4])
 if size > budget then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
@@ -48,7 +65,7 @@ while total > budget do
   if #oldest == 0 then break end
   local len = redis.call('HSTRLEN', KEYS[1], oldest[1])
   redis.call('HDEL', KEYS[1], oldest[1])
-  total = redis.call('DECRBY', KEYS[3], len)
+  total = redis.call('DECRBY', KEYS[3], cost(len, string.len(oldest[1])))
 end
 return 1
 `;
@@ -65,8 +82,15 @@ type Scripts = {
   epgApqGet(docs: string, lru: string, hash: string, now: number): Promise<string | null>;
 };
 
-export function createPersistedQueryStore(opts: { redis: RedisClient | null; maxBytes: number; now?: () => number }): PersistedQueryStore {
+export function createPersistedQueryStore(opts: {
+  redis: RedisClient | null;
+  maxBytes: number;
+  /** Budgets of their own (the playground's), else maxBytes. */
+  budgets?: Partial<Record<string, number>>;
+  now?: () => number;
+}): PersistedQueryStore {
   const now = opts.now ?? Date.now;
+  const budget = (environment: string) => opts.budgets?.[environment] ?? opts.maxBytes;
   const redis = opts.redis;
   if (redis) {
     const client = redis as RedisClient & Partial<Scripts>;
@@ -88,7 +112,7 @@ export function createPersistedQueryStore(opts: { redis: RedisClient | null; max
       },
       async put(environment, hash, document) {
         const [docs, lru, bytes] = persistedQueryKeys(environment);
-        await scripts.epgApqPut(docs, lru, bytes, hash, document, now(), opts.maxBytes);
+        await scripts.epgApqPut(docs, lru, bytes, hash, document, now(), budget(environment));
       },
     };
   }
@@ -98,7 +122,10 @@ export function createPersistedQueryStore(opts: { redis: RedisClient | null; max
     if (!c)
       byEnvironment.set(
         environment,
-        (c = new LRUCache<string, string>({ maxSize: opts.maxBytes, sizeCalculation: (doc) => Math.max(1, Buffer.byteLength(doc)) })),
+        (c = new LRUCache<string, string>({
+          maxSize: budget(environment),
+          sizeCalculation: (doc, hash) => entryCost(Buffer.byteLength(doc), hash.length),
+        })),
       );
     return c;
   };

@@ -206,7 +206,7 @@ function watchCluster(cluster: Cluster, intervalMs: number): () => void {
   const timer = setInterval(() => {
     if (inFlight || cluster.status !== 'ready') return;
     inFlight = true;
-    probe().finally(() => {
+    void probe().finally(() => {
       inFlight = false;
     });
   }, intervalMs);

@@ -90,46 +90,55 @@ function parseDb(text: string | undefined): number {
 
 /** Parses REDIS_URL; throws RedisUrlError (message names REDIS_URL, never the password). */
 export function parseRedisUrl(raw: string): RedisTarget {
-  const url = raw.trim();
+  const { scheme, rest } = schemeOf(raw.trim());
+  const { username, password, hostsAndPath } = credentialsOf(rest);
+  const slash = hostsAndPath.indexOf('/');
+  const authority = slash < 0 ? hostsAndPath : hostsAndPath.slice(0, slash);
+  const path = slash < 0 ? [] : hostsAndPath.slice(slash + 1).split('/');
+  const nodes = nodesOf(authority, scheme.topology === 'sentinel' ? 26379 : 6379);
+  const target: RedisTarget = { topology: scheme.topology, nodes, tls: scheme.tls, username, password, db: 0 };
+  applyPath(target, path);
+  return target;
+}
+
+/** The URL's scheme (checked) and what follows `//`. */
+function schemeOf(url: string): { scheme: (typeof SCHEMES)[string]; rest: string } {
   if (url.length > MAX_URL_LENGTH) throw new RedisUrlError(`is longer than ${MAX_URL_LENGTH} characters`);
   if (/[\s\x00-\x1f\x7f]/.test(url)) throw new RedisUrlError('contains whitespace or control characters');
   const m = /^([a-z-]+:)\/\/(.*)$/i.exec(url);
   if (!m) throw new RedisUrlError(`is not a URL (expected ${REDIS_URL_SCHEMES.map((s) => `${s}://`).join(', ')})`);
   const scheme = SCHEMES[m[1]!.toLowerCase()];
   if (!scheme) throw new RedisUrlError(`must use ${REDIS_URL_SCHEMES.join(', ')}, got "${m[1]!.slice(0, 30)}"`);
-  let rest = m[2]!;
-  if (/[?#]/.test(rest)) throw new RedisUrlError('must not carry a query or fragment (?…, #…)');
-  let username: string | undefined;
-  let password: string | undefined;
+  if (/[?#]/.test(m[2]!)) throw new RedisUrlError('must not carry a query or fragment (?…, #…)');
+  return { scheme, rest: m[2]! };
+}
+
+/** `user:password@`, `password@` (the common form for a password without a user) or none. */
+function credentialsOf(rest: string): { username?: string; password?: string; hostsAndPath: string } {
   const at = rest.lastIndexOf('@');
-  if (at >= 0) {
-    const userinfo = rest.slice(0, at);
-    rest = rest.slice(at + 1);
-    const colon = userinfo.indexOf(':');
-    username = decode(colon < 0 ? userinfo : userinfo.slice(0, colon), 'user name') || undefined;
-    password = colon < 0 ? undefined : decode(userinfo.slice(colon + 1), 'password') || undefined;
-    // `redis://secret@host` is the common form for a password without a user.
-    if (colon < 0 && username) {
-      password = username;
-      username = undefined;
-    }
-  }
-  const slash = rest.indexOf('/');
-  const authority = slash < 0 ? rest : rest.slice(0, slash);
-  const path = slash < 0 ? [] : rest.slice(slash + 1).split('/');
+  if (at < 0) return { hostsAndPath: rest };
+  const userinfo = rest.slice(0, at);
+  const colon = userinfo.indexOf(':');
+  const user = decode(colon < 0 ? userinfo : userinfo.slice(0, colon), 'user name') || undefined;
+  if (colon < 0) return { password: user, hostsAndPath: rest.slice(at + 1) };
+  return { username: user, password: decode(userinfo.slice(colon + 1), 'password') || undefined, hostsAndPath: rest.slice(at + 1) };
+}
+
+function nodesOf(authority: string, defaultPort: number): RedisNode[] {
   if (authority === '') throw new RedisUrlError('names no host');
   const specs = authority.split(',');
   if (specs.length > MAX_NODES) throw new RedisUrlError(`names more than ${MAX_NODES} hosts`);
   if (specs.some((s) => s === '')) throw new RedisUrlError('has an empty host in its host list');
-  const defaultPort = scheme.topology === 'sentinel' ? 26379 : 6379;
-  const nodes = specs.map((s) => parseNode(s, defaultPort));
-  const target: RedisTarget = { topology: scheme.topology, nodes, tls: scheme.tls, username, password, db: 0 };
+  return specs.map((s) => parseNode(s, defaultPort));
+}
 
-  if (scheme.topology === 'standalone') {
-    if (nodes.length > 1) throw new RedisUrlError(`names several hosts: use redis-cluster:// or redis-sentinel:// for those`);
+/** What the path means per topology: a database (standalone), nothing (cluster), /master[/db] (sentinel). */
+function applyPath(target: RedisTarget, path: string[]): void {
+  if (target.topology === 'standalone') {
+    if (target.nodes.length > 1) throw new RedisUrlError(`names several hosts: use redis-cluster:// or redis-sentinel:// for those`);
     if (path.length > 1) throw new RedisUrlError('has a path other than a database number');
     target.db = parseDb(path[0]);
-  } else if (scheme.topology === 'cluster') {
+  } else if (target.topology === 'cluster') {
     if (path.some((p) => p !== '')) throw new RedisUrlError('(cluster) takes no path: a cluster has one database');
   } else {
     const name = path[0] ?? '';
@@ -139,7 +148,6 @@ export function parseRedisUrl(raw: string): RedisTarget {
     target.masterName = name;
     target.db = parseDb(path[1]);
   }
-  return target;
 }
 
 /** Topology and hosts of a Redis URL without credentials, for messages and logs. */

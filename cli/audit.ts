@@ -1,26 +1,77 @@
-// `npm run audit -- list [--actor WHO] [--action WHAT] [--since 7d] [--limit N] [--json]`: the
-// audit trail of the support console and onboarding commands, newest first, from the same store
-// the gateways write (REDIS_URL when set, else DATA_DIR/audit). Exit status: 0 done, 2 usage error.
+// `npm run audit -- list [--actor WHO] [--action WHAT] [--since 7d] [--until ...] [--limit N] [--json]`:
+// the audit trail of the support console and onboarding commands, newest first, from the same
+// store the gateways write (REDIS_URL when set, else DATA_DIR/audit), with the same filters as the
+// console's audit page (run inside the store). Exit status: 0 done, 1 failed, 2 usage error.
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, type GatewayConfig } from '../server/config.js';
 import { connectRedis } from '../cache/redis-connection.js';
-import { createAuditLog, type AuditLog } from '../server/stores/audit-log.js';
+import {
+  AUDIT_ACTIONS,
+  AuditFilterError,
+  actionsFor,
+  createAuditLog,
+  type AuditEntry,
+  type AuditLog,
+  type AuditQuery,
+} from '../server/stores/audit-log.js';
 import { parseTimeBound } from '../server/admin/server.js';
 import { UsageError, isUsageError, type Io } from './usage.js';
 
-const USAGE = `Usage: npm run audit -- list [--actor WHO] [--action WHAT] [--since 7d|ISO] [--limit N] [--json]
+const USAGE = `Usage: npm run audit -- list [--actor WHO] [--action WHAT] [--since 7d|ISO] [--until 1h|ISO] [--limit N] [--json]
 
-WHO is "support:<HANDLE>", "cli:<os user>" or "anonymous" (refused sign-ins). WHAT is e.g.
-sign-in, search, record.view, record.unmask, record.rerun, partner.ip.enable.`;
+WHO is "support:<HANDLE>", "cli:<os user>" or "anonymous" (refused sign-ins).
+WHAT is one action, or a family (sign-in, record, partner, key) for all of its actions:
+${Object.entries(AUDIT_ACTIONS)
+  .map(([a, what]) => `  ${a.padEnd(22)}${what}`)
+  .join('\n')}`;
 
-export async function openAuditLog(config: GatewayConfig): Promise<{ log: AuditLog; close(): void }> {
+export async function openAuditLog(config: GatewayConfig): Promise<{ log: AuditLog; close(): Promise<void> }> {
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : null;
+  const log = createAuditLog({
+    redis,
+    dataDir: config.dataDir,
+    retentionMs: config.console.auditRetentionMs,
+    maxEntries: config.console.auditMaxEntries,
+  });
   return {
-    log: createAuditLog({ redis, dataDir: config.dataDir, retentionMs: config.console.auditRetentionMs }),
-    close: () => redis?.disconnect(),
+    log,
+    close: async () => {
+      try {
+        await log.close?.();
+      } finally {
+        redis?.disconnect();
+      }
+    },
   };
+}
+
+/** The store query of `list`'s flags; a UsageError names the flag that is wrong. */
+function listQuery(values: { actor?: string; action?: string; since?: string; until?: string; limit?: string }): AuditQuery {
+  const limit = values.limit === undefined ? 100 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be 1 to 1000');
+  const from = values.since === undefined ? undefined : parseTimeBound(values.since, Date.now());
+  if (from === null) throw new UsageError('--since must be a duration back from now (2h, 7d) or an ISO time');
+  const to = values.until === undefined ? undefined : parseTimeBound(values.until, Date.now());
+  if (to === null) throw new UsageError('--until must be a duration back from now (2h, 7d) or an ISO time');
+  try {
+    actionsFor(values.action);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  return { actor: values.actor, action: values.action, from, to, limit };
+}
+
+function printEntries(io: Io, entries: AuditEntry[], json: boolean): void {
+  if (json) for (const e of entries) io.out(JSON.stringify(e));
+  else if (!entries.length) io.err('no audit entries match');
+  else
+    for (const e of entries)
+      io.out(
+        `${e.time}  ${e.actor.padEnd(20)}  ${e.action.padEnd(20)}  ${(e.target ?? '-').padEnd(38)}  ${e.from}` +
+          `${e.count ? `  x${e.count}` : ''}${e.details ? `  ${JSON.stringify(e.details)}` : ''}`,
+      );
 }
 
 export async function runAuditCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
@@ -33,6 +84,7 @@ export async function runAuditCli(argv: string[], env: NodeJS.ProcessEnv, io: Io
         actor: { type: 'string' },
         action: { type: 'string' },
         since: { type: 'string' },
+        until: { type: 'string' },
         limit: { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -43,26 +95,16 @@ export async function runAuditCli(argv: string[], env: NodeJS.ProcessEnv, io: Io
       return 0;
     }
     if (positionals[0] !== 'list' || positionals.length > 1) throw new UsageError('the command is "list"');
-    const limit = values.limit === undefined ? 100 : Number(values.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be 1 to 1000');
-    const since = values.since === undefined ? undefined : parseTimeBound(values.since, Date.now());
-    if (since === null) throw new UsageError('--since must be a duration back from now (2h, 7d) or an ISO time');
+    const query = listQuery(values);
     const { log, close } = await openAuditLog(loadConfig(env));
     try {
-      const entries = await log.list({ actor: values.actor, action: values.action, since, limit });
-      if (values.json) for (const e of entries) io.out(JSON.stringify(e));
-      else if (!entries.length) io.err('no audit entries match');
-      else
-        for (const e of entries)
-          io.out(
-            `${e.time}  ${e.actor.padEnd(20)}  ${e.action.padEnd(20)}  ${(e.target ?? '-').padEnd(38)}  ${e.from}${e.details ? `  ${JSON.stringify(e.details)}` : ''}`,
-          );
+      printEntries(io, await log.list(query), values.json === true);
       return 0;
     } finally {
-      close();
+      await close();
     }
   } catch (err) {
-    if (isUsageError(err)) {
+    if (isUsageError(err) || err instanceof AuditFilterError) {
       io.err(`audit: ${(err as Error).message}`);
       io.err(USAGE);
       return 2;

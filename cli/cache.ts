@@ -74,7 +74,8 @@ async function cacheCommand(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pro
     );
     const others = unreached({ applied: receivers, refused: 0, live }, 'they re-read the purge epochs within CACHE_EPOCH_REFRESH_MS, 5 s');
     io.out(
-      `purged ${what} on every gateway instance using ${safeTarget(config.redisUrl)} (epochs ${JSON.stringify(epochs)}; ${receivers} instance(s) notified: ${receivers} of ${live} live instance(s) confirmed${others})`,
+      `purged ${what} on every gateway instance using ${safeTarget(config.redisUrl)} (epochs ${JSON.stringify(epochs)}; ${receivers} ` +
+        `instance(s) notified: ${receivers} of ${live} live instance(s) confirmed${others})`,
     );
     return 0;
   }

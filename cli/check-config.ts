@@ -3,7 +3,18 @@
 // configuration with secrets left out. Exit 0 when the gateway would start, 1 otherwise.
 import { ConfigError, loadConfig, shownFeedUrls } from '../server/config.js';
 import { loadGatewayMesh, MeshStartupError } from '../server/mesh.js';
-import { createUpstreamFetch } from '../sources/upstream/fetch.js';
+import { createUpstreamFetch, redactUrl } from '../sources/upstream/fetch.js';
+import { SETTINGS, SETTING_FAMILIES } from '../lib/settings-table.js';
+
+/** Prefixes only the gateway's settings use: a variable with one that the table lacks is likely a typo. */
+const OWN_PREFIXES = /^(KEYED|PLAYGROUND|REPLAY|CACHE|UPSTREAM|STALE_IF_ERROR|CONSOLE|AUDIT|TLS)_/;
+
+/** Variables that look like settings of ours but are not declared in lib/settings-table.ts. */
+export function unknownSettings(env: NodeJS.ProcessEnv): string[] {
+  return Object.keys(env)
+    .filter((n) => OWN_PREFIXES.test(n) && !(n in SETTINGS) && !SETTING_FAMILIES.some((f) => f.pattern.test(n)))
+    .sort();
+}
 
 async function main(): Promise<number> {
   let config;
@@ -43,6 +54,17 @@ async function main(): Promise<number> {
         sessionTtlMs: config.console.sessionTtlMs,
         checkoutToken: config.console.checkoutToken ? 'set' : 'not set (checkout uses the admin token)',
       },
+      tracing: config.tracing.endpoint
+        ? {
+            endpoint: redactUrl(config.tracing.endpoint),
+            serviceName: config.tracing.serviceName,
+            sampler: config.tracing.sampler,
+            ratio: config.tracing.samplerRatio,
+            resourceAttributes: config.tracing.resourceAttributes,
+            incomingParent: config.tracing.incomingParent,
+            traceUrlTemplate: config.tracing.urlTemplate,
+          }
+        : 'off (no OTEL_EXPORTER_OTLP_ENDPOINT)',
       replayPersonalData: config.cacheReplay.replay.piiKey ? 'sealed with REPLAY_PII_KEY' : 'not stored (REPLAY_PII_KEY not set)',
       feeds: mesh.feeds.all.map((f) => {
         const pages = f.pagination ? `, ${f.pagination.style} pages up to ${f.pagination.maxPages}` : '';
@@ -62,6 +84,8 @@ async function main(): Promise<number> {
       ),
     };
     console.log(JSON.stringify(effective, null, 2));
+    for (const name of unknownSettings(process.env))
+      console.error(`warning: ${name} is not a setting of the gateway (a typo?); see docs/operations.md`);
     console.error('configuration ok');
     mesh.close();
     return 0;

@@ -173,6 +173,7 @@ function sampleInput(b: FeedBinding, opts: Options): { input: FeedInput } | { mi
     case 'premises':
       return b.sampleZip ? { input: { zipCode: b.sampleZip, address: opts.sampleAddress } } : { missing: 'sampleZip' };
     case 'stateStats':
+    case 'usageShape':
       return b.sampleState ? { input: { state: b.sampleState } } : { missing: 'sampleState' };
     default:
       return { missing: 'sampleZip' };
@@ -514,7 +515,8 @@ function render(report: CheckReport, strict: boolean): { out: string; err: strin
       ? `upstream ${report.upstream.fallbackUrl}`
       : 'per-feed URLs';
   lines.push(
-    `${feeds} feed${feeds === 1 ? '' : 's'}: ${ok} ok, ${failed} failed, ${warnings} warning${warnings === 1 ? '' : 's'}${strict && warnings ? ' (--strict: warnings fail)' : ''}; ${upstream}`,
+    `${feeds} feed${feeds === 1 ? '' : 's'}: ${ok} ok, ${failed} failed, ${warnings} ` +
+      `warning${warnings === 1 ? '' : 's'}${strict && warnings ? ' (--strict: warnings fail)' : ''}; ${upstream}`,
   );
   return { out: `${lines.join('\n')}\n`, err: '' };
 }

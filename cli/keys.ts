@@ -19,6 +19,7 @@ import {
   isKeyEnvironment,
   issueKey,
   normalizePartnerCode,
+  parseSupportRoles,
   readKeysFile,
   revokeKeys,
   type KeyChange,
@@ -31,13 +32,17 @@ import { UsageError, type Io } from './usage.js';
 import { announce, KEYS_TOPIC } from '../cache/instance-registry.js';
 import { safeTarget } from '../cache/redis-connection.js';
 import { unreached, withRedis } from './reach.js';
+import { openAuditLog } from './audit.js';
+import os from 'node:os';
 
 const USAGE = `Usage: npm run keys -- <command> [options]
 
 Commands:
   issue --env <production|certification> --partner <CODE>
-  issue --env support --partner <PERSON>
-        Issue a key (support: a personal token for the admin console; PERSON is the user's handle). Only its hash is stored; the key is printed once, alone on the last line of
+  issue --env support --partner <PERSON> [--role viewer|unmask|partners]
+        Issue a key (support: a personal token for the admin console; PERSON is the user's handle;
+        --role takes a comma list, default viewer: unmask opens personal data, partners edits partners).
+        Only its hash is stored; the key is printed once, alone on the last line of
         stdout (capture it with: npm run --silent keys -- issue ... | tail -n 1).
   list [--env <production|certification>] [--partner <CODE>] [--active] [--json]
         List keys (id, partner, environment, created, revoked). Keys and hashes are never shown.
@@ -56,6 +61,7 @@ also tell every running instance at once and print how many of the live instance
 const OPTIONS = {
   env: { type: 'string' },
   partner: { type: 'string' },
+  role: { type: 'string' },
   file: { type: 'string' },
   json: { type: 'boolean' },
   active: { type: 'boolean' },
@@ -100,20 +106,27 @@ const COMMANDS: Record<string, Command> = { issue: issueCommand, list: listComma
 
 async function issueCommand(values: Values, rest: string[], { file, env }: Target, io: Io): Promise<number> {
   noPositionals(rest, 'issue');
-  onlyFlags(values, ['env', 'partner', 'file'], 'issue');
+  onlyFlags(values, ['env', 'partner', 'file', 'role'], 'issue');
   const environment = requireEnv(values.env);
+  if (values.role !== undefined && environment !== 'support') throw new UsageError('--role is for support tokens only (--env support)');
+  const roles = values.role === undefined ? undefined : parseSupportRoles(values.role);
   if (!values.partner)
     throw new UsageError(
       environment === 'support' ? "issue --env support needs --partner PERSON (the support user's handle)" : 'issue needs --partner CODE',
     );
   const partnerCode = partner(values.partner);
-  const redisUrl = loadConfig(env).redisUrl;
-  const { key, record } = await issueKey(file, { environment, partnerCode });
+  const config = loadConfig(env);
+  const redisUrl = config.redisUrl;
+  const { key, record } = await issueKey(file, { environment, partnerCode, roles });
+  await auditKeyChange(config, 'key.issue', record);
   const holder =
-    environment === 'support' ? `support user ${record.partnerCode}` : `partner ${record.partnerCode} in ${record.environment}`;
+    environment === 'support'
+      ? `support user ${record.partnerCode} (roles: ${(record.roles ?? ['viewer']).join(', ')})`
+      : `partner ${record.partnerCode} in ${record.environment}`;
   io.err(`Issued key ${record.id} for ${holder} (${file}).`);
   io.err(
-    `Give it to the ${environment === 'support' ? 'support user' : 'partner'} now: it is not stored and cannot be shown again. The key is the last line of stdout.`,
+    `Give it to the ${environment === 'support' ? 'support user' : 'partner'} now: it is not stored and cannot be shown again. The key is the ` +
+      `last line of stdout.`,
   );
   io.out(key);
   // stdout's last line stays the key: the reach goes to stderr.
@@ -142,8 +155,10 @@ async function listCommand(values: Values, rest: string[], { file }: Target, io:
 async function revokeCommand(values: Values, rest: string[], { file, env }: Target, io: Io): Promise<number> {
   onlyFlags(values, ['env', 'partner', 'file'], 'revoke');
   const selector = revokeSelector(values, rest);
-  const redisUrl = loadConfig(env).redisUrl;
+  const config = loadConfig(env);
+  const redisUrl = config.redisUrl;
   const outcome = await revokeKeys(file, selector);
+  for (const k of outcome.revoked) await auditKeyChange(config, 'key.revoke', k);
   for (const k of outcome.revoked) io.out(`revoked ${k.id} (${k.partnerCode}, ${k.environment})`);
   for (const k of outcome.alreadyRevoked) io.out(`already revoked ${k.id} (${k.partnerCode}, ${k.environment}) at ${k.revokedAt}`);
   if (outcome.revoked.length)
@@ -154,6 +169,22 @@ async function revokeCommand(values: Values, rest: string[], { file, env }: Targ
       ),
     );
   return 0;
+}
+
+/** Issue and revoke go to the audit trail as cli:<os user>, the key id as target (never the key). */
+async function auditKeyChange(config: ReturnType<typeof loadConfig>, action: 'key.issue' | 'key.revoke', k: KeyRecord): Promise<void> {
+  const { log, close } = await openAuditLog(config);
+  try {
+    await log.write({
+      actor: `cli:${os.userInfo().username}`,
+      action,
+      target: k.id,
+      from: 'cli',
+      details: { partner: k.partnerCode, environment: k.environment },
+    });
+  } finally {
+    await close();
+  }
 }
 
 const ANNOUNCE_CONNECT_MS = 3000;
@@ -174,7 +205,10 @@ async function announceKeyChange(redisUrl: string | null, keys: KeyChange['keys'
       'answered that their keys file does not show the change: give every instance the file this command wrote (KEYS_FILE)',
     )}`;
   } catch (err) {
-    return `The change is in the keys file, but the gateways could not be told through Redis (${(err as Error)?.message ?? err}): they pick it up from the file within about a second, uncounted.`;
+    return (
+      `The change is in the keys file, but the gateways could not be told through Redis (${(err as Error)?.message ?? err}): they pick ` +
+      `it up from the file within about a second, uncounted.`
+    );
   }
 }
 
@@ -239,7 +273,14 @@ function onlyFlags(values: Record<string, unknown>, allowed: string[], command: 
 }
 
 function publicView(k: KeyRecord) {
-  return { id: k.id, partnerCode: k.partnerCode, environment: k.environment, createdAt: k.createdAt, revokedAt: k.revokedAt };
+  return {
+    id: k.id,
+    partnerCode: k.partnerCode,
+    environment: k.environment,
+    createdAt: k.createdAt,
+    revokedAt: k.revokedAt,
+    ...(k.environment === 'support' ? { roles: k.roles ?? ['viewer'] } : {}),
+  };
 }
 
 function table(rows: ReturnType<typeof publicView>[]): string {

@@ -70,7 +70,7 @@ export async function runPartnersCli(argv: string[], env: NodeJS.ProcessEnv, io:
         try {
           await log.write({ actor: actor.actor, action, target, from: 'cli', details });
         } finally {
-          close();
+          await close();
         }
       });
     switch (command) {

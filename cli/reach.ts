@@ -24,7 +24,8 @@ export function unreached(reach: Reach, silent: string, refused = 'could not app
   const quiet = reach.live - reach.applied - reach.refused;
   if (quiet > 0)
     parts.push(
-      `the other ${quiet} did not answer within ${ANSWER_WAIT_MS / 1000} s (${silent}; an instance that stopped without leaving is counted for ${STALE_MS / 1000} s)`,
+      `the other ${quiet} did not answer within ${ANSWER_WAIT_MS / 1000} s (${silent}; an instance that stopped without leaving is counted ` +
+        `for ${STALE_MS / 1000} s)`,
     );
   if (reach.refused > 0) parts.push(`${reach.refused} ${refused}`);
   return parts.map((p) => `; ${p}`).join('');

@@ -9,8 +9,9 @@
 //   rerun <id> [--json]      executes the same operation now against the current feeds and prints a
 //                            structured diff with the recorded answer
 //
-// rerun runs the operation in this process: it builds the schema from .meshrc.yaml and serves the
-// record's environment on a private port with no admission plugins, so no partner key is needed.
+// rerun runs the operation in this process: it builds the schema from .meshrc.yaml and writes the
+// request into an unbound server of the record's environment with no admission plugins (no port, no
+// socket: nothing else can reach it), so no partner key is needed.
 // Feeds are those the gateway uses (same environment variables); with the built-in reference
 // upstream it reuses the running one on UPSTREAM_PORT when it answers, else starts its own.
 // `--url URL [--key KEY | REPLAY_API_KEY]` posts to a running gateway instead.
@@ -21,25 +22,25 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, type GatewayConfig } from '../server/config.js';
 import { connectRedis, type RedisClient } from '../cache/redis-connection.js';
-import { createReplayStore, type ReplayQuery, type ReplayRecord, type ReplayStore } from '../server/stores/replay-store.js';
+import { createReplayStore, pickRecord, type ReplayQuery, type ReplayRecord, type ReplayStore } from '../server/stores/replay-store.js';
 import { unsealPersonalData } from '../server/stores/replay-privacy.js';
 import { diffResponses, formatDiff } from '../server/stores/replay-diff.js';
 import { parseTimeBound } from '../server/admin/server.js';
-import type { CapabilitySetup } from '../server/wiring/types.js';
-import { asPartnerPlugin, postRecord, type RerunAnswer as RerunBody } from '../server/admin/rerun.js';
+import { postRecord, rerunInProcess as rerunOnServer, type RerunAnswer as RerunBody } from '../server/admin/rerun.js';
 import { UsageError, isUsageError, type Io as UsageIo } from './usage.js';
 
 const USAGE = `Usage: npm run replay -- <command> [options]
 
 Commands:
-  show <request-id> [--env production|certification|playground] [--body]
+  show <request-id> [--env production|certification|playground] [--partner CODE] [--body]
         Print the record (JSON). --body prints only the response body exactly as sent.
-        Without --env, keyed environments are searched first. Personal data is shown only
+        Without --env, keyed environments are searched first; an id that several partners
+        sent needs --partner (and --env). Personal data is shown only
         with REPLAY_PII_KEY set (the key the gateway sealed it with); else masked.
   list [--partner CODE] [--since 2h|ISO] [--until 2h|ISO] [--status 200|429|4xx|5xx]
        [--env production|certification|playground] [--limit N] [--json]
         Records, newest first.
-  rerun <request-id> [--env E] [--json] [--url URL [--key KEY]]
+  rerun <request-id> [--env E] [--partner CODE] [--json] [--url URL [--key KEY]]
         Execute the recorded operation again now and diff the answers.
         Exit 0 when identical, 1 when different, 2 on errors.
 
@@ -97,16 +98,16 @@ interface RerunAnswer extends RerunBody {
   via: string;
 }
 
-/** Executes the record's operation in this process, on a private listener of its environment. */
+/** Executes the record's operation in this process, on an unbound server of its environment. */
 async function rerunInProcess(record: ReplayRecord, config: GatewayConfig, baseEnv: NodeJS.ProcessEnv): Promise<RerunAnswer> {
   const env: NodeJS.ProcessEnv = {
     ...baseEnv,
     ENVIRONMENTS: record.environment,
+    // Nothing is bound (serve: false); ports 0 keep the configuration check from comparing them.
     PRODUCTION_PORT: '0',
     CERTIFICATION_PORT: '0',
     PLAYGROUND_PORT: '0',
     OPS_PORT: '0',
-    HOST: '127.0.0.1',
     REDIS_URL: '',
     ADMIN_TOKEN: '',
     LOG_LEVEL: 'silent',
@@ -125,8 +126,6 @@ async function rerunInProcess(record: ReplayRecord, config: GatewayConfig, baseE
       upstream = 'a fresh reference upstream';
     }
   }
-  // The record's partner code, for answers that depend on it (FILL_PARTNER_REF); no key check.
-  const asPartner: CapabilitySetup = async () => ({ name: 'replay-rerun', plugins: () => [asPartnerPlugin(record.partnerCode)] });
   const { launchGateway: startGateway } = await import('../server/launch.js');
   // Mesh handlers print progress on stdout while the schema is built: keep stdout for our output.
   const log = console.log;
@@ -135,16 +134,15 @@ async function rerunInProcess(record: ReplayRecord, config: GatewayConfig, baseE
   console.info = (...a: unknown[]) => console.error(...a);
   let gateway;
   try {
-    gateway = await startGateway({ env, capabilities: [asPartner] });
+    gateway = await startGateway({ env, capabilities: [], serve: false });
   } finally {
     console.log = log;
     console.info = info;
   }
   try {
-    const url = gateway.urls[record.environment as keyof typeof gateway.urls];
-    if (!url) throw new Error(`environment ${record.environment} is not served by this configuration`);
-    const answer = await postRecord(url, record, {});
-    return { ...answer, via: `in-process ${record.environment} listener over ${upstream}` };
+    // The record's partner code, for answers that depend on it (FILL_PARTNER_REF); no key check.
+    const answer = await rerunOnServer(record, gateway.createPrivateListener);
+    return { ...answer, via: `${record.environment} in process (no listener) over ${upstream}` };
   } finally {
     await gateway.close();
   }
@@ -202,7 +200,7 @@ async function replayCommand(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
   }
   if (command !== 'show' && command !== 'rerun') throw new UsageError(`unknown command "${command}"`);
   if (!id) throw new UsageError(`${command} needs a request id`);
-  const found = await findRecord(id, environmentOption(values), config);
+  const found = await findRecord(id, environmentOption(values), values.partner?.trim() || undefined, config);
   // Personal data opens only for someone holding REPLAY_PII_KEY (the config checked its shape).
   const { record, problem } = unsealPersonalData(found, config.cacheReplay.replay.piiKey);
   if (problem) io.err(`replay: ${problem}`);
@@ -248,12 +246,26 @@ async function listRecords(q: ReplayQuery, values: Options, config: GatewayConfi
   return records.length ? 0 : 1;
 }
 
-async function findRecord(id: string, environment: string | undefined, config: GatewayConfig): Promise<ReplayRecord> {
-  const record = await withStore(config, (store) => store.get(id, environment));
-  if (!record)
-    throw new NotFound(
-      `no replay record for request id ${id}${environment ? ` in ${environment}` : ''} (records are kept ${Math.round(config.cacheReplay.replay.retentionMs / 3_600_000)} h at most, personal data ${Math.round(config.cacheReplay.replay.personal.retentionMs / 3_600_000)} h)`,
+async function findRecord(
+  id: string,
+  environment: string | undefined,
+  partner: string | undefined,
+  config: GatewayConfig,
+): Promise<ReplayRecord> {
+  const picked = pickRecord(await withStore(config, (store) => store.getAll(id, environment)), partner);
+  if (picked && 'ambiguous' in picked) {
+    const owners = picked.ambiguous.map((r) => `${r.environment}/${r.partnerCode ?? '-'} (${r.time})`);
+    throw new UsageError(
+      `request id ${id} was sent by more than one partner or environment: ${owners.join(', ')}; add --partner and --env to choose one`,
     );
+  }
+  const record = picked?.record;
+  if (!record) {
+    const hours = (ms: number) => Math.round(ms / 3_600_000);
+    const { retentionMs, personal } = config.cacheReplay.replay;
+    const kept = `records are kept ${hours(retentionMs)} h at most, personal data ${hours(personal.retentionMs)} h`;
+    throw new NotFound(`no replay record for request id ${id}${environment ? ` in ${environment}` : ''} (${kept})`);
+  }
   return record;
 }
 
@@ -298,9 +310,8 @@ async function rerunRecord(record: ReplayRecord, values: Options, config: Gatewa
       ),
     );
   } else {
-    io.out(
-      `rerun of ${record.id}: ${record.environment}, partner ${record.partnerCode ?? '-'}, recorded ${record.time}${record.fromCache ? ' (served from cache)' : ''}`,
-    );
+    const cached = record.fromCache ? ' (served from cache)' : '';
+    io.out(`rerun of ${record.id}: ${record.environment}, partner ${record.partnerCode ?? '-'}, recorded ${record.time}${cached}`);
     io.out(`executed via ${answer.via}`);
     io.out(formatDiff(diff));
   }

@@ -84,7 +84,8 @@ export async function schemaCheck(opts: SchemaCheckOptions, io: Io): Promise<num
     for (const c of safe) io.err(`${variant}: safe ${c.message}`);
     if (breaking.length) {
       io.err(
-        `${variant}: ${breaking.length} breaking change(s). Deprecate first (@deprecated(reason: "... Removed after YYYY-MM-DD.")) and remove only after that date; ` +
+        `${variant}: ${breaking.length} breaking change(s). Deprecate first (@deprecated(reason: "... Removed after YYYY-MM-DD.")) and remove ` +
+          `only after that date; ` +
           `if the removal is due, update the snapshot (${UPDATE_HINT}) and add a CHANGELOG.md entry in the same commit.`,
       );
     } else {

@@ -28,7 +28,8 @@ const NTH = '(?:1st|2nd|3rd|4th|5th)';
 const MMDD = '(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])';
 const SUBSTITUTE = `(?: if ${WEEKDAY} then (?:previous|next) ${WEEKDAY}){0,3}`;
 const RULE = new RegExp(
-  `^(?:${MMDD}${SUBSTITUTE}|${NTH} ${WEEKDAY} in ${MONTH}|${WEEKDAY} before ${MMDD}|${WEEKDAY} after ${NTH} ${WEEKDAY} in ${MONTH}|easter [+-]?(?:[0-9]|[1-9][0-9]))$`,
+  `^(?:${MMDD}${SUBSTITUTE}|${NTH} ${WEEKDAY} in ${MONTH}|${WEEKDAY} before ${MMDD}|${WEEKDAY} after ${NTH} ${WEEKDAY} in ${MONTH}|easter ` +
+    `[+-]?(?:[0-9]|[1-9][0-9]))$`,
 );
 const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 

@@ -97,6 +97,25 @@ export function annualUsage(value: unknown, argument = 'annualUsage'): number {
   return intInRange(value, argument, 1, 100_000_000, 'kWh per year');
 }
 
+/** A usage profile: exactly twelve monthly kWh (January first), each a whole number 0..100000; null/undefined -> null. */
+export function usageProfile(value: unknown, argument = 'usageProfile'): number[] | null {
+  if (value === null || value === undefined) return null;
+  if (!Array.isArray(value) || value.length !== 12) {
+    throw new InputError(
+      argument,
+      `must list exactly 12 monthly usages in kWh, January first; got ${Array.isArray(value) ? value.length : 'no list'}`,
+    );
+  }
+  value.forEach((v, i) => intInRange(v, `${argument}[${i}]`, 0, 100_000, 'kWh per month'));
+  return [...(value as number[])];
+}
+
+/** Annual usage in kWh to spread over a state's monthly shape, integer 1..1200000; null/undefined -> null. */
+export function annualUsageKwh(value: unknown, argument = 'annualUsageKwh'): number | null {
+  if (value === null || value === undefined) return null;
+  return intInRange(value, argument, 1, 1_200_000, 'kWh per year');
+}
+
 /** USPS code of one of the 50 states or DC, any case; returned upper-case. No trimming. */
 export function state(value: unknown, argument = 'state'): string {
   const code = typeof value === 'string' && /^[A-Za-z]{2}$/.test(value) ? value.toUpperCase() : '';

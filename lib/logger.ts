@@ -76,12 +76,14 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
  * A logger at `level`; an unknown level (a bad LOG_LEVEL reaching a tool that does not check its
  * settings) logs at `info` rather than failing: the gateway's settings check names the variable.
  */
-export function createLogger(level: string = process.env.LOG_LEVEL?.trim() || 'info') {
+/** `bindings`: fields on every line of this logger, request lines included (a cluster worker's number). */
+export function createLogger(level: string = process.env.LOG_LEVEL?.trim() || 'info', bindings: Record<string, string | number> = {}) {
   const dest = batchedStdout();
+  const fixed = { ...BASE, ...bindings };
   const logger = pino(
     {
       level: (LOG_LEVELS as readonly string[]).includes(level) ? level : 'info',
-      base: BASE,
+      base: fixed,
       redact: {
         paths: [
           'req.headers["x-api-key"]',
@@ -100,7 +102,7 @@ export function createLogger(level: string = process.env.LOG_LEVEL?.trim() || 'i
   );
   // The per-request line is built as JSON text from a whitelist (observability/request-log.ts) and
   // written to the same stream in pino's format: no redaction pass, no object for pino to walk.
-  const base = `,"service":${JSON.stringify(BASE.service)},`;
+  const base = `,${JSON.stringify(fixed).slice(1, -1)},`;
   const msgs = new Map<string, string>();
   const writer: LineWriter = {
     isLevelEnabled: (l) => logger.isLevelEnabled(l),

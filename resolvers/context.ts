@@ -1,7 +1,7 @@
 // What our resolvers expect in the GraphQL context; the gateway builds it per request.
 import type { GraphQLError } from 'graphql';
 import type { FeedBinding, FeedKind } from '../transforms/mapping/types.js';
-import type { UpstreamCall } from '../sources/upstream/feed-scope.js';
+import type { FeedTracer, UpstreamCall } from '../sources/upstream/feed-scope.js';
 import type { FeedEvents } from '../transforms/feed-events.js';
 import type { FeedMemo } from '../transforms/feed-memo.js';
 
@@ -35,6 +35,8 @@ export interface ResolverContext {
   /** Feeds answered from a stale copy for this request (reported in `extensions`). */
   staleFeeds: { feed: string; ageSeconds: number }[];
   now(): Date;
+  /** Spans of this request's feed calls, when the request is traced (server/plugins/tracing.ts). */
+  trace?: FeedTracer;
   /** In-context SDK of each Mesh source, by source name. */
   [source: string]: unknown;
 }

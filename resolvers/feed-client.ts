@@ -8,7 +8,7 @@ import { FeedPayloadError } from '../transforms/mapping/types.js';
 import { callPaged, type PagedResult } from '../transforms/paged-call.js';
 import type { ResolverContext } from './context.js';
 import { upstreamUnavailable } from './errors.js';
-import { withFeedScope } from '../sources/upstream/feed-scope.js';
+import { withFeedScope, type FeedScope } from '../sources/upstream/feed-scope.js';
 
 export async function fetchFeed<K extends FeedKind>(
   ctx: ResolverContext,
@@ -38,8 +38,15 @@ async function fetchLive<K extends FeedKind>(
   if (!execute) throw upstreamUnavailable(binding.source, 'is not configured');
   let result: PagedResult<K>;
   try {
+    let page = 0;
     result = await callPaged(binding, input, async (args, timeoutMs) => {
-      const scope = { feed: binding.source, timeoutMs, calls: ctx.upstreamCalls, stale: ctx.staleFeeds };
+      page++;
+      const scope: FeedScope = { feed: binding.source, timeoutMs, calls: ctx.upstreamCalls, stale: ctx.staleFeeds };
+      // Only a traced request carries these: an untraced scope keeps its shape and size.
+      if (ctx.trace) {
+        scope.trace = ctx.trace;
+        if (binding.pagination) scope.page = page;
+      }
       const before = ctx.upstreamCalls.length;
       const payload = await execute(args, withFeedScope(ctx, scope));
       if (kept)

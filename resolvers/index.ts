@@ -13,6 +13,7 @@ import { localToday, onStartDates, switchInput } from './territory-dates.js';
 import { utility } from './utility.js';
 import { generationMix, SOURCE_BY_FEED_KEY } from '../domain/energy-mix.js';
 import { microToNumber } from '../domain/money.js';
+import { MAX_MONTHLY_KWH, spreadByShape } from '../domain/annual-cost.js';
 import * as v from '../domain/validation.js';
 import { LocalDateResolver } from 'graphql-scalars';
 import { feedEnum } from './enum-values.js';
@@ -62,6 +63,49 @@ function byFeedKey(mwh: Partial<Record<string, number>>): Record<string, number>
   return out;
 }
 
+type YearOfUsage = { profile: number[] } | { annualKwh: number } | null;
+
+/** `usageProfile` or `annualUsageKwh` (not both), checked before any feed is called. */
+function yearOfUsage(args: Args): YearOfUsage {
+  const profile = arg('usageProfile', () => v.usageProfile(args.usageProfile));
+  const annualKwh = arg('annualUsageKwh', () => v.annualUsageKwh(args.annualUsageKwh));
+  if (profile && annualKwh !== null) {
+    throw badUserInput('Invalid usageProfile: give either usageProfile or annualUsageKwh, not both.', 'usageProfile');
+  }
+  return profile ? { profile } : annualKwh !== null ? { annualKwh } : null;
+}
+
+/**
+ * The twelve monthly usages to price each served state's plans at: the partner's profile as is, or
+ * annualUsageKwh spread by each state's typical monthly residential shape (one feed call a state).
+ */
+async function profilesByState(ctx: ResolverContext, usage: YearOfUsage, served: Territory[]): Promise<(state: string) => number[] | null> {
+  if (!usage) return () => null;
+  if ('profile' in usage) return () => usage.profile;
+  const states = [...new Set(served.map((t) => t.state))];
+  const feed = soleFeed(ctx, 'usageShape');
+  const shapes = await Promise.all(states.map((state) => fetchFeed(ctx, feed, { state })));
+  const byState = new Map<string, number[]>();
+  states.forEach((state, i) => {
+    const shape = shapes[i]!.find((s) => s.state === state);
+    if (!shape) {
+      throw badUserInput(
+        `Invalid annualUsageKwh: no typical monthly usage shape is available for ${state}; send usageProfile with twelve monthly values instead.`,
+        'annualUsageKwh',
+      );
+    }
+    const months = spreadByShape(usage.annualKwh, shape.monthlyMwh);
+    if (months.some((kwh) => kwh > MAX_MONTHLY_KWH)) {
+      throw badUserInput(
+        `Invalid annualUsageKwh: spread over ${state}'s typical year it puts more than ${MAX_MONTHLY_KWH} kWh in a month; send usageProfile instead.`,
+        'annualUsageKwh',
+      );
+    }
+    byState.set(state, months);
+  });
+  return (state) => byState.get(state) ?? null;
+}
+
 const addDays = (isoDate: string, days: number) =>
   new Date(Date.parse(`${isoDate}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
@@ -91,17 +135,27 @@ export const resolvers = {
       const zipCode = arg('zipCode', () => v.zipCode(args.zipCode));
       const monthlyUsage = arg('monthlyUsage', () => v.monthlyUsage(args.monthlyUsage)) ?? undefined;
       const utilityId = arg('utilityId', () => (args.utilityId == null ? undefined : v.utilityId(args.utilityId)));
+      const usage = yearOfUsage(args);
       const served = await choiceTerritories(ctx, zipCode, utilityId);
       if (served.length === 0) return [];
-      const offers = compliantOffers(
-        ctx,
-        await fetchOffers(ctx, served, { zipCode, utilityId, customerClass: 'RESIDENTIAL' }, pathOf(info)),
-        served,
-      );
+      const [fetched, profileOf] = await Promise.all([
+        fetchOffers(ctx, served, { zipCode, utilityId, customerClass: 'RESIDENTIAL' }, pathOf(info)),
+        profilesByState(ctx, usage, served),
+      ]);
+      const offers = compliantOffers(ctx, fetched, served);
       // Priced with the delivery charges and compared with the Price to Compare in effect on the start date.
       return offersFor(offers, onStartDates(ctx, served), 'RESIDENTIAL')
         .map(({ offer, delivery, territory }) =>
-          residentialPlan(offer, delivery, zipCode, monthlyUsage, ctx.settings, ctx.partnerCode, territory.priceToCompare),
+          residentialPlan(
+            offer,
+            delivery,
+            zipCode,
+            monthlyUsage,
+            ctx.settings,
+            ctx.partnerCode,
+            territory.priceToCompare,
+            profileOf(territory.state),
+          ),
         )
         .sort(bySortKey);
     },

@@ -5,6 +5,7 @@ import type { CanonicalOffer, DeliveryCharges, PriceToCompare, Territory } from 
 import { annualEstimate, basePriceUsdPerKwh, rateTiers, tierUsages, monthlyBillMicro } from '../domain/pricing.js';
 import { enrollmentUrl, planUuid } from '../domain/enrollment-url.js';
 import { microToNumber } from '../domain/money.js';
+import { annualCost, rateSpread } from '../domain/annual-cost.js';
 import { monthlySavingsCents } from '../domain/price-to-compare.js';
 import type { ResolverSettings } from './context.js';
 
@@ -51,12 +52,23 @@ export function residentialPlan(
   partnerCode: string | null,
   /** The utility's Price to Compare when it is in effect; tiers then carry savings against it. */
   priceToCompare: PriceToCompare | null = null,
+  /** Twelve monthly kWh (January first) the household uses; plans are then ranked by their year. */
+  profile: readonly number[] | null = null,
 ) {
   const base = common(o);
-  // Sort key: exact bill at the usage the partner asked about (1000 kWh by default).
-  const sortMicro = monthlyBillMicro(o, delivery, monthlyUsage ?? 1000);
+  // The year on the same bill function and delivery charges as `rates`, so the two always agree.
+  const year = profile ? annualCost(o, delivery, profile) : null;
+  // Sort key: the year's cost to the cent with a profile (plans equal to the cent then go by id),
+  // else the exact bill at the usage the partner asked about (1000 kWh by default).
+  const sortMicro = year ? year.totalCents * 10_000 : monthlyBillMicro(o, delivery, monthlyUsage ?? 1000);
   return {
     ...base,
+    annualCost: year && {
+      totalUsd: year.totalUsd,
+      averageRateUsdPerKwh: year.averageRateUsdPerKwh,
+      months: year.months.map((m) => ({ month: m.month, usageKwh: m.usageKwh, billUsd: m.billUsd })),
+    },
+    rateSpread: () => rateSpread(o, delivery),
     rates: () =>
       rateTiers(o, delivery, tierUsages(monthlyUsage)).map((t) => ({
         ...publicTier(t),

@@ -39,8 +39,19 @@ try {
     plugins: [precompiledValidator],
     entryPoints: { gateway: 'server/main.ts' },
     // typescript: an optional loader of graphql-tag-pluck the gateway never calls; render-graphiql: only
-    // the build below uses it.
-    external: ['graphql', 'typescript', '@graphql-yoga/render-graphiql'],
+    // the build below uses it. The OpenTelemetry SDK is imported only when tracing is on
+    // (server/observability/tracer.ts), and shares the one copy of @opentelemetry/api with the
+    // tracing plugin (the API keys its context entries by object identity: two copies would lose parents).
+    external: [
+      'graphql',
+      'typescript',
+      '@graphql-yoga/render-graphiql',
+      '@opentelemetry/api',
+      '@opentelemetry/core',
+      '@opentelemetry/resources',
+      '@opentelemetry/sdk-trace',
+      '@opentelemetry/exporter-trace-otlp-http',
+    ],
     // CommonJS libraries inside an ES module bundle still call require() for Node's built-ins.
     banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
     outdir: 'dist',

@@ -22,6 +22,8 @@ export interface GatewayHandle {
   upstreamUrl: string;
   mesh: GatewayMesh;
   logger: Logger;
+  /** An unbound server of one environment with the given plugins (in-process reruns); never listen() on it. */
+  createPrivateListener(environment: EnvironmentName, plugins: HttpPlugin[]): Server;
   close(): Promise<void>;
 }
 
@@ -36,6 +38,8 @@ export interface StartOptions {
   capabilities?: CapabilitySetup[];
   /** Base URL of feeds without a URL of their own, instead of the configured UPSTREAM_URL. */
   upstreamUrl?: string;
+  /** false: assemble everything but bind no environment listener (the CLI's in-process rerun). */
+  serve?: boolean;
 }
 
 export async function startGateway(opts: StartOptions = {}): Promise<GatewayHandle> {
@@ -120,7 +124,7 @@ async function assemble(
   const servers: Server[] = [];
   // All listeners stop accepting at once and share one grace period.
   closers.push(() => Promise.all(servers.map((s) => drain(s, config.shutdownGraceMs))).then(() => undefined));
-  // One listener's options; also used for the console's reruns (a private listener with other plugins).
+  // One listener's options; also used for reruns (an unbound server with other plugins).
   const listenerOptions = (environment: EnvironmentName, plugins: HttpPlugin[]): ListenerOptions => {
     const keyed = environment !== 'playground';
     return {
@@ -150,7 +154,7 @@ async function assemble(
     };
   };
   privateListener = (environment, plugins) => createListener(listenerOptions(environment, plugins));
-  for (const environment of config.environments) {
+  for (const environment of opts.serve === false ? [] : config.environments) {
     const server = createListener({
       ...listenerOptions(
         environment,
@@ -177,6 +181,7 @@ async function assemble(
     upstreamUrl,
     mesh,
     logger,
+    createPrivateListener,
     async close() {
       for (const c of closers.reverse()) await Promise.resolve(c()).catch((err) => logger.warn({ err }, 'error while closing'));
     },

@@ -2,17 +2,19 @@
 // process with a message naming the variable (never a stack trace).
 import path from 'node:path';
 import { redactUrl } from '../sources/upstream/fetch.js';
-import { envReader, ConfigError } from '../lib/env-reader.js';
-import { LOG_LEVELS, type LogLevel } from '../lib/logger.js';
+import { ConfigError } from '../lib/env-reader.js';
+import type { LogLevel } from '../lib/logger.js';
+import { readAllSettings, type SettingValues } from '../lib/settings-table.js';
 import { parseTrustProxy, type TrustProxy } from './http/client-ip.js';
-import { DEFAULT_LIMITS, type QueryLimits } from './graphql/limits.js';
+import { queryLimits, type QueryLimits } from './graphql/limits.js';
 import type { EnvironmentName } from './http/plugin.js';
-import { connectionLimits, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './http/connections.js';
+import { connectionLimits, type ConnectionLimits } from './http/connections.js';
 // Response cache and replay settings are parsed in cache/cache-config.ts.
-import { loadCacheReplaySettings, parseDuration, type CacheReplaySettings } from '../cache/cache-config.js';
+import { loadCacheReplaySettings, type CacheReplaySettings } from '../cache/cache-config.js';
 import { parseRedisUrl } from '../cache/redis-url.js';
 import type { PlaygroundProcessSettings } from './playground-process.js';
 import { loadTlsPair, type TlsFiles } from './http/tls.js';
+import { loadTracingSettings, type TracingSettings } from './observability/tracing-config.js';
 
 export interface GatewayConfig {
   environments: EnvironmentName[];
@@ -35,6 +37,8 @@ export interface GatewayConfig {
   bodyLimitBytes: number;
   /** Bytes of persisted-query (APQ) documents kept per environment. */
   persistedQueryMaxBytes: number;
+  /** PERSISTED_QUERIES_PLAYGROUND_MAX_BYTES: the playground's own persisted-query budget. */
+  persistedQueryPlaygroundMaxBytes: number;
   limits: { keyed: QueryLimits; playground: QueryLimits };
   playgroundAllowance: number;
   /** Free playground requests per client IP per window (server/plugins/playground-allowance.ts, cache/free-rate.ts); points 0 = off. */
@@ -49,6 +53,8 @@ export interface GatewayConfig {
   shutdownGraceMs: number;
   /** `npm start`: the playground in a process of its own (server/playground-process.ts). */
   playgroundProcess: PlaygroundProcessSettings;
+  /** WORKERS: node:cluster workers sharing each listener's port (server/workers.ts); 1 = one process, no cluster. */
+  workers: number;
   /** HTTPS on the partner listeners (TLS_CERT_FILE + TLS_KEY_FILE; HTTP/2 too with TLS_HTTP2), null for plain HTTP. */
   tls: TlsFiles | null;
   /** TTLs (schema, cache.config.yaml / CACHE_CONFIG), CACHE_* and REPLAY_* sizes and retention. */
@@ -57,6 +63,8 @@ export interface GatewayConfig {
   /** Enrollment links answered by the certification environment: the certification checkout. */
   certificationEnrollmentBaseUrl: string;
   console: ConsoleSettings;
+  /** OpenTelemetry traces (OTEL_*, TRACE_*: server/observability/tracing-config.ts); off without an OTLP endpoint. */
+  tracing: TracingSettings;
 }
 
 export interface ConsoleSettings {
@@ -64,6 +72,10 @@ export interface ConsoleSettings {
   partnersFile: string;
   /** AUDIT_RETENTION: how long audit entries are kept; never shorter than replay records. */
   auditRetentionMs: number;
+  /** AUDIT_MAX_ENTRIES: the audit trail's size; beyond it the oldest noise entries go first. */
+  auditMaxEntries: number;
+  /** CONSOLE_SIGN_IN_FAILURES refused sign-ins per client address per CONSOLE_SIGN_IN_WINDOW, then 429. */
+  signInLimit: { failures: number; windowMs: number };
   /** CONSOLE_SESSION_TTL: how long a console sign-in lasts. */
   sessionTtlMs: number;
   /** CHECKOUT_TOKEN: a bearer token for the certification checkout's allow-list routes only. */
@@ -74,194 +86,133 @@ export { ConfigError } from '../lib/env-reader.js';
 
 const ENVIRONMENTS: EnvironmentName[] = ['production', 'certification', 'playground'];
 
+/**
+ * Every setting, read from the table (lib/settings-table.ts) and checked across settings; throws a
+ * ConfigError listing every problem, each naming its variable.
+ */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): GatewayConfig {
   const problems: string[] = [];
-  const port = (name: string, fallback: number | null): number | null => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    const n = Number(raw);
-    if (!/^\d+$/.test(raw.trim()) || n > 65535) {
-      problems.push(`${name} must be a port number 0-65535, got "${raw}"`);
-      return fallback;
-    }
-    return n;
-  };
-  const { int, bool, oneOf } = envReader(env, problems);
-  const url = (name: string, fallback: string, protocols: string[]): string => {
-    const raw = env[name] ?? fallback;
-    try {
-      const u = new URL(raw);
-      if (!protocols.includes(u.protocol)) problems.push(`${name} must use ${protocols.join(' or ')}, got "${u.protocol}"`);
-    } catch {
-      problems.push(`${name} is not a valid URL: "${raw}"`);
-    }
-    return raw;
-  };
-
-  const environments = (env.ENVIRONMENTS ?? ENVIRONMENTS.join(','))
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean) as EnvironmentName[];
-  for (const e of environments)
-    if (!ENVIRONMENTS.includes(e)) problems.push(`ENVIRONMENTS: unknown environment "${e}" (use ${ENVIRONMENTS.join(', ')})`);
-  if (environments.length === 0) problems.push('ENVIRONMENTS names no environment');
-
-  const upstreamPort = port('UPSTREAM_PORT', 4010)!;
-  const explicitUpstream = env.UPSTREAM_URL;
-  const upstreamUrl = explicitUpstream ? url('UPSTREAM_URL', explicitUpstream, ['http:', 'https:']) : `http://127.0.0.1:${upstreamPort}`;
-  const dataDir = path.resolve(cwd, env.DATA_DIR ?? 'data');
-  const redisUrl = env.REDIS_URL?.trim() || null;
-  if (redisUrl) {
-    try {
-      parseRedisUrl(redisUrl);
-    } catch (err) {
-      problems.push((err as Error).message);
-    }
-  }
-
-  let trustProxy: TrustProxy = null;
-  try {
-    trustProxy = parseTrustProxy(env.TRUST_PROXY);
-  } catch (err) {
-    problems.push((err as Error).message);
-  }
-  let tls: TlsFiles | null = null;
-  const certFile = env.TLS_CERT_FILE?.trim();
-  const keyFile = env.TLS_KEY_FILE?.trim();
-  const http2 = bool('TLS_HTTP2', false);
-  if (http2 && !(certFile && keyFile)) {
-    problems.push(
-      'TLS_HTTP2 needs TLS_CERT_FILE and TLS_KEY_FILE: the gateway serves HTTP/2 over TLS only (behind a TLS-terminating load balancer, let the load balancer speak HTTP/2)',
-    );
-  }
-  if (certFile && keyFile) {
-    tls = { certFile: path.resolve(cwd, certFile), keyFile: path.resolve(cwd, keyFile), http2 };
-    try {
-      loadTlsPair(tls);
-    } catch (err) {
-      problems.push((err as Error).message);
-    }
-  } else if (certFile || keyFile) {
-    problems.push(
-      'TLS_CERT_FILE and TLS_KEY_FILE must be set together (or neither, for plain HTTP behind a TLS-terminating load balancer)',
-    );
-  }
-  const cors = env.CORS_ORIGINS?.trim();
-  const adminToken = env.ADMIN_TOKEN?.trim() || null;
-  if (adminToken && adminToken.length < 24) problems.push('ADMIN_TOKEN must be at least 24 characters');
-
-  const limits = {
-    keyed: {
-      ...DEFAULT_LIMITS.keyed,
-      maxDepth: int('KEYED_MAX_DEPTH', DEFAULT_LIMITS.keyed.maxDepth, 2, 50),
-      maxAliases: int('KEYED_MAX_ALIASES', DEFAULT_LIMITS.keyed.maxAliases, 0, 500),
-      maxRootFields: int('KEYED_MAX_ROOT_FIELDS', DEFAULT_LIMITS.keyed.maxRootFields, 1, 100),
-      maxTokens: int('KEYED_MAX_TOKENS', DEFAULT_LIMITS.keyed.maxTokens, 50, 100000),
-      maxQueryBytes: int('KEYED_MAX_QUERY_BYTES', DEFAULT_LIMITS.keyed.maxQueryBytes, 256, 10 * 1024 * 1024),
-      documentCacheBytes: int('KEYED_DOCUMENT_CACHE_BYTES', DEFAULT_LIMITS.keyed.documentCacheBytes, 0, 1024 * 1024 * 1024),
-      maxCost: int('KEYED_MAX_COST', DEFAULT_LIMITS.keyed.maxCost, 10, 10_000_000),
-      maxFanOut: int('KEYED_MAX_FAN_OUT', DEFAULT_LIMITS.keyed.maxFanOut, 1, 1000),
-    },
-    playground: {
-      ...DEFAULT_LIMITS.playground,
-      maxDepth: int('PLAYGROUND_MAX_DEPTH', DEFAULT_LIMITS.playground.maxDepth, 2, 50),
-      maxAliases: int('PLAYGROUND_MAX_ALIASES', DEFAULT_LIMITS.playground.maxAliases, 0, 500),
-      maxRootFields: int('PLAYGROUND_MAX_ROOT_FIELDS', DEFAULT_LIMITS.playground.maxRootFields, 1, 100),
-      maxTokens: int('PLAYGROUND_MAX_TOKENS', DEFAULT_LIMITS.playground.maxTokens, 50, 100000),
-      maxQueryBytes: int('PLAYGROUND_MAX_QUERY_BYTES', DEFAULT_LIMITS.playground.maxQueryBytes, 256, 10 * 1024 * 1024),
-      documentCacheBytes: int('PLAYGROUND_DOCUMENT_CACHE_BYTES', DEFAULT_LIMITS.playground.documentCacheBytes, 0, 1024 * 1024 * 1024),
-      maxCost: int('PLAYGROUND_MAX_COST', DEFAULT_LIMITS.playground.maxCost, 10, 10_000_000),
-      maxFanOut: int('PLAYGROUND_MAX_FAN_OUT', DEFAULT_LIMITS.playground.maxFanOut, 1, 1000),
-    },
-  };
-
-  const keysFile = path.resolve(cwd, env.KEYS_FILE ?? path.join(dataDir, 'keys.json'));
-  const cacheReplay = loadCacheReplaySettings(env, cwd, problems);
+  const s = readAllSettings(env, problems);
+  const dataDir = path.resolve(cwd, s.DATA_DIR);
+  const keysFile = path.resolve(cwd, s.KEYS_FILE ?? path.join(dataDir, 'keys.json'));
+  const cacheReplay = loadCacheReplaySettings(env, cwd, problems, s);
   const config: GatewayConfig = {
-    environments,
-    host: env.HOST?.trim() || '127.0.0.1',
+    environments: environmentsOf(s.ENVIRONMENTS, problems),
+    host: s.HOST,
     // Operator surfaces stay on loopback even when HOST opens the partner listeners to the network.
-    opsHost: env.OPS_HOST?.trim() || '127.0.0.1',
-    adminHost: env.ADMIN_HOST?.trim() || '127.0.0.1',
+    opsHost: s.OPS_HOST,
+    adminHost: s.ADMIN_HOST,
     ports: {
-      production: port('PRODUCTION_PORT', 4000)!,
-      certification: port('CERTIFICATION_PORT', 4001)!,
-      playground: port('PLAYGROUND_PORT', 4002)!,
-      admin: adminToken ? port('ADMIN_PORT', 4020) : null,
-      ops: port('OPS_PORT', 9464),
+      production: s.PRODUCTION_PORT,
+      certification: s.CERTIFICATION_PORT,
+      playground: s.PLAYGROUND_PORT,
+      admin: s.ADMIN_TOKEN ? s.ADMIN_PORT : null,
+      ops: s.OPS_PORT,
     },
-    upstream: { start: bool('START_REFERENCE_UPSTREAM', !explicitUpstream), port: upstreamPort, url: upstreamUrl },
-    meshDir: path.resolve(cwd, env.MESH_DIR ?? '.'),
-    redisUrl,
+    upstream: {
+      start: s.START_REFERENCE_UPSTREAM,
+      port: s.UPSTREAM_PORT,
+      url: s.UPSTREAM_URL ?? `http://127.0.0.1:${s.UPSTREAM_PORT}`,
+    },
+    meshDir: path.resolve(cwd, s.MESH_DIR),
+    redisUrl: checked(problems, s.REDIS_URL, (url) => (parseRedisUrl(url), url)),
     dataDir,
     keysFile,
-    trustProxy,
-    enrollmentBaseUrl: url('ENROLLMENT_BASE_URL', 'https://enroll.energyplans.example/residential', ['https:']),
-    utmSource: env.UTM_SOURCE?.trim() || 'energy_plan_api',
-    fillPartnerRef: bool('FILL_PARTNER_REF', false),
-    corsOrigins: !cors ? new Set() : cors === '*' ? '*' : new Set(cors.split(',').map((s) => s.trim())),
-    bodyLimitBytes: int('BODY_LIMIT_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
-    persistedQueryMaxBytes: int('PERSISTED_QUERIES_MAX_BYTES', 8 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
-    limits,
-    playgroundAllowance: int('PLAYGROUND_ALLOWANCE', 10, 0, 1_000_000),
-    playgroundFreeRate: {
-      points: int('PLAYGROUND_FREE_REQUESTS', 60, 0, 1_000_000),
-      windowSeconds: int('PLAYGROUND_FREE_WINDOW_SECONDS', 60, 1, 86_400),
-    },
-    connections: {
-      keyed: connectionLimits('KEYED', DEFAULT_CONNECTION_LIMITS.keyed, int),
-      playground: connectionLimits('PLAYGROUND', DEFAULT_CONNECTION_LIMITS.playground, int),
-    },
-    adminToken,
-    logLevel: oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
-    meshLogLevel: oneOf('MESH_LOG_LEVEL', 'warn', LOG_LEVELS),
-    shutdownGraceMs: int('SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
-    tls,
+    trustProxy: checked(problems, s.TRUST_PROXY ?? undefined, parseTrustProxy),
+    enrollmentBaseUrl: s.ENROLLMENT_BASE_URL,
+    utmSource: s.UTM_SOURCE,
+    fillPartnerRef: s.FILL_PARTNER_REF,
+    corsOrigins: !s.CORS_ORIGINS ? new Set() : s.CORS_ORIGINS === '*' ? '*' : new Set(s.CORS_ORIGINS.split(',').map((o) => o.trim())),
+    bodyLimitBytes: s.BODY_LIMIT_BYTES,
+    persistedQueryMaxBytes: s.PERSISTED_QUERIES_MAX_BYTES,
+    persistedQueryPlaygroundMaxBytes: s.PERSISTED_QUERIES_PLAYGROUND_MAX_BYTES,
+    limits: { keyed: queryLimits(s, 'KEYED'), playground: queryLimits(s, 'PLAYGROUND') },
+    playgroundAllowance: s.PLAYGROUND_ALLOWANCE,
+    playgroundFreeRate: { points: s.PLAYGROUND_FREE_REQUESTS, windowSeconds: s.PLAYGROUND_FREE_WINDOW_SECONDS },
+    connections: { keyed: connectionLimits(s, 'KEYED'), playground: connectionLimits(s, 'PLAYGROUND') },
+    adminToken: s.ADMIN_TOKEN,
+    logLevel: s.LOG_LEVEL,
+    meshLogLevel: s.MESH_LOG_LEVEL,
+    shutdownGraceMs: s.SHUTDOWN_GRACE_MS,
+    tls: tlsOf(s, cwd, problems),
     playgroundProcess: {
-      enabled: bool('PLAYGROUND_PROCESS', true),
-      opsPort: port('PLAYGROUND_OPS_PORT', 9465)!,
-      nice: int('PLAYGROUND_NICE', 10, 0, 19),
+      enabled: s.PLAYGROUND_PROCESS,
+      opsPort: s.PLAYGROUND_OPS_PORT,
+      nice: s.PLAYGROUND_NICE,
+      workers: workersOf(s, 'PLAYGROUND_WORKERS', problems),
     },
+    workers: workersOf(s, 'WORKERS', problems),
     cacheReplay,
-    certificationEnrollmentBaseUrl: url(
-      'CERTIFICATION_ENROLLMENT_BASE_URL',
-      'https://enroll-certification.energyplans.example/residential',
-      ['https:'],
-    ),
-    console: loadConsoleSettings(env, cwd, keysFile, cacheReplay.replay.retentionMs, problems),
+    certificationEnrollmentBaseUrl: s.CERTIFICATION_ENROLLMENT_BASE_URL,
+    console: consoleSettings(s, cwd, keysFile, cacheReplay.replay.retentionMs, problems),
+    tracing: loadTracingSettings(s, problems),
   };
   if (problems.length) throw new ConfigError(problems);
   return config;
 }
 
-function loadConsoleSettings(
-  env: NodeJS.ProcessEnv,
-  cwd: string,
-  keysFile: string,
-  replayRetentionMs: number,
-  problems: string[],
-): ConsoleSettings {
-  const duration = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = env[name]?.trim();
-    if (!raw) return fallback;
-    const ms = parseDuration(raw);
-    if (ms === null || ms < min || ms > max) {
-      problems.push(`${name} must be a duration like 30m, 12h or 400d between ${min / 1000}s and ${max / 86_400_000}d, got "${raw}"`);
-      return fallback;
-    }
-    return ms;
-  };
-  const day = 86_400_000;
-  const auditRetentionMs = duration('AUDIT_RETENTION', Math.max(400 * day, replayRetentionMs), 60_000, 3650 * day);
-  if (auditRetentionMs < replayRetentionMs)
+/** A value checked by a parser that throws a message naming its variable; null when unset or wrong. */
+function checked<T>(problems: string[], raw: string | null | undefined, parse: (raw: string) => T): T | null {
+  if (raw === null || raw === undefined) return null;
+  try {
+    return parse(raw);
+  } catch (err) {
+    problems.push((err as Error).message);
+    return null;
+  }
+}
+
+function environmentsOf(names: string[], problems: string[]): EnvironmentName[] {
+  for (const e of names)
+    if (!ENVIRONMENTS.includes(e as EnvironmentName))
+      problems.push(`ENVIRONMENTS: unknown environment "${e}" (use ${ENVIRONMENTS.join(', ')})`);
+  if (names.length === 0) problems.push('ENVIRONMENTS names no environment');
+  return names as EnvironmentName[];
+}
+
+function tlsOf(s: SettingValues, cwd: string, problems: string[]): TlsFiles | null {
+  const { TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile, TLS_HTTP2: http2 } = s;
+  if (http2 && !(certFile && keyFile)) {
+    problems.push(
+      'TLS_HTTP2 needs TLS_CERT_FILE and TLS_KEY_FILE: the gateway serves HTTP/2 over TLS only (behind a TLS-terminating load balancer, let ' +
+        'the load balancer speak HTTP/2)',
+    );
+  }
+  if (!certFile || !keyFile) {
+    if (certFile || keyFile)
+      problems.push(
+        'TLS_CERT_FILE and TLS_KEY_FILE must be set together (or neither, for plain HTTP behind a TLS-terminating load balancer)',
+      );
+    return null;
+  }
+  const tls = { certFile: path.resolve(cwd, certFile), keyFile: path.resolve(cwd, keyFile), http2 };
+  return checked(problems, 'set', () => (loadTlsPair(tls), tls));
+}
+
+/**
+ * WORKERS or PLAYGROUND_WORKERS. Workers share state through Redis only: the embedded stores
+ * (allowance log, replay files, in-process persisted queries) belong to one process.
+ */
+function workersOf(s: SettingValues, name: 'WORKERS' | 'PLAYGROUND_WORKERS', problems: string[]): number {
+  const n = s[name];
+  if (n > 1 && !s.REDIS_URL)
+    problems.push(
+      `${name}=${n} needs REDIS_URL: workers share the playground allowance, free-request rate, replay log and persisted queries ` +
+        `through Redis (the embedded store belongs to one process); set REDIS_URL or ${name}=1`,
+    );
+  return n;
+}
+
+function consoleSettings(s: SettingValues, cwd: string, keysFile: string, replayRetentionMs: number, problems: string[]): ConsoleSettings {
+  if (s.AUDIT_RETENTION < replayRetentionMs)
     problems.push('AUDIT_RETENTION must be at least REPLAY_RETENTION: the audit trail outlives the records it points at');
-  const checkoutToken = env.CHECKOUT_TOKEN?.trim() || null;
-  if (checkoutToken && checkoutToken.length < 24) problems.push('CHECKOUT_TOKEN must be at least 24 characters');
   return {
-    checkoutToken,
-    partnersFile: path.resolve(cwd, env.PARTNERS_FILE ?? path.join(path.dirname(keysFile), 'partners.json')),
-    auditRetentionMs,
-    sessionTtlMs: duration('CONSOLE_SESSION_TTL', 8 * 3_600_000, 60_000, 7 * day),
+    checkoutToken: s.CHECKOUT_TOKEN,
+    partnersFile: path.resolve(cwd, s.PARTNERS_FILE ?? path.join(path.dirname(keysFile), 'partners.json')),
+    auditRetentionMs: s.AUDIT_RETENTION,
+    auditMaxEntries: s.AUDIT_MAX_ENTRIES,
+    signInLimit: { failures: s.CONSOLE_SIGN_IN_FAILURES, windowMs: s.CONSOLE_SIGN_IN_WINDOW },
+    sessionTtlMs: s.CONSOLE_SESSION_TTL,
   };
 }
 

@@ -1,9 +1,14 @@
 // `npm start`'s composition: the reference upstream (a fixture serving each feed's own shape) beside
 // the gateway, when the configuration asks for it (START_REFERENCE_UPSTREAM, on unless UPSTREAM_URL
 // is set). Kept apart from the gateway's assembly (app.ts), which never imports the fixture.
-import { loadConfig } from './config.js';
+import { loadConfig, type GatewayConfig } from './config.js';
 import { startGateway, type GatewayHandle, type StartOptions } from './app.js';
 import { startReferenceUpstream } from '../sources/reference-upstream/server.js';
+
+/** The reference upstream when the configuration asks for it, else null (a cluster primary starts it once for its workers). */
+export async function startConfiguredUpstream(config: GatewayConfig): Promise<{ url: string; close(): Promise<void> } | null> {
+  return config.upstream.start ? startReferenceUpstream({ port: config.upstream.port, host: '127.0.0.1' }) : null;
+}
 
 export async function launchGateway(opts: StartOptions = {}): Promise<GatewayHandle> {
   const config = opts.config ?? loadConfig(opts.env ?? process.env);

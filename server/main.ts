@@ -1,12 +1,16 @@
 // `npm start`: the reference upstream and all three environments on local ports, the playground
 // in a process of its own (server/playground-process.ts; PLAYGROUND_PROCESS=off keeps one process).
+// WORKERS=N (or auto): this process becomes a cluster primary that supervises N workers sharing the
+// keyed listeners' ports and serves the ops port for all of them (server/workers.ts).
 //
 // Shutdown (SIGTERM from the orchestrator, SIGINT from a terminal): stop accepting, let in-flight
 // requests finish within SHUTDOWN_GRACE_MS (then cut what is left), flush the replay log, close
 // Redis and the upstream pool (GatewayHandle.close), exit 0. If closing itself hangs, a watchdog
-// exits 1 a few seconds after the grace period; a second signal exits 1 at once.
-import { launchGateway as startGateway } from './launch.js';
-import { ConfigError, loadConfig } from './config.js';
+// exits 1 a few seconds after the grace period; a second signal exits 1 at once. A primary
+// forwards SIGTERM to every worker and exits once they all have.
+import { launchGateway as startGateway, startConfiguredUpstream } from './launch.js';
+import { startGateway as startWorkerGateway } from './app.js';
+import { ConfigError, loadConfig, type GatewayConfig } from './config.js';
 import {
   applyPlaygroundChildPriority,
   exitWithParent,
@@ -16,6 +20,10 @@ import {
   type PlaygroundProcess,
 } from './playground-process.js';
 import { MeshStartupError } from './mesh.js';
+import { reportReady, startWorkerPool, workerSlot } from './workers.js';
+import { startClusterOpsServer } from './observability/cluster-metrics.js';
+import { createLogger, type Logger } from '../lib/logger.js';
+import type { EnvironmentName } from './http/plugin.js';
 
 /** Time on top of the grace period for flushing replay and closing Redis before giving up. */
 const CLOSE_MARGIN_MS = 5_000;
@@ -24,16 +32,81 @@ try {
   applyPlaygroundChildPriority(process.env);
   const settings = loadConfig(process.env);
   const keyed = keyedEnvironments(settings.playgroundProcess, settings.environments);
-  const gateway = await startGateway(keyed ? { env: { ...process.env, ENVIRONMENTS: keyed.join(',') } } : {});
-  const { logger } = gateway;
-  let playground: PlaygroundProcess | null = null;
-  if (keyed) {
-    playground = startPlaygroundProcess({
-      env: playgroundProcessEnv(process.env, gateway.upstreamUrl, settings.playgroundProcess),
-      nice: settings.playgroundProcess.nice,
-      logger,
-    });
+  const slot = workerSlot();
+  if (slot !== null) await runWorker(settings, slot);
+  else if (settings.workers > 1) await runPrimary(settings, keyed);
+  else await runSingle(settings, keyed);
+} catch (err) {
+  if (err instanceof ConfigError || err instanceof MeshStartupError) {
+    console.error(`gateway: ${err.message}`);
+  } else {
+    console.error(`gateway: could not start: ${(err as Error)?.message ?? err}`);
   }
+  process.exit(1);
+}
+
+/** One process serving every environment it is given (and its playground process). */
+async function runSingle(settings: GatewayConfig, keyed: EnvironmentName[] | null): Promise<void> {
+  const gateway = await startGateway(keyed ? { env: { ...process.env, ENVIRONMENTS: keyed.join(',') } } : {});
+  const playground = keyed ? startPlayground(settings, gateway.upstreamUrl, gateway.logger) : null;
+  handleShutdown(gateway.logger, settings.shutdownGraceMs, { interrupt: true }, async () => {
+    await Promise.all([gateway.close(), playground?.close(settings.shutdownGraceMs)]);
+  });
+}
+
+/** A cluster worker: a whole gateway whose ops port is the primary's, and the admin port in slot 1 only. */
+async function runWorker(settings: GatewayConfig, slot: number): Promise<void> {
+  const config: GatewayConfig = { ...settings, ports: { ...settings.ports, ops: null, admin: slot === 1 ? settings.ports.admin : null } };
+  const logger = createLogger(config.logLevel, { worker: slot });
+  const gateway = await startWorkerGateway({ config, logger });
+  // Ctrl-C reaches every process of the terminal's group: the primary alone decides, with SIGTERM.
+  handleShutdown(logger, config.shutdownGraceMs, { interrupt: false }, () => gateway.close());
+  reportReady();
+}
+
+/** WORKERS > 1: forks and supervises the workers, serves the ops port, runs the playground process. */
+async function runPrimary(settings: GatewayConfig, keyed: EnvironmentName[] | null): Promise<void> {
+  const logger = createLogger(settings.logLevel);
+  const upstream = await startConfiguredUpstream(settings);
+  if (upstream) logger.info({ url: upstream.url }, 'reference upstream started');
+  const upstreamUrl = upstream?.url ?? settings.upstream.url;
+  const pool = startWorkerPool({
+    count: settings.workers,
+    env: { ENVIRONMENTS: (keyed ?? settings.environments).join(','), UPSTREAM_URL: upstreamUrl, START_REFERENCE_UPSTREAM: 'false' },
+    logger,
+  });
+  const closeAll = async () => {
+    await Promise.all([pool.close(settings.shutdownGraceMs + CLOSE_MARGIN_MS), playground?.close(settings.shutdownGraceMs)]);
+    await ops?.close();
+    await upstream?.close();
+  };
+  let playground: PlaygroundProcess | null = null;
+  let ops: Awaited<ReturnType<typeof startClusterOpsServer>> | null = null;
+  try {
+    if (settings.ports.ops !== null) {
+      ops = await startClusterOpsServer({ host: settings.opsHost, port: settings.ports.ops, workers: settings.workers, pool });
+      logger.info({ url: `${ops.url}/metrics` }, 'ops endpoint listening (metrics of every worker, healthz)');
+    }
+    playground = keyed ? startPlayground(settings, upstreamUrl, logger) : null;
+    handleShutdown(logger, settings.shutdownGraceMs + CLOSE_MARGIN_MS, { interrupt: true }, closeAll);
+    await pool.ready;
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+  logger.info({ workers: settings.workers, pids: pool.pids() }, 'workers ready');
+}
+
+function startPlayground(settings: GatewayConfig, upstreamUrl: string, logger: Logger): PlaygroundProcess {
+  return startPlaygroundProcess({
+    env: playgroundProcessEnv(process.env, upstreamUrl, settings.playgroundProcess),
+    nice: settings.playgroundProcess.nice,
+    logger,
+  });
+}
+
+/** Signals, a vanished parent, and errors nobody caught: drain through `close`, then exit. */
+function handleShutdown(logger: Logger, graceMs: number, opts: { interrupt: boolean }, close: () => Promise<void>): void {
   let stopping = false;
   const stop = async (reason: string, code: number) => {
     if (stopping) {
@@ -41,14 +114,14 @@ try {
       process.exit(1);
     }
     stopping = true;
-    logger.info({ reason, graceMs: gateway.config.shutdownGraceMs }, 'shutting down: no new connections, finishing in-flight requests');
+    logger.info({ reason, graceMs }, 'shutting down: no new connections, finishing in-flight requests');
     const watchdog = setTimeout(() => {
       logger.error({ reason }, 'shutdown did not finish in time: exiting');
       process.exit(1);
-    }, gateway.config.shutdownGraceMs + CLOSE_MARGIN_MS);
+    }, graceMs + CLOSE_MARGIN_MS);
     watchdog.unref();
     try {
-      await Promise.all([gateway.close(), playground?.close(gateway.config.shutdownGraceMs)]);
+      await close();
       logger.info({ reason }, 'shut down cleanly');
     } catch (err) {
       logger.error({ err }, 'error while shutting down');
@@ -58,7 +131,7 @@ try {
   };
   exitWithParent((reason) => void stop(reason, 0));
   process.on('SIGTERM', () => void stop('SIGTERM', 0));
-  process.on('SIGINT', () => void stop('SIGINT', 0));
+  process.on('SIGINT', () => (opts.interrupt ? void stop('SIGINT', 0) : undefined));
   // A forgotten promise somewhere must not take every partner's traffic down with it: log it and
   // keep serving. An exception thrown out of an event handler leaves unknown state: drain and exit
   // non-zero so the orchestrator restarts us.
@@ -69,11 +142,4 @@ try {
     logger.fatal({ err }, 'uncaught exception: shutting down');
     void stop('uncaughtException', 1);
   });
-} catch (err) {
-  if (err instanceof ConfigError || err instanceof MeshStartupError) {
-    console.error(`gateway: ${err.message}`);
-  } else {
-    console.error(`gateway: could not start: ${(err as Error)?.message ?? err}`);
-  }
-  process.exit(1);
 }

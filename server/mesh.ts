@@ -108,6 +108,7 @@ export async function loadGatewayMesh(opts: {
   } catch (err) {
     throw new MeshStartupError(startupMessage(errors, err));
   }
+  dropUnmergeableTypes(mesh.schema);
   const bound = feeds.map((binding) => {
     const source = mesh.rawSources.find((s) => s.name === binding.source);
     return Object.freeze({ ...binding, execute: source ? sourceCall(source.schema, binding) : undefined });
@@ -167,6 +168,22 @@ export function sourceCall(schema: GraphQLSchema, binding: FeedBinding): FeedBin
     if (payload === null && error) throw error.originalError ?? error;
     return payload;
   };
+}
+
+/**
+ * Mesh's stitching merger lists every type of the unified schema as a "merged type", each with no
+ * key and no resolver to fetch missing fields with (no source is merged with another here). Every
+ * field returning such a type still ran stitching's result walk on each object it returned (the
+ * missing selections computed, candidates sorted, then nothing to do): a share of every answer's
+ * CPU and garbage. A type with nothing to merge with is taken off the list, where stitching reads
+ * it at run time: its results are returned as they are, as they were.
+ */
+export function dropUnmergeableTypes(schema: GraphQLSchema): void {
+  const info = schema.extensions?.stitchingInfo as
+    { mergedTypes?: Record<string, { selectionSets?: Map<unknown, unknown>; resolvers?: Map<unknown, unknown> }> } | undefined;
+  const merged = info?.mergedTypes;
+  if (!merged) return;
+  for (const [name, type] of Object.entries(merged)) if (!type?.selectionSets?.size && !type?.resolvers?.size) delete merged[name];
 }
 
 function publicSchema(schema: GraphQLSchema, keep: (field: string) => boolean): GraphQLSchema {

@@ -21,6 +21,8 @@ export interface PlaygroundProcessSettings {
   opsPort: number;
   /** Niceness of the playground process (0 = same priority as the keyed environments). */
   nice: number;
+  /** Cluster workers of the playground process (PLAYGROUND_WORKERS; its WORKERS). */
+  workers: number;
 }
 
 interface Logger {
@@ -49,6 +51,7 @@ export function playgroundProcessEnv(env: NodeJS.ProcessEnv, upstreamUrl: string
     OPS_PORT: String(settings.opsPort),
     ADMIN_TOKEN: '',
     PLAYGROUND_CHILD_NICE: String(settings.nice),
+    WORKERS: String(settings.workers),
   };
 }
 

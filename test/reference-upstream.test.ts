@@ -12,7 +12,7 @@ import { FEEDS } from '../sources/reference-upstream/faults.js';
 import { UTILITIES } from '../sources/reference-upstream/data/utilities.js';
 import { referencedUtilityIds } from '../sources/reference-upstream/data/zips.js';
 
-type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = any;
 
 const root = new URL('../', import.meta.url);
 const readJson = (path: string): Json => JSON.parse(readFileSync(new URL(path, root), 'utf8'));
@@ -32,7 +32,7 @@ function closed(schema: Json): Json {
 
 const ajv = new Ajv({ allErrors: true });
 const jsonSchemaValidators: Record<string, ValidateFunction> = Object.fromEntries(
-  ['territories', 'brightgrid', 'eia', 'premises', 'gridwise'].map((feed) => [
+  ['territories', 'brightgrid', 'eia', 'eia-monthly-sales', 'premises', 'gridwise'].map((feed) => [
     feed,
     ajv.compile(closed(readJson(`sources/${feed}/schema.json`))),
   ]),
@@ -533,10 +533,10 @@ describe('reference upstream: gridwise (the feed of docs/adding-a-feed.md)', () 
 });
 
 describe('reference upstream: eia', () => {
-  const CODES =
-    'AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY'.split(
-      ' ',
-    );
+  const CODES = (
+    'AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT ' +
+    'VT VA WA WV WI WY'
+  ).split(' ');
 
   it('serves all 50 states and DC, valid against the contract', async () => {
     expect(CODES).toHaveLength(51);
@@ -593,6 +593,28 @@ describe('reference upstream: eia', () => {
     const res = await get('/eia/v1/states/ZZ');
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: 'unknown state' });
+  });
+});
+
+describe('reference upstream: monthly residential sales', () => {
+  it('serves twelve months for the choice states, summer-peaked in Texas', async () => {
+    for (const code of ['TX', 'PA', 'OH', 'IL', 'NY', 'NJ', 'MD', 'MA', 'CT']) {
+      const res = await get(`/eia/v1/states/${code}/residential-sales/monthly`);
+      expect(res.status, code).toBe(200);
+      expectValid('eia-monthly-sales', res.body);
+      const [series] = res.body.series;
+      expect(
+        series.data.map((m: Json) => m.month),
+        code,
+      ).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    }
+    const tx = (await get('/eia/v1/states/tx/residential-sales/monthly')).body.series[0].data.map((m: Json) => m.salesThousandMwh);
+    expect(Math.max(...tx)).toBe(tx[7]);
+  });
+
+  it('answers a state without figures with an empty series, an unknown one with 404', async () => {
+    expect((await get('/eia/v1/states/NH/residential-sales/monthly')).body).toEqual({ state: 'NH', series: [] });
+    expect((await get('/eia/v1/states/ZZ/residential-sales/monthly')).status).toBe(404);
   });
 });
 

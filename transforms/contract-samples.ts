@@ -22,6 +22,7 @@ interface Contract {
   file: string;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a Mesh handler block is free-form YAML
 type RawSource = { name?: unknown; handler?: Record<string, any> };
 
 const shown = (file: string) => path.relative(process.cwd(), file) || file;
@@ -43,7 +44,9 @@ function openApiResponse(doc: unknown, operationId: string): object | null {
         .sort();
       const response = op.responses[codes[0] ?? ''];
       const schema =
-        isObjectLike(response) && isObjectLike(response.content) ? (response.content as any)['application/json']?.schema : undefined;
+        isObjectLike(response) && isObjectLike(response.content)
+          ? (response.content as Record<string, { schema?: unknown } | undefined>)['application/json']?.schema
+          : undefined;
       // The components ride along so `#/components/schemas/...` resolves from the root.
       return isObjectLike(schema) ? { ...schema, components: doc.components } : null;
     }

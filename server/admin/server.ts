@@ -5,7 +5,11 @@
 // at most one line a second with the count it stands for. Records come as stored: personal data
 // stays sealed (only `npm run replay -- show` with REPLAY_PII_KEY opens it).
 //
-//   GET  /replay/<id>[?env=E]                                one replay record (keyed environments first)
+//   GET  /replay/<id>[?env=E][&partner=P]                    the replay record of a request id (keyed
+//                                                           environments first); when records of several
+//                                                           partners or keyed environments carry it (a
+//                                                           reused x-request-id): 300 listing them all,
+//                                                           until partner and env pick one
 //   GET  /replay?partner=&since=&until=&status=&env=&limit=  records, newest first
 //   POST /cache/purge?field=<rootField>[&field=...] | ?all=1 purge the response cache
 //   GET  /certification/allow-list/check?partner=&ip=        is this IP enabled for the partner's
@@ -18,9 +22,9 @@
 // `since`/`until`: a duration back from now (2h, 30m, 7d) or an ISO 8601 time.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { ReplayQuery, ReplayStore } from '../stores/replay-store.js';
+import { pickRecord, type ReplayQuery, type ReplayStore } from '../stores/replay-store.js';
 import type { ResponseCache } from '../../cache/response-cache.js';
-import { parseDuration } from '../../cache/cache-config.js';
+import { parseDuration } from '../../lib/settings.js';
 import { listen } from '../http/listen.js';
 import { throttledWarning } from '../../lib/throttled-warning.js';
 import { PartnerError, type PartnerStore } from '../keys/partners.js';
@@ -130,8 +134,19 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
       const env = url.searchParams.get('env') ?? url.searchParams.get('environment') ?? undefined;
       if (env !== undefined && !ENVIRONMENTS.includes(env))
         return send(res, 400, { error: 'bad request', problems: [`env must be one of ${ENVIRONMENTS.join(', ')}`] });
-      const record = await opts.replay.get(id, env);
-      return record ? send(res, 200, record) : send(res, 404, { error: 'not found', id });
+      const partner = url.searchParams.get('partner')?.trim() || undefined;
+      const picked = pickRecord(await opts.replay.getAll(id, env), partner);
+      if (!picked) return send(res, 404, { error: 'not found', id });
+      // An id sent by two partners (or in both keyed environments) names no single record: never pick one.
+      if ('ambiguous' in picked)
+        return send(res, 300, {
+          error: 'ambiguous request id',
+          id,
+          problems: ['records of more than one partner or environment carry this request id; add ?partner= and ?env= to choose one'],
+          count: picked.ambiguous.length,
+          records: picked.ambiguous,
+        });
+      return send(res, 200, picked.record);
     }
     const { query, problems } = replayQuery(url, now());
     if (problems.length) return send(res, 400, { error: 'bad request', problems });
@@ -178,13 +193,21 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
       return send(res, 400, { error: 'bad request', problems: ['malformed URL'] });
     }
     const p = url.pathname.replace(/\/+$/, '') || '/';
+    // Browsers ask for /favicon.ico on every page: no authentication to fail, nothing to log.
+    if (p === '/favicon.ico') {
+      req.resume();
+      res.writeHead(404, { 'cache-control': 'public, max-age=86400', 'content-length': '0' });
+      return void res.end();
+    }
     // The console authenticates with its own session cookie (personal support tokens).
     if (opts.console && (p === '/console' || p.startsWith('/console/'))) return opts.console.handle(req, res, p, url);
     req.resume();
     if (!authorized(req, p)) {
       noteFailedAuth(req);
       res.setHeader('www-authenticate', 'Bearer');
-      return send(res, 401, { error: 'unauthorized', message: 'Authorization: Bearer <ADMIN_TOKEN> required.' });
+      // The checkout's routes name the checkout's token: the checkout never needs to know the admin token exists.
+      const needed = p.startsWith('/certification/') && opts.checkoutToken ? 'CHECKOUT_TOKEN' : 'ADMIN_TOKEN';
+      return send(res, 401, { error: 'unauthorized', message: `Authorization: Bearer <${needed}> required.` });
     }
     if (p === '/replay' || p.startsWith('/replay/')) return replayRoute(req, res, p, url);
     if (p === '/cache/purge') return purgeRoute(req, res, url);

@@ -13,6 +13,9 @@ export interface ExecutionOutcome {
   stale: boolean;
 }
 
+/** Executions by engine, process-wide: how tests (and a debugger) see which path ran. */
+export const executionsByEngine = { compiled: 0, graphqlJs: 0 };
+
 export async function executeOperation(
   schema: GraphQLSchema,
   op: PreparedOperation,
@@ -21,6 +24,8 @@ export async function executeOperation(
   onInternalError: (err: unknown) => void,
 ): Promise<ExecutionOutcome> {
   const compiled = compiledFor(schema, op);
+  if (compiled) executionsByEngine.compiled++;
+  else executionsByEngine.graphqlJs++;
   // Variables are checked by graphql-js either way, so a bad variable reads the same on both paths.
   const coerced =
     compiled && op.operation.variableDefinitions?.length

@@ -6,6 +6,7 @@ import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { schemaPolicy } from '../../resolvers/schema-policy.js';
+import { readAllSettings, type SettingValues } from '../../lib/settings-table.js';
 
 export interface QueryLimits {
   maxDepth: number;
@@ -81,25 +82,22 @@ export function limitRules(limits: QueryLimits, supplierFeeds: number) {
   ];
 }
 
+/** A listener kind's limits from the settings table: KEYED_MAX_* or PLAYGROUND_MAX_* (lib/settings-table.ts). */
+export function queryLimits(s: SettingValues, kind: 'KEYED' | 'PLAYGROUND'): QueryLimits {
+  return {
+    maxDepth: s[`${kind}_MAX_DEPTH`],
+    maxAliases: s[`${kind}_MAX_ALIASES`],
+    maxRootFields: s[`${kind}_MAX_ROOT_FIELDS`],
+    maxTokens: s[`${kind}_MAX_TOKENS`],
+    maxQueryBytes: s[`${kind}_MAX_QUERY_BYTES`],
+    documentCacheBytes: s[`${kind}_DOCUMENT_CACHE_BYTES`],
+    maxCost: s[`${kind}_MAX_COST`],
+    maxFanOut: s[`${kind}_MAX_FAN_OUT`],
+  };
+}
+
+/** The table's defaults of both kinds of listener. */
 export const DEFAULT_LIMITS: Record<'keyed' | 'playground', QueryLimits> = {
-  keyed: {
-    maxDepth: 8,
-    maxAliases: 15,
-    maxRootFields: 6,
-    maxTokens: 2000,
-    maxQueryBytes: 32 * 1024,
-    documentCacheBytes: 32 * 1024 * 1024,
-    maxCost: 20000,
-    maxFanOut: 24,
-  },
-  playground: {
-    maxDepth: 6,
-    maxAliases: 5,
-    maxRootFields: 3,
-    maxTokens: 1000,
-    maxQueryBytes: 8 * 1024,
-    documentCacheBytes: 8 * 1024 * 1024,
-    maxCost: 5000,
-    maxFanOut: 8,
-  },
+  keyed: queryLimits(readAllSettings({}, []), 'KEYED'),
+  playground: queryLimits(readAllSettings({}, []), 'PLAYGROUND'),
 };

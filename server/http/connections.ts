@@ -4,6 +4,7 @@
 // let an idle socket live ~40 s), so they are enforced within a second of expiry.
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
+import type { SettingValues } from '../../lib/settings-table.js';
 
 export interface ConnectionLimits {
   /** Open sockets this listener accepts at once; over it, a new socket is closed at once. 0 = no cap. */
@@ -20,31 +21,16 @@ export interface ConnectionLimits {
 
 export const CONNECTION_SWEEP_MS = 1000;
 
-export const DEFAULT_CONNECTION_LIMITS: Record<'keyed' | 'playground', ConnectionLimits> = {
-  // Partners arrive through NATs and load balancers: no per-address cap by default.
-  keyed: { maxConnections: 4096, maxConnectionsPerIp: 0, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 },
-  // A browser opens at most six connections per host, GraphiQL needs one or two; scripts get 32.
-  playground: {
-    maxConnections: 256,
-    maxConnectionsPerIp: 32,
-    headersTimeoutMs: 5_000,
-    requestTimeoutMs: 15_000,
-    keepAliveTimeoutMs: 5_000,
-  },
-};
-
-type IntReader = (name: string, fallback: number, min: number, max: number) => number;
-
-/** <PREFIX>_MAX_CONNECTIONS, _MAX_CONNECTIONS_PER_IP, _HEADERS_TIMEOUT_MS, _REQUEST_TIMEOUT_MS, _KEEP_ALIVE_TIMEOUT_MS. */
-export function connectionLimits(prefix: 'KEYED' | 'PLAYGROUND', d: ConnectionLimits, int: IntReader): ConnectionLimits {
-  const headersTimeoutMs = int(`${prefix}_HEADERS_TIMEOUT_MS`, d.headersTimeoutMs, 500, 600_000);
+/** A listener's limits from the settings table: KEYED_* or PLAYGROUND_* (lib/settings-table.ts). */
+export function connectionLimits(s: SettingValues, prefix: 'KEYED' | 'PLAYGROUND'): ConnectionLimits {
+  const headersTimeoutMs = s[`${prefix}_HEADERS_TIMEOUT_MS`];
   return {
-    maxConnections: int(`${prefix}_MAX_CONNECTIONS`, d.maxConnections, 0, 1_000_000),
-    maxConnectionsPerIp: int(`${prefix}_MAX_CONNECTIONS_PER_IP`, d.maxConnectionsPerIp, 0, 1_000_000),
+    maxConnections: s[`${prefix}_MAX_CONNECTIONS`],
+    maxConnectionsPerIp: s[`${prefix}_MAX_CONNECTIONS_PER_IP`],
     headersTimeoutMs,
     // node requires headersTimeout <= requestTimeout.
-    requestTimeoutMs: Math.max(headersTimeoutMs, int(`${prefix}_REQUEST_TIMEOUT_MS`, d.requestTimeoutMs, 500, 3_600_000)),
-    keepAliveTimeoutMs: int(`${prefix}_KEEP_ALIVE_TIMEOUT_MS`, d.keepAliveTimeoutMs, 100, 600_000),
+    requestTimeoutMs: Math.max(headersTimeoutMs, s[`${prefix}_REQUEST_TIMEOUT_MS`]),
+    keepAliveTimeoutMs: s[`${prefix}_KEEP_ALIVE_TIMEOUT_MS`],
   };
 }
 
@@ -58,25 +44,54 @@ export function serverTimeouts(limits: ConnectionLimits) {
   };
 }
 
-/** Caps open sockets per listener and per peer address. */
+/** The key of a connection that both its TCP socket and (over TLS) the socket a request reports share. */
+function connectionKey(socket: { remoteAddress?: string; remotePort?: number }): string {
+  return `${socket.remoteAddress ?? 'unknown'}|${socket.remotePort ?? 0}`;
+}
+
+/**
+ * Caps open sockets per peer address and per listener. At the listener's cap, sockets that have not
+ * sent a complete request yet are shed first, oldest first (a silent-socket flood then evicts
+ * itself), so sockets that carry requests, such as partners' keep-alive connections, stay open and
+ * a new connection is refused only when every open one has sent a request.
+ */
 export function capConnections(server: Server, limits: ConnectionLimits): void {
-  // node closes a socket over maxConnections before it is handed to the HTTP layer.
-  if (limits.maxConnections > 0) server.maxConnections = limits.maxConnections;
-  if (limits.maxConnectionsPerIp <= 0) return;
   // At most maxConnections entries: an address leaves when its last socket closes.
-  const open = new Map<string, number>();
+  const perIp = new Map<string, number>();
+  // Sockets that have not sent a complete request, in the order they connected (oldest first).
+  const silent = new Map<string, Socket>();
+  let open = 0;
   server.on('connection', (socket: Socket) => {
     const ip = socket.remoteAddress ?? 'unknown';
-    const n = (open.get(ip) ?? 0) + 1;
-    if (n > limits.maxConnectionsPerIp) {
+    const n = (perIp.get(ip) ?? 0) + 1;
+    if (limits.maxConnectionsPerIp > 0 && n > limits.maxConnectionsPerIp) {
       socket.destroy();
       return;
     }
-    open.set(ip, n);
+    perIp.set(ip, n);
+    open++;
+    const key = connectionKey(socket);
+    silent.set(key, socket);
     socket.once('close', () => {
-      const left = (open.get(ip) ?? 1) - 1;
-      if (left <= 0) open.delete(ip);
-      else open.set(ip, left);
+      open--;
+      if (silent.get(key) === socket) silent.delete(key);
+      const left = (perIp.get(ip) ?? 1) - 1;
+      if (left <= 0) perIp.delete(ip);
+      else perIp.set(ip, left);
     });
+    if (limits.maxConnections > 0 && open > limits.maxConnections) shed(open - limits.maxConnections);
   });
+  // Complete request headers: the connection is in use (HTTP/1.1 over TCP or TLS, and HTTP/2 streams).
+  server.on('request', (req: { socket: { remoteAddress?: string; remotePort?: number } }) => {
+    if (silent.size) silent.delete(connectionKey(req.socket));
+  });
+
+  /** Closes `count` never-requested sockets, oldest first (the newest, just accepted, last). */
+  function shed(count: number): void {
+    for (const [key, socket] of silent) {
+      if (count-- <= 0) break;
+      silent.delete(key);
+      socket.destroy();
+    }
+  }
 }

@@ -9,10 +9,14 @@ export interface Listening {
   close(): Promise<void>;
 }
 
-export async function listen(server: Server, port: number, host: string): Promise<Listening> {
+/**
+ * `exclusive`: in a cluster worker, a port of this process alone (a private listener), not one
+ * shared with the other workers through the primary.
+ */
+export async function listen(server: Server, port: number, host: string, exclusive = false): Promise<Listening> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    server.listen({ port, host, exclusive }, () => {
       server.off('error', reject);
       resolve();
     });

@@ -3,6 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { PreparedOperation } from '../graphql/prepare.js';
 import type { UpstreamCall } from '../../resolvers/context.js';
+import type { FeedTracer } from '../../sources/upstream/feed-scope.js';
 
 export type EnvironmentName = 'production' | 'certification' | 'playground';
 
@@ -48,6 +49,29 @@ export interface RequestState {
   headers: Record<string, string>;
   /** Free-form notes for logs and replay (e.g. allowance remaining). */
   notes: Record<string, unknown>;
+  /** Set by the tracing plugin when this request is traced (sampled); undefined otherwise, at no cost. */
+  trace?: RequestTrace;
+}
+
+/** Attribute values a span may hold. */
+export type TraceAttributes = Record<string, string | number | boolean | string[]>;
+
+/**
+ * The trace of one request (server/plugins/tracing.ts). Steps are reported with the
+ * `performance.now()` they started at; a step without children is a span created when it ends.
+ */
+export interface RequestTrace {
+  /** 32 hex digits: in the log line, the replay record and the console. */
+  readonly traceId: string;
+  /** A finished step (cache lookup, allowance count, replay record) as a child of the request span. */
+  step(name: string, startedAt: number, attributes: TraceAttributes, failed?: boolean): void;
+  /** Parse and validation of the query (timings from the preparer; 0 when its document cache answered). */
+  prepared(startedAt: number, parseMs: number, validateMs: number, cached: boolean, op: PreparedOperation | null, failed: boolean): void;
+  /** Starts the execute span: feed calls made until it ends are its children. */
+  startExecute(op: PreparedOperation): FeedTracer;
+  endExecute(hasErrors: boolean): void;
+  /** Ends the request span once the answer is sent and every onResponse hook has run. */
+  end(reply: Reply): void;
 }
 
 export interface HttpPlugin {

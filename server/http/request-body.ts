@@ -87,47 +87,56 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+const isReply = (v: unknown): v is Reply => typeof v === 'object' && v !== null && 'status' in v && 'body' in v;
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const badRequest = (message: string) => errorReply(400, message, 'BAD_REQUEST');
+
 function checkGraphQLBody(text: string): GraphQLRequestBody | Reply {
+  const body = jsonObjectOf(text);
+  if (isReply(body)) return body;
+  const persisted = persistedQueryOf(body);
+  if (isReply(persisted)) return persisted;
+  // A persisted query (APQ) may name its document by hash alone.
+  const hashOnly = persisted !== undefined && body.query === undefined;
+  if (!hashOnly && (typeof body.query !== 'string' || body.query.trim() === ''))
+    return badRequest('Request body must have a non-empty "query" string.');
+  const variables = variablesOf(body);
+  if (isReply(variables)) return variables;
+  const operationName = body.operationName ?? null;
+  if (operationName !== null && typeof operationName !== 'string') return badRequest('"operationName" must be a string.');
+  const out: GraphQLRequestBody = { query: hashOnly ? '' : (body.query as string), variables, operationName };
+  if (persisted !== undefined) out.persistedQuery = persisted;
+  return out;
+}
+
+function jsonObjectOf(text: string): Record<string, unknown> | Reply {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    return errorReply(400, 'Request body is not valid JSON.', 'BAD_REQUEST');
+    return badRequest('Request body is not valid JSON.');
   }
-  if (Array.isArray(parsed)) return errorReply(400, 'Batched requests are not supported; send one operation per request.', 'BAD_REQUEST');
-  if (parsed === null || typeof parsed !== 'object')
-    return errorReply(400, 'Request body must be a JSON object with a "query" string.', 'BAD_REQUEST');
-  const body = parsed as Record<string, unknown>;
+  if (Array.isArray(parsed)) return badRequest('Batched requests are not supported; send one operation per request.');
+  if (!isObject(parsed)) return badRequest('Request body must be a JSON object with a "query" string.');
+  return parsed;
+}
+
+/** `extensions.persistedQuery` when given (its hash is checked by the persisted-queries plugin). */
+function persistedQueryOf(body: Record<string, unknown>): Record<string, unknown> | undefined | Reply {
   const extensions = body.extensions ?? null;
-  if (extensions !== null && (typeof extensions !== 'object' || Array.isArray(extensions))) {
-    return errorReply(400, '"extensions" must be a JSON object.', 'BAD_REQUEST');
-  }
-  const persisted = (extensions as Record<string, unknown> | null)?.persistedQuery;
-  if (persisted !== undefined && (persisted === null || typeof persisted !== 'object' || Array.isArray(persisted))) {
-    return errorReply(400, '"extensions.persistedQuery" must be a JSON object with "version" and "sha256Hash".', 'BAD_REQUEST');
-  }
-  // A persisted query (APQ) may name its document by hash alone.
-  const hashOnly = persisted !== undefined && body.query === undefined;
-  if (!hashOnly && (typeof body.query !== 'string' || body.query.trim() === '')) {
-    return errorReply(400, 'Request body must have a non-empty "query" string.', 'BAD_REQUEST');
-  }
+  if (extensions !== null && !isObject(extensions)) return badRequest('"extensions" must be a JSON object.');
+  const persisted = extensions?.persistedQuery;
+  if (persisted !== undefined && !isObject(persisted))
+    return badRequest('"extensions.persistedQuery" must be a JSON object with "version" and "sha256Hash".');
+  return persisted;
+}
+
+function variablesOf(body: Record<string, unknown>): Record<string, unknown> | null | Reply {
   const variables = body.variables ?? null;
-  if (variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) {
-    return errorReply(400, '"variables" must be a JSON object.', 'BAD_REQUEST');
-  }
-  const shapeProblem = variables === null ? null : variablesShapeProblem(variables as object);
-  if (shapeProblem) return errorReply(400, shapeProblem, 'BAD_REQUEST');
-  const operationName = body.operationName ?? null;
-  if (operationName !== null && typeof operationName !== 'string') {
-    return errorReply(400, '"operationName" must be a string.', 'BAD_REQUEST');
-  }
-  const out: GraphQLRequestBody = {
-    query: hashOnly ? '' : (body.query as string),
-    variables: variables as Record<string, unknown> | null,
-    operationName,
-  };
-  if (persisted !== undefined) out.persistedQuery = persisted as Record<string, unknown>;
-  return out;
+  if (variables === null) return null;
+  if (!isObject(variables)) return badRequest('"variables" must be a JSON object.');
+  const shapeProblem = variablesShapeProblem(variables);
+  return shapeProblem ? badRequest(shapeProblem) : variables;
 }
 
 /**

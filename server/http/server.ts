@@ -74,6 +74,7 @@ export function createListener(opts: ListenerOptions): http.Server {
       upstreamCalls: [],
       headers: {},
       notes: {},
+      trace: undefined,
     };
     let reply: Reply;
     try {
@@ -92,6 +93,7 @@ export function createListener(opts: ListenerOptions): http.Server {
         opts.onInternalError(err, state);
       }
     }
+    state.trace?.end(reply);
   }
 
   /** Each step answers or hands on: probes, path and method, admission plugins, body, GraphQL. */
@@ -166,7 +168,13 @@ export function createListener(opts: ListenerOptions): http.Server {
   }
 
   async function graphql(req: IncomingMessage, state: RequestState, body: GraphQLRequestBody): Promise<Reply> {
+    const trace = state.trace;
+    const prepareStarted = trace ? performance.now() : 0;
     const prepared = prepare(body.query, body.operationName);
+    if (trace) {
+      const t = prepare.timings;
+      trace.prepared(prepareStarted, t.parseMs, t.validateMs, t.cached, prepared.ok ? prepared.op : null, !prepared.ok);
+    }
     // The contract answers every GraphQL-level failure (parse, validation, variables, resolvers)
     // with 200 and `errors`, whatever Accept says: partners are told to read `errors` on 200. The
     // media type is still negotiated (graphql-over-http's 4xx for application/graphql-response+json
@@ -184,9 +192,12 @@ export function createListener(opts: ListenerOptions): http.Server {
       const early = isPromise(r) ? await r : r;
       if (early) return early;
     }
-    const outcome = await executeOperation(opts.schema, op, body.variables, resolverContext(state), (err) =>
-      opts.onInternalError(err, state),
-    );
+    const context = resolverContext(state);
+    // Set only on a traced request, so an untraced context keeps its shape.
+    if (state.trace) context.trace = state.trace.startExecute(op);
+    const outcome = await executeOperation(opts.schema, op, body.variables, context, (err) => opts.onInternalError(err, state));
+    // (An execution that throws leaves its span to the request span's end, which closes it as failed.)
+    state.trace?.endExecute(outcome.hasErrors);
     const reply: Reply = { status: 200, headers: typeHeader, body: outcome.body };
     if (outcome.stale) state.cache = 'STALE';
     for (const p of onExecutedPlugins) {
@@ -262,7 +273,8 @@ export function createListener(opts: ListenerOptions): http.Server {
     // Closed a second later whatever the client does: one that never reads (an idle-socket flood)
     // must not hold it half-open; the second lets a client that does read get the answer.
     socket.end(
-      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ` +
+        `${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
     );
     setTimeout(() => socket.destroy(), 1000).unref();
   });

@@ -14,7 +14,11 @@
 //   is cancelled), a session with no open stream is closed after the keep-alive timeout, a session
 //   carries at most H2_MAX_STREAMS requests at once, header lists are bounded like HTTP/1.1's;
 // - closing the server sends every session a GOAWAY (in-flight streams finish), and
-//   closeAllConnections() also cuts sessions.
+//   closeAllConnections() also cuts sessions;
+// - a session whose streams are reset more than H2_MAX_RESETS times in H2_RESET_WINDOW_MS (the rapid
+//   reset attack: open a stream, cancel it, in a loop) is closed with GOAWAY ENHANCE_YOUR_CALM;
+// - request headers over the listener's bound get 431 as on HTTP/1.1 (up to twice the bound; past
+//   that, or past 128 header fields, node resets the stream with ENHANCE_YOUR_CALM).
 import http2, { type Http2SecureServer, type Http2Session, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import fs from 'node:fs';
 import http, { type IncomingMessage, type RequestListener, type ServerOptions } from 'node:http';
@@ -30,6 +34,10 @@ export interface TlsFiles {
 
 /** Requests one HTTP/2 session may have in flight at once (SETTINGS_MAX_CONCURRENT_STREAMS). */
 export const H2_MAX_STREAMS = 100;
+
+/** Stream resets one HTTP/2 session may cause within H2_RESET_WINDOW_MS before it is closed. */
+export const H2_MAX_RESETS = 100;
+export const H2_RESET_WINDOW_MS = 10_000;
 
 export const HSTS = 'max-age=31536000';
 
@@ -47,7 +55,8 @@ export function loadTlsPair(files: TlsFiles): { cert: Buffer; key: Buffer } {
     tls.createSecureContext({ cert, key });
   } catch (err) {
     throw new Error(
-      `TLS_CERT_FILE (${files.certFile}) and TLS_KEY_FILE (${files.keyFile}) are not a usable PEM certificate and matching private key: ${(err as Error).message}`,
+      `TLS_CERT_FILE (${files.certFile}) and TLS_KEY_FILE (${files.keyFile}) are not a usable PEM certificate and matching private key: ` +
+        `${(err as Error).message}`,
     );
   }
   return { cert, key };
@@ -80,7 +89,8 @@ function createHttp2Server(files: TlsFiles, options: ListenerServerOptions, hand
     ...loadTlsPair(files),
     minVersion: 'TLSv1.2',
     allowHTTP1: true,
-    settings: { maxConcurrentStreams: H2_MAX_STREAMS, maxHeaderListSize: options.maxHeaderSize },
+    // Twice the bound, so that a request between the two gets the 431 HTTP/1.1 gives (checked below).
+    settings: { maxConcurrentStreams: H2_MAX_STREAMS, maxHeaderListSize: 2 * options.maxHeaderSize },
   });
   // Read by node:http for the HTTP/1.1 connections of this server.
   const { headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval, maxHeaderSize } = options;
@@ -90,9 +100,14 @@ function createHttp2Server(files: TlsFiles, options: ListenerServerOptions, hand
   server.on('session', (session: Http2Session) => {
     sessions.add(session);
     let open = 0;
+    const resets = resetCounter(session);
     session.on('stream', (stream) => {
       open++;
-      stream.once('close', () => open--);
+      stream.once('close', () => {
+        open--;
+        // A stream closed with an error code: cancelled by the client, or refused by node.
+        if (stream.rstCode !== http2.constants.NGHTTP2_NO_ERROR) resets();
+      });
     });
     // Idle: no frame for the keep-alive timeout while no request is open (a slow answer is not idle).
     session.setTimeout(keepAliveTimeout, () => {
@@ -102,7 +117,10 @@ function createHttp2Server(files: TlsFiles, options: ListenerServerOptions, hand
   });
 
   server.on('request', (req: Http2ServerRequest | IncomingMessage, res: Http2ServerResponse | http.ServerResponse) => {
-    if (req.httpVersionMajor === 2) limitRequestTime(req as Http2ServerRequest, res as Http2ServerResponse, requestTimeout);
+    if (req.httpVersionMajor === 2) {
+      if (headerListSize(req.rawHeaders) > maxHeaderSize) return headersTooLarge(res as Http2ServerResponse);
+      limitRequestTime(req as Http2ServerRequest, res as Http2ServerResponse, requestTimeout);
+    }
     handler(req as IncomingMessage, res as http.ServerResponse);
   });
 
@@ -121,6 +139,43 @@ function createHttp2Server(files: TlsFiles, options: ListenerServerOptions, hand
   });
   // The listeners use it through http.Server's methods, each of which it now has.
   return server as unknown as http.Server;
+}
+
+/** Counts a session's stream resets in a fixed window; past H2_MAX_RESETS the session gets GOAWAY ENHANCE_YOUR_CALM. */
+function resetCounter(session: Http2Session): () => void {
+  let windowStart = Date.now();
+  let count = 0;
+  return () => {
+    const now = Date.now();
+    if (now - windowStart > H2_RESET_WINDOW_MS) {
+      windowStart = now;
+      count = 0;
+    }
+    if (++count <= H2_MAX_RESETS || session.destroyed) return;
+    // No new stream is accepted; the socket is cut at once (the attacker does not wait for answers).
+    session.goaway(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM);
+    session.destroy();
+  };
+}
+
+/** The size of a header list as HTTP/2 counts it (RFC 9113 section 6.5.2: name, value and 32 octets each). */
+function headerListSize(raw: string[]): number {
+  let size = 0;
+  for (let i = 0; i < raw.length; i++) size += Buffer.byteLength(raw[i]!) + (i % 2 ? 32 : 0);
+  return size;
+}
+
+/** 431 with the body HTTP/1.1 gives; the stream is ended without error once it is out. */
+function headersTooLarge(res: Http2ServerResponse): void {
+  const body = JSON.stringify({ errors: [{ message: 'Request headers are too large.', extensions: { code: 'BAD_REQUEST' } }] });
+  res.writeHead(431, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+    'strict-transport-security': HSTS,
+  });
+  res.end(body, () => {
+    if (!res.stream.closed) res.stream.close(http2.constants.NGHTTP2_NO_ERROR);
+  });
 }
 
 /** The HTTP/2 counterpart of node:http's requestTimeout: the whole request within `ms`, else 408. */

@@ -39,6 +39,12 @@ import { StoreFileError, ensureDir, sameStamp, statStamp, withLock, writeAtomic,
 export type KeyEnvironment = 'production' | 'certification' | 'support';
 export const KEY_ENVIRONMENTS: readonly KeyEnvironment[] = ['production', 'certification', 'support'];
 
+// What a support token may do in the console: `viewer` searches and reads masked records,
+// `unmask` also opens personal data (with a reason) and reruns such records, `partners` edits
+// partner records and test IPs. A support token issued before roles existed is a viewer.
+export type SupportRole = 'viewer' | 'unmask' | 'partners';
+export const SUPPORT_ROLES: readonly SupportRole[] = ['viewer', 'unmask', 'partners'];
+
 export interface KeyRecord {
   id: string;
   /** SHA-256 of the whole key string, lower-case hex. */
@@ -49,6 +55,8 @@ export interface KeyRecord {
   createdAt: string;
   /** ISO 8601, or null while the key is valid. */
   revokedAt: string | null;
+  /** Support tokens only: what the holder may do in the console (absent: viewer). */
+  roles?: SupportRole[];
 }
 
 export interface KeysFile {
@@ -57,7 +65,10 @@ export interface KeysFile {
 }
 
 export type VerifyFailure = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'wrong_environment';
-export type VerifyResult = { ok: true; partnerCode: string; keyId: string } | { ok: false; reason: VerifyFailure };
+export type VerifyResult =
+  | { ok: true; partnerCode: string; keyId: string; roles?: SupportRole[] }
+  /** `partnerCode`: the holder of a known key refused for being revoked or of another environment. */
+  | { ok: false; reason: VerifyFailure; partnerCode?: string };
 
 /** The minimum a logger must offer (pino's Logger fits). */
 export interface KeyStoreLogger {
@@ -115,6 +126,28 @@ export function isKeyEnvironment(value: unknown): value is KeyEnvironment {
   return (KEY_ENVIRONMENTS as readonly unknown[]).includes(value);
 }
 
+export function isSupportRole(value: unknown): value is SupportRole {
+  return (SUPPORT_ROLES as readonly unknown[]).includes(value);
+}
+
+/** Parses `viewer,unmask` (the keys CLI's --role); throws KeyStoreError naming the roles. */
+export function parseSupportRoles(input: string): SupportRole[] {
+  const roles = [
+    ...new Set(
+      input
+        .split(',')
+        .map((r) => r.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+  ];
+  const bad = roles.filter((r) => !isSupportRole(r));
+  if (!roles.length || bad.length)
+    throw new KeyStoreError(
+      `--role must be one or more of ${SUPPORT_ROLES.join(', ')} (comma-separated)${bad.length ? `, got "${bad.join(', ')}"` : ''}`,
+    );
+  return roles as SupportRole[];
+}
+
 /** Parses and checks the whole file; any defect makes the whole file invalid (never a partial set). */
 export function parseKeysFile(text: string): KeysFile {
   let data: unknown;
@@ -140,6 +173,7 @@ export function parseKeysFile(text: string): KeysFile {
     if (!isKeyEnvironment(r.environment)) throw bad('environment');
     if (typeof r.createdAt !== 'string' || Number.isNaN(Date.parse(r.createdAt))) throw bad('createdAt');
     if (r.revokedAt !== null && (typeof r.revokedAt !== 'string' || Number.isNaN(Date.parse(r.revokedAt)))) throw bad('revokedAt');
+    if (r.roles !== undefined && (!Array.isArray(r.roles) || !r.roles.length || !r.roles.every(isSupportRole))) throw bad('roles');
     return {
       id: r.id,
       keyHash: r.keyHash,
@@ -147,6 +181,7 @@ export function parseKeysFile(text: string): KeysFile {
       environment: r.environment,
       createdAt: r.createdAt,
       revokedAt: r.revokedAt as string | null,
+      ...(r.roles ? { roles: [...(r.roles as SupportRole[])] } : {}),
     };
   });
   return { version: 1, keys };
@@ -203,8 +238,14 @@ export interface IssuedKey {
   record: KeyRecord;
 }
 
-export async function issueKey(file: string, opts: { environment: KeyEnvironment; partnerCode: string; now?: Date }): Promise<IssuedKey> {
+export async function issueKey(
+  file: string,
+  opts: { environment: KeyEnvironment; partnerCode: string; now?: Date; roles?: SupportRole[] },
+): Promise<IssuedKey> {
   if (!isKeyEnvironment(opts.environment)) throw new KeyStoreError(`unknown environment "${String(opts.environment)}"`);
+  if (opts.roles && opts.environment !== 'support') throw new KeyStoreError('roles are for support tokens only (--env support)');
+  if (opts.roles && (!opts.roles.length || !opts.roles.every(isSupportRole)))
+    throw new KeyStoreError(`roles are ${SUPPORT_ROLES.join(', ')}`);
   const partnerCode = normalizePartnerCode(opts.partnerCode);
   const key = generateKey(opts.environment);
   return updateKeysFile(file, (keys) => {
@@ -217,6 +258,7 @@ export async function issueKey(file: string, opts: { environment: KeyEnvironment
       environment: opts.environment,
       createdAt: (opts.now ?? new Date()).toISOString(),
       revokedAt: null,
+      ...(opts.environment === 'support' ? { roles: [...new Set<SupportRole>(opts.roles ?? ['viewer'])] } : {}),
     };
     return { keys: [...keys, record], result: { key, record } };
   });
@@ -341,14 +383,28 @@ export class KeyStore {
       if (this.verifiedHashes.size >= VERIFIED_MEMO) this.verifiedHashes.clear();
       this.verifiedHashes.set(presented, hash);
     }
-    if (record.revokedAt) return { ok: false, reason: 'revoked' };
-    if (record.environment !== environment) return { ok: false, reason: 'wrong_environment' };
+    if (record.revokedAt) return { ok: false, reason: 'revoked', partnerCode: record.partnerCode };
+    if (record.environment !== environment) return { ok: false, reason: 'wrong_environment', partnerCode: record.partnerCode };
+    if (record.environment === 'support')
+      return { ok: true, partnerCode: record.partnerCode, keyId: record.id, roles: record.roles ?? ['viewer'] };
     return { ok: true, partnerCode: record.partnerCode, keyId: record.id };
   }
 
   /** Whether a key id exists and is not revoked (the console re-checks its sessions with it). */
   isActive(id: string): boolean {
     return this.keyState(id) === 'active';
+  }
+
+  /** The keys of a partner (any environment), without hashes: the console's partner page. */
+  keysOf(partnerCode: string): Omit<KeyRecord, 'keyHash'>[] {
+    const out: Omit<KeyRecord, 'keyHash'>[] = [];
+    for (const r of this.byHash.values()) {
+      if (r.partnerCode !== partnerCode) continue;
+      const shown: Omit<KeyRecord, 'keyHash'> & { keyHash?: string } = { ...r };
+      delete shown.keyHash;
+      out.push(shown);
+    }
+    return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
   /** Whether the loaded file holds key `id`, and whether it is revoked. */

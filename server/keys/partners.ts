@@ -44,7 +44,6 @@ function text(field: string, value: unknown, max: number): string {
   if (typeof value !== 'string' || !value.trim()) throw new PartnerError(`${field} is required`);
   const v = value.trim();
   if (v.length > max) throw new PartnerError(`${field} is at most ${max} characters`);
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f<>]/.test(v)) throw new PartnerError(`${field} must not contain control characters or < >`);
   return v;
 }
@@ -176,7 +175,11 @@ export async function addTestIp(file: string, code: unknown, cidr: unknown, by: 
     const p = find(partners, c);
     const clash = p.testIps.find((t) => rangesOverlap(parseIpRange(t.cidr), r));
     if (clash)
-      throw new PartnerError(`${r.cidr} overlaps ${clash.cidr}, already enabled for ${c} by ${clash.addedBy}; remove that entry first`);
+      throw new PartnerError(
+        clash.cidr === r.cidr
+          ? `${r.cidr} is already enabled for ${c} (by ${clash.addedBy} at ${clash.addedAt}); nothing to do`
+          : `${r.cidr} overlaps ${clash.cidr}, already enabled for ${c} by ${clash.addedBy}; remove that entry first`,
+      );
     if (p.testIps.length >= MAX_TEST_IPS) throw new PartnerError(`${c} already has ${MAX_TEST_IPS} test IPs; remove some first`);
     const entry = { cidr: r.cidr, addedBy: by.actor, addedAt: at };
     p.testIps.push(entry);
@@ -268,7 +271,13 @@ export class PartnerStore {
   check(code: unknown, ip: unknown): CheckAnswer {
     const c = partnerCode(code);
     if (typeof ip !== 'string' || !ip.trim()) throw new PartnerError('ip is required');
-    const r = range(ip.trim());
+    // One address is asked about here: the range examples of the allow-list form do not apply.
+    let r: IpRange;
+    try {
+      r = range(ip.trim());
+    } catch {
+      throw new PartnerError(`ip must be one IPv4 or IPv6 address, such as 203.0.113.7 or 2001:db8::7`);
+    }
     if (r.prefix !== (r.family === 4 ? 32 : 128)) throw new PartnerError('ip must be a single address, not a range');
     const loaded = this.byCode.get(c);
     const hit = loaded

@@ -82,6 +82,8 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
     name: 'gateway_cache_hit_ratio',
     help: 'Response cache hits / (hits + misses) since start, by environment.',
     labelNames: ['environment'],
+    // Several cluster workers: the average of theirs (each serves about the same share).
+    aggregator: 'average',
     registers: [registry],
     collect() {
       this.reset();
@@ -115,6 +117,7 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
     help: "Circuit breaker per feed: 0 closed, 1 half-open, 2 open (the worst over the feed's origins; process-wide).",
     labelNames: ['feed'],
     registers: [registry],
+    aggregator: 'max',
     collect() {
       this.reset();
       for (const [feed, s] of Object.entries(upstreamStats.snapshot())) this.set({ feed }, BREAKER_VALUE[s.breaker] ?? 0);
@@ -204,7 +207,9 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
   });
   new Counter({
     name: 'gateway_replay_records_total',
-    help: 'Replay log records (process-wide), by outcome: enqueued, written, dropped (queue full, or store down after retries), write_errors (failed batch writes), retries (batch writes tried again).',
+    help:
+      'Replay log records (process-wide), by outcome: enqueued, written, dropped (queue full, or store down after retries), write_errors ' +
+      '(failed batch writes), retries (batch writes tried again).',
     labelNames: ['outcome'],
     registers: [registry],
     collect() {
@@ -233,6 +238,7 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
       name: 'gateway_redis_up',
       help: 'Redis: 1 when every part answers (a cluster: every master and cluster_state ok), 0 otherwise (/readyz names what is degraded).',
       registers: [registry],
+      aggregator: 'min',
       collect() {
         this.set(redisUp() ? 1 : 0);
       },

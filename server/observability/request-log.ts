@@ -5,7 +5,8 @@
 //   operationName (only the name of an operation of the document), rootFields, status, durationMs, cache (HIT / MISS / BYPASS / STALE, only for
 //   executable operations), upstream calls ({ feed, status, ms, url } with the URL cut before its
 //   query string, plus the error kind when the call failed), allowance (playground: counted or
-//   not, remaining), auth refusal reason, addressGiven (true when the request carried an address).
+//   not, remaining), auth refusal reason, addressGiven (true when the request carried an address),
+//   traceId (when the request is traced: server/plugins/tracing.ts).
 //
 //   Never: the API key or any request header, the query text, variable values (personal data,
 //   the `@personalData` arguments of schema/public.graphql, is reported only as `addressGiven: true`), response bodies, upstream query strings (the premises
@@ -42,6 +43,7 @@ export interface RequestLogLine {
   allowance?: { counted: boolean; reason?: string; remaining?: number; limit?: number };
   auth?: string;
   addressGiven?: true;
+  traceId?: string;
 }
 
 /** The URL of an upstream call without query string, fragment or credentials. */
@@ -115,7 +117,10 @@ function operationTexts(op: NonNullable<RequestState['operation']>): { name: str
 export function requestLogFields(state: RequestState, reply: Reply, now = Date.now()): string {
   const op = state.operation;
   const texts = op ? operationTexts(op) : null;
-  let out = `"requestId":${str(state.requestId)},"environment":${str(state.environment)},"partnerCode":${strOrNull(state.partnerCode)},"clientIp":${str(state.clientIp)},"method":${str(state.req.method ?? 'GET')},"path":${str(pathOf(state.req.url))},"operationName":${texts ? texts.name : 'null'},"status":${reply.status},"durationMs":${Math.max(0, now - state.receivedAt)}`;
+  let out =
+    `"requestId":${str(state.requestId)},"environment":${str(state.environment)},"partnerCode":${strOrNull(state.partnerCode)},` +
+    `"clientIp":${str(state.clientIp)},"method":${str(state.req.method ?? 'GET')},"path":${str(pathOf(state.req.url))},` +
+    `"operationName":${texts ? texts.name : 'null'},"status":${reply.status},"durationMs":${Math.max(0, now - state.receivedAt)}`;
   if (op && texts) {
     out += texts.rootFields;
     if (!op.introspectionOnly) out += `,"cache":${str(state.cache)}`;
@@ -141,6 +146,8 @@ export function requestLogFields(state: RequestState, reply: Reply, now = Date.n
   const auth = state.notes.auth as { ok?: boolean; reason?: string } | undefined;
   if (auth && auth.ok === false && auth.reason) out += `,"auth":${str(auth.reason)}`;
   if (hasPersonalData(state.variables, op?.rootFields)) out += ',"addressGiven":true';
+  // A traced (sampled) request's OpenTelemetry trace id: 32 hex digits, safe as is.
+  if (state.trace) out += `,"traceId":"${state.trace.traceId}"`;
   return out;
 }
 

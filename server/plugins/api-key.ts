@@ -28,7 +28,7 @@ export function apiKeyPlugin(opts: ApiKeyPluginOptions): HttpPlugin {
     onRequest(state: RequestState): Reply | void {
       const result = keys.verify(environment, presentedKey(state));
       if (!result.ok) {
-        state.notes.auth = { ok: false, reason: result.reason };
+        state.notes.auth = { ok: false, reason: result.reason, ...(result.partnerCode ? { partnerCode: result.partnerCode } : {}) };
         warn({ requestId: state.requestId, environment, clientIp: state.clientIp, reason: result.reason }, 'request refused: api key');
         return errorReply(403, message, 'FORBIDDEN');
       }

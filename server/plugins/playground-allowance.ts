@@ -20,13 +20,18 @@
 // count is spent, a counted call gets HTTP 429 (RATE_LIMITED, reason ALLOWANCE_USED_UP) and
 // remaining 0.
 //
+// A request that registers a persisted query (APQ hash and document) takes one more free point,
+// kept even when the call is counted: registrations fill a store, so they count against the free
+// rate (and the playground's own persisted-query budget, PERSISTED_QUERIES_PLAYGROUND_MAX_BYTES).
+//
 // Free is not unlimited: free requests are rate-limited per client IP (IPv6 per /64, like the
 // allowance): at most `points` per `windowSeconds` of the store's free rate, counted beside the allowance
 // (cache/free-rate.ts; in Redis when REDIS_URL is set, so every instance shares it). Every
 // playground request takes a free point in onRequest, before its body is read, in the same store
 // round trip that reads the allowance; a call the allowance counts gets its point back in the
 // same round trip that counts it. A client over the rate is refused from memory, without a round
-// trip, until its window ends (its remaining calls as read when the refusal began): HTTP 429, code RATE_LIMITED, extensions.reason FREE_REQUEST_RATE (the spent allowance is
+// trip, until its window ends (its remaining calls as read when the refusal began): HTTP 429, code
+// RATE_LIMITED, extensions.reason FREE_REQUEST_RATE (the spent allowance is
 // ALLOWANCE_USED_UP), Retry-After, and the allowance headers as usual. While refused, its counted
 // calls are refused too: a person using GraphiQL never gets there (it sends two free requests per
 // page load and one per schema refresh).
@@ -77,7 +82,9 @@ export function allowancePlugin(opts: AllowancePluginOptions): HttpPlugin {
     );
   };
 
-  const tooManyFree = `Too many free playground requests (introspection, invalid queries, page loads, calls after the allowance is spent) from your IP address: at most ${store.free.rate.points} per ${store.free.rate.windowSeconds} s. Try again later.`;
+  const tooManyFree =
+    `Too many free playground requests (introspection, invalid queries, page loads, calls after the allowance is spent) ` +
+    `from your IP address: at most ${store.free.rate.points} per ${store.free.rate.windowSeconds} s. Try again later.`;
   const freeRateReply = (state: RequestState, ms: number): Reply => {
     const retryAfter = Math.max(1, Math.ceil(ms / 1000));
     state.notes.allowance = { ...(state.notes.allowance as object | undefined), counted: false, reason: 'free_request_rate' };
@@ -91,7 +98,14 @@ export function allowancePlugin(opts: AllowancePluginOptions): HttpPlugin {
     name: 'playground-allowance',
     async onRequest(state: RequestState): Promise<Reply | void> {
       state.headers[LIMIT_HEADER] = String(limit);
+      const started = state.trace ? performance.now() : 0;
       const admission = await store.admit(allowanceSubject(state.clientIp));
+      state.trace?.step(
+        'gateway.allowance.admit',
+        started,
+        { 'gateway.allowance.remaining': admission.remaining ?? -1, 'gateway.allowance.free_refused': admission.freeRefusedMs > 0 },
+        admission.remaining === null,
+      );
       if (admission.remaining === null) {
         state.headers[REMAINING_HEADER] = '0';
         state.notes.allowance = { limit, unavailable: true };
@@ -109,6 +123,12 @@ export function allowancePlugin(opts: AllowancePluginOptions): HttpPlugin {
         state.notes.allowance = { limit, counted: false, reason: 'read_only' };
         return readOnlyReply(op);
       }
+      // Registering a persisted query stores something: it costs a free request whatever the call
+      // (a counted call gets back only the point of its request), and is refused over the rate.
+      if (state.notes.persistedQuery === 'registered' && store.free.enabled) {
+        const charged = await store.admit(allowanceSubject(state.clientIp));
+        if (charged.freeRefusedMs > 0) return freeRateReply(state, charged.freeRefusedMs);
+      }
       if (op.introspectionOnly) {
         state.notes.allowance = {
           ...(state.notes.allowance as object | undefined),
@@ -120,9 +140,24 @@ export function allowancePlugin(opts: AllowancePluginOptions): HttpPlugin {
         return undefined;
       }
       let result;
+      const started = state.trace ? performance.now() : 0;
       try {
+        // The admission already waited out the store's deadline: one wait per call, not two (the
+        // bound of docs/operations.md is for the whole call).
+        if ((state.notes.allowance as { unavailable?: boolean } | undefined)?.unavailable)
+          throw new AllowanceUnavailableError('allowance store (Redis) unavailable: the admission check got no answer');
         result = await store.consume(allowanceSubject(state.clientIp));
+        state.trace?.step('gateway.allowance.count', started, {
+          'gateway.allowance.counted': result.allowed,
+          'gateway.allowance.remaining': result.remaining,
+        });
       } catch (err) {
+        state.trace?.step(
+          'gateway.allowance.count',
+          started,
+          { 'gateway.allowance.counted': false, 'error.type': 'store_unavailable' },
+          true,
+        );
         if (!(err instanceof AllowanceUnavailableError)) throw err;
         logOutage(state, err);
         state.headers[REMAINING_HEADER] = '0';

@@ -7,6 +7,7 @@ import type { ReplayRecord, ReplayStore } from '../stores/replay-store.js';
 import { digestQuery, sealPersonalData } from '../stores/replay-privacy.js';
 import { schemaPolicy } from '../../resolvers/schema-policy.js';
 import { isoTime } from '../../lib/iso-time.js';
+import { replayFacets, rootFieldsOf } from '../stores/replay-facets.js';
 
 const KEPT_HEADERS = /^(x-request-id|x-cache|age|retry-after|x-ratelimit-.*)$/i;
 const SECRET_NOTE = /^(x-?api-?key|api_?key|key|token|secret|password|authorization)$/i;
@@ -25,13 +26,15 @@ export function replayRecord(state: RequestState, reply: Reply, now = Date.now()
     if (SECRET_NOTE.test(k)) continue;
     (notes ??= {})[k] = state.notes[k];
   }
+  // A refused key of another environment (or revoked) still names its partner: support finds it.
+  const auth = state.notes.auth as { partnerCode?: unknown } | undefined;
   const record: ReplayRecord = {
     id: state.requestId,
     time: isoTime(state.receivedAt),
     environment: state.environment,
-    partnerCode: state.partnerCode,
+    partnerCode: state.partnerCode ?? (typeof auth?.partnerCode === 'string' ? auth.partnerCode : null),
     clientIp: state.clientIp,
-    operationName: state.operation?.operationName ?? state.operationName ?? null,
+    operationName: recordedOperationName(state),
     query: state.query ?? null,
     variables: state.variables ?? null,
     status: reply.status,
@@ -49,7 +52,15 @@ export function replayRecord(state: RequestState, reply: Reply, now = Date.now()
     durationMs: Math.max(0, now - state.receivedAt),
   };
   if (notes) record.notes = notes;
+  if (state.trace) record.traceId = state.trace.traceId;
   const op = state.operation;
+  // Before the text is digested or sealed: the search reads these, never the answer.
+  record.facets = replayFacets({
+    body: reply.body,
+    rootFields: op ? op.rootFields : rootFieldsOf(state.query),
+    query: state.query,
+    variables: state.variables,
+  });
   // Only an executed operation keeps its text (support re-runs it); the rest keep a digest.
   const executed = !!op && !op.introspectionOnly && reply.status < 400;
   if (!executed && record.query !== null) {
@@ -61,6 +72,26 @@ export function replayRecord(state: RequestState, reply: Reply, now = Date.now()
   const personal = op ? schemaPolicy.selectsPersonalData(op.rootFields) : !!state.query && mayMentionPersonalData(state.query);
   if (personal) sealPersonalData(record, piiKey);
   return record;
+}
+
+/** Stored in place of an operation name that names no operation of the document. */
+export const UNKNOWN_OPERATION = '<unknown>';
+/** The GraphQL Name grammar, bounded. */
+const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,127}$/;
+
+/**
+ * The operation name a record keeps: the executed operation's own name; for a document that did
+ * not prepare, the sent name only when the text declares an operation of that name. Anything else
+ * the client sent as operationName (an address, a token) is stored as '<unknown>', never verbatim.
+ */
+function recordedOperationName(state: RequestState): string | null {
+  const declared = state.operation?.operationName;
+  if (state.operation) return declared ? (GRAPHQL_NAME.test(declared) ? declared : UNKNOWN_OPERATION) : null;
+  const sent = state.operationName;
+  if (!sent) return null;
+  // A Name holds no regular-expression syntax: it is matched literally.
+  if (GRAPHQL_NAME.test(sent) && state.query && new RegExp(`\\b(query|mutation|subscription)\\s+${sent}\\b`).test(state.query)) return sent;
+  return UNKNOWN_OPERATION;
 }
 
 /** For text that never parsed: true when it may name a personal-data root field (errs on the safe side). */
@@ -96,7 +127,11 @@ export function replayPlugin(store: ReplayStore, piiKey: Buffer | null = null): 
     onResponse(state: RequestState, reply: Reply): void {
       try {
         if (!worthRecording(state, reply)) return;
+        const trace = state.trace;
+        const started = trace ? performance.now() : 0;
         store.enqueue(replayRecord(state, reply, Date.now(), piiKey));
+        // Building and queueing the record: the store writes it in a batch, after the answer.
+        trace?.step('gateway.replay.record', started, { 'gateway.request.id': state.requestId });
       } catch {
         store.noteDropped();
       }

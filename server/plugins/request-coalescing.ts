@@ -76,7 +76,10 @@ export function requestCoalescingPlugin(opts: CoalescingOptions): HttpPlugin {
         return undefined;
       }
       flight.waiters++;
+      const started = state.trace ? performance.now() : 0;
       const answer = await within(flight.done, opts.maxWaitMs, null);
+      // The wait for the identical request's execution (gave_up: it timed out or failed; executed on its own).
+      state.trace?.step('gateway.cache.coalesce', started, { 'gateway.cache.result': answer ? 'coalesced' : 'gave_up' });
       if (!answer) return undefined;
       state.cache = 'COALESCED';
       return { status: answer.status, headers: answer.headers, body: answer.body, bytes: answer.bytes };

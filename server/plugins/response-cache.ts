@@ -38,6 +38,11 @@ interface OperationMemo {
   keys: Map<string, string>;
 }
 
+/** The lookup's span and its attributes (server/plugins/tracing.ts). */
+const LOOKUP_SPAN = 'gateway.cache.lookup';
+const RESULT = 'gateway.cache.result';
+const LEVEL = 'gateway.cache.level';
+
 /** Bounds of the key memo: entries per operation, and the longest variables text worth keeping. */
 const KEY_MEMO_ENTRIES = 512;
 const KEY_MEMO_MAX_CHARS = 2048;
@@ -107,6 +112,9 @@ export function responseCachePlugin(opts: ResponseCachePluginOptions): HttpPlugi
   return {
     name: 'response-cache',
     onBeforeExecute(state: RequestState, op: PreparedOperation): Reply | void | Promise<Reply | void> {
+      // Untraced (tracing off, or not sampled): one check per step below, nothing allocated.
+      const trace = state.trace;
+      const started = trace ? performance.now() : 0;
       const memo = memoFor(op);
       const policy =
         memo.policy ??
@@ -114,13 +122,18 @@ export function responseCachePlugin(opts: ResponseCachePluginOptions): HttpPlugi
       if (!policy.cacheable) {
         state.cache = 'BYPASS';
         cache.noteBypass();
+        trace?.step(LOOKUP_SPAN, started, { [RESULT]: 'bypass' });
         return undefined;
       }
       const key = keyOf(state, op, memo, policy.fields);
       // An in-process hit is answered synchronously; otherwise Redis is asked.
       const local = cache.getLocal(key);
-      if (local) return hitReply(state, local);
+      if (local) {
+        trace?.step(LOOKUP_SPAN, started, { [RESULT]: 'hit', [LEVEL]: local.level });
+        return hitReply(state, local);
+      }
       return cache.getShared(key).then((hit) => {
+        trace?.step(LOOKUP_SPAN, started, hit ? { [RESULT]: 'hit', [LEVEL]: hit.level } : { [RESULT]: 'miss' });
         if (hit) return hitReply(state, hit);
         state.cache = 'MISS';
         state.cacheKey = key;

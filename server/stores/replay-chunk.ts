@@ -95,7 +95,7 @@ function sameShape(a: Shape, b: ReplayRecord): boolean {
 
 /**
  * A v4 chunk: each record is a small array of what is its own (id, time, client, duration,
- * headers, notes, upstream calls) and the index of its shape, the array of what it shares with
+ * headers, notes, upstream calls, then a traced request's trace id) and the index of its shape, the array of what it shares with
  * other records (environment, partner, operation, query, variables, status, body, cache state,
  * digest, personal-data box), each distinct shape stored once. `keep(record)` false leaves a
  * record out without counting it as lost (one already past the retention). `expectedBytes`: room
@@ -123,7 +123,11 @@ export function chunkEncoder(keep: (r: ReplayRecord) => boolean = () => true, ex
     const query = r.query === null ? 'null' : String(texts.at(r.query, () => r.query!));
     // Variables come from a parsed body (one frozen object per distinct body): their JSON is made once per chunk.
     const variables = r.variables === null ? 'null' : String(vars.at(r.variables, () => safeJson(r.variables)));
-    const text = `[${str(r.environment)},${strOrNull(r.partnerCode)},${strOrNull(r.operationName)},${query},${variables},${r.status},${bodies.at(r.responseBody, () => r.responseBody)},${r.fromCache},${strOrNull(r.cache)},${r.queryDigest ? JSON.stringify(r.queryDigest) : 'null'},${r.personalData ? JSON.stringify(r.personalData) : 'null'}]`;
+    const body = bodies.at(r.responseBody, () => r.responseBody);
+    const json = (v: unknown) => (v ? JSON.stringify(v) : 'null');
+    const text =
+      `[${str(r.environment)},${strOrNull(r.partnerCode)},${strOrNull(r.operationName)},${query},${variables},${r.status},${body},` +
+      `${r.fromCache},${strOrNull(r.cache)},${json(r.queryDigest)},${json(r.personalData)},${json(r.facets)}]`;
     const index = shapes.at(text, () => text);
     if (plain) lastShape.set(r.responseBody, { shape: r, index });
     return index;
@@ -138,7 +142,10 @@ export function chunkEncoder(keep: (r: ReplayRecord) => boolean = () => true, ex
       let text: string;
       try {
         // One native JSON.stringify of the record's own parts costs less than joining their texts.
-        text = JSON.stringify([r.id, r.time, r.clientIp, r.durationMs, shapeOf(r), r.responseHeaders, r.notes ?? null, r.upstreamCalls]);
+        const own = [r.id, r.time, r.clientIp, r.durationMs, shapeOf(r), r.responseHeaders, r.notes ?? null, r.upstreamCalls];
+        // A traced request's trace id comes last: an untraced record keeps the eight fields it always had.
+        if (r.traceId) own.push(r.traceId);
+        text = JSON.stringify(own);
       } catch {
         return false;
       }
@@ -148,7 +155,8 @@ export function chunkEncoder(keep: (r: ReplayRecord) => boolean = () => true, ex
     },
     finish() {
       records.append(
-        `],"bodies":${JSON.stringify(bodies.values)},"texts":${JSON.stringify(texts.values)},"vars":${JSON.stringify(vars.values)},"shapes":[${shapes.values.join(',')}]}`,
+        `],"bodies":${JSON.stringify(bodies.values)},"texts":${JSON.stringify(texts.values)},` +
+          `"vars":${JSON.stringify(vars.values)},"shapes":[${shapes.values.join(',')}]}`,
       );
       return { data: records.bytes(), ids: ids.text.bytes(), count: ids.count, newest: ids.newest() };
     },
@@ -237,30 +245,46 @@ export function decodeChunk(raw: string): ReplayRecord[] {
       responseBody: body(r.responseBody),
     }));
   }
-  return (chunk.records as unknown[][]).map(([id, time, clientIp, durationMs, shapeIndex, responseHeaders, notes, upstreamCalls]) => {
-    const [environment, partnerCode, operationName, query, variables, status, responseBody, fromCache, cache, queryDigest, personalData] =
-      chunk.shapes?.[shapeIndex as number] ?? [];
-    // The order of a record as the replay plugin builds it.
-    const r = {
-      id,
-      time,
-      environment,
-      partnerCode,
-      clientIp,
-      operationName,
-      query: text(query),
-      variables: vars(variables),
-      status,
-      responseBody: body(responseBody),
-      responseHeaders,
-      fromCache,
-      cache,
-      upstreamCalls,
-      durationMs,
-    } as ReplayRecord;
-    if (notes !== null && notes !== undefined) r.notes = notes as Record<string, unknown>;
-    if (queryDigest) r.queryDigest = queryDigest as ReplayRecord['queryDigest'];
-    if (personalData) r.personalData = personalData as ReplayRecord['personalData'];
-    return r;
-  });
+  return (chunk.records as unknown[][]).map(
+    ([id, time, clientIp, durationMs, shapeIndex, responseHeaders, notes, upstreamCalls, traceId]) => {
+      const [
+        environment,
+        partnerCode,
+        operationName,
+        query,
+        variables,
+        status,
+        responseBody,
+        fromCache,
+        cache,
+        queryDigest,
+        personalData,
+        facets,
+      ] = chunk.shapes?.[shapeIndex as number] ?? [];
+      // The order of a record as the replay plugin builds it.
+      const r = {
+        id,
+        time,
+        environment,
+        partnerCode,
+        clientIp,
+        operationName,
+        query: text(query),
+        variables: vars(variables),
+        status,
+        responseBody: body(responseBody),
+        responseHeaders,
+        fromCache,
+        cache,
+        upstreamCalls,
+        durationMs,
+      } as ReplayRecord;
+      if (notes !== null && notes !== undefined) r.notes = notes as Record<string, unknown>;
+      if (queryDigest) r.queryDigest = queryDigest as ReplayRecord['queryDigest'];
+      if (personalData) r.personalData = personalData as ReplayRecord['personalData'];
+      if (facets) r.facets = facets as ReplayRecord['facets'];
+      if (typeof traceId === 'string') r.traceId = traceId;
+      return r;
+    },
+  );
 }

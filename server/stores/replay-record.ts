@@ -1,6 +1,7 @@
 // What the replay log keeps of one request (written by plugins/replay.ts, stored by
 // replay-store.ts in the format of replay-chunk.ts).
 import type { QueryDigest, SealedBox } from './replay-privacy.js';
+import type { ReplayFacets } from './replay-facets.js';
 
 export interface ReplayUpstreamCall {
   feed: string;
@@ -38,6 +39,10 @@ export interface ReplayRecord {
   cache: string | null;
   upstreamCalls: ReplayUpstreamCall[];
   durationMs: number;
+  /** What the console's search filters on, derived when written (absent on older records). */
+  facets?: ReplayFacets;
   /** Plugins' notes (allowance state, key id, cache level). */
   notes?: Record<string, unknown>;
+  /** The OpenTelemetry trace id of a traced (sampled) request: its trace in the operators' trace UI. */
+  traceId?: string;
 }

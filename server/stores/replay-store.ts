@@ -36,6 +36,7 @@ import path from 'node:path';
 import { canReach, type RedisClient } from '../../cache/redis-health.js';
 import type { ReplaySettings } from '../../cache/cache-config.js';
 import type { ReplayRecord } from './replay-record.js';
+import { outcomeOf, type Outcome } from './replay-facets.js';
 import { chunkEncoder, decodeChunk, linesEncoder, packChunk, unpackChunk, type BatchEncoder, type EncodedBatch } from './replay-chunk.js';
 
 export { decodeChunk, encodeChunk, packChunk, unpackChunk } from './replay-chunk.js';
@@ -50,8 +51,57 @@ export interface ReplayQuery {
   /** "200", "429", "4xx", "5xx"... */
   status?: string;
   environment?: string;
+  /** ok, graphql-errors, refused (4xx) or server-errors (5xx). */
+  outcome?: Outcome;
+  /** An `extensions.code` of the answer's errors. */
+  errorCode?: string;
+  clientIp?: string;
+  rootField?: string;
+  zip?: string;
+  /** HIT, MISS, BYPASS, STALE, COALESCED. */
+  cache?: string;
   limit?: number;
 }
+
+export interface SearchOptions {
+  /** From a previous slice's `next`; absent: from the newest. */
+  cursor?: string | null;
+  /** Chunks (Redis) or 512 KiB of segment (embedded) to read at most; default SEARCH_UNITS. */
+  maxUnits?: number;
+}
+
+export interface SearchSlice {
+  /** Matching records of the units read, newest first (may exceed the query's limit by one unit's worth). */
+  records: ReplayRecord[];
+  /** Where to continue (older records); null when every unit in the time range was read. */
+  next: string | null;
+  /** Units read. */
+  units: number;
+  /** The newest record time (ms) not yet searched, when `next` is set. */
+  searchedBack?: number;
+}
+
+/** Units one search slice reads by default: ~32 chunks of up to 500 records. */
+export const SEARCH_UNITS = 32;
+
+/** A unit of a partition's storage a search reads whole, in the partition's newest-first order. */
+export interface ScanUnit {
+  id: string;
+  /** Order within the partition (descending), stable while the unit exists. */
+  key: number;
+  /** Newest record time (ms), for merging partitions. */
+  newest: number;
+  /** Budget units it costs to read. */
+  cost: number;
+}
+
+/** Where a partition's scan stands: units with a greater key are read, and `skip` of those with this key. */
+interface ScanPosition {
+  key: number;
+  skip: number;
+}
+
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export interface ReplayStats {
   store: 'redis' | 'embedded';
@@ -73,10 +123,36 @@ export interface ReplayStore {
   flush(): Promise<void>;
   /** The record of a request id in `environment`; without one, keyed environments are searched first. */
   get(id: string, environment?: string): Promise<ReplayRecord | null>;
+  /**
+   * Every record of a request id (in `environment`, or all), newest first: a client may send the
+   * request id another partner used, so an id alone does not name one record.
+   */
+  getAll(id: string, environment?: string): Promise<ReplayRecord[]>;
   /** Newest first. */
   list(query: ReplayQuery): Promise<ReplayRecord[]>;
+  /**
+   * One bounded slice of a search (the support console): reads at most `maxUnits` chunks (Redis)
+   * or segment pieces (embedded) from `cursor` on, newest first across partitions, yielding to the
+   * event loop between them, and stops early once `limit` records matched. `next` continues it.
+   */
+  search(query: ReplayQuery, opts?: SearchOptions): Promise<SearchSlice>;
   stats(): ReplayStats;
   close(): Promise<void>;
+}
+
+/**
+ * The one record a request id names, from every record carrying it (getAll, newest first), or all
+ * of them when it names none: keyed environments before the playground (a keyless request reusing a
+ * partner's id never shadows the partner's record), then narrowed by `partner`; records of more than
+ * one partner or keyed environment are ambiguous and never resolved by a guess.
+ */
+export function pickRecord(all: ReplayRecord[], partner?: string): { record: ReplayRecord } | { ambiguous: ReplayRecord[] } | null {
+  const mine = partner === undefined ? all : all.filter((r) => r.partnerCode?.toUpperCase() === partner.toUpperCase());
+  const keyed = mine.filter((r) => r.environment !== 'playground');
+  const records = keyed.length ? keyed : mine;
+  if (records.length === 0) return null;
+  const owners = new Set(records.map((r) => `${r.environment}\n${r.partnerCode ?? ''}`));
+  return owners.size > 1 ? { ambiguous: records } : { record: records[0]! };
 }
 
 /** Process-wide counters over every replay store, for metrics. */
@@ -94,6 +170,12 @@ export function recordMatches(r: ReplayRecord, q: ReplayQuery): boolean {
   if (q.partner !== undefined && r.partnerCode !== q.partner) return false;
   if (q.environment !== undefined && r.environment !== q.environment) return false;
   if (!statusMatches(r.status, q.status)) return false;
+  if (q.clientIp !== undefined && r.clientIp !== q.clientIp) return false;
+  if (q.cache !== undefined && r.cache !== q.cache) return false;
+  if (q.outcome !== undefined && outcomeOf(r.status, r.facets) !== q.outcome) return false;
+  if (q.errorCode !== undefined && !r.facets?.codes.includes(q.errorCode)) return false;
+  if (q.rootField !== undefined && !r.facets?.rootFields.includes(q.rootField)) return false;
+  if (q.zip !== undefined && !r.facets?.zips.includes(q.zip)) return false;
   const t = Date.parse(r.time);
   if (q.since !== undefined && t < q.since) return false;
   if (q.until !== undefined && t > q.until) return false;
@@ -110,7 +192,12 @@ interface Backend {
   encoder(): BatchEncoder;
   write(batch: EncodedBatch): Promise<void>;
   get(id: string, environment?: string): Promise<ReplayRecord | null>;
+  getAll(id: string): Promise<ReplayRecord[]>;
   list(q: ReplayQuery): Promise<ReplayRecord[]>;
+  /** Up to `n` units after `from`, newest first, none wholly older than `since`. */
+  peek(from: ScanPosition | null, n: number, since: number): Promise<ScanUnit[]>;
+  /** The records of one unit (yielding to the event loop while it parses). */
+  read(unit: ScanUnit): Promise<ReplayRecord[]>;
   close(): Promise<void>;
 }
 
@@ -205,14 +292,16 @@ class QueuedReplayStore implements ReplayStore {
   }
 
   private schedule(): void {
-    if (this.running) return;
-    if (this.ready.length) {
+    if (this.ready.length && !this.running) {
       if (this.timer) clearTimeout(this.timer);
       this.timer = null;
       this.running = this.drain();
       return;
     }
-    if (!this.timer) {
+    // Set while a write runs too: a batch begun meanwhile is sealed on time and written next by the
+    // running drain, so a record waits at most one flush interval plus the write in flight (the
+    // records a kill -9 can lose).
+    if (!this.timer && this.open.size) {
       this.timer = setTimeout(() => {
         this.timer = null;
         this.sealAll();
@@ -251,8 +340,7 @@ class QueuedReplayStore implements ReplayStore {
     } finally {
       this.queuedBytes = Math.max(0, this.queuedBytes);
       this.running = null;
-      // Batches filled or begun while this one was being written (a record queued meanwhile set
-      // no timer: schedule() waits for a running drain).
+      // Batches sealed after the loop's last look, or begun while the last one was being written.
       if (this.ready.length || this.open.size) this.schedule();
     }
   }
@@ -271,8 +359,16 @@ class QueuedReplayStore implements ReplayStore {
     return this.backend.get(id, environment);
   }
 
+  getAll(id: string, environment?: string): Promise<ReplayRecord[]> {
+    return this.backend.getAll(id, environment);
+  }
+
   list(query: ReplayQuery): Promise<ReplayRecord[]> {
     return this.backend.list(query);
+  }
+
+  search(query: ReplayQuery, opts: SearchOptions = {}): Promise<SearchSlice> {
+    return this.backend.search(query, opts);
   }
 
   stats(): ReplayStats {
@@ -309,6 +405,17 @@ export function replayKeys(partition: string) {
 }
 
 export type ReplayKeys = ReturnType<typeof replayKeys>;
+
+/**
+ * What one chunk costs its partition's budget in Redis: its deflated body (rounded up by jemalloc
+ * by up to 3%), its id list, both key names and ~480 bytes of bookkeeping (two keys with a TTL, an
+ * index member, a sizes field). Calibrated with MEMORY and used_memory over 10,000 chunks: 557-614
+ * bytes per chunk beyond body and ids, so a partition written one record per chunk (a quiet
+ * gateway flushes every REPLAY_FLUSH_MS) holds at most its budget, not twice it.
+ */
+export function chunkCost(bodyBytes: number, idsBytes: number, keyLength: number): number {
+  return Math.ceil(bodyBytes * 1.03) + idsBytes + 2 * keyLength + 480;
+}
 
 /** The keys of production's partition. */
 export const REPLAY_KEYS = replayKeys('production');
@@ -350,6 +457,33 @@ for _, cid in ipairs(cids) do
   end
 end
 return tonumber(ARGV[3]) + #cids
+`;
+
+// As FIND, but returns every chunk of the page whose id list holds the id: { next offset or false, chunk ids... }.
+const FIND_ALL_LUA = `
+local cids = redis.call('ZREVRANGEBYSCORE', KEYS[1], '+inf', ARGV[5], 'LIMIT', ARGV[3], ARGV[4])
+if #cids == 0 then return {} end
+local id = ARGV[2]
+local n = #id
+local out = { #cids < tonumber(ARGV[4]) and false or (tonumber(ARGV[3]) + #cids) }
+for _, cid in ipairs(cids) do
+  local ids = redis.call('GET', ARGV[1] .. cid)
+  if ids then
+    local from = 1
+    while true do
+      local at = string.find(ids, id, from, true)
+      if not at then break end
+      local before = at == 1 or string.byte(ids, at - 1) == 10
+      local after = at + n > #ids or string.byte(ids, at + n) == 10
+      if before and after then
+        out[#out + 1] = cid
+        break
+      end
+      from = at + 1
+    end
+  end
+end
+return out
 `;
 
 // KEYS: index, sizes, bytes, ids. ARGV: cutoff score, max bytes, chunk key prefix, chunk-ids key
@@ -394,12 +528,14 @@ type ScriptedRedis = RedisClient & {
   epgReplayPutChunk(...args: (string | number | Buffer)[]): Promise<number>;
   epgReplayTrimChunks(...args: (string | number)[]): Promise<number>;
   epgReplayFindChunk(...args: (string | number)[]): Promise<string | number | null>;
+  epgReplayFindChunks(...args: (string | number)[]): Promise<(string | number | null)[]>;
 };
 
 function defineScripts(redis: RedisClient): ScriptedRedis {
   const r = redis as ScriptedRedis;
   if (typeof r.epgReplayPutChunk !== 'function') redis.defineCommand('epgReplayPutChunk', { numberOfKeys: 5, lua: PUT_LUA });
   if (typeof r.epgReplayFindChunk !== 'function') redis.defineCommand('epgReplayFindChunk', { numberOfKeys: 1, lua: FIND_LUA });
+  if (typeof r.epgReplayFindChunks !== 'function') redis.defineCommand('epgReplayFindChunks', { numberOfKeys: 1, lua: FIND_ALL_LUA });
   if (typeof r.epgReplayTrimChunks !== 'function') redis.defineCommand('epgReplayTrimChunks', { numberOfKeys: 4, lua: TRIM_LUA });
   return r;
 }
@@ -441,7 +577,7 @@ class RedisBackend implements Backend {
       const chunkId = `${this.chunkPrefix}${(this.chunkSeq++).toString(36)}`;
       // Deflated off the event loop (libuv's pool); a Buffer goes to the socket as is.
       const body = await packChunk(batch.data);
-      const size = body.length + batch.ids.length;
+      const size = chunkCost(body.length, batch.ids.length, this.keys.chunk(chunkId).length);
       p.epgReplayPutChunk(
         this.keys.chunk(chunkId),
         this.keys.chunkIds(chunkId),
@@ -486,6 +622,25 @@ class RedisBackend implements Backend {
       .filter((r) => r.id === id)
       .pop();
     return found && Date.parse(found.time) >= cutoff ? found : null;
+  }
+
+  async getAll(id: string): Promise<ReplayRecord[]> {
+    if (id === '' || id.includes('\n')) return [];
+    const cutoff = this.now() - this.settings.retentionMs;
+    const found: ReplayRecord[] = [];
+    for (let offset = 0; ;) {
+      const page = await this.redis.epgReplayFindChunks(this.keys.index, this.keys.chunkIdsPrefix, id, offset, FIND_PAGE, cutoff);
+      if (!Array.isArray(page) || page.length === 0) break;
+      const [next, ...cids] = page;
+      for (const cid of cids) {
+        const stored = await this.redis.getBuffer(this.keys.chunk(String(cid)));
+        if (!stored) continue;
+        for (const r of decodeChunk(unpackChunk(stored))) if (r.id === id && Date.parse(r.time) >= cutoff) found.push(r);
+      }
+      if (next === null || next === undefined) break;
+      offset = Number(next);
+    }
+    return found.sort((a, b) => Date.parse(b.time) - Date.parse(a.time));
   }
 
   /** The newest chunk whose id list holds `id`, searched a page of chunks per call. */
@@ -533,6 +688,27 @@ class RedisBackend implements Backend {
       if (stop || offset > 100_000) break;
     }
     return out;
+  }
+
+  async peek(from: ScanPosition | null, n: number, since: number): Promise<ScanUnit[]> {
+    const min = Math.max(since, this.now() - this.settings.retentionMs);
+    const page = await this.redis.zrevrangebyscore(
+      this.keys.index,
+      from ? String(from.key) : '+inf',
+      String(min),
+      'WITHSCORES',
+      'LIMIT',
+      from?.skip ?? 0,
+      n,
+    );
+    const units: ScanUnit[] = [];
+    for (let i = 0; i < page.length; i += 2) units.push({ id: page[i]!, key: Number(page[i + 1]), newest: Number(page[i + 1]), cost: 1 });
+    return units;
+  }
+
+  async read(unit: ScanUnit): Promise<ReplayRecord[]> {
+    const stored = await this.redis.getBuffer(this.keys.chunk(unit.id));
+    return stored ? decodeChunk(unpackChunk(stored)) : [];
   }
 
   async close(): Promise<void> {}
@@ -632,6 +808,32 @@ class FileBackend implements Backend {
     return (await this.segments()).filter((s) => s.mtimeMs >= since).reverse();
   }
 
+  async getAll(id: string): Promise<ReplayRecord[]> {
+    const needle = `{"id":${JSON.stringify(id)},`;
+    const cutoff = this.now() - this.settings.retentionMs;
+    const found: ReplayRecord[] = [];
+    for (const s of await this.newestFirst(cutoff)) {
+      let text: string;
+      try {
+        text = await fsp.readFile(s.file, 'utf8');
+      } catch {
+        continue;
+      }
+      for (let at = text.startsWith(needle) ? 0 : text.indexOf(`\n${needle}`); at >= 0; at = text.indexOf(`\n${needle}`, at + 1)) {
+        const start = text[at] === '\n' ? at + 1 : at;
+        const end = text.indexOf('\n', start);
+        try {
+          const r = JSON.parse(text.slice(start, end < 0 ? undefined : end)) as ReplayRecord;
+          if (Date.parse(r.time) >= cutoff) found.push(r);
+        } catch {
+          // A torn last line (crash mid-write): ignore.
+        }
+        if (end < 0) break;
+      }
+    }
+    return found.sort((a, b) => Date.parse(b.time) - Date.parse(a.time));
+  }
+
   async get(id: string): Promise<ReplayRecord | null> {
     const needle = `{"id":${JSON.stringify(id)},`;
     const cutoff = this.now() - this.settings.retentionMs;
@@ -690,6 +892,49 @@ class FileBackend implements Backend {
     }
     // Several writers (processes) may interleave segments: order the page by time.
     return out.sort((a, b) => Date.parse(b.time) - Date.parse(a.time)).slice(0, limit);
+  }
+
+  /** A segment is read in pieces of this many bytes' worth of budget. */
+  private static readonly UNIT_BYTES = 512 * 1024;
+
+  async peek(from: ScanPosition | null, n: number, since: number): Promise<ScanUnit[]> {
+    const cutoff = Math.max(since, this.now() - this.settings.retentionMs);
+    // Newest first by start time (stable while a segment grows), then name.
+    const segs = (await this.segments()).filter((x) => x.mtimeMs >= cutoff).reverse();
+    const out: ScanUnit[] = [];
+    let skip = from?.skip ?? 0;
+    for (const x of segs) {
+      if (from && x.startedAt > from.key) continue;
+      if (from && x.startedAt === from.key && skip > 0) {
+        skip--;
+        continue;
+      }
+      out.push({ id: x.file, key: x.startedAt, newest: x.mtimeMs, cost: Math.max(1, Math.ceil(x.size / FileBackend.UNIT_BYTES)) });
+      if (out.length >= n) break;
+    }
+    return out;
+  }
+
+  async read(unit: ScanUnit): Promise<ReplayRecord[]> {
+    let text: string;
+    try {
+      text = await fsp.readFile(unit.id, 'utf8');
+    } catch {
+      return [];
+    }
+    const out: ReplayRecord[] = [];
+    let n = 0;
+    for (const line of text.split('\n')) {
+      if (!line) continue;
+      try {
+        out.push(JSON.parse(line) as ReplayRecord);
+      } catch {
+        // torn line
+      }
+      // Parsing a large segment is many milliseconds: let requests in between.
+      if (++n % 500 === 0) await yieldToLoop();
+    }
+    return out;
   }
 
   async close(): Promise<void> {}
@@ -788,6 +1033,11 @@ class PartitionedBackend {
     return null;
   }
 
+  async getAll(id: string, environment?: string): Promise<ReplayRecord[]> {
+    const found = await Promise.all(this.partitionsOf(environment).map((p) => this.part(p).getAll(id)));
+    return found.flat().sort((a, b) => Date.parse(b.time) - Date.parse(a.time));
+  }
+
   async list(q: ReplayQuery): Promise<ReplayRecord[]> {
     const limit = q.limit ?? 50;
     const pages = await Promise.all(this.partitionsOf(q.environment).map((p) => this.part(p).list(q)));
@@ -799,5 +1049,78 @@ class PartitionedBackend {
 
   async close(): Promise<void> {
     await Promise.all([...this.parts.values()].map((b) => b.close()));
+  }
+
+  /**
+   * A bounded slice of a search: units are taken newest first across the partitions (always the
+   * partition whose next unit holds the newest records), read one at a time with a yield to the
+   * event loop between them, until the budget is spent or `limit` records matched.
+   */
+  async search(q: ReplayQuery, opts: SearchOptions): Promise<SearchSlice> {
+    const budget = Math.max(1, opts.maxUnits ?? SEARCH_UNITS);
+    const limit = q.limit ?? 50;
+    const positions = decodeCursor(opts.cursor);
+    const since = q.since ?? 0;
+    const queues = new Map<string, ScanUnit[]>();
+    for (const p of this.partitionsOf(q.environment)) {
+      if (positions[p] === 'done') continue;
+      const pos = positions[p] as ScanPosition | undefined;
+      const units = await this.part(p).peek(pos ?? null, budget + 1, since);
+      queues.set(p, units);
+      if (units.length === 0) positions[p] = 'done';
+    }
+    const out: ReplayRecord[] = [];
+    let spent = 0;
+    let units = 0;
+    while (spent < budget && out.length < limit) {
+      let best: string | null = null;
+      for (const [p, qu] of queues) if (qu.length && (best === null || qu[0]!.newest > queues.get(best)![0]!.newest)) best = p;
+      if (best === null) break;
+      const unit = queues.get(best)!.shift()!;
+      if (units > 0 && spent + unit.cost > budget) break;
+      for (const r of await this.part(best).read(unit)) if (recordMatches(r, q)) out.push(r);
+      spent += unit.cost;
+      units++;
+      const prev = positions[best];
+      positions[best] = { key: unit.key, skip: typeof prev === 'object' && prev.key === unit.key ? prev.skip + 1 : 1 };
+      if (queues.get(best)!.length === 0) {
+        // Peeked budget + 1: an empty queue after reading means nothing older is left.
+        positions[best] = 'done';
+        queues.delete(best);
+      }
+      await yieldToLoop();
+    }
+    const left = [...queues.values()].filter((qu) => qu.length);
+    out.sort((a, b) => Date.parse(b.time) - Date.parse(a.time));
+    return {
+      records: out,
+      next: left.length ? encodeCursor(positions) : null,
+      units,
+      ...(left.length ? { searchedBack: Math.max(...left.map((qu) => qu[0]!.newest)) } : {}),
+    };
+  }
+}
+
+type Positions = Record<string, ScanPosition | 'done'>;
+
+function encodeCursor(positions: Positions): string {
+  return Buffer.from(JSON.stringify(positions)).toString('base64url');
+}
+
+/** A cursor as sent back by a browser: anything malformed starts from the newest. */
+function decodeCursor(cursor: string | null | undefined): Positions {
+  if (!cursor || cursor.length > 2000) return {};
+  try {
+    const raw = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
+    const out: Positions = {};
+    for (const [k, v] of Object.entries(raw ?? {})) {
+      if (!/^[a-z]+(\.personal)?$/.test(k)) continue;
+      if (v === 'done') out[k] = 'done';
+      else if (v && typeof v === 'object' && Number.isFinite((v as ScanPosition).key) && Number.isInteger((v as ScanPosition).skip))
+        out[k] = { key: (v as ScanPosition).key, skip: Math.max(0, (v as ScanPosition).skip) };
+    }
+    return out;
+  } catch {
+    return {};
   }
 }

@@ -69,7 +69,7 @@ export const cacheReplayCapability: CapabilitySetup = async (ctx) => {
       });
       logger.info({ url: admin.url }, 'admin endpoint listening');
     } catch (err) {
-      support?.close();
+      await support?.close();
       await cache?.close();
       await replay?.close();
       throw err;
@@ -126,7 +126,7 @@ export const cacheReplayCapability: CapabilitySetup = async (ctx) => {
     },
     async close() {
       await admin?.close();
-      support?.close();
+      await support?.close();
       await replay?.close();
       await cache?.close();
     },

@@ -3,6 +3,7 @@
 // with /healthz on the ops port (OPS_PORT, default 9464; 0 = a free port). Registered last, so its
 // plugins see each request after every other plugin has had its say.
 import { createGatewayMetrics } from '../observability/metrics.js';
+import { shareWithPrimary } from '../observability/cluster-metrics.js';
 import { startOpsServer, type OpsServer } from '../observability/ops-server.js';
 import { requestLogPlugin } from '../observability/request-log.js';
 import type { HttpPlugin } from '../http/plugin.js';
@@ -16,6 +17,8 @@ const UNKNOWN_ENUM_LOG_MS = 60 * 60 * 1000;
 
 export const observabilityCapability: CapabilitySetup = async ({ config, logger, redis }) => {
   const metrics = createGatewayMetrics({ redisUp: redis ? () => isRedisUp(redis) : null });
+  // A cluster worker (WORKERS > 1) has no ops port: the primary's sums every worker's registry.
+  shareWithPrimary(metrics.registry);
   const requestLog = requestLogPlugin(requestLineWriter(logger));
   const lastLogged = new Map<string, number>();
   const stopEnumLog = onUnknownEnumValue((type, value) => {

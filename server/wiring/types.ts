@@ -17,8 +17,9 @@ export interface WiringContext {
   bus: InstanceBus | null;
   mesh: GatewayMesh;
   /**
-   * A listener of this gateway's environment with the given plugins instead of the capabilities'
-   * (the console's rerun: no admission, no cache, no replay). Callable once the gateway started.
+   * A server of this gateway's environment with the given plugins instead of the capabilities'
+   * (the console's rerun: no admission, no cache, no replay), never bound to a port: requests are
+   * written into it in process (server/admin/rerun.ts). Callable once the gateway started.
    */
   createPrivateListener(environment: EnvironmentName, plugins: HttpPlugin[]): Server;
 }

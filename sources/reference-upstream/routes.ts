@@ -2,7 +2,7 @@
 
 import type { FeedName } from './faults.js';
 import { listPlans } from './feeds/brightgrid.js';
-import { stateStatistics } from './feeds/eia.js';
+import { monthlyResidentialSales, stateStatistics } from './feeds/eia.js';
 import { eiaV2Data } from './feeds/eia-v2.js';
 import { gridwiseFeed } from './feeds/gridwise.js';
 import { searchByAddress } from './feeds/premises.js';
@@ -38,6 +38,12 @@ export const ROUTES: readonly Route[] = [
     pattern: /^\/eia\/v1\/states\/([^/]+)$/,
     cacheControl: 'public, max-age=86400',
     handle: ([state]) => stateStatistics(state!),
+  },
+  {
+    feed: 'eia',
+    pattern: /^\/eia\/v1\/states\/([^/]+)\/residential-sales\/monthly$/,
+    cacheControl: 'public, max-age=86400',
+    handle: ([state]) => monthlyResidentialSales(state!),
   },
   // EIA's API v2 shape (the Eia source of .meshrc.yaml); EIA_URL points the same calls at EIA itself.
   {

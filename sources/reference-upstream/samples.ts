@@ -11,6 +11,7 @@ export const SAMPLE_REQUESTS: Record<string, string> = {
   voltify: '/voltify/api/v2/offers?zip=75001&class=residential',
   brightgrid: '/brightgrid/v1/plans/75001',
   eia: '/eia/v1/states/TX',
+  'eia-monthly-sales': '/eia/v1/states/TX/residential-sales/monthly',
   premises: '/premises/v1/search?zip=75201&address=1500%20MARILLA%20ST',
   gridwise: '/gridwise/feed/75001',
 };

@@ -22,6 +22,28 @@ export interface FeedScope {
   calls: UpstreamCall[];
   /** Set by the fetch layer when it answered from a stale copy because the feed failed. */
   stale?: { feed: string; ageSeconds: number }[];
+  /** The request's tracing, when it is traced (server/plugins/tracing.ts); absent otherwise. */
+  trace?: FeedTracer;
+  /** 1-based page of a paginated feed's call. */
+  page?: number;
+}
+
+/** Spans of a traced request's feed calls (implemented by server/plugins/tracing.ts). */
+export interface FeedTracer {
+  /** One call of a feed as the resolver asked for it (retries and dedup inside). */
+  startCall(call: { feed: string; method: string; url: string; page: number | undefined; breaker: string }): FeedCallSpan;
+}
+
+export interface FeedCallSpan {
+  /** One HTTP exchange of the call (the first, or a retry): its span, and the headers naming it. */
+  startAttempt(): FeedAttemptSpan;
+  end(outcome: { status: number | null; error: string | null; deduplicated: boolean; staleSeconds: number | null }): void;
+}
+
+export interface FeedAttemptSpan {
+  /** Headers to send with the attempt (W3C traceparent, and tracestate when there is one). */
+  headers: Record<string, string>;
+  end(status: number | null, error: string | null): void;
 }
 
 const FEED_SCOPE = Symbol('feed scope');

@@ -27,7 +27,7 @@ import { upstreamStats } from './stats.js';
 import { headerOf, toResponse, undiciTransport, type BufferedResponse, type Transport } from './transport.js';
 import { loadUpstreamSettings, type UpstreamSettings } from './upstream-config.js';
 import { validatePayload } from './validate.js';
-import type { UpstreamCall } from './feed-scope.js';
+import type { FeedCallSpan, UpstreamCall } from './feed-scope.js';
 
 export { upstreamStats } from './stats.js';
 export type { FeedStats } from './stats.js';
@@ -50,7 +50,21 @@ export interface UpstreamFetch extends MeshFetch {
   readonly settings: UpstreamSettings;
 }
 
+/** URLs already redacted: each upstream call's URL is logged, and the same URLs come back call after call. */
+const redacted = new Map<string, string>();
+const REDACTED_MAX = 1000;
+
 export function redactUrl(raw: string): string {
+  let shown = redacted.get(raw);
+  if (shown === undefined) {
+    shown = redactUrlNow(raw);
+    if (redacted.size >= REDACTED_MAX) redacted.clear();
+    redacted.set(raw, shown);
+  }
+  return shown;
+}
+
+function redactUrlNow(raw: string): string {
   try {
     const u = new URL(raw);
     u.username = '';
@@ -93,6 +107,7 @@ export function createUpstreamFetch(opts: UpstreamFetchOptions = {}): UpstreamFe
     timeoutMs: number,
     callerSignal: AbortSignal | undefined,
     key: string | null,
+    span: FeedCallSpan | undefined,
   ): Promise<BufferedResponse> {
     const origin = originOf(url);
     const stats = upstreamStats.feed(feed);
@@ -111,12 +126,21 @@ export function createUpstreamFetch(opts: UpstreamFetchOptions = {}): UpstreamFe
           onRetry: () => void stats.retries++,
         },
         async (signal) => {
+          // Traced: each attempt is a span of its own, named in the traceparent the feed receives.
+          const attempt = span?.startAttempt();
           let b: BufferedResponse;
           try {
-            b = await transport(url, { ...init, method, signal }, settings.maxBodyBytes);
+            b = await transport(
+              url,
+              attempt ? withHeaders(init, method, signal, attempt.headers) : { ...init, method, signal },
+              settings.maxBodyBytes,
+            );
           } catch (err) {
-            throw classifyError(err, signal);
+            const error = classifyError(err, signal);
+            attempt?.end(null, error.kind);
+            throw error;
           }
+          attempt?.end(b.status, b.status >= 500 || b.status === 429 ? `status ${b.status}` : null);
           if (b.status >= 500 || b.status === 429) {
             throw new UpstreamError('status', {
               status: b.status,
@@ -150,16 +174,28 @@ export function createUpstreamFetch(opts: UpstreamFetchOptions = {}): UpstreamFe
     const key = idempotent ? requestKey(method, url, headers) : null;
     const plainInit: RequestInit = { ...init, headers };
     delete plainInit.signal;
+    const span = scope?.trace?.startCall({
+      feed,
+      method,
+      url: spanUrl(url),
+      page: scope.page,
+      breaker: breakers.state(feed, originOf(url)),
+    });
+    let deduplicated = false;
+    let staleSeconds: number | null = null;
     try {
       let result: BufferedResponse;
       try {
         if (key && settings.dedup) {
           // The shared call is not tied to any one caller's signal; each caller may stop waiting.
-          const { promise, joined } = inFlight.run(key, () => exchange(feed, url, method, plainInit, timeoutMs, undefined, key));
-          if (joined) stats.dedupHits++;
+          const { promise, joined } = inFlight.run(key, () => exchange(feed, url, method, plainInit, timeoutMs, undefined, key, span));
+          if (joined) {
+            stats.dedupHits++;
+            deduplicated = true;
+          }
           result = await raceAbort(promise, callerSignal);
         } else {
-          result = await exchange(feed, url, method, plainInit, timeoutMs, callerSignal, key);
+          result = await exchange(feed, url, method, plainInit, timeoutMs, callerSignal, key, span);
         }
       } catch (err) {
         const error = classifyError(err, callerSignal);
@@ -169,6 +205,7 @@ export function createUpstreamFetch(opts: UpstreamFetchOptions = {}): UpstreamFe
         const copy = key && error.kind !== 'aborted' ? stale.lookup(key) : null;
         if (!copy) throw error;
         stats.staleServed++;
+        staleSeconds = copy.ageSeconds;
         reportStale(scope, feed, copy.ageSeconds);
         call.error += ` (served a ${copy.ageSeconds} s old copy)`;
         call.status = copy.response.status;
@@ -184,6 +221,7 @@ export function createUpstreamFetch(opts: UpstreamFetchOptions = {}): UpstreamFe
       call.durationMs = Math.round(ms * 100) / 100;
       upstreamStats.recordLatency(feed, ms);
       scope?.calls.push(call);
+      span?.end({ status: call.status, error: call.error ?? null, deduplicated, staleSeconds });
     }
   };
 
@@ -204,6 +242,25 @@ function reportStale(scope: FeedScope | undefined, feed: string, ageSeconds: num
   const existing = scope.stale.find((s) => s.feed === feed);
   if (existing) existing.ageSeconds = Math.max(existing.ageSeconds, ageSeconds);
   else scope.stale.push({ feed, ageSeconds });
+}
+
+/** A traced attempt's request: the call's headers plus the trace context (the dedup key was made without it). */
+function withHeaders(
+  init: RequestInit,
+  method: string,
+  signal: AbortSignal,
+  extra: Record<string, string>,
+): RequestInit & { signal: AbortSignal } {
+  const headers = new Headers(init.headers as HeadersInit | undefined);
+  for (const name in extra) headers.set(name, extra[name]!);
+  return { ...init, headers, method, signal };
+}
+
+/** The URL a span may hold: no credentials, no query string (the premises feed carries the address there). */
+function spanUrl(url: string): string {
+  const redacted = redactUrl(url);
+  const cut = redacted.search(/[?#]/);
+  return cut < 0 ? redacted : redacted.slice(0, cut);
 }
 
 function originOf(url: string): string {

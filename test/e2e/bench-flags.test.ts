@@ -20,7 +20,11 @@ describe('bench flags', () => {
     [['--runner', 'node'], '--runner must be tsx or dist'],
     [['--zip', '7500'], '--zip must be a 5-digit ZIP code'],
     [['--env', 'REPLAY_ENABLED'], '--env takes NAME=value pairs'],
+    [['--tracing', 'off,50%'], '--tracing takes off, 1% and 100% separated by commas, got "50%"'],
     [['--gateway-root', '/nonexistent/checkout'], '/nonexistent/checkout is not a checkout of the gateway'],
+    [['--workers', '1,0'], '--workers takes worker counts 1-256 separated by commas (e.g. 1,2,4), got "1,0"'],
+    [['--workers', 'two'], '--workers takes worker counts'],
+    [['--workers', '1,2', '--only', 'floor'], '--workers runs cached, uncached, playground; --only names none of them'],
   ])('%j is refused', (args, message) => {
     const r = bench(...args);
     expect(r.code).toBe(2);

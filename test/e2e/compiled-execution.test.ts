@@ -2,6 +2,7 @@
 // (server/graphql/execute.ts): the partner must not see any difference, for answers or errors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
+import { executionsByEngine } from '../../server/graphql/execute.js';
 
 let t: TestGateway;
 beforeAll(async () => {
@@ -54,12 +55,38 @@ const CASES: [string, string, Record<string, unknown> | undefined][] = [
 ];
 
 describe('compiled execution answers exactly like graphql-js', () => {
+  it('the first run of a document is on graphql-js, later ones compiled', async () => {
+    const q = '{ utilities(zipCode: "77002") { id name state } }';
+    const before = { ...executionsByEngine };
+    await t.post('production', q);
+    expect(executionsByEngine).toEqual({ compiled: before.compiled, graphqlJs: before.graphqlJs + 1 });
+    await t.post('production', q);
+    await t.post('production', q);
+    expect(executionsByEngine).toEqual({ compiled: before.compiled + 2, graphqlJs: before.graphqlJs + 1 });
+  });
+
   it.each(CASES)('%s', async (_name, query, variables) => {
     const first = await t.post('production', query, variables);
     const second = await t.post('production', query, variables);
+    const compiledBefore = executionsByEngine.compiled;
     const third = await t.post('production', query, variables);
+    // A document that reaches execution runs compiled from its second run on.
+    if (first.json?.data !== undefined) expect(executionsByEngine.compiled, 'the third run was compiled').toBe(compiledBefore + 1);
     expect(first.status).toBe(second.status);
     expect(second.text).toBe(first.text);
     expect(third.text).toBe(first.text);
+  });
+});
+
+describe("Mesh's stitching", () => {
+  it('walks no answer for types it has nothing to merge with', () => {
+    // Every type of the unified schema was listed as merged, with no key nor resolver, so each
+    // object of every answer went through stitching's result walk for nothing (server/mesh.ts).
+    const info = t.g.mesh.mesh.schema.extensions?.stitchingInfo as {
+      mergedTypes: Record<string, { selectionSets: Map<unknown, unknown> }>;
+    };
+    const empty = Object.entries(info.mergedTypes).filter(([, m]) => !m.selectionSets?.size);
+    expect(empty.map(([name]) => name)).toEqual([]);
+    expect(t.g.mesh.schemas.keyed.getType('Plan')).toBeDefined();
   });
 });

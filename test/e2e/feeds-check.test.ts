@@ -74,6 +74,7 @@ describe('npm run feeds:check', () => {
       ['Voltify', 'offers'],
       ['Brightgrid', 'offers'],
       ['Eia', 'stateStats'],
+      ['EiaMonthlySales', 'usageShape'],
       ['Premises', 'premises'],
     ]) {
       const [name, k, status, latency, records, rejected] = row(r.stdout, feed!);
@@ -82,7 +83,7 @@ describe('npm run feeds:check', () => {
       expect(Number(records)).toBeGreaterThan(0);
       expect(rejected).toBe('0');
     }
-    expect(r.stdout).toMatch(/5 feeds: 5 ok, 0 failed, 0 warnings; reference upstream started at http:\/\/127\.0\.0\.1:\d+/);
+    expect(r.stdout).toMatch(/6 feeds: 6 ok, 0 failed, 0 warnings; reference upstream started at http:\/\/127\.0\.0\.1:\d+/);
   });
 
   it('checks an added feed (--dir) and reports it as JSON (--json)', async () => {
@@ -94,7 +95,7 @@ describe('npm run feeds:check', () => {
       dir: gridwiseDir,
       configError: null,
       upstream: { referenceStarted: true },
-      summary: { feeds: 6, ok: 6, failed: 0, warnings: 0 },
+      summary: { feeds: 7, ok: 7, failed: 0, warnings: 0 },
     });
     const gridwise = report.feeds.find((f: any) => f.feed === 'Gridwise');
     expect(gridwise).toMatchObject({
@@ -145,9 +146,10 @@ describe('npm run feeds:check', () => {
     expect(added.code).toBe(1);
     expectNoStackTrace(added);
     expect(row(added.stdout, 'Gridwise').slice(0, 3)).toEqual(['Gridwise', 'offers', 'FAIL']);
-    for (const feed of ['Territories', 'Voltify', 'Brightgrid', 'Eia', 'Premises']) expect(row(added.stdout, feed)[2], feed).toBe('ok');
+    for (const feed of ['Territories', 'Voltify', 'Brightgrid', 'Eia', 'EiaMonthlySales', 'Premises'])
+      expect(row(added.stdout, feed)[2], feed).toBe('ok');
     expect(added.stdout).toMatch(new RegExp(`Gridwise: FAIL: .*127\\.0\\.0\\.1:${port}/gridwise/feed/75001`));
-    expect(added.stdout).toContain('6 feeds: 5 ok, 1 failed');
+    expect(added.stdout).toContain('7 feeds: 6 ok, 1 failed');
 
     expect(builtIn.code).toBe(1);
     expect(row(builtIn.stdout, 'Voltify')[2]).toBe('FAIL');

@@ -39,7 +39,7 @@ describe('Grafana dashboard', () => {
     expect(missing).toEqual([]);
   });
 
-  it('covers traffic, latency, cache, upstream, breakers, playground, rate limits and Redis', () => {
+  it('covers traffic, latency, cache, coalescing, upstream, breakers, feed data quality, playground, rate limits and Redis', () => {
     for (const name of [
       'gateway_requests_total',
       'gateway_request_duration_seconds',
@@ -49,6 +49,10 @@ describe('Grafana dashboard', () => {
       'gateway_upstream_circuit_breaker_state',
       'gateway_playground_calls_total',
       'gateway_redis_up',
+      'gateway_cache_coalesced_total',
+      'gateway_feed_truncated_total',
+      'gateway_feed_records_dropped_total',
+      'gateway_unknown_enum_values_total',
     ]) {
       expect(queried).toContain(name);
     }

@@ -1,4 +1,4 @@
-// HTTPS listeners (issue 15): TLS when TLS_CERT_FILE and TLS_KEY_FILE are set, HSTS on every TLS
+// HTTPS listeners: TLS when TLS_CERT_FILE and TLS_KEY_FILE are set, HSTS on every TLS
 // answer, a renewed certificate picked up without a restart, and clear refusals of bad files.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
@@ -183,7 +183,7 @@ describe('HTTP/2 beside HTTP/1.1 on the TLS listener (TLS_HTTP2=on)', () => {
   let first: { cert: string; key: string };
   const certFile = path.join(dir, 'h2.crt');
   const keyFile = path.join(dir, 'h2.key');
-  const post = (key: string | string[] | null, query: string) => ({
+  const post = (key: string | string[] | null, _query: string) => ({
     ':method': 'POST',
     ':path': '/graphql',
     'content-type': 'application/json',

@@ -1,4 +1,4 @@
-// Issue 16 over real HTTP against the reference upstream, with the gateway's clock injected:
+// Market rules over real HTTP against the reference upstream, with the gateway's clock injected:
 // switching rules by market, calendars for any year, Price to Compare and savings, delivery per
 // customer class, bundled rates, and the corrected reference data.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -188,7 +188,8 @@ describe('delivery charges per customer class, bundled rates (point 6)', () => {
     clock = new Date('2026-11-25T16:00:00Z');
     const [oncor] = await utilities('75001');
     const d = await data(
-      `{ businessPlans(zipCode: "75001", annualUsage: 120000) { fees { baseMonthlyUsd usageCredits { minKwh } minimumUsageKwh } rates { usageKwh avgMonthlyBillUsd } price } }`,
+      `{ businessPlans(zipCode: "75001", annualUsage: 120000) { fees { baseMonthlyUsd usageCredits { minKwh } minimumUsageKwh } rates { ` +
+        `usageKwh avgMonthlyBillUsd } price } }`,
     );
     // A single-block plan without fees or credits: bill = base + delivery fixed + usage x (energy + delivery per kWh).
     const plain = d.businessPlans.find(
@@ -203,7 +204,8 @@ describe('delivery charges per customer class, bundled rates (point 6)', () => {
     if (tier.avgMonthlyBillUsd === expected(oncor.commercial)) expect(tier.avgMonthlyBillUsd).not.toBe(expected(oncor.deliveryCharges));
     else
       expect.fail(
-        `business bill ${tier.avgMonthlyBillUsd} does not match commercial delivery (${expected(oncor.commercial)}); residential would give ${expected(oncor.deliveryCharges)}`,
+        `business bill ${tier.avgMonthlyBillUsd} does not match commercial delivery (${expected(oncor.commercial)}); residential would give ` +
+          `${expected(oncor.deliveryCharges)}`,
       );
   });
 });

@@ -1,4 +1,4 @@
-// Issue 12, row 8: with HOST=0.0.0.0 (as for a load balancer) the unauthenticated metrics and the
+// Operator surfaces: with HOST=0.0.0.0 (as for a load balancer) the unauthenticated metrics and the
 // admin API still listen on loopback only; failed admin logins are logged, throttled, with counts;
 // a malformed admin path is a 400, never a 500 with a stack trace. Real gateway, real redis-server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,7 +71,7 @@ afterAll(async () => {
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-describe('operator surfaces (row 8)', () => {
+describe('operator surfaces', () => {
   it('bind to loopback by default whatever HOST is; OPS_HOST and ADMIN_HOST are read', async () => {
     expect(await reach(`http://127.0.0.1:${opsPort}/metrics`)).toBe(200);
     expect(await reach(`http://127.0.0.1:${adminPort}/replay`)).toBe(401);

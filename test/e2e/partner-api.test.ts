@@ -1,4 +1,4 @@
-// Issue 13, points 1-6, as a partner developer meets them: spec directives, 200 for GraphQL-level
+// The partner API as a partner developer meets it: spec directives, 200 for GraphQL-level
 // failures whatever Accept says, enums (with OTHER for values a feed adds later), a fully described
 // schema, LocalDate, and errors that say what to do. (Point 7, the examples: partner-examples.test.ts.)
 import fs from 'node:fs';

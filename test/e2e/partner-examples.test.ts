@@ -1,4 +1,4 @@
-// Point 7 of issue 13: the partner examples run against a started gateway. The query collection
+// The partner examples run against a started gateway. The query collection
 // (examples/partners/queries, with variables) through the typed graphql-request client, whose
 // generated types are up to date with the committed schema and compile; the curl script; and the
 // playground page opening with one GraphiQL tab per query, in headless Chromium.

@@ -1,4 +1,4 @@
-// Issue 12, row 9: the playground page is small, compressed, cacheable and under a CSP, and shows
+// The playground page is small, compressed, cacheable and under a CSP, and shows
 // the calls left. HTTP checks, then headless Chromium (Debian's /usr/bin/chromium via
 // playwright-core) loading the page, running a query and seeing the count drop by one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -207,7 +207,8 @@ describe('businessPlans', () => {
   it('prices commercial offers for an annual usage, cheapest first, with the tier relation', async () => {
     const r = await t.post(
       'production',
-      '{ businessPlans(zipCode: "60601", annualUsage: 150000) { id title price term rateType supplier { name } annualUsageKwh estimatedAnnualCostUsd rates { usageKwh allInRateUsdPerKwh avgMonthlyBillUsd } } }',
+      '{ businessPlans(zipCode: "60601", annualUsage: 150000) { id title price term rateType supplier { name } annualUsageKwh ' +
+        'estimatedAnnualCostUsd rates { usageKwh allInRateUsdPerKwh avgMonthlyBillUsd } } }',
     );
     expect(r.json.errors).toBeUndefined();
     const plans = r.json.data.businessPlans;
@@ -257,15 +258,16 @@ describe('nextStartDate', () => {
 
 describe('energyInfoByState', () => {
   it('covers all 50 states and DC with a mix summing to exactly 100', async () => {
-    const states =
-      'AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY'.split(
-        ' ',
-      );
+    const states = (
+      'AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT ' +
+      'VT VA WA WV WI WY'
+    ).split(' ');
     expect(states).toHaveLength(51);
     for (const state of states) {
       const r = await t.post(
         'production',
-        `{ energyInfoByState(state: "${state.toLowerCase()}") { state name dataYear averageResidentialRateUsdPerKwh averageCommercialRateUsdPerKwh generationMix { source eiaCategory percent } } }`,
+        `{ energyInfoByState(state: "${state.toLowerCase()}") { state name dataYear averageResidentialRateUsdPerKwh ` +
+          `averageCommercialRateUsdPerKwh generationMix { source eiaCategory percent } } }`,
       );
       expect(r.json.errors, state).toBeUndefined();
       const info = r.json.data.energyInfoByState;
@@ -305,7 +307,8 @@ describe('utilityAccounts', () => {
   ])('finds the account at %s %s', async (address, zip, utility, idType) => {
     const r = await t.post(
       'production',
-      'query A($a: String!, $z: String!) { utilityAccounts(address: $a, zipCode: $z) { accountId idType serviceAddress { line1 city state zip } utilityId meterType status } }',
+      'query A($a: String!, $z: String!) { utilityAccounts(address: $a, zipCode: $z) { accountId idType serviceAddress { line1 city state zip ' +
+        '} utilityId meterType status } }',
       { a: address, z: zip },
     );
     expect(r.json.errors).toBeUndefined();

@@ -1,4 +1,4 @@
-// Issue 12, rows 3, 4, 6, 7: the keyless playground cannot evict, shadow or skip a partner's replay
+// The keyless playground cannot evict, shadow or skip a partner's replay
 // records, and personal data is not kept in clear. A real gateway over a real redis-server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
@@ -165,7 +165,7 @@ describe('replay partitions (rows 3 and 7)', () => {
   });
 });
 
-describe('every keyed request is recorded (row 4)', () => {
+describe('every keyed request is recorded', () => {
   it('an unused variable nested 20,000 levels deep still leaves a record of the answer', async () => {
     // Arrays: 40 KB, within the 64 KB body limit.
     const deep = `${'['.repeat(20_000)}0${']'.repeat(20_000)}`;
@@ -179,7 +179,7 @@ describe('every keyed request is recorded (row 4)', () => {
   });
 });
 
-describe('personal data at rest (row 6)', () => {
+describe('personal data at rest', () => {
   let id: string;
   let answer: string;
 

@@ -1,4 +1,4 @@
-// Issue 12 (request path), rows 1, 2, 4, 5, 10 and 11, against a real gateway on a real redis-server:
+// Defences of the request path against a real gateway on a real redis-server:
 // documents refused before parsing, free requests rate-limited per IP (through Redis), hostile
 // variables refused with 400, connection caps and timeouts, refusal warnings throttled, and
 // operationName logged only when it names an operation. Each case uses its own client IP
@@ -69,7 +69,7 @@ async function send(environment: 'production' | 'playground', body: unknown, hea
 }
 const play = (ip: string, body: unknown) => send('playground', body, { 'x-forwarded-for': ip });
 
-/** An introspection-only document of ~1,000 tokens, distinct per n (row 1). */
+/** An introspection-only document of ~1,000 tokens, distinct per n. */
 const spreadDocument = (n: number) => `{ ${'...A '.repeat(480)} } fragment A on Query { __typename } #${n}`;
 
 /** `levels` arrays nested in one another, as JSON text (JSON.stringify would recurse). */
@@ -248,7 +248,7 @@ describe('row 5: connections', () => {
     let answered = false;
     socket.prependOnceListener('data', () => (answered = true));
     let isClosed = false;
-    closed.then(() => (isClosed = true));
+    void closed.then(() => (isClosed = true));
     await eventually(async () => answered, 3000).catch(() => {
       throw new Error('no answer');
     });
@@ -258,7 +258,7 @@ describe('row 5: connections', () => {
   it('idle sockets to the playground past the per-IP cap are closed at once, and production keeps serving', async () => {
     const sockets = await Promise.all(Array.from({ length: 60 }, () => idleSocket(t.g.urls.playground!)));
     let closedCount = 0;
-    for (const s of sockets) s.closed.then(() => closedCount++);
+    for (const s of sockets) void s.closed.then(() => closedCount++);
     await eventually(async () => closedCount >= 20, 5000);
     const r = await send('production', { query: PLANS, variables: { zip: '75001' } });
     expect(r.status).toBe(200);
@@ -272,7 +272,7 @@ describe('row 5: connections', () => {
   it('a keyed listener caps its sockets too', async () => {
     const sockets = await Promise.all(Array.from({ length: 14 }, () => idleSocket(t.g.urls.certification!)));
     let closedCount = 0;
-    for (const s of sockets) s.closed.then(() => closedCount++);
+    for (const s of sockets) void s.closed.then(() => closedCount++);
     await eventually(async () => closedCount >= 4, 5000);
     for (const s of sockets) s.socket.destroy();
   });

@@ -1,4 +1,4 @@
-// Two gateway instances on a real 3-master Redis Cluster (issue 15): the multi-host URL, the
+// Two gateway instances on a real 3-master Redis Cluster: the multi-host URL, the
 // allowance exact under concurrency across instances, purge and replay across instances with a
 // truthful count, a master killed under load (readiness says what is degraded, nobody waits on the
 // lost master, the playground fails closed, keyed requests answer) and recovery without a restart.
@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
-import { clusterSupportProblem, slotOwners, startTestCluster, type TestCluster } from '../support/redis-cluster.js';
+import { clusterSkipReason, slotOwners, startTestCluster, type TestCluster } from '../support/redis-cluster.js';
 import { freePort } from '../../scripts/harness/redis-server.js';
 import { eventually } from '../../scripts/harness/eventually.js';
 import { runCacheCli } from '../../cli/cache.js';
@@ -17,8 +17,7 @@ import { allowanceKey } from '../../cache/allowance.js';
 import { createReplayStore, REPLAY_KEYS } from '../../server/stores/replay-store.js';
 import { loadConfig } from '../../server/config.js';
 
-const problem = clusterSupportProblem();
-if (problem) console.warn(`skipping Redis Cluster tests: ${problem}`);
+const problem = clusterSkipReason('Redis Cluster');
 
 const COUNTED = '{ utilities(zipCode: "60601") { id } }';
 const UTILS = (zip: string) => `{ utilities(zipCode: "${zip}") { id name } }`;

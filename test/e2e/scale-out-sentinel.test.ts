@@ -1,18 +1,17 @@
-// Two gateway instances on a real Sentinel set-up (issue 15): a master, a replica and three
+// Two gateway instances on a real Sentinel set-up: a master, a replica and three
 // sentinels. The master is killed under load: keyed requests keep answering, counted playground
 // calls fail closed until the replica is promoted, readiness says so, replay records written
 // meanwhile are retried and kept, and everything recovers without a gateway restart.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
-import { clusterSupportProblem, startTestSentinel, type TestSentinel } from '../support/redis-cluster.js';
+import { clusterSkipReason, startTestSentinel, type TestSentinel } from '../support/redis-cluster.js';
 import { eventually } from '../../scripts/harness/eventually.js';
 import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
 import { createReplayStore } from '../../server/stores/replay-store.js';
 import { loadConfig } from '../../server/config.js';
 import { runCacheCli } from '../../cli/cache.js';
 
-const problem = clusterSupportProblem();
-if (problem) console.warn(`skipping Redis Sentinel tests: ${problem}`);
+const problem = clusterSkipReason('Redis Sentinel');
 
 const UTILS = (zip: string) => `{ utilities(zipCode: "${zip}") { id name } }`;
 

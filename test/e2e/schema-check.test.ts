@@ -21,7 +21,10 @@ function capture() {
 function withoutSupplierName(): string {
   const dir = writeMeshDir((config, d) => {
     const sdl = fs.readFileSync(path.join(ROOT, 'schema/public.graphql'), 'utf8');
-    const cut = sdl.replace(/\n  "Supplier's display name\."\n  name: String!/, '\n  "Supplier\'s display name."\n  displayName: String');
+    const cut = sdl.replace(
+      /\n {2}"Supplier's display name\."\n {2}name: String!/,
+      '\n  "Supplier\'s display name."\n  displayName: String',
+    );
     expect(cut).not.toBe(sdl);
     fs.writeFileSync(path.join(d, 'public.graphql'), cut);
     config.additionalTypeDefs = path.join(d, 'public.graphql');

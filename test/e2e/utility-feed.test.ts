@@ -1,4 +1,4 @@
-// Issue 14 "done when": a supplier feed asked per utility and in pages, added by YAML and contract
+// A supplier feed asked per utility and in pages, added by YAML and contract
 // files only (examples/sunpath-feed.yaml, sources/sunpath/schema.json), served by its own upstream
 // (a real HTTP server started here) in a shape used nowhere else: prices in mills per kWh, fees and
 // monthly charge in cents, terms in years, labels like "fixed-rate", offers that repeat neither the

@@ -224,7 +224,7 @@ describe('EIA API v2 by configuration', () => {
         PATH: process.env.PATH,
         UPSTREAM_URL: FEEDS,
         // No EIA_URL: with a key the Eia source goes to EIA itself.
-        EIA_API_KEY: 'test-eia-key',
+        EIA_API_KEY: 'test-eia-key-0123456789',
         ENVIRONMENTS: 'playground',
         PLAYGROUND_PORT: '0',
         OPS_PORT: '0',
@@ -247,7 +247,7 @@ describe('EIA API v2 by configuration', () => {
 
   it('calls https://api.eia.gov with api_key, the state, sectors and fuel types as facets, latest year first', async () => {
     const seen: Record<string, unknown>[] = [];
-    const capture = (q: Record<string, unknown>) => (seen.push(q), q.api_key === 'test-eia-key' && q.frequency === 'annual');
+    const capture = (q: Record<string, unknown>) => (seen.push(q), q.api_key === 'test-eia-key-0123456789' && q.frequency === 'annual');
     nock('https://api.eia.gov')
       .get(/^\/v2\/electricity\/retail-sales\/data\/?$/)
       .query(capture)

@@ -59,7 +59,7 @@ describe('api-key plugin', () => {
     }
     expect(warnings).toHaveLength(1);
     t += 1000;
-    plugin.onRequest!(state([]));
+    void plugin.onRequest!(state([]));
     expect(warnings).toHaveLength(2);
     expect(warnings[1]).toMatchObject({ reason: 'missing', refusedSinceLastWarning: 499 });
     expect(JSON.stringify(warnings)).not.toContain('bad-');

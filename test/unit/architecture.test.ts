@@ -30,6 +30,25 @@ export function importsOf(file: string, text: string): string[] {
   return specs.map((s) => path.posix.normalize(path.posix.join(path.posix.dirname(file), s)).replace(/\.js$/, '.ts'));
 }
 
+/** Packages a module imports at run time (type-only imports and node: built-ins left out), by package name. */
+export function packagesOf(text: string): string[] {
+  const specs = [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])([^'".][^'"]*)\1/g)]
+    .filter(
+      (m) =>
+        !/\bimport\s+type\b/.test(
+          text
+            .slice(Math.max(0, m.index - 200), m.index)
+            .split('\n')
+            .pop() ?? '',
+        ),
+    )
+    .map((m) => m[2]!);
+  const names = specs
+    .filter((s) => !s.startsWith('node:') && /^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*(\/.*)?$/.test(s))
+    .map((s) => (s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : s.split('/')[0]!));
+  return [...new Set(names)];
+}
+
 /** The layer index of a file; the reference upstream is a stand-in, outside the layers. */
 const layerOf = (file: string) => (file.startsWith(`${FIXTURE}/`) ? -1 : LAYERS.findIndex((l) => file.startsWith(`${l}/`)));
 
@@ -104,6 +123,20 @@ describe('layering', () => {
     const users = [...graph].filter(([, deps]) => deps.some((d) => d.startsWith(FIXTURE))).map(([f]) => f);
     const allowed = (f: string) => FIXTURE_USERS.has(f) || f.startsWith(`${FIXTURE}/`) || TOOLS.some((t) => f.startsWith(`${t}/`));
     expect(users.filter((f) => !allowed(f))).toEqual([]);
+  });
+
+  it('runtime folders import only packages listed in dependencies (tests, bench and scripts may use devDependencies)', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const wrong: string[] = [];
+    for (const file of files.filter((f) => layerOf(f) >= 0)) {
+      for (const spec of packagesOf(fs.readFileSync(path.join(ROOT, file), 'utf8'))) {
+        if (!(spec in pkg.dependencies)) wrong.push(`${file} imports ${spec}, not in dependencies`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(
+      packagesOf("import a from '@scope/pkg/sub';\nimport('node:fs');\nimport b from 'plain/x.js';\nimport type { T } from 'types-only';"),
+    ).toEqual(['@scope/pkg', 'plain']);
   });
 
   it('no module imports itself through a cycle', () => {

@@ -16,6 +16,13 @@ describe('loadConfig', () => {
     expect([c.logLevel, c.meshLogLevel]).toEqual(['info', 'warn']);
   });
 
+  it('caps keyed sockets per address by default, unless the peers are trusted proxies or the setting says otherwise', () => {
+    expect(loadConfig({}).connections.keyed.maxConnectionsPerIp).toBe(512);
+    expect(loadConfig({ TRUST_PROXY: '1' }).connections.keyed.maxConnectionsPerIp).toBe(0);
+    expect(loadConfig({ TRUST_PROXY: '1', KEYED_MAX_CONNECTIONS_PER_IP: '64' }).connections.keyed.maxConnectionsPerIp).toBe(64);
+    expect(loadConfig({ KEYED_MAX_CONNECTIONS_PER_IP: '0' }).connections.keyed.maxConnectionsPerIp).toBe(0);
+  });
+
   it('lists every problem, naming the variable', () => {
     try {
       loadConfig({
@@ -88,5 +95,26 @@ describe('feedUrlsFor', () => {
       Eia: 'https://eia.mirror.example',
     });
     expect(feedKeysFor(['Eia', 'Voltify'], { EIA_API_KEY: ' k ', VOLTIFY_API_KEY: '' })).toEqual({ Eia: 'k' });
+  });
+});
+
+describe('WORKERS and PLAYGROUND_WORKERS', () => {
+  const redis = { REDIS_URL: 'redis://127.0.0.1:6379' };
+  it('default to one process; take a count or auto (the cores this process may use)', async () => {
+    const os = await import('node:os');
+    expect(loadConfig({}).workers).toBe(1);
+    expect(loadConfig({ ...redis, WORKERS: '4', PLAYGROUND_WORKERS: '2' })).toMatchObject({
+      workers: 4,
+      playgroundProcess: { workers: 2 },
+    });
+    expect(loadConfig({ ...redis, WORKERS: 'auto' }).workers).toBe(os.availableParallelism());
+  });
+
+  it('refuse a bad count, and more than one worker without Redis', () => {
+    expect(() => loadConfig({ WORKERS: '0' })).toThrow(/WORKERS must be a number of processes 1-256 or "auto", got "0"/);
+    expect(() => loadConfig({ ...redis, WORKERS: 'many' })).toThrow(/WORKERS must be/);
+    expect(() => loadConfig({ WORKERS: '2' })).toThrow(/WORKERS=2 needs REDIS_URL/);
+    expect(() => loadConfig({ PLAYGROUND_WORKERS: '3' })).toThrow(/PLAYGROUND_WORKERS=3 needs REDIS_URL/);
+    expect(() => loadConfig({ WORKERS: '1' })).not.toThrow();
   });
 });

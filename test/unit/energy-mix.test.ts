@@ -127,7 +127,7 @@ describe('generationMix', () => {
   });
 });
 
-describe('reference EIA table (issue 16 point 5)', () => {
+describe('reference EIA table', () => {
   it('every state row sums to 100.0 and is published unchanged, in EIA categories', () => {
     expect(STATE_STATS.size).toBe(51);
     for (const stats of STATE_STATS.values()) {

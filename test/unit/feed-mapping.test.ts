@@ -310,6 +310,24 @@ describe('malformed payloads', () => {
     expect(out.rejected[0]!.reason).toMatch(reason);
   });
 
+  it('maps a payload the same however often its values were seen; a bad value is refused, with its label, every time', () => {
+    // Each quantity field remembers its conversions (feed values repeat call after call): a value
+    // seen before gives the same canonical number, a failure is never remembered.
+    const first = voltify.map({ offers: [voltifyOffer()] }).records;
+    for (let i = 0; i < 3; i++) expect(voltify.map({ offers: [voltifyOffer()] }).records).toEqual(first);
+    const bad = voltifyOffer() as Record<string, any>;
+    bad.baseChargeUsdPerMonth = 9.9512345;
+    for (let i = 0; i < 2; i++) {
+      const out = voltify.map({ offers: [voltifyOffer(), bad] });
+      expect(out.records).toHaveLength(1);
+      expect(out.rejected[0]!.reason).toMatch(/^baseMonthly \(baseChargeUsdPerMonth\): .*more than 6 decimal places/);
+    }
+    // The same text as a decimal string is its own value, converted (and remembered) exactly alike.
+    const text = voltifyOffer() as Record<string, any>;
+    text.baseChargeUsdPerMonth = '9.95';
+    expect(voltify.map({ offers: [text] }).records[0]!.baseMonthlyMicro).toBe(first[0]!.baseMonthlyMicro);
+  });
+
   it('accepts money as plain decimal strings (money units only)', () => {
     const o = voltifyOffer() as Record<string, any>;
     o.baseChargeUsdPerMonth = '9.95';
@@ -716,7 +734,8 @@ describe('a third feed in a new shape, added with YAML alone', () => {
   it('validates against its schema', () => {
     expect(() => validateAgainstSchema(gridco, buildSchema(GRIDCO_SDL))).not.toThrow();
     expect(gridco.selectionSet).toBe(
-      '{ Envelope { Body { Offers { Offer { Header { Id Supplier { Name } Title CustomerType } Service { Tdu { Code } } Terms { PriceType DurationYears Green { Fraction } } Price { Energy { Tier { FromMwh ToMwh UsdPerMwh } } Charges { Charge { Type Cents ThresholdMwh } } } } } } } }',
+      '{ Envelope { Body { Offers { Offer { Header { Id Supplier { Name } Title CustomerType } Service { Tdu { Code } } Terms { PriceType ' +
+        'DurationYears Green { Fraction } } Price { Energy { Tier { FromMwh ToMwh UsdPerMwh } } Charges { Charge { Type Cents ThresholdMwh } } } } } } } }',
     );
     expect(gridco.timeoutMs).toBe(3000);
   });

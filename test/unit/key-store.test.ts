@@ -130,7 +130,7 @@ describe('KeyStore', () => {
     await until(() => store.verify('certification', key).ok);
     await revokeKeys(file, { partnerCode: 'acme', environment: 'certification' });
     await until(() => !store.verify('certification', key).ok);
-    expect(store.verify('certification', key)).toEqual({ ok: false, reason: 'revoked' });
+    expect(store.verify('certification', key)).toMatchObject({ ok: false, reason: 'revoked' });
     expect((await readKeysFile(file)).keys.find((k) => k.id === record.id)?.revokedAt).toBeTruthy();
   });
 

@@ -15,7 +15,8 @@ describe('bundle source in Latin-1 (one byte a character in V8)', () => {
 
   it('escapes what esbuild leaves: regular expressions, with and without the u flag, comments', () => {
     const source =
-      'const r = /[‘“!^<>`\\n]/; const s = /^(\\d+)°\\s*(\\d+)[\'′]\\s*(\\d+)["″]$/; const e = /😀+/u; /* “quoted” */ [r.test("‘"), r.test("x"), s.test("12°34′56″"), e.test("😀😀"), "‘".length]';
+      'const r = /[‘“!^<>`\\n]/; const s = /^(\\d+)°\\s*(\\d+)[\'′]\\s*(\\d+)["″]$/; const e = /😀+/u; /* “quoted” */ [r.test("‘"), ' +
+      'r.test("x"), s.test("12°34′56″"), e.test("😀😀"), "‘".length]';
     const { text, escaped } = toLatin1Source(source) as { text: string; escaped: number };
     expect(/[^\x00-\xff]/.test(text)).toBe(false);
     expect(escaped).toBe(source.match(/[^\x00-\xff]/g)!.length);

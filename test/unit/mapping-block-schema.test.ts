@@ -279,8 +279,18 @@ describe('shape errors name the feed and the key, what was expected and what was
 
   describe('a bad enum value', () => {
     it.each<[string, Change, string, RegExp]>([
-      ['kind', (b) => void (b.kind = 'plans'), 'kind', /unknown kind "plans" \(known: offers, territories, stateStats, premises\)/],
-      ['kind as a number', (b) => void (b.kind = 1), 'kind', /expected one of offers, territories, stateStats, premises, got number 1/],
+      [
+        'kind',
+        (b) => void (b.kind = 'plans'),
+        'kind',
+        /unknown kind "plans" \(known: offers, territories, stateStats, usageShape, premises\)/,
+      ],
+      [
+        'kind as a number',
+        (b) => void (b.kind = 1),
+        'kind',
+        /expected one of offers, territories, stateStats, usageShape, premises, got number 1/,
+      ],
       ['scope', (b) => void (b.scope = 'zip'), 'scope', /expected one of request, utility, got string "zip"/],
       [
         'unit',
@@ -351,7 +361,7 @@ describe('shape errors name the feed and the key, what was expected and what was
       ['neither cursor nor page', (b) => void (b.pagination = { maxPages: 3 }), 'pagination', /set exactly one of cursor or page$/],
       [
         'a scope the kind does not have',
-        (b) => ({ kind: 'stateStats', operation: 'stats', scope: 'utility', fields: {} }),
+        () => ({ kind: 'stateStats', operation: 'stats', scope: 'utility', fields: {} }),
         'scope',
         /stateStats feeds are called per request only, not per utility/,
       ],

@@ -35,6 +35,7 @@ const SDL = /* GraphQL */ `
     stateStatistics(state: String!): StateStatistics
     eiaRetailSales(state: String): EiaRetailSalesResponse
     eiaGeneration(state: String): EiaOperationalDataResponse
+    residentialSalesByMonth(state: String!): MonthlySalesResponse
     premisesSearch(zip: String, address: String): PremisesResponse
     somethingElse: String
   }
@@ -109,6 +110,10 @@ const SDL = /* GraphQL */ `
   type EiaOperationalDataRow {
     period: String! location: String! stateDescription: String sectorid: String fueltypeid: String! generation: String
   }
+  type MonthlySalesResponse { state: String! series: [SalesSeries!]! }
+  type SalesSeries { state: String! year: Int! sector: String! unit: String! source: String data: [MonthlySales!]! }
+  type MonthlySales { period: String! month: Int! salesThousandMwh: Float! }
+
   type PremisesResponse { matches: [Premise!]! }
   type Premise {
     accountId: String! idType: String serviceAddress: Address! utilityId: String! meterType: String status: String!
@@ -145,6 +150,7 @@ describe('the .meshrc.yaml mappings', () => {
       // EIA's API v2: one source, one block per route, merged by state.
       ['Eia', 'stateStats', 'eiaRetailSales'],
       ['Eia', 'stateStats', 'eiaGeneration'],
+      ['EiaMonthlySales', 'usageShape', 'residentialSalesByMonth'],
       ['Premises', 'premises', 'premisesSearch'],
     ]);
     expect(bindings.find((b) => b.source === 'Voltify')).toMatchObject({ timeoutMs: 2500, sampleZip: '75001' });
@@ -155,17 +161,11 @@ describe('the .meshrc.yaml mappings', () => {
     for (const b of bindings) {
       validateAgainstSchema(b, schema);
       const args = Object.keys(b.args({ zipCode: '75001', utilityId: 'ONCOR', customerClass: 'RESIDENTIAL', state: 'TX', address: 'x' }));
-      const vars = args.map(
-        (a) =>
-          `$${a}: ${String(
-            schema
-              .getQueryType()!
-              .getFields()
-              [b.operation]!.args.find((x) => x.name === a)!.type,
-          )}`,
-      );
+      const field = schema.getQueryType()!.getFields()[b.operation]!;
+      const vars = args.map((a) => `$${a}: ${String(field.args.find((x) => x.name === a)!.type)}`);
       const doc = parse(
-        `query Q${vars.length ? `(${vars.join(', ')})` : ''} { ${b.operation}${args.length ? `(${args.map((a) => `${a}: $${a}`).join(', ')})` : ''} ${b.selectionSet} }`,
+        `query Q${vars.length ? `(${vars.join(', ')})` : ''} { ` +
+          `${b.operation}${args.length ? `(${args.map((a) => `${a}: $${a}`).join(', ')})` : ''} ${b.selectionSet} }`,
       );
       expect(validate(schema, doc), b.source).toEqual([]);
     }
@@ -174,12 +174,13 @@ describe('the .meshrc.yaml mappings', () => {
   it('selects the filter keys of filtered lists', () => {
     const bg = bindings.find((b) => b.source === 'Brightgrid')!;
     expect(bg.selectionSet).toBe(
-      '{ data { plans { id provider { displayName } name segment territory contract { type lengthMonths } pricing { components { kind tierMinKwh tierMaxKwh amount thresholdKwh } } green { percent } fees { earlyTermination enrollment } } } }',
+      '{ data { plans { id provider { displayName } name segment territory contract { type lengthMonths } pricing { components { kind ' +
+        'tierMinKwh tierMaxKwh amount thresholdKwh } } green { percent } fees { earlyTermination enrollment } } } }',
     );
   });
 
   it('map our inputs onto the feeds arguments, leaving out undefined ones', () => {
-    const [territories, voltify, brightgrid, eia, eiaGeneration, premises] = bindings;
+    const [territories, voltify, brightgrid, eia, eiaGeneration, sales, premises] = bindings;
     expect(voltify!.args({ zipCode: '75001', customerClass: 'COMMERCIAL' })).toEqual({ zip: '75001', class: 'commercial' });
     expect(voltify!.args({ zipCode: '75001', utilityId: 'ONCOR', customerClass: 'RESIDENTIAL' })).toEqual({
       zip: '75001',
@@ -191,6 +192,7 @@ describe('the .meshrc.yaml mappings', () => {
     expect(eia!.args({ state: 'TX' })).toEqual({ state: 'TX' });
     expect(eia!.args({})).toEqual({});
     expect(eiaGeneration!.args({ state: 'TX' })).toEqual({ state: 'TX' });
+    expect(sales!.args({ state: 'TX', zipCode: '75001' })).toEqual({ state: 'TX' });
     expect(premises!.args({ zipCode: '75201', address: '1500 MARILLA ST' })).toEqual({ zip: '75201', address: '1500 MARILLA ST' });
   });
 });

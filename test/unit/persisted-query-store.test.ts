@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createPersistedQueryStore,
+  entryCost,
   persistedQueryKeys,
   PERSISTED_QUERY_DEADLINE_MS,
   type PersistedQueryStore,
@@ -39,7 +40,7 @@ describe.each(['embedded', 'redis'] as const)('%s store', (kind) => {
   });
 
   it('evicts the least recently used when the byte budget is exceeded', async () => {
-    const s = make(100); // two 40-byte documents fit, three do not
+    const s = make(3 * entryCost(40, 64) - 1); // two 40-byte documents fit, three do not
     await s.put('playground', '1'.repeat(64), doc(1));
     await s.put('playground', '2'.repeat(64), doc(2));
     expect(await s.get('playground', '1'.repeat(64))).toBe(doc(1)); // 1 is now the most recent
@@ -47,16 +48,16 @@ describe.each(['embedded', 'redis'] as const)('%s store', (kind) => {
     expect(await s.get('playground', '2'.repeat(64))).toBeNull();
     expect(await s.get('playground', '1'.repeat(64))).toBe(doc(1));
     expect(await s.get('playground', '3'.repeat(64))).toBe(doc(3));
-    if (kind === 'redis') expect(Number(await client.get(persistedQueryKeys('playground')[2]))).toBe(80);
+    if (kind === 'redis') expect(Number(await client.get(persistedQueryKeys('playground')[2]))).toBe(2 * entryCost(40, 64));
   });
 
   it('does not store a document larger than the whole budget, and storing twice costs once', async () => {
-    const s = make(100);
-    await s.put('certification', 'b'.repeat(64), doc(9, 101));
+    const s = make(1000);
+    await s.put('certification', 'b'.repeat(64), doc(9, 1000 - entryCost(0, 64)));
     expect(await s.get('certification', 'b'.repeat(64))).toBeNull();
     await s.put('certification', 'c'.repeat(64), doc(8));
     await s.put('certification', 'c'.repeat(64), doc(8));
-    if (kind === 'redis') expect(Number(await client.get(persistedQueryKeys('certification')[2]))).toBe(40);
+    if (kind === 'redis') expect(Number(await client.get(persistedQueryKeys('certification')[2]))).toBe(entryCost(40, 64));
   });
 });
 

@@ -23,8 +23,10 @@ function threadPriorities(env: NodeJS.ProcessEnv): { main: number; threads: numb
 
 describe('the playground process priority', () => {
   it('the parent passes the niceness to the child', () => {
-    const env = playgroundProcessEnv({}, 'http://127.0.0.1:1', { enabled: true, opsPort: 9465, nice: 7 });
+    const env = playgroundProcessEnv({}, 'http://127.0.0.1:1', { enabled: true, opsPort: 9465, nice: 7, workers: 3 });
     expect(env.PLAYGROUND_CHILD_NICE).toBe('7');
+    // PLAYGROUND_WORKERS: the playground process's own cluster size.
+    expect(env.WORKERS).toBe('3');
   });
 
   it.skipIf(!linux)('every thread of the child, those started before and after it is applied, gets it', () => {

@@ -36,7 +36,8 @@ describe('query limits', () => {
 
   it('limits root fields and upstream fan-out per operation', () => {
     const four =
-      '{ utilities(zipCode: "75001") { id } b: utilities(zipCode: "75002") { id } c: utilities(zipCode: "75003") { id } d: utilities(zipCode: "75004") { id } }';
+      '{ utilities(zipCode: "75001") { id } b: utilities(zipCode: "75002") { id } c: utilities(zipCode: "75003") { id } d: utilities(zipCode: ' +
+      '"75004") { id } }';
     expect(errorsOf(playground, four).join(' ')).toMatch(/root fields|alias/);
     const plans =
       '{ a: residentialPlans(zipCode: "75001") { id } b: residentialPlans(zipCode: "75002") { id } c: residentialPlans(zipCode: "75003") { id } }';
@@ -74,7 +75,7 @@ describe('query limits', () => {
   });
 });
 
-describe('memory held for client documents (issue 12, row 1)', () => {
+describe('memory held for client documents', () => {
   const spread = (n: number) => `{ ${'...A '.repeat(480)} } fragment A on Query { __typename } #${n}`;
 
   it('keeps the parsed-document cache within its byte budget, however many distinct documents arrive', () => {

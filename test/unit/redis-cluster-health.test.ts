@@ -1,15 +1,14 @@
-// Fail fast on a real 3-master Redis Cluster (issue 15): a hung master costs at most the store's
+// Fail fast on a real 3-master Redis Cluster: a hung master costs at most the store's
 // deadline, then nothing (its keys are not sent until a probe answers); a master that died is
 // marked by the first failed command; keys on the other masters keep working throughout.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clusterSupportProblem, slotOwners, startTestCluster, type TestCluster } from '../support/redis-cluster.js';
+import { clusterSkipReason, slotOwners, startTestCluster, type TestCluster } from '../support/redis-cluster.js';
 import { eventually } from '../../scripts/harness/eventually.js';
 import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
 import { canReach, isRedisUp, redisHealth, watchRedis } from '../../cache/redis-health.js';
 import { ALLOWANCE_DEADLINE_MS, allowanceKey, RedisAllowanceStore } from '../../cache/allowance.js';
 
-const problem = clusterSupportProblem();
-if (problem) console.warn(`skipping Redis Cluster tests: ${problem}`);
+const problem = clusterSkipReason('Redis Cluster');
 
 describe.skipIf(problem)('Redis Cluster health and fail-fast', () => {
   let cluster: TestCluster;

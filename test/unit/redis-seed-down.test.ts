@@ -3,20 +3,13 @@
 // set-up whose first sentinel was killed. Start-up must neither hang nor depend on which node a
 // client happens to pick, and a subscription must end up on a node that answers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  clusterSupportProblem,
-  startTestCluster,
-  startTestSentinel,
-  type TestCluster,
-  type TestSentinel,
-} from '../support/redis-cluster.js';
+import { clusterSkipReason, startTestCluster, startTestSentinel, type TestCluster, type TestSentinel } from '../support/redis-cluster.js';
 import { connectRedis, REDIS_START_DEADLINE_MS, RedisUnavailableError, type RedisClient } from '../../cache/redis-connection.js';
 import { freePort } from '../../scripts/harness/redis-server.js';
 import { subscribeChannels, type RedisSubscription } from '../../cache/redis-subscription.js';
 import { eventually } from '../../scripts/harness/eventually.js';
 
-const problem = clusterSupportProblem();
-if (problem) console.warn(`skipping Redis Cluster/Sentinel tests: ${problem}`);
+const problem = clusterSkipReason('Redis Cluster/Sentinel');
 
 /** Connects `n` clients one after the other, each within the start deadline (a hang fails the test). */
 async function connectMany(url: string, n: number): Promise<RedisClient[]> {

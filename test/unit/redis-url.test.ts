@@ -1,4 +1,4 @@
-// REDIS_URL: one parser for the configuration check and the connection (issue 15).
+// REDIS_URL: one parser for the configuration check and the connection.
 import { describe, expect, it } from 'vitest';
 import { describeRedisTarget, parseRedisUrl } from '../../cache/redis-url.js';
 import { loadConfig } from '../../server/config.js';

@@ -1,4 +1,4 @@
-// Seeded reference offers are plausible (issue 16 point 4): a bill-credit plan's all-in rate stays
+// Seeded reference offers are plausible: a bill-credit plan's all-in rate stays
 // above the utility's delivery charge per kWh plus a supply margin at every usage, for every
 // seeded offer of every supplier feed, utility and customer class.
 import { describe, expect, it } from 'vitest';

@@ -15,7 +15,7 @@ describe('request coalescing plugin', () => {
     const leader = missing();
     expect(await p.onBeforeExecute!(leader, op)).toBeUndefined();
     const waiting = [missing(), missing()].map((s) => ({ s, r: p.onBeforeExecute!(s, op) as Promise<Reply | void> }));
-    p.onExecuted!(leader, op, reply('{"data":1}'), executed);
+    void p.onExecuted!(leader, op, reply('{"data":1}'), executed);
     for (const { s, r } of waiting) {
       const got = (await r) as Reply;
       expect(got.bytes!.toString()).toBe('{"data":1}');
@@ -50,5 +50,29 @@ describe('request coalescing plugin', () => {
     expect(await p.onBeforeExecute!(bypass, op)).toBeUndefined();
     expect(await p.onBeforeExecute!({ ...bypass } as RequestState, op)).toBeUndefined();
     expect(bypass.cache).toBe('BYPASS');
+  });
+});
+
+describe('request coalescing, traced', () => {
+  it("reports a waiter's wait as a step of its trace: coalesced, or gave_up after the bound", async () => {
+    const steps: [string, Record<string, unknown>][] = [];
+    const traced = (): RequestState => {
+      const s = missing();
+      s.trace = { step: (name: string, _at: number, attributes: Record<string, unknown>) => steps.push([name, attributes]) } as never;
+      return s;
+    };
+    const p = requestCoalescingPlugin({ maxWaitMs: 5_000 });
+    const leader = traced();
+    await p.onBeforeExecute!(leader, op);
+    const waiter = p.onBeforeExecute!(traced(), op) as Promise<Reply | void>;
+    void p.onExecuted!(leader, op, reply('{"data":1}'), executed);
+    await waiter;
+    const short = requestCoalescingPlugin({ maxWaitMs: 20 });
+    await short.onBeforeExecute!(traced(), op);
+    await short.onBeforeExecute!(traced(), op);
+    expect(steps).toEqual([
+      ['gateway.cache.coalesce', { 'gateway.cache.result': 'coalesced' }],
+      ['gateway.cache.coalesce', { 'gateway.cache.result': 'gave_up' }],
+    ]);
   });
 });

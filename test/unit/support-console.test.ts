@@ -129,7 +129,7 @@ describe('console sessions', () => {
     clock += 3_600_001;
     const after = await ui.get('/console/search');
     expect(after.status).toBe(303);
-    expect(after.location).toBe('/console/sign-in');
+    expect(after.location).toMatch(/^\/console\/sign-in\?ended=1&next=/);
     clock = Date.now();
   });
 });
@@ -144,7 +144,15 @@ describe('console input', () => {
   it('answers malformed, hostile and boundary search input with a clear 400, escaped', async () => {
     const ui = await signedIn();
     const bad = await ui.get(
-      `/console/search?${new URLSearchParams({ id: '<script>alert(1)</script>', partner: '"><img src=x>', status: '6xx', cache: 'WARM', range: '1y', page: '0', env: 'staging' })}`,
+      `/console/search?${new URLSearchParams({
+        id: '<script>alert(1)</script>',
+        partner: '"><img src=x>',
+        status: '6xx',
+        cache: 'WARM',
+        range: '1y',
+        page: '0',
+        env: 'staging',
+      })}`,
     );
     expect(bad.status).toBe(400);
     for (const m of ['A request id is', 'A partner code is', 'Status is', 'Cache is', 'Time is', 'Page is', 'Unknown environment'])
@@ -174,21 +182,26 @@ describe('console input', () => {
     expect(JSON.stringify(await fetch(`${admin.url}/console/search`, { redirect: 'manual' }).then((r) => r.status))).toBe('303');
   });
 
-  it('masks personal data unless the support key is given, and audits unmasking', async () => {
+  it('masks only the personal values of a sealed record, opened in the server: the operation, shape and real size stay visible', async () => {
     const ui = await signedIn();
     const masked = await ui.get('/console/records/req-pii-000001');
     expect(masked.status).toBe(200);
     expect(masked.text).not.toContain('1500 Marilla St');
     expect(masked.text).not.toContain('10443720004563214');
-    expect(masked.text).toContain('Personal data in this record is masked');
-    const wrong = await ui.post('/console/records/req-pii-000001/unmask', { key: 'nope' });
-    expect(wrong.status).toBe(403);
-    expect(wrong.text).not.toContain('10443720004563214');
-    const clear = await ui.post('/console/records/req-pii-000001/unmask', { key: PII_KEY });
-    expect(clear.status).toBe(200);
-    expect(clear.text).toContain('10443720004563214');
+    expect(masked.text).toContain('Personal data in this record (the address and the account data) is masked');
+    // Not one marker: the operation, its root field and the answer's shape show, and the size is the answer's.
+    expect(masked.text).toContain('utilityAccounts');
+    expect(masked.text).not.toContain('no fields');
+    expect(masked.text).toContain('&quot;accountId&quot;');
+    expect(masked.text).toContain('(64 bytes as sent; shown masked)');
+    expect(masked.text).not.toContain('[personal data: sealed');
+    // A viewer is not offered the form, and a posted one is refused and audited.
+    expect(masked.text).toMatch(/<button type="button" disabled aria-describedby="unmask-why">/);
+    expect(masked.text).toContain('needs the unmask role');
+    const refused = await ui.post('/console/records/req-pii-000001/unmask', { reason: 'TICKET-1' });
+    expect(refused.status).toBe(403);
+    expect(refused.text).not.toContain('10443720004563214');
     const actions = (await audit.list({ actor: 'support:CAROL' })).map((e) => e.action);
-    expect(actions).toContain('record.unmask');
     expect(actions).toContain('record.unmask.refused');
     // A record without personal data is shown as sent.
     expect((await ui.get('/console/records/req-0000000001')).text).toContain(
@@ -202,7 +215,7 @@ describe('audit log (embedded)', () => {
     let now = Date.parse('2026-01-01T00:00:00Z');
     const log = createAuditLog({ redis: null, dataDir: path.join(dir, 'a2'), retentionMs: 10_000, now: () => now });
     for (let i = 0; i < 5; i++) {
-      await log.write({ actor: i % 2 ? 'support:A' : 'cli:root', action: 'search', target: String(i), from: '127.0.0.1' });
+      await log.write({ actor: i % 2 ? 'support:A' : 'cli:root', action: 'record.view', target: String(i), from: '127.0.0.1' });
       now += 1000;
     }
     expect((await log.list()).map((e) => e.target)).toEqual(['4', '3', '2', '1', '0']);

@@ -425,3 +425,15 @@ describe('settings', () => {
     await f.close();
   });
 });
+
+describe('redactUrl', () => {
+  it('leaves credentials and secret parameters out, the same on every call (URLs are remembered)', async () => {
+    const { redactUrl } = await import('../../sources/upstream/fetch.js');
+    for (let i = 0; i < 3; i++) {
+      expect(redactUrl('https://user:pw@feeds.example/v1/offers?zip=75001&api_key=abc&token=t')).toBe(
+        'https://feeds.example/v1/offers?zip=75001&api_key=REDACTED&token=REDACTED',
+      );
+      expect(redactUrl('not a url')).toBe('invalid-url');
+    }
+  });
+});

@@ -106,7 +106,8 @@ const VALUE_MAP: SchemaObject = {
   type: 'object',
   title: 'feed value -> our value',
   description:
-    'keys: the values as the GraphQL result has them (JSON "fixed-rate" arrives as fixed_rate); values not in the map pass unchanged; a value mapped to null rejects the record (unless the field is nullable)',
+    'keys: the values as the GraphQL result has them (JSON "fixed-rate" arrives as fixed_rate); values not in the map pass unchanged; a value ' +
+    'mapped to null rejects the record (unless the field is nullable)',
   maxProperties: MAX_ENTRIES,
   additionalProperties: SCALAR_OR_NULL,
 };
@@ -284,7 +285,9 @@ export const BLOCK_SCHEMA: SchemaObject = {
     operation: graphQLName('a GraphQL field name', "the source's Query field to call"),
     scope: {
       enum: [...CALL_SCOPES],
-      description: `request (default): called once per partner request; utility (offers only): once per choice territory serving the ZIP, with its utility id. Inputs given: ${KIND_NAMES.flatMap(inputsOf).join('; ')}`,
+      description:
+        `request (default): called once per partner request; utility (offers only): once per choice territory serving the ZIP, ` +
+        `with its utility id. Inputs given: ${KIND_NAMES.flatMap(inputsOf).join('; ')}`,
     },
     timeoutMs: int(1, 600_000, 'per-call budget in milliseconds, retries and pages included', DEFAULT_TIMEOUT_MS),
     maxItems: int(1, 1_000_000, 'most records mapped from one payload; the rest are reported rejected', DEFAULT_MAX_ITEMS),

@@ -374,13 +374,20 @@ function compileScalar(c: Ctx, def: FieldDef, vt: ScalarType, spec: Spec, key: s
   }
   const finalize = scalarFinalizer(def, vt, unit, map, asText);
   if (hasOwn(spec, 'const')) {
-    const value = attempt(c.p, `${key}.const`, () => finalize(spec.const, name));
+    const value = attempt(c.p, `${key}.const`, () => finalize(spec.const, '', name));
     return value === BAD ? undefined : () => value;
   }
   return scalarRead(c, vt, spec, key, name, unit, map, finalize);
 }
 
-type Finalize = (v: unknown, label: string) => unknown;
+/**
+ * A value as read -> its canonical value. The value's label in errors is `where + what`, joined
+ * only when there is an error to name it in: a record's fields are read on every feed call.
+ */
+type Finalize = (v: unknown, where: string, what: string) => unknown;
+
+/** Conversions a quantity field keeps (feed values repeat from call to call): bounded, then started afresh. */
+const CONVERTED_MAX = 2048;
 
 /** The feed's unit of a quantity (its kind's default when the YAML names none); undefined for non-quantities, null on a problem. */
 function scalarUnit(c: Ctx, vt: ScalarType, spec: Spec, key: string, name: string): UnitName | undefined | null {
@@ -407,18 +414,27 @@ function scalarFinalizer(
 ): Finalize {
   const nullable = (vt.type === 'string' || vt.type === 'quantity') && vt.nullable === true;
   const omittable = !def.required && def.absent === undefined;
-  return (v, label) => {
+  // A quantity's exact conversion (decimal text, BigInt scaling, range checks) is a pure function
+  // of the value read: each field remembers the values it converted. Failures are not kept.
+  const converted = vt.type === 'quantity' ? new Map<unknown, unknown>() : null;
+  return (v, where, what) => {
     if (map && isScalar(v) && hasOwn(map, String(v))) {
       const original = v;
       v = map[String(v)];
-      if (v === null && !nullable) throw new RecordError(`${label}: ${describeType(original)} is mapped to null`);
+      if (v === null && !nullable) throw new RecordError(`${where}${what}: ${describeType(original)} is mapped to null`);
     }
     if (v === null || v === undefined) {
       if (nullable) return null;
       if (omittable) return undefined;
-      throw new RecordError(`${label}: missing`);
+      throw new RecordError(`${where}${what}: missing`);
     }
-    return checkScalar(vt, unit, v, label, asText);
+    if (!converted) return checkScalar(vt, unit, v, where, what, asText);
+    const known = converted.get(v);
+    if (known !== undefined) return known;
+    const out = checkScalar(vt, unit, v, where, what, asText);
+    if (converted.size >= CONVERTED_MAX) converted.clear();
+    if (typeof v === 'number' || typeof v === 'string') converted.set(v, out);
+    return out;
   };
 }
 
@@ -473,7 +489,8 @@ function scalarRead(
   const at = readFrom(c, spec.path!, `${key}.path`);
   if (!at) return undefined;
   const hasDefault = hasOwn(spec, 'default');
-  if (hasDefault && spec.default !== null && attempt(c.p, `${key}.default`, () => finalize(spec.default, name)) === BAD) return undefined;
+  if (hasDefault && spec.default !== null && attempt(c.p, `${key}.default`, () => finalize(spec.default, '', name)) === BAD)
+    return undefined;
   if (at.from !== 'request') {
     // asText: the contract may type the value as text (or as a number).
     const accepts: LeafClass = spec.asText
@@ -503,38 +520,39 @@ function scalarRead(
         ? (_ctx: Record<string, unknown>, env: ReadEnv) => readPath(env.page, path, 'one')
         : (ctx: Record<string, unknown>) => readPath(ctx, path, 'one');
   const dflt = spec.default;
+  const what = `${name} (${path.text})`;
   return (ctx, where, env) => {
     let v = read(ctx, env);
     if ((v === undefined || v === null) && hasDefault) v = dflt;
-    return finalize(v, `${where}${name} (${path.text})`);
+    return finalize(v, where, what);
   };
 }
 
-function checkScalar(vt: ScalarType, unit: UnitName | undefined, v: unknown, label: string, asText = false): unknown {
-  if (asText && typeof v === 'string' && vt.type === 'int') v = Number(numberText(v, label));
+function checkScalar(vt: ScalarType, unit: UnitName | undefined, v: unknown, where: string, what: string, asText = false): unknown {
+  if (asText && typeof v === 'string' && vt.type === 'int') v = Number(numberText(v, where + what));
   switch (vt.type) {
     case 'string': {
-      if (typeof v !== 'string') throw new RecordError(`${label}: expected text, got ${describeType(v)}`);
-      if (!vt.nullable && v.length === 0) throw new RecordError(`${label}: empty`);
-      if (vt.pattern && !vt.pattern.test(v)) throw new RecordError(`${label}: expected ${vt.patternText}, got ${describeType(v)}`);
+      if (typeof v !== 'string') throw new RecordError(`${where}${what}: expected text, got ${describeType(v)}`);
+      if (!vt.nullable && v.length === 0) throw new RecordError(`${where}${what}: empty`);
+      if (vt.pattern && !vt.pattern.test(v)) throw new RecordError(`${where}${what}: expected ${vt.patternText}, got ${describeType(v)}`);
       return v;
     }
     case 'enum': {
       if (typeof v !== 'string' || !vt.values.includes(v)) {
-        throw new RecordError(`${label}: unknown value ${describeType(v)} (expected one of ${list(vt.values)}; add it to map)`);
+        throw new RecordError(`${where}${what}: unknown value ${describeType(v)} (expected one of ${list(vt.values)}; add it to map)`);
       }
       return v;
     }
     case 'int': {
       if (typeof v !== 'number' || !Number.isSafeInteger(v))
-        throw new RecordError(`${label}: expected a whole number, got ${describeType(v)}`);
-      if (v < vt.min || v > vt.max) throw new RecordError(`${label}: ${v} is outside ${vt.min}..${vt.max}`);
+        throw new RecordError(`${where}${what}: expected a whole number, got ${describeType(v)}`);
+      if (v < vt.min || v > vt.max) throw new RecordError(`${where}${what}: ${v} is outside ${vt.min}..${vt.max}`);
       return v + 0;
     }
     case 'quantity': {
       try {
-        const value = asText && typeof v === 'string' ? numberText(v, label) : v;
-        return convertUnit(value, unit!, vt.target, label, { integer: vt.integer, allowNegative: vt.allowNegative, text: asText });
+        const value = asText && typeof v === 'string' ? numberText(v, where + what) : v;
+        return convertUnit(value, unit!, vt.target, where + what, { integer: vt.integer, allowNegative: vt.allowNegative, text: asText });
       } catch (e) {
         if (e instanceof UnitValueError) throw new RecordError(e.message);
         throw e;

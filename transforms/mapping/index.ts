@@ -40,6 +40,7 @@ export function isFeedMappingKey(key: string): boolean {
  * order declared. Throws FeedConfigError on a bad mapping, a source without a name, two
  * feed-mapping transforms on one source, or two mapped sources of the same name.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parsed .meshrc.yaml, checked key by key below
 export function bindingsFromConfig(rawMeshConfig: { sources?: any[] } | null | undefined): CompiledFeedBinding[] {
   const sources: unknown = rawMeshConfig?.sources;
   if (sources === undefined || sources === null) return [];

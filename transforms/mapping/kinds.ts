@@ -16,7 +16,16 @@ import type {
 import { businessCalendar, CalendarRuleError } from '../../domain/calendar.js';
 import { SWITCHING_KINDS } from '../../domain/start-date.js';
 import type { CanonicalQuantity, UnitName } from './units.js';
-import type { CallScope, CanonicalByKind, FeedInputKey, FeedKind, GenerationSource, ServiceAccount, StateStats } from './types.js';
+import type {
+  CallScope,
+  CanonicalByKind,
+  FeedInputKey,
+  FeedKind,
+  GenerationSource,
+  ServiceAccount,
+  StateStats,
+  UsageShape,
+} from './types.js';
 
 /** A record that does not map; the message is its rejection reason. */
 export class RecordError extends Error {
@@ -381,6 +390,36 @@ const stateStats: KindDef<'stateStats'> = {
   },
 };
 
+// ------------------------------------------------------------------------------------------ usageShape
+
+const usageShape: KindDef<'usageShape'> = {
+  kind: 'usageShape',
+  key: 'state',
+  scopes: { request: { always: ['state'], sometimes: [] } },
+  fields: {
+    state: req(stateCode),
+    year: req({ type: 'int', min: 1900, max: 2200 }),
+    // One entry per calendar month; the spread of an annual usage follows their proportions.
+    months: req({
+      type: 'list',
+      minLength: 12,
+      fields: { month: req({ type: 'int', min: 1, max: 12 }), sales: req({ type: 'quantity', target: 'mwh', defaultUnit: 'mwh' }) },
+    }),
+  },
+  build(v): UsageShape {
+    const months = v.months as { month: number; sales: number }[];
+    const monthlyMwh: (number | undefined)[] = new Array(12).fill(undefined);
+    for (const m of months) {
+      if (monthlyMwh[m.month - 1] !== undefined) throw new RecordError(`months: month ${m.month} is listed twice`);
+      if (m.sales < 0) throw new RecordError(`months: month ${m.month} has negative sales`);
+      monthlyMwh[m.month - 1] = m.sales;
+    }
+    if (monthlyMwh.some((x) => x === undefined)) throw new RecordError('months: needs each of the 12 months once');
+    if (monthlyMwh.every((x) => x === 0)) throw new RecordError('months: all sales are zero');
+    return { state: v.state as string, year: v.year as number, monthlyMwh: monthlyMwh as number[] };
+  },
+};
+
 // -------------------------------------------------------------------------------------------- premises
 
 const premises: KindDef<'premises'> = {
@@ -422,7 +461,7 @@ const premises: KindDef<'premises'> = {
   },
 };
 
-export const KINDS: { readonly [K in FeedKind]: KindDef<K> } = Object.freeze({ offers, territories, stateStats, premises });
+export const KINDS: { readonly [K in FeedKind]: KindDef<K> } = Object.freeze({ offers, territories, stateStats, usageShape, premises });
 
 export const KIND_NAMES = Object.keys(KINDS) as FeedKind[];
 

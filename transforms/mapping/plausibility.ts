@@ -12,12 +12,30 @@ export interface RangeFinding {
   message: string;
 }
 
-/** Every number at a dotted path of mapped values; lists on the way are walked. */
-function numbersAt(v: unknown, segs: readonly string[]): number[] {
-  if (Array.isArray(v)) return v.flatMap((x) => numbersAt(x, segs));
-  if (segs.length === 0) return typeof v === 'number' ? [v] : [];
-  if (!isObjectLike(v) || !Object.prototype.hasOwnProperty.call(v, segs[0]!)) return [];
-  return numbersAt(v[segs[0]!], segs.slice(1));
+/** Pushes every number at a path of mapped values onto `out`; lists on the way are walked. */
+function numbersAt(v: unknown, segs: readonly string[], i: number, out: number[]): void {
+  if (Array.isArray(v)) {
+    for (const x of v) numbersAt(x, segs, i, out);
+    return;
+  }
+  if (i === segs.length) {
+    if (typeof v === 'number') out.push(v);
+    return;
+  }
+  if (!isObjectLike(v) || !Object.prototype.hasOwnProperty.call(v, segs[i]!)) return;
+  numbersAt(v[segs[i]!], segs, i + 1, out);
+}
+
+/** The ranges of each kind with their paths split once (every mapped record is checked against them). */
+const CHECKS = new Map<string, { field: string; segs: string[]; range: PlausibleRange }[]>();
+function checksOf(kind: string) {
+  let checks = CHECKS.get(kind);
+  if (!checks) {
+    const table = Object.prototype.hasOwnProperty.call(PLAUSIBLE_RANGES, kind) ? PLAUSIBLE_RANGES[kind]! : {};
+    checks = Object.entries(table).map(([field, range]) => ({ field, segs: field.split('.'), range }));
+    CHECKS.set(kind, checks);
+  }
+  return checks;
 }
 
 /** Units of the same dimension in which the feed's number would fall in the soft range. */
@@ -55,9 +73,13 @@ function finding(field: string, value: number, unit: UnitName | undefined, range
  */
 export function checkRanges(kind: string, values: Record<string, unknown>, units: ReadonlyMap<string, UnitName>): RangeFinding[] {
   const out: RangeFinding[] = [];
-  const table = Object.prototype.hasOwnProperty.call(PLAUSIBLE_RANGES, kind) ? PLAUSIBLE_RANGES[kind]! : {};
-  for (const [field, range] of Object.entries(table)) {
-    for (const v of numbersAt(values, field.split('.'))) {
+  // One scratch list for every field of the record (most records have a few numbers per field).
+  const numbers: number[] = [];
+  for (const { field, segs, range } of checksOf(kind)) {
+    numbers.length = 0;
+    numbersAt(values, segs, 0, numbers);
+    for (const v of numbers) {
+      if (within(v, range.soft)) continue;
       const f = finding(field, v, units.get(field), range);
       if (f) out.push(f);
     }

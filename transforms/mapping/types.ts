@@ -1,7 +1,7 @@
 // Contract between the feed-mapping transform (configuration) and the resolvers (use).
 import type { CanonicalOffer, Territory, Micro } from '../../domain/canonical.js';
 
-export type FeedKind = 'offers' | 'territories' | 'stateStats' | 'premises';
+export type FeedKind = 'offers' | 'territories' | 'stateStats' | 'usageShape' | 'premises';
 
 /** What a resolver knows when it asks a feed; `args` in the YAML maps these onto the feed's own arguments. */
 export interface FeedInput {
@@ -59,6 +59,14 @@ export interface StateStats {
   generationMwh?: Partial<Record<GenerationSource, number>>;
 }
 
+/** A state's typical monthly residential usage: its residential sales per month, January first. */
+export interface UsageShape {
+  state: string;
+  year: number;
+  /** Twelve monthly residential sales, MWh (only their proportions matter). */
+  monthlyMwh: number[];
+}
+
 export interface ServiceAccount {
   accountId: string;
   idType: string;
@@ -75,6 +83,7 @@ export interface CanonicalByKind {
   offers: CanonicalOffer;
   territories: Territory;
   stateStats: StateStats;
+  usageShape: UsageShape;
   premises: ServiceAccount;
 }
 

@@ -11,7 +11,7 @@
 //   years           duration    months (x12; must come out a whole number of months)
 //   kwh             energy      kWh or MWh, as the canonical field wants (exact decimal shift)
 //   mwh             energy      kWh or MWh, as the canonical field wants (exact decimal shift)
-//   thousand_mwh    energy      kWh or MWh (EIA's "thousand megawatthours", i.e. GWh)
+//   gwh             energy      kWh or MWh (a GWh is a thousand MWh, EIA's unit for state sales)
 //   percent         share       percent, 0..100
 //   fraction        share       percent (x100), so 0..1 -> 0..100
 //
@@ -39,7 +39,7 @@ export type UnitName =
   | 'years'
   | 'kwh'
   | 'mwh'
-  | 'thousand_mwh'
+  | 'gwh'
   | 'percent'
   | 'fraction';
 
@@ -68,7 +68,7 @@ export const UNITS: Readonly<Record<UnitName, UnitInfo>> = Object.freeze({
   years: { name: 'years', dimension: 'duration', moneyLike: false, scale: 12, label: 'years' },
   kwh: { name: 'kwh', dimension: 'energy', moneyLike: false, scale: 1, label: 'kWh' },
   mwh: { name: 'mwh', dimension: 'energy', moneyLike: false, scale: 1000, label: 'MWh' },
-  thousand_mwh: { name: 'thousand_mwh', dimension: 'energy', moneyLike: false, scale: 1e6, label: 'thousand MWh' },
+  gwh: { name: 'gwh', dimension: 'energy', moneyLike: false, scale: 1_000_000, label: 'GWh' },
   percent: { name: 'percent', dimension: 'share', moneyLike: false, scale: 1, label: 'percent' },
   fraction: { name: 'fraction', dimension: 'share', moneyLike: false, scale: 100, label: 'a fraction of 1' },
 } satisfies Record<UnitName, UnitInfo>);
@@ -131,7 +131,7 @@ export function convertUnit(value: unknown, unit: UnitName, target: CanonicalQua
     case 'mwh':
       result = { digits: d.digits * 1000n, scale: d.scale };
       break;
-    case 'thousand_mwh':
+    case 'gwh':
       result = { digits: d.digits * 1_000_000n, scale: d.scale };
       break;
     case 'fraction':

@@ -322,7 +322,10 @@ function leafProblem(expect: Extract<Expect, { kind: 'leaf' }>, named: GraphQLNa
     if (ours) {
       const unmapped = values.filter((v) => !mapKeys.includes(v) && !ours.includes(v));
       if (unmapped.length) {
-        return `${shown} has values ${unmapped.map((v) => JSON.stringify(v)).join(', ')} that map to none of ${names([...ours])}; add them to map (map a value to null to reject such records)`;
+        return (
+          `${shown} has values ${unmapped.map((v) => JSON.stringify(v)).join(', ')} that map to none of ${names([...ours])}; add them to ` +
+          `map (map a value to null to reject such records)`
+        );
       }
     }
     return null;

@@ -4,7 +4,8 @@
 import { createHash } from 'node:crypto';
 
 const CSS = `
-:root { --fg:#1b1f24; --muted:#57606a; --line:#d0d7de; --bg:#fff; --soft:#f6f8fa; --accent:#0b57d0; --bad:#b42318; --good:#1a7f37; --addbg:#e6ffec; --delbg:#ffebe9; }
+:root { --fg:#1b1f24; --muted:#57606a; --line:#d0d7de; --bg:#fff; --soft:#f6f8fa; --accent:#0b57d0;
+  --bad:#b42318; --good:#1a7f37; --addbg:#e6ffec; --delbg:#ffebe9; }
 * { box-sizing: border-box; }
 body { margin:0; font:15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color:var(--fg); background:var(--bg); }
 .skip { position:absolute; left:-999px; } .skip:focus { left:8px; top:8px; background:#fff; padding:6px; z-index:9; }
@@ -27,7 +28,8 @@ th, td { text-align:left; padding:5px 8px; border-bottom:1px solid var(--line); 
 th { background:var(--soft); position:sticky; top:0; }
 td.num, th.num { text-align:right; font-variant-numeric:tabular-nums; }
 .mono, pre, code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size:13px; }
-pre { background:var(--soft); border:1px solid var(--line); border-radius:6px; padding:10px; overflow:auto; max-height:480px; white-space:pre-wrap; word-break:break-all; }
+pre { background:var(--soft); border:1px solid var(--line); border-radius:6px; padding:10px; overflow:auto; max-height:480px;
+  white-space:pre-wrap; word-break:break-all; }
 .pager { display:flex; gap:16px; margin-top:10px; }
 .notice { padding:8px 12px; border-radius:6px; background:#fff8c5; border:1px solid #d4a72c; margin:8px 0; }
 .error { padding:8px 12px; border-radius:6px; background:var(--delbg); border:1px solid var(--bad); margin:8px 0; }
@@ -36,15 +38,45 @@ pre { background:var(--soft); border:1px solid var(--line); border-radius:6px; p
 dl.meta { display:grid; grid-template-columns:max-content 1fr; gap:2px 16px; margin:0; } dl.meta dt { color:var(--muted); }
 details.j { margin-left:0; } details.j details.j, details.j > div.j { margin-left:18px; }
 .j .k { color:#0550ae; } .j .s { color:#0a3069; } .j .num { color:#953800; } .j .lit { color:#8250df; } .j .n { color:var(--muted); font-size:12px; }
-.tree { background:var(--soft); border:1px solid var(--line); border-radius:6px; padding:10px; max-height:480px; overflow:auto; font-family: ui-monospace, Menlo, Consolas, monospace; font-size:13px; }
+.tree { background:var(--soft); border:1px solid var(--line); border-radius:6px; padding:10px; max-height:480px; overflow:auto;
+  font-family: ui-monospace, Menlo, Consolas, monospace; font-size:13px; }
 .timeline li { margin:2px 0; } .bar { display:inline-block; height:10px; background:var(--accent); border-radius:3px; vertical-align:middle; margin-right:6px; }
 .badge { display:inline-block; padding:0 6px; border-radius:10px; font-size:12px; border:1px solid var(--line); }
 .badge.bad { color:var(--bad); border-color:var(--bad); } .badge.good { color:var(--good); border-color:var(--good); }
-table.diff td { font-family: ui-monospace, Menlo, Consolas, monospace; font-size:12.5px; white-space:pre-wrap; word-break:break-all; width:50%; padding:0 6px; border:none; }
+table.diff td { font-family: ui-monospace, Menlo, Consolas, monospace; font-size:12.5px; white-space:pre-wrap; word-break:break-all;
+  width:50%; padding:0 6px; border:none; }
 table.diff tr.chg td.old, table.diff td.del { background:var(--delbg); } table.diff tr.chg td.new, table.diff td.add { background:var(--addbg); }
 .changes li.price { font-weight:600; }
-.actions { display:flex; gap:10px; flex-wrap:wrap; margin:8px 0; }
+.actions { display:flex; gap:10px; flex-wrap:wrap; margin:8px 0; align-items:flex-end; }
+button:disabled, button[disabled] { cursor:not-allowed; background:#eaeef2; color:#8c959f; border-color:#d0d7de; border-style:dashed; }
+.why-disabled { color:var(--muted); font-size:13px; margin:4px 0; }
+.why-disabled::before { content:"Disabled: "; font-weight:600; }
+ul.counts { display:flex; flex-wrap:wrap; gap:8px 16px; list-style:none; padding:0; margin:6px 0; }
+ul.counts a[aria-current] { font-weight:600; }
+.scroll { overflow-x:auto; max-width:100%; }
+table.diff tr.gap td { color:var(--muted); background:var(--soft); text-align:center; font-style:italic; }
+.charts { display:grid; grid-template-columns:repeat(auto-fill, minmax(300px, 1fr)); gap:16px; }
+figure.chart { margin:0; border:1px solid var(--line); border-radius:6px; padding:8px; } figure.chart figcaption { font-weight:600; }
+@media (max-width: 700px) {
+  header, main { padding-left:10px; padding-right:10px; }
+  form.filters label, form.filters input, form.filters select { width:100%; }
+  form.filters label { flex:1 1 100%; }
+  table.cards thead { display:none; }
+  table.cards, table.cards tbody, table.cards tr, table.cards td { display:block; width:100%; }
+  table.cards tr { border:1px solid var(--line); border-radius:6px; margin:0 0 8px; padding:4px 0; }
+  table.cards td { border:none; padding:2px 8px; text-align:left; }
+  table.cards td::before { content:attr(data-label) ": "; color:var(--muted); font-size:12px; }
+  table.cards td a { word-break:break-all; }
+  table.diff td { width:auto; }
+  dl.meta { grid-template-columns:1fr; } dl.meta dd { margin:0 0 4px; word-break:break-all; }
+  pre { max-width:100%; }
+  .mono, td, dd { overflow-wrap:anywhere; }
+  ol.timeline { padding-left:18px; } ol.timeline progress { width:60px; }
+}
 `;
+
+const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">
+<rect width="16" height="16" rx="3" fill="#0b57d0"/><path d="M9 2 4 9h3l-1 5 5-7H8z" fill="#fff"/></svg>`;
 
 const JS = `
 (function () {
@@ -56,12 +88,15 @@ const JS = `
     var text = el.textContent;
     var done = function () { var t = b.textContent; b.textContent = 'Copied'; setTimeout(function () { b.textContent = t; }, 1500); };
     if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(text).then(done, function () {});
-    else { var r = document.createRange(); r.selectNodeContents(el); var s = getSelection(); s.removeAllRanges(); s.addRange(r); try { document.execCommand('copy'); done(); } catch (_) {} }
+    else {
+      var r = document.createRange(); r.selectNodeContents(el); var s = getSelection(); s.removeAllRanges(); s.addRange(r);
+      try { document.execCommand('copy'); done(); } catch (_) {}
+    }
   });
   if (document.body && document.body.getAttribute('data-session')) {
     setInterval(function () {
       fetch('/console/session', { credentials: 'same-origin', cache: 'no-store' }).then(function (r) {
-        if (r.status === 401) location.href = '/console/sign-in?ended=1';
+        if (r.status === 401) location.href = '/console/sign-in?ended=1&next=' + encodeURIComponent(location.pathname + location.search);
       }, function () {});
     }, 2000);
   }
@@ -83,4 +118,5 @@ const asset = (body: string, type: string): Asset => ({
 export const ASSETS: Record<string, Asset> = {
   '/console/assets/console.css': asset(CSS, 'text/css; charset=utf-8'),
   '/console/assets/console.js': asset(JS, 'text/javascript; charset=utf-8'),
+  '/console/assets/favicon.svg': asset(FAVICON, 'image/svg+xml'),
 };

@@ -1,126 +1,132 @@
 // The support console, served under /console by the admin listener: sign-in with a
-// personal support token, request search, a record page, rerun with a side-by-side diff, the audit
-// log and partner onboarding. Every state-changing request is a POST carrying the session's CSRF
-// token (and, when the browser sends one, an Origin of this host); every page carries a strict CSP.
-// Every sign-in, search, record view, unmasking, rerun and partner change is audited before it
-// answers.
+// personal support token, request search, a record page, rerun with a diff, the audit log and
+// partner pages. Every state-changing request is a POST carrying the session's CSRF token (and,
+// when the browser sends one, an Origin of this host); every page carries a strict CSP. What a
+// session may do follows its token's roles (viewer, unmask, partners), checked here on every
+// request whatever the page showed. Every sign-in, search, record view, unmasking, rerun and
+// partner change is audited before it answers.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { KeyStore } from '../../keys/key-store.js';
-import { addTestIp, removeTestIp, savePartner, PartnerError, type PartnerStore } from '../../keys/partners.js';
-import type { ReplayQuery, ReplayRecord, ReplayStore } from '../../stores/replay-store.js';
-import type { AuditLog } from '../../stores/audit-log.js';
-import { diffResponses } from '../../stores/replay-diff.js';
-import { clientIp, type TrustProxy } from '../../http/client-ip.js';
-import type { RerunAnswer } from '../rerun.js';
+import type { SupportRole } from '../../keys/key-store.js';
+import type { ReplayQuery } from '../../stores/replay-store.js';
+import { OUTCOMES, outcomeOf, type Outcome } from '../../stores/replay-facets.js';
+import { clientIp } from '../../http/client-ip.js';
+import { actionsFor } from '../../stores/audit-log.js';
 import { ASSETS } from './assets.js';
-import { maskRecord, type Unmasker } from './masking.js';
+import { PAGE_SIZE, RANGES, auditPage, messagePage, searchPage, signInPage, type SearchParams, type SearchSummary } from './pages.js';
+import { PRE_COOKIE, SESSION_COOKIE, SessionStore, can, cookie, randomToken, readCookie, sameSecret, type Session } from './session.js';
 import {
-  PAGE_SIZE,
-  RANGES,
-  auditPage,
-  diffPage,
-  messagePage,
-  partnerPage,
-  partnersPage,
-  recordPage,
-  searchPage,
-  signInPage,
-  type SearchParams,
-} from './pages.js';
-import { PRE_COOKIE, SESSION_COOKIE, SessionStore, cookie, randomToken, readCookie, sameSecret, type Session } from './session.js';
+  HttpError,
+  REQUEST_ID,
+  decode,
+  readForm,
+  redirect,
+  sameOrigin,
+  send,
+  text,
+  type ConsoleContext,
+  type ConsoleOptions,
+  type SupportConsole,
+} from './console-http.js';
+import { recordRoutes } from './record-routes.js';
+import { partnerRoutes } from './partner-routes.js';
 
-export interface ConsoleOptions {
-  keys: Pick<KeyStore, 'verify' | 'isActive'>;
-  replay: ReplayStore | null;
-  audit: AuditLog;
-  partners: PartnerStore;
-  partnersFile: string;
-  rerun(record: ReplayRecord): Promise<RerunAnswer>;
-  unmasker: Unmasker;
-  sessionTtlMs: number;
-  trustProxy: TrustProxy;
-  now?: () => number;
-}
+export type { ConsoleOptions, SupportConsole } from './console-http.js';
 
-export interface SupportConsole {
-  handle(req: IncomingMessage, res: ServerResponse, path: string, url: URL): Promise<void>;
-}
-
-const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
-const PAGE_HEADERS = {
-  'content-type': 'text/html; charset=utf-8',
-  'content-security-policy': CSP,
-  'cache-control': 'no-store',
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
-  // same-origin, not no-referrer: with no-referrer browsers send "Origin: null" on form posts.
-  'referrer-policy': 'same-origin',
-  'cross-origin-opener-policy': 'same-origin',
-};
-const MAX_FORM_BYTES = 16 * 1024;
 const RANGE_MS: Record<string, number> = { '1h': 3_600_000, '1d': 86_400_000, '7d': 7 * 86_400_000 };
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const CACHE_OUTCOMES = new Set(['HIT', 'MISS', 'BYPASS', 'STALE']);
-/** Read at most this many records to filter by cache outcome (the store cannot). */
+const CACHE_OUTCOMES = new Set(['HIT', 'MISS', 'BYPASS', 'STALE', 'COALESCED']);
+/** A search reads at most this many matching records (outcome counts and pages come from them). */
 const SCAN_LIMIT = 1000;
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
+/** A console page to return to after signing in: a path under /console, never another site. */
+export function safeNext(value: string | null | undefined): string {
+  // A form's action (rerun, unmask) comes back as its page.
+  const v = (value ?? '').trim().replace(/\/(rerun|unmask)$/, '');
+  if (v.length > 2000 || !/^\/console\/[^/\\]/.test(v) || v.startsWith('/console/sign-')) return '';
+  return /^[\x21-\x7e]+$/.test(v) ? v : '';
+}
+
+/** A `datetime-local` value (UTC) or an ISO time, in ms; null when neither. */
+function parseWhen(value: string): number | null {
+  if (!value) return null;
+  const t = Date.parse(/(Z|[+-]\d\d:?\d\d)$/i.test(value) ? value : `${value}Z`);
+  return Number.isFinite(t) ? t : null;
+}
+
+function searchParams(q: URLSearchParams): SearchParams {
+  const range = text(q.get('range'));
+  return {
+    id: text(q.get('id'), 128),
+    partner: text(q.get('partner'), 32).toUpperCase(),
+    env: text(q.get('env')),
+    status: text(q.get('status')),
+    cache: text(q.get('cache')).toUpperCase(),
+    range: range || (q.get('from') || q.get('to') ? 'custom' : '1d'),
+    from: text(q.get('from'), 40),
+    to: text(q.get('to'), 40),
+    outcome: text(q.get('outcome')),
+    code: text(q.get('code'), 64).toUpperCase(),
+    ip: text(q.get('ip'), 64),
+    field: text(q.get('field'), 64),
+    zip: text(q.get('zip'), 10),
+    after: text(q.get('after'), 2000),
+    page: Number(q.get('page') ?? 1),
+  };
+}
+
+/** Each filter's check: the value is fine when empty or matching; otherwise the message. */
+const FILTER_CHECKS: [keyof SearchParams, (v: string) => boolean, string][] = [
+  ['id', (v) => REQUEST_ID.test(v), 'A request id is 1 to 128 characters of letters, digits and . _ : -'],
+  ['partner', (v) => /^[A-Z0-9][A-Z0-9_-]{1,31}$/.test(v), 'A partner code is 2 to 32 characters A-Z, 0-9, _ or -'],
+  ['env', (v) => ['production', 'certification', 'playground'].includes(v), 'Unknown environment'],
+  ['status', (v) => ['2xx', '4xx', '429', '5xx'].includes(v), 'Status is 2xx, 4xx, 429 or 5xx'],
+  ['cache', (v) => CACHE_OUTCOMES.has(v), 'Cache is HIT, MISS, BYPASS or STALE'],
+  ['outcome', (v) => (OUTCOMES as readonly string[]).includes(v), `Outcome is one of ${OUTCOMES.join(', ')}`],
+  ['code', (v) => /^[A-Z][A-Z0-9_]{0,63}$/.test(v), 'An error code is like GRAPHQL_VALIDATION_FAILED (letters, digits, _)'],
+  ['ip', (v) => /^[0-9A-Fa-f.:]{2,45}$/.test(v), 'A client address is an IPv4 or IPv6 address, such as 203.0.113.7'],
+  ['field', (v) => /^[_A-Za-z][_0-9A-Za-z]{0,63}$/.test(v), 'A root field is a GraphQL name, such as residentialPlans'],
+  ['zip', (v) => /^\d{5}$/.test(v), 'A ZIP is 5 digits'],
+  ['after', (v) => /^[A-Za-z0-9_-]+$/.test(v), 'That continuation link is damaged; search again'],
+  ['range', (v) => RANGES.some(([r]) => r === v), 'Time is the last hour, day or week, or from – to'],
+];
+
+/** The time bounds of a search, and what is wrong with a custom one. */
+function timeBounds(p: SearchParams, now: number, problems: string[]): Pick<ReplayQuery, 'since' | 'until'> {
+  if (p.range !== 'custom') return { since: now - (RANGE_MS[p.range] ?? RANGE_MS['1d']!) };
+  const from = parseWhen(p.from);
+  const to = parseWhen(p.to);
+  if (p.from && from === null) problems.push('From is a date and time, such as 2026-03-01T14:00 (UTC)');
+  if (p.to && to === null) problems.push('To is a date and time, such as 2026-03-01T15:00 (UTC)');
+  if (!p.from && !p.to) problems.push('From – to needs a from or a to time');
+  if (from !== null && to !== null && from > to) problems.push('From is after to');
+  // A minute-precise "to" includes that whole minute.
+  const until = to === null ? undefined : /T\d\d:\d\d$/.test(p.to) ? to + 59_999 : to;
+  return { since: from ?? now - RANGE_MS['7d']!, ...(until !== undefined ? { until } : {}) };
+}
+
+/** The search's problems with its parameters, and the store query they make. */
+function searchQuery(p: SearchParams, now: number): { problems: string[]; query: ReplayQuery } {
+  const problems: string[] = [];
+  for (const [key, ok, message] of FILTER_CHECKS) {
+    const v = p[key];
+    if (typeof v === 'string' && v !== '' && !ok(v)) problems.push(message);
   }
-}
-
-function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { ...PAGE_HEADERS, 'content-length': String(Buffer.byteLength(body)), ...headers });
-  res.end(body);
-}
-
-function redirect(res: ServerResponse, to: string, headers: Record<string, string> = {}): void {
-  res.writeHead(303, { location: to, 'cache-control': 'no-store', 'content-length': '0', ...headers });
-  res.end();
-}
-
-/** Reads an application/x-www-form-urlencoded body of at most 16 KiB. */
-async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
-  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/x-www-form-urlencoded') throw new HttpError(415, 'Forms must be sent as application/x-www-form-urlencoded.');
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > MAX_FORM_BYTES) throw new HttpError(413, 'The form is too large.');
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_FORM_BYTES) throw new HttpError(413, 'The form is too large.');
-    chunks.push(chunk);
+  const query: ReplayQuery = timeBounds(p, now, problems);
+  if (!Number.isInteger(p.page) || p.page < 1 || p.page > SCAN_LIMIT / PAGE_SIZE) {
+    problems.push(`Page is 1 to ${SCAN_LIMIT / PAGE_SIZE}`);
+    p.page = 1;
   }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
-}
-
-/** A browser's Origin, when sent, must be this host: a second line of defence next to the token. */
-function sameOrigin(req: IncomingMessage): boolean {
-  const origin = req.headers.origin;
-  if (origin === undefined) return true;
-  try {
-    return new URL(origin).host === req.headers.host;
-  } catch {
-    return false;
-  }
-}
-
-function decode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    throw new HttpError(400, 'Malformed address.');
-  }
-}
-
-function text(v: string | null, max = 64): string {
-  return (v ?? '').trim().slice(0, max);
+  const set = <K extends keyof ReplayQuery>(k: K, v: string) => {
+    if (v) query[k] = v as ReplayQuery[K];
+  };
+  set('partner', p.partner);
+  set('environment', p.env);
+  set('status', p.status);
+  set('cache', p.cache);
+  set('errorCode', p.code);
+  set('clientIp', p.ip);
+  set('rootField', p.field);
+  set('zip', p.zip);
+  return { problems, query };
 }
 
 export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
@@ -139,128 +145,76 @@ export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
     return form;
   }
 
+  /** Refuses (403, audited) an action the session's token has no role for. */
+  async function requireRole(req: IncomingMessage, s: Session, role: SupportRole, action: string, target: string | null): Promise<void> {
+    if (can(s, role)) return;
+    await audit(req, s, `${action}.refused`, target, { reason: `no ${role} role` });
+    throw new HttpError(403, `Your support token does not have the ${role} role. Ask an operator for a token with --role ${role}.`);
+  }
+
+  const ctx: ConsoleContext = { opts, now, from, audit, checkedForm, requireRole };
+  const record = recordRoutes(ctx);
+  const partners = partnerRoutes(ctx);
+
   async function signIn(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method === 'GET') {
       const pre = randomToken();
-      const ended = new URL(req.url ?? '/', 'http://x').searchParams.has('ended');
-      return send(res, 200, signInPage(pre, ended ? 'Your session ended. Sign in again.' : null), {
+      const q = new URL(req.url ?? '/', 'http://x').searchParams;
+      const message = q.has('ended')
+        ? 'Your session ended (it expired, the gateway restarted or your token was revoked). Sign in again.'
+        : q.has('signed-out')
+          ? 'You signed out.'
+          : null;
+      return send(res, 200, signInPage(pre, message, safeNext(q.get('next')), q.has('signed-out')), {
         'set-cookie': cookie(req, PRE_COOKIE, pre, 600),
       });
     }
     const form = await checkedForm(req, readCookie(req, PRE_COOKIE));
+    const next = safeNext(form.get('next'));
     const token = form.get('token')?.trim() ?? '';
     const result = opts.keys.verify('support', token);
     if (!result.ok) {
       await audit(req, null, 'sign-in.refused', null, { reason: result.reason });
       const pre = randomToken();
-      return send(res, 401, signInPage(pre, 'That is not an active support token.'), { 'set-cookie': cookie(req, PRE_COOKIE, pre, 600) });
+      return send(res, 401, signInPage(pre, 'That is not an active support token.', next), {
+        'set-cookie': cookie(req, PRE_COOKIE, pre, 600),
+      });
     }
-    const s = sessions.open(result.partnerCode, result.keyId);
-    await audit(req, s, 'sign-in', null, { keyId: result.keyId });
-    return redirect(res, '/console/search', { 'set-cookie': cookie(req, SESSION_COOKIE, s.id, Math.floor(opts.sessionTtlMs / 1000)) });
+    const s = sessions.open(result.partnerCode, result.keyId, result.roles ?? ['viewer']);
+    await audit(req, s, 'sign-in', null, { keyId: result.keyId, roles: s.roles });
+    return redirect(res, next || '/console/search', {
+      'set-cookie': cookie(req, SESSION_COOKIE, s.id, Math.floor(opts.sessionTtlMs / 1000)),
+    });
   }
 
   async function search(req: IncomingMessage, res: ServerResponse, s: Session, url: URL): Promise<void> {
-    const q = url.searchParams;
-    const p: SearchParams = {
-      id: text(q.get('id'), 128),
-      partner: text(q.get('partner'), 32).toUpperCase(),
-      env: text(q.get('env')),
-      status: text(q.get('status')),
-      cache: text(q.get('cache')).toUpperCase(),
-      range: text(q.get('range')) || '1d',
-      page: Number(q.get('page') ?? 1),
-    };
-    const problems: string[] = [];
-    if (p.id && !REQUEST_ID.test(p.id)) problems.push('A request id is 1 to 128 characters of letters, digits and . _ : -');
-    if (p.partner && !/^[A-Z0-9][A-Z0-9_-]{1,31}$/.test(p.partner)) problems.push('A partner code is 2 to 32 characters A-Z, 0-9, _ or -');
-    if (p.env && !['production', 'certification', 'playground'].includes(p.env)) problems.push('Unknown environment');
-    if (p.status && !['2xx', '4xx', '429', '5xx'].includes(p.status)) problems.push('Status is 2xx, 4xx, 429 or 5xx');
-    if (p.cache && !CACHE_OUTCOMES.has(p.cache)) problems.push('Cache is HIT, MISS, BYPASS or STALE');
-    if (!RANGES.some(([r]) => r === p.range)) problems.push('Time is the last hour, day or week');
-    if (!Number.isInteger(p.page) || p.page < 1 || p.page > SCAN_LIMIT / PAGE_SIZE) {
-      problems.push(`Page is 1 to ${SCAN_LIMIT / PAGE_SIZE}`);
-      p.page = 1;
-    }
+    const p = searchParams(url.searchParams);
+    const { problems, query } = searchQuery(p, now());
     if (problems.length) return send(res, 400, searchPage(s, p, [], false, problems));
     if (!opts.replay) return send(res, 503, messagePage(s, 'Search', 'The replay log is disabled on this gateway (REPLAY_ENABLED=false).'));
-    await audit(req, s, 'search', p.id || null, {
-      partner: p.partner || undefined,
-      env: p.env || undefined,
-      status: p.status || undefined,
-      cache: p.cache || undefined,
-      range: p.range,
-      page: p.page,
-    });
+    const filters = Object.fromEntries(Object.entries(p).filter(([k, v]) => v !== '' && k !== 'id'));
+    await audit(req, s, 'search', p.id || null, filters);
     if (p.id) {
       const record = await opts.replay.get(p.id);
       if (record) return redirect(res, `/console/records/${encodeURIComponent(record.id)}`);
       return send(res, 404, searchPage(s, p, [], false, [`No record with request id ${p.id} (records are kept for a limited time).`]));
     }
-    const rq: ReplayQuery = { since: now() - RANGE_MS[p.range]!, limit: p.cache ? SCAN_LIMIT : p.page * PAGE_SIZE + 1 };
-    if (p.partner) rq.partner = p.partner;
-    if (p.env) rq.environment = p.env;
-    if (p.status) rq.status = p.status;
-    const matching = (await opts.replay.list(rq)).filter((r) => !p.cache || r.cache === p.cache);
+    // The outcome is counted over every match, then filtered: the counts stay visible when one is picked.
+    // A bounded slice of the store whatever its size; the page links to the next one.
+    const slice = await opts.replay.search({ ...query, limit: SCAN_LIMIT }, { cursor: p.after || null });
+    const scanned = slice.records;
+    const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
+    for (const r of scanned) counts[outcomeOf(r.status, r.facets)]++;
+    const summary: SearchSummary = {
+      counts,
+      scanned: scanned.length,
+      capped: slice.next !== null,
+      next: slice.next,
+      searchedBack: slice.searchedBack,
+    };
+    const matching = p.outcome ? scanned.filter((r) => outcomeOf(r.status, r.facets) === p.outcome) : scanned;
     const shown = matching.slice((p.page - 1) * PAGE_SIZE, p.page * PAGE_SIZE);
-    return send(res, 200, searchPage(s, p, shown, matching.length > p.page * PAGE_SIZE, []));
-  }
-
-  async function loadRecord(id: string): Promise<ReplayRecord> {
-    if (!REQUEST_ID.test(id)) throw new HttpError(400, 'That is not a request id.');
-    if (!opts.replay) throw new HttpError(503, 'The replay log is disabled on this gateway.');
-    const record = await opts.replay.get(id);
-    if (!record) throw new HttpError(404, `No record with request id ${id} (records are kept for a limited time).`);
-    return record;
-  }
-
-  async function record(req: IncomingMessage, res: ServerResponse, s: Session, id: string, action: string): Promise<void> {
-    if (action === '' && req.method === 'GET') {
-      const r = await loadRecord(id);
-      const m = maskRecord(r);
-      await audit(req, s, 'record.view', r.id, m.masked ? { masked: true } : undefined);
-      return send(
-        res,
-        200,
-        recordPage(s, { record: m.record, masked: m.masked, unmaskAvailable: opts.unmasker.available, unmasked: false }),
-      );
-    }
-    if (req.method !== 'POST') throw new HttpError(405, 'Use the buttons of the record page.');
-    const form = await checkedForm(req, s.csrf);
-    const r = await loadRecord(id);
-    if (action === 'unmask') {
-      const clear = await opts.unmasker.unmask(r, form.get('key') ?? '');
-      await audit(req, s, clear ? 'record.unmask' : 'record.unmask.refused', r.id);
-      if (!clear)
-        return send(
-          res,
-          403,
-          recordPage(s, {
-            record: maskRecord(r).record,
-            masked: true,
-            unmaskAvailable: opts.unmasker.available,
-            unmasked: false,
-            message: 'That support key is not right; personal data stays masked.',
-          }),
-        );
-      return send(res, 200, recordPage(s, { record: clear, masked: false, unmaskAvailable: opts.unmasker.available, unmasked: true }));
-    }
-    if (action === 'rerun') {
-      if (!r.query) throw new HttpError(409, 'This request carried no operation; there is nothing to rerun.');
-      const answer = await opts.rerun(r);
-      const diff = diffResponses(r.responseBody, answer.body, {
-        oldStatus: r.status,
-        newStatus: answer.status,
-        oldRequestId: r.id,
-        newRequestId: answer.requestId,
-      });
-      await audit(req, s, 'record.rerun', r.id, { identical: diff.identical, rerunRequestId: answer.requestId });
-      // Personal data stays masked in the diff as well.
-      const m = maskRecord(r);
-      const shownAnswer = m.masked ? { ...answer, body: maskRecord({ ...r, responseBody: answer.body }).record.responseBody } : answer;
-      return send(res, 200, diffPage(s, m.record, shownAnswer, diff));
-    }
-    throw new HttpError(404, 'No such page.');
+    return send(res, 200, searchPage(s, p, shown, matching.length > p.page * PAGE_SIZE, [], summary));
   }
 
   async function auditLog(req: IncomingMessage, res: ServerResponse, s: Session, url: URL): Promise<void> {
@@ -268,6 +222,11 @@ export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
     const action = text(url.searchParams.get('action'), 64);
     const pageNo = Number(url.searchParams.get('page') ?? 1);
     if (!Number.isInteger(pageNo) || pageNo < 1 || pageNo > 400) throw new HttpError(400, 'Page is 1 to 400.');
+    try {
+      actionsFor(action || undefined);
+    } catch (err) {
+      throw new HttpError(400, `${(err as Error).message}.`);
+    }
     await audit(req, s, 'audit.view', null);
     const entries = await opts.audit.list({
       actor: actor || undefined,
@@ -276,62 +235,6 @@ export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
       limit: PAGE_SIZE + 1,
     });
     return send(res, 200, auditPage(s, entries.slice(0, PAGE_SIZE), { actor, action, page: pageNo }, entries.length > PAGE_SIZE));
-  }
-
-  async function partners(req: IncomingMessage, res: ServerResponse, s: Session, rest: string[]): Promise<void> {
-    const actor = { actor: `support:${s.user}` };
-    if (rest.length === 0) {
-      if (req.method === 'GET') return send(res, 200, partnersPage(s, opts.partners.list(), {}));
-      if (req.method !== 'POST') throw new HttpError(405, 'Method not allowed.');
-      const form = await checkedForm(req, s.csrf);
-      try {
-        const p = await savePartner(
-          opts.partnersFile,
-          { code: form.get('code'), name: form.get('name'), contact: form.get('contact') },
-          actor,
-        );
-        await audit(req, s, 'partner.save', p.code, { name: p.name, contact: p.contact });
-        // This instance answers from the new file at once; the others within their poll (250 ms).
-        await opts.partners.reload();
-        return redirect(res, `/console/partners/${encodeURIComponent(p.code)}?saved=1`);
-      } catch (err) {
-        if (!(err instanceof PartnerError)) throw err;
-        return send(
-          res,
-          400,
-          partnersPage(
-            s,
-            opts.partners.list(),
-            { error: err.message },
-            Object.fromEntries(['code', 'name', 'contact'].map((k) => [k, form.get(k) ?? ''])),
-          ),
-        );
-      }
-    }
-    const code = decode(rest[0]!).toUpperCase();
-    const show = (status: number, flash: { ok?: string; error?: string }) => {
-      const p = opts.partners.get(code);
-      if (!p) throw new HttpError(404, `No partner ${code}.`);
-      return send(res, status, partnerPage(s, p, flash));
-    };
-    if (rest.length === 1 && req.method === 'GET') {
-      const saved = new URL(req.url ?? '/', 'http://x').searchParams.has('saved');
-      return show(200, saved ? { ok: 'Saved.' } : {});
-    }
-    const op = rest.slice(1).join('/');
-    if (req.method !== 'POST' || (op !== 'ips' && op !== 'ips/remove')) throw new HttpError(404, 'No such page.');
-    const form = await checkedForm(req, s.csrf);
-    const cidr = form.get('cidr') ?? '';
-    try {
-      const entry =
-        op === 'ips' ? await addTestIp(opts.partnersFile, code, cidr, actor) : await removeTestIp(opts.partnersFile, code, cidr, actor);
-      await audit(req, s, op === 'ips' ? 'partner.ip.enable' : 'partner.ip.disable', code, { cidr: entry.cidr });
-      await opts.partners.reload();
-      return show(200, { ok: op === 'ips' ? `${entry.cidr} enabled for the certification checkout.` : `${entry.cidr} removed.` });
-    } catch (err) {
-      if (!(err instanceof PartnerError)) throw err;
-      return show(400, { error: err.message });
-    }
   }
 
   async function route(req: IncomingMessage, res: ServerResponse, path: string, url: URL): Promise<void> {
@@ -343,25 +246,31 @@ export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
       return void res.end(asset.body);
     }
     if (path === '/console/sign-in' && (req.method === 'GET' || req.method === 'POST')) return signIn(req, res);
-    const s = sessions.get(readCookie(req, SESSION_COOKIE));
+    const cookieId = readCookie(req, SESSION_COOKIE);
+    const s = sessions.get(cookieId);
     if (path === '/console/session') return s ? send(res, 204, '') : send(res, 401, '');
     if (!s) {
-      if (req.method === 'GET') return redirect(res, '/console/sign-in');
-      throw new HttpError(401, 'Your session ended. Sign in again.');
+      if (req.method !== 'GET') throw new HttpError(401, 'Your session ended. Sign in again.');
+      // Back to this page after signing in; say why when a session was there before.
+      const q = new URLSearchParams();
+      if (cookieId) q.set('ended', '1');
+      const next = safeNext(`${path}${url.search}`);
+      if (next) q.set('next', next);
+      return redirect(res, `/console/sign-in${q.size ? `?${q}` : ''}`);
     }
     if (path === '/console/sign-out') {
       if (req.method !== 'POST') throw new HttpError(405, 'Sign out with the button.');
       await checkedForm(req, s.csrf);
       sessions.close(s.id);
       await audit(req, s, 'sign-out', null);
-      return redirect(res, '/console/sign-in', { 'set-cookie': cookie(req, SESSION_COOKIE, '', 0) });
+      return redirect(res, '/console/sign-in?signed-out=1', { 'set-cookie': cookie(req, SESSION_COOKIE, '', 0) });
     }
     if (path === '/console' || path === '/console/') return redirect(res, '/console/search');
     if (path === '/console/search' && req.method === 'GET') return search(req, res, s, url);
     if (path === '/console/audit' && req.method === 'GET') return auditLog(req, res, s, url);
     const parts = path.split('/').slice(2);
     if (parts[0] === 'records' && parts[1]) return record(req, res, s, decode(parts[1]), parts.slice(2).join('/'));
-    if (parts[0] === 'partners') return partners(req, res, s, parts.slice(1));
+    if (parts[0] === 'partners') return partners(req, res, s, parts.slice(1), url);
     throw new HttpError(404, 'No such page.');
   }
 

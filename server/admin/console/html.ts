@@ -42,13 +42,18 @@ export const NAV = [
 
 export function page(title: string, body: Html, session: Session | null, active = ''): string {
   const nav = session
-    ? html`<nav aria-label="Main"><ul>${NAV.map((n) => html`<li><a href="${n.href}"${new Html(n.href === active ? ' aria-current="page"' : '')}>${n.label}</a></li>`)}</ul>
-      <form method="post" action="/console/sign-out" class="signout"><input type="hidden" name="_csrf" value="${session.csrf}"><span class="who">Signed in as <strong>${session.user}</strong></span> <button type="submit">Sign out</button></form></nav>`
+    ? html`<nav aria-label="Main"><ul>${NAV.map(
+        (n) => html`<li><a href="${n.href}"${new Html(n.href === active ? ' aria-current="page"' : '')}>${n.label}</a>
+      </li>`,
+      )}</ul>
+      <form method="post" action="/console/sign-out" class="signout"><input type="hidden" name="_csrf" value="${session.csrf}">
+        <span class="who">Signed in as <strong>${session.user}</strong></span> <button type="submit">Sign out</button></form></nav>`
     : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(title)} · Support console</title>
-<link rel="stylesheet" href="/console/assets/console.css"><script src="/console/assets/console.js" defer></script></head>
+<link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/console/assets/console.css">
+  <script src="/console/assets/console.js" defer></script></head>
 <body${session ? ' data-session="1"' : ''}><a class="skip" href="#main">Skip to content</a>
 <header><span class="brand">Energy Plan Gateway · Support</span>${render(nav)}</header>
 <main id="main" tabindex="-1"><h1>${esc(title)}</h1>
@@ -66,7 +71,8 @@ export function jsonTree(value: unknown, key: string | null = null, depth = 0): 
     const summary = Array.isArray(value)
       ? `${entries.length} item${entries.length === 1 ? '' : 's'}`
       : `${entries.length} field${entries.length === 1 ? '' : 's'}`;
-    return html`<details class="j" ${new Html(depth < 4 ? 'open' : '')}><summary>${label}${open} <span class="n">${summary}</span></summary>${entries.map(([k, v]) => jsonTree(v, k, depth + 1))}<div>${close}</div></details>`;
+    return html`<details class="j" ${new Html(depth < 4 ? 'open' : '')}><summary>${label}${open} <span class="n">${summary}</span>
+      </summary>${entries.map(([k, v]) => jsonTree(v, k, depth + 1))}<div>${close}</div></details>`;
   }
   const cls = typeof value === 'string' ? 's' : typeof value === 'number' ? 'num' : 'lit';
   return html`<div class="j">${label}<span class="${cls}">${JSON.stringify(value)}</span></div>`;
@@ -79,7 +85,8 @@ export function statusClass(status: number): string {
 
 /** A <select> with the current value selected. */
 export function select(name: string, label: string, options: [string, string][], current: string): Html {
-  return html`<label>${label} <select name="${name}">${options.map(([v, text]) => html`<option value="${v}"${new Html(v === current ? ' selected' : '')}>${text}</option>`)}</select></label>`;
+  const opts = options.map(([v, text]) => html`<option value="${v}"${new Html(v === current ? ' selected' : '')}>${text}</option>`);
+  return html`<label>${label} <select name="${name}">${opts}</select></label>`;
 }
 
 export function csrfField(session: Session): Html {
@@ -88,4 +95,9 @@ export function csrfField(session: Session): Html {
 
 export function copyButton(targetId: string, label: string): Html {
   return html`<button type="button" class="copy" data-copy="${targetId}">${label}</button>`;
+}
+
+/** The visible reason next to a disabled control (referenced by its aria-describedby). */
+export function disabledNote(id: string, why: string): Html {
+  return html`<p class="why-disabled" id="${id}">${why}</p>`;
 }

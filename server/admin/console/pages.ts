@@ -1,13 +1,12 @@
-// The console's pages, rendered on the server from plain data (no I/O here).
-import { Kind, parse, print } from 'graphql';
-import { diffLines } from 'diff';
+// The console's search, record, audit and sign-in pages, rendered on the server from plain data
+// (no I/O here). The diff page is in diff-page.ts, the partner pages in partner-pages.ts.
+import { parse, print } from 'graphql';
 import type { ReplayRecord } from '../../stores/replay-store.js';
-import type { ResponseDiff, ValueChange } from '../../stores/replay-diff.js';
+import { OUTCOMES, outcomeOf, rootFieldsOf, type Outcome } from '../../stores/replay-facets.js';
 import type { AuditEntry } from '../../stores/audit-log.js';
-import type { PartnerRecord } from '../../keys/partners.js';
-import type { RerunAnswer } from '../rerun.js';
 import type { Session } from './session.js';
-import { Html, copyButton, csrfField, html, jsonTree, page, select } from './html.js';
+import { can } from './session.js';
+import { Html, copyButton, csrfField, disabledNote, html, jsonTree, page, select } from './html.js';
 
 export const PAGE_SIZE = 25;
 
@@ -17,14 +16,37 @@ export interface SearchParams {
   env: string;
   status: string;
   cache: string;
+  /** 1h, 1d, 7d, or custom (from/to). */
   range: string;
+  from: string;
+  to: string;
+  outcome: string;
+  code: string;
+  ip: string;
+  field: string;
+  zip: string;
+  /** A search slice's continuation (ReplayStore.search). */
+  after: string;
   page: number;
+}
+
+/** Counts per outcome of the records the search looked at, and whether it stopped early. */
+export interface SearchSummary {
+  counts: Record<Outcome, number>;
+  scanned: number;
+  /** The search read its bound: older records were not looked at yet. */
+  capped: boolean;
+  /** Continues the search with older records. */
+  next?: string | null;
+  /** The newest time (ms) not yet searched. */
+  searchedBack?: number;
 }
 
 export const RANGES: [string, string][] = [
   ['1h', 'Last hour'],
   ['1d', 'Last day'],
   ['7d', 'Last week'],
+  ['custom', 'From – to'],
 ];
 const ENVS: [string, string][] = [
   ['', 'Any'],
@@ -46,46 +68,99 @@ const CACHES: [string, string][] = [
   ['BYPASS', 'BYPASS'],
   ['STALE', 'STALE'],
 ];
+export const OUTCOME_LABELS: Record<Outcome, string> = {
+  ok: 'OK',
+  'graphql-errors': 'GraphQL errors',
+  refused: 'Refused (4xx)',
+  'server-errors': 'Server errors (5xx)',
+};
+const OUTCOME_OPTIONS: [string, string][] = [['', 'Any'], ...OUTCOMES.map((o): [string, string] => [o, OUTCOME_LABELS[o]])];
 
-/** Root field names of the operation (for the results table), or [] when it does not parse. */
-export function rootFields(query: string | null): string[] {
-  if (!query) return [];
-  try {
-    return parse(query, { noLocation: true }).definitions.flatMap((d) =>
-      d.kind === Kind.OPERATION_DEFINITION ? d.selectionSet.selections.flatMap((s) => (s.kind === Kind.FIELD ? [s.name.value] : [])) : [],
-    );
-  } catch {
-    return [];
-  }
+/** Root field names of the record (written with it), else of its operation text. */
+export function rootFields(r: Pick<ReplayRecord, 'query' | 'facets'>): string[] {
+  return r.facets?.rootFields.length ? r.facets.rootFields : rootFieldsOf(r.query);
 }
 
-function searchLink(p: SearchParams, pageNo: number): string {
+const SEARCH_KEYS = ['partner', 'env', 'status', 'cache', 'range', 'from', 'to', 'outcome', 'code', 'ip', 'field', 'zip', 'after'] as const;
+
+/** A search URL: the given filters (only those set) and page. */
+export function searchHref(filters: Partial<Record<(typeof SEARCH_KEYS)[number], string>>, pageNo = 1): string {
   const q = new URLSearchParams();
-  for (const k of ['partner', 'env', 'status', 'cache', 'range'] as const) if (p[k]) q.set(k, p[k]);
-  q.set('page', String(pageNo));
+  for (const k of SEARCH_KEYS) if (filters[k]) q.set(k, filters[k]);
+  if (pageNo > 1) q.set('page', String(pageNo));
   return `/console/search?${q}`;
 }
 
-export function searchPage(session: Session, p: SearchParams, records: ReplayRecord[], hasMore: boolean, problems: string[]): string {
+const shortTime = (iso: string) => iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+
+/** Where a bounded search stopped, with the link that continues it. */
+function searchedBack(p: SearchParams, summary: SearchSummary): Html {
+  const back = summary.searchedBack ? ` (older than ${shortTime(new Date(summary.searchedBack).toISOString())} not yet)` : '';
+  return html`<p class="n" id="searched-back">Counted over the requests searched so far${back}:
+    <a href="${searchHref({ ...p, after: summary.next ?? '' })}" id="search-older">search older requests →</a></p>`;
+}
+
+function outcomeCell(r: ReplayRecord): Html {
+  const o = outcomeOf(r.status, r.facets);
+  const codes = r.facets?.codes ?? [];
+  const codeText = codes.length ? html` <span class="mono">${codes.join(', ')}</span>` : '';
+  return html`<span class="badge ${o === 'ok' ? 'good' : 'bad'}">${OUTCOME_LABELS[o]}</span>${codeText}`;
+}
+
+export function searchPage(
+  session: Session,
+  p: SearchParams,
+  records: ReplayRecord[],
+  hasMore: boolean,
+  problems: string[],
+  summary: SearchSummary | null = null,
+): string {
   const rows = records.map(
     (r) => html`<tr>
-    <td class="mono">${r.time.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</td><td>${r.environment}</td><td>${r.partnerCode ?? '–'}</td>
-    <td>${r.operationName ?? '–'}</td><td class="mono">${rootFields(r.query).join(', ') || '–'}</td>
-    <td class="num">${r.status}</td><td>${r.cache ?? '–'}</td><td class="num">${r.durationMs} ms</td>
-    <td><a class="mono" href="/console/records/${encodeURIComponent(r.id)}">${r.id}</a></td></tr>`,
+    <td data-label="Request id"><a class="mono" href="/console/records/${encodeURIComponent(r.id)}">${r.id}</a></td>
+    <td data-label="Time (UTC)" class="mono">${shortTime(r.time)}</td><td data-label="Environment">${r.environment}</td>
+      <td data-label="Partner">${r.partnerCode ?? '–'}</td>
+    <td data-label="Operation">${r.operationName ?? '–'} <span class="mono">${rootFields(r).join(', ')}</span></td>
+    <td data-label="Status" class="num">${r.status}</td><td data-label="Outcome">${outcomeCell(r)}</td><td data-label="Cache">${r.cache ?? '–'}</td>
+    <td data-label="Duration" class="num">${r.durationMs} ms</td></tr>`,
   );
+  const counts = summary
+    ? html`<ul class="counts" id="outcome-counts" aria-label="Requests per outcome">${OUTCOMES.map(
+        (o) =>
+          html`<li><a href="${searchHref({ ...p, outcome: o })}"${new Html(p.outcome === o ? ' aria-current="true"' : '')}>
+            ${OUTCOME_LABELS[o]}: <strong>${summary.counts[o]}</strong></a></li>`,
+      )}</ul>${summary.capped ? searchedBack(p, summary) : ''}`
+    : '';
   const body = html`
   <form class="filters" method="get" action="/console/search" role="search">
     <label>Request id <input name="id" value="${p.id}" size="38" autocomplete="off" spellcheck="false"></label>
     <label>Partner <input name="partner" value="${p.partner}" size="10" autocomplete="off"></label>
-    ${select('env', 'Environment', ENVS, p.env)} ${select('status', 'Status', STATUSES, p.status)}
-    ${select('cache', 'Cache', CACHES, p.cache)} ${select('range', 'Time', RANGES, p.range)}
+    ${select('env', 'Environment', ENVS, p.env)} ${select('outcome', 'Outcome', OUTCOME_OPTIONS, p.outcome)}
+    <label>Error code <input name="code" value="${p.code}" size="18" autocomplete="off" spellcheck="false" placeholder="GRAPHQL_VALIDATION_FAILED"></label>
+    ${select('status', 'Status', STATUSES, p.status)} ${select('cache', 'Cache', CACHES, p.cache)}
+    <label>Client address <input name="ip" value="${p.ip}" size="16" autocomplete="off" spellcheck="false"></label>
+    <label>Root field <input name="field" value="${p.field}" size="16" autocomplete="off" spellcheck="false" placeholder="residentialPlans"></label>
+    <label>ZIP <input name="zip" value="${p.zip}" size="6" inputmode="numeric" autocomplete="off"></label>
+    ${select('range', 'Time', RANGES, p.range)}
+    <label>From (UTC) <input name="from" type="datetime-local" value="${p.from}"></label>
+    <label>To (UTC) <input name="to" type="datetime-local" value="${p.to}"></label>
     <button type="submit" class="primary">Search</button>
   </form>
   ${problems.map((m) => html`<p class="error" role="alert">${m}</p>`)}
-  <p class="n" aria-live="polite">${records.length ? `Showing ${(p.page - 1) * PAGE_SIZE + 1}–${(p.page - 1) * PAGE_SIZE + records.length}, newest first` : 'No requests match.'}</p>
-  ${records.length ? html`<table id="results"><thead><tr><th>Time (UTC)</th><th>Environment</th><th>Partner</th><th>Operation</th><th>Root fields</th><th class="num">Status</th><th>Cache</th><th class="num">Duration</th><th>Request id</th></tr></thead><tbody>${rows}</tbody></table>` : ''}
-  <div class="pager">${p.page > 1 ? html`<a href="${searchLink(p, p.page - 1)}" rel="prev">← Newer</a>` : ''}${hasMore ? html`<a href="${searchLink(p, p.page + 1)}" rel="next">Older →</a>` : ''}</div>`;
+  ${counts}
+  <p class="n" aria-live="polite">${
+    records.length
+      ? `Showing ${(p.page - 1) * PAGE_SIZE + 1}–${(p.page - 1) * PAGE_SIZE + records.length}, newest first`
+      : 'No requests match.'
+  }</p>
+  ${
+    records.length
+      ? html`<table id="results" class="cards"><thead><tr><th>Request id</th><th>Time (UTC)</th><th>Environment</th><th>Partner</th>
+    <th>Operation</th><th class="num">Status</th><th>Outcome</th><th>Cache</th><th class="num">Duration</th></tr></thead><tbody>${rows}</tbody></table>`
+      : ''
+  }
+  <div class="pager">${p.page > 1 ? html`<a href="${searchHref(p, p.page - 1)}" rel="prev">← Newer</a>` : ''}
+    ${hasMore ? html`<a href="${searchHref(p, p.page + 1)}" rel="next">Older →</a>` : ''}</div>`;
   return page('Search requests', body, session, '/console/search');
 }
 
@@ -98,19 +173,41 @@ function prettyJson(text: string): { tree: Html; pretty: string } | null {
   }
 }
 
-function formatQuery(query: string | null): string {
-  if (!query) return '(no operation: the request was answered before its body was read)';
-  try {
-    return print(parse(query));
-  } catch {
-    return query;
-  }
+export function prettyText(text: string): string {
+  return prettyJson(text)?.pretty ?? text;
 }
 
-/** A shell-safe curl that repeats the request; the key stays a placeholder. */
-export function curlCommand(r: ReplayRecord): string {
+/** The operation text a record keeps in full: as sent, or a short refused one whose digest holds all of it. */
+export function wholeText(r: ReplayRecord): string | null {
+  if (r.query !== null) return r.query;
+  const d = r.queryDigest;
+  return d && Buffer.byteLength(d.head) === d.bytes ? d.head : null;
+}
+
+function queryView(r: ReplayRecord): Html {
+  if (r.query !== null) {
+    let text = r.query;
+    try {
+      text = print(parse(r.query));
+    } catch {
+      // shown as sent
+    }
+    return html`<pre id="query" aria-labelledby="query-h">${text}</pre>`;
+  }
+  const d = r.queryDigest;
+  if (!d) return html`<pre id="query" aria-labelledby="query-h">(none: the request was answered before its body was read)</pre>`;
+  const whole = wholeText(r) !== null;
+  const kept = whole ? 'its text' : `the first ${d.head.length} characters of ${d.bytes} bytes`;
+  return html`<p class="n" id="query-note">Not executed, so the record keeps ${kept} (SHA-256 ${d.sha256.slice(0, 16)}…).</p>
+    <pre id="query" aria-labelledby="query-h">${d.head}${whole ? '' : '…'}</pre>`;
+}
+
+/** A shell-safe curl that repeats the request (null when its text was not kept); the key stays a placeholder. */
+export function curlCommand(r: ReplayRecord): string | null {
+  const query = wholeText(r);
+  if (query === null) return null;
   const body = JSON.stringify({
-    query: r.query,
+    query,
     ...(r.variables ? { variables: r.variables } : {}),
     ...(r.operationName ? { operationName: r.operationName } : {}),
   });
@@ -130,12 +227,77 @@ function staleFeeds(body: string): Set<string> {
   }
 }
 
+const AUTH_REASONS: Record<string, string> = {
+  missing: 'no x-api-key header was sent',
+  malformed: 'the x-api-key header is not a well-formed key (or was sent twice)',
+  unknown: 'the key is not one of ours (mistyped, or from another deployment)',
+  revoked: 'the key was revoked',
+  wrong_environment: 'the key is valid but for another environment (e.g. a certification key sent to production)',
+};
+
+/** Why the request answered as it did, from what the record holds: a refused key, errors, failed feeds. */
+export function explain(r: ReplayRecord): string[] {
+  const why: string[] = [];
+  const auth = r.notes?.auth as { ok?: boolean; reason?: string } | undefined;
+  if (auth && auth.ok === false)
+    why.push(`Refused: ${AUTH_REASONS[auth.reason ?? ''] ?? auth.reason ?? 'key check failed'} (reason ${auth.reason}).`);
+  try {
+    const errors = (JSON.parse(r.responseBody) as { errors?: { message?: unknown; extensions?: { code?: unknown } }[] }).errors;
+    for (const e of (Array.isArray(errors) ? errors : []).slice(0, 5))
+      why.push(`${typeof e?.extensions?.code === 'string' ? e.extensions.code : 'Error'}: ${String(e?.message ?? '')}`);
+  } catch {
+    // not JSON: nothing to add
+  }
+  for (const c of r.upstreamCalls) if (c.error) why.push(`Feed ${c.feed}: ${c.error} after ${c.durationMs} ms.`);
+  if (r.status === 429) why.push('Rate limited: see the Retry-After and X-RateLimit headers below.');
+  return why;
+}
+
 export interface RecordView {
   record: ReplayRecord;
   masked: boolean;
-  unmaskAvailable: boolean;
+  /** The gateway can open this record's personal data (it holds the key that sealed it). */
+  canOpen: boolean;
   unmasked: boolean;
+  /** Bytes of the answer as sent (a masked view is shorter or longer). */
+  responseBytes: number;
   message?: string;
+  /** TRACE_URL_TEMPLATE (with `{traceId}`): a traced record's trace id links to the trace UI. */
+  traceUrlTemplate?: string | null;
+}
+
+function rerunControl(session: Session, v: RecordView): Html {
+  const r = v.record;
+  const id = encodeURIComponent(r.id);
+  const personal = !!r.personalData;
+  let why: string | null = null;
+  if (r.query === null) why = 'Rerun is not possible: this request was not executed (refused or invalid), so its operation was not kept.';
+  else if (personal && !v.canOpen)
+    why = 'Rerun is not possible: the personal data this operation was sent with was not stored, or not with this gateway’s key.';
+  else if (personal && !can(session, 'unmask')) why = 'Rerun needs the unmask role: this operation was sent with personal data.';
+  const disabled = new Html(why ? 'disabled aria-describedby="rerun-why"' : '');
+  const button = html`<button type="submit" class="primary" ${disabled}>Rerun against today's feeds and compare</button>`;
+  return html`<form method="post" action="/console/records/${id}/rerun" class="actions">${csrfField(session)}${
+    personal && !why ? html`<label>Ticket id for the rerun <input name="reason" required maxlength="80" autocomplete="off"></label>` : ''
+  }${button}</form>${why ? disabledNote('rerun-why', why) : ''}`;
+}
+
+function unmaskControl(session: Session, v: RecordView): Html {
+  const id = encodeURIComponent(v.record.id);
+  if (!v.canOpen)
+    return html`<p>The personal data of this record cannot be opened on this gateway (not stored, or sealed with another REPLAY_PII_KEY).</p>`;
+  if (!can(session, 'unmask'))
+    return html`<p><button type="button" disabled aria-describedby="unmask-why">Show personal data</button>
+      </p>${disabledNote('unmask-why', 'Showing personal data needs the unmask role on your support token.')}`;
+  return html`<form method="post" action="/console/records/${id}/unmask" class="actions">${csrfField(session)}
+    <label>Reason (ticket id) <input name="reason" required maxlength="80" autocomplete="off"></label>
+    <button type="submit">Show personal data (logged)</button></form>`;
+}
+
+/** The trace id, linked to the operators' trace UI when TRACE_URL_TEMPLATE is set. */
+function traceLink(traceId: string, template: string | null | undefined): Html | string {
+  if (!template) return traceId;
+  return html`<a href="${template.replaceAll('{traceId}', encodeURIComponent(traceId))}" rel="noopener noreferrer">${traceId}</a>`;
 }
 
 export function recordPage(session: Session, v: RecordView): string {
@@ -144,93 +306,67 @@ export function recordPage(session: Session, v: RecordView): string {
   const stale = staleFeeds(r.responseBody);
   const longest = Math.max(1, ...r.upstreamCalls.map((c) => c.durationMs));
   const headers = Object.entries(r.responseHeaders);
+  const why = explain(r);
+  const curl = curlCommand(r);
+  const rerunOf = typeof r.notes?.rerunOf === 'string' ? r.notes.rerunOf : null;
   const body = html`
   ${v.message ? html`<p class="error" role="alert">${v.message}</p>` : ''}
   ${
     v.masked
-      ? html`<div class="notice"><p>Personal data in this record is masked.</p>${
-          v.unmaskAvailable
-            ? html`<form method="post" action="/console/records/${encodeURIComponent(r.id)}/unmask" class="actions">${csrfField(session)}<label>Support key for personal data <input type="password" name="key" autocomplete="off" required></label><button type="submit">Unmask (logged)</button></form>`
-            : html`<p>Unmasking is not configured on this gateway (REPLAY_PII_KEY).</p>`
-        }</div>`
+      ? html`<div class="notice" id="masked">
+    <p>Personal data in this record (the address and the account data) is masked.</p>${unmaskControl(session, v)}</div>`
       : ''
   }
   ${v.unmasked ? html`<p class="notice">Personal data shown in clear. This view was written to the audit log.</p>` : ''}
-  <div class="actions">
-    <form method="post" action="/console/records/${encodeURIComponent(r.id)}/rerun">${csrfField(session)}<button type="submit" class="primary" ${new Html(r.query ? '' : 'disabled')}>Rerun against today's feeds and compare</button></form>
-    <a href="/console/search">Back to search</a>
-  </div>
+  <div class="actions">${rerunControl(session, v)}<a href="/console/search">Back to search</a></div>
+  ${why.length ? html`<div class="error" id="why"><strong>Why this answer</strong><ul>${why.map((w) => html`<li>${w}</li>`)}</ul></div>` : ''}
+  ${rerunOf ? html`<p class="notice">A console rerun of <a class="mono" href="/console/records/${encodeURIComponent(rerunOf)}">${rerunOf}</a>.</p>` : ''}
   <dl class="meta" id="meta">
     <dt>Request id</dt><dd class="mono">${r.id}</dd><dt>Time</dt><dd>${r.time}</dd><dt>Environment</dt><dd>${r.environment}</dd>
     <dt>Partner</dt><dd>${r.partnerCode ?? '–'}</dd><dt>Client IP</dt><dd class="mono">${r.clientIp}</dd>
-    <dt>Operation</dt><dd>${r.operationName ?? '–'} <span class="mono">(${rootFields(r.query).join(', ') || 'no fields'})</span></dd>
-    <dt>Status</dt><dd>${r.status}</dd><dt>Cache</dt><dd>${r.cache ?? '–'}${r.fromCache ? ' (served from cache)' : ''}</dd><dt>Duration</dt><dd>${r.durationMs} ms</dd>
+    <dt>Operation</dt><dd>${r.operationName ?? '–'} <span class="mono">(${rootFields(r).join(', ') || 'no fields'})</span></dd>
+    <dt>Status</dt><dd>${r.status} · ${outcomeCell(r)}</dd><dt>Cache</dt><dd>${r.cache ?? '–'}${r.fromCache ? ' (served from cache)' : ''}</dd>
+      <dt>Duration</dt><dd>${r.durationMs} ms</dd>
+    ${r.traceId ? html`<dt>Trace</dt><dd class="mono" id="trace">${traceLink(r.traceId, v.traceUrlTemplate)}</dd>` : ''}
   </dl>
-  <h2 id="query-h">Query</h2><pre id="query" aria-labelledby="query-h">${formatQuery(r.query)}</pre>
+  <h2 id="query-h">Query</h2>${queryView(r)}
   <h2 id="vars-h">Variables</h2><pre id="variables" aria-labelledby="vars-h">${r.variables ? JSON.stringify(r.variables, null, 2) : '(none)'}</pre>
-  <h2>Response <span class="n">(${Buffer.byteLength(r.responseBody)} bytes, exactly as sent${v.masked ? ', masked' : ''})</span></h2>
+  <h2>Response <span class="n" id="response-size">(${v.responseBytes} bytes as sent${v.masked ? '; shown masked' : ', exactly as sent'})</span></h2>
   ${parsed ? html`<div class="tree" id="response-tree">${parsed.tree}</div>` : ''}
   <details id="raw"><summary>Raw response</summary><pre id="raw-response">${r.responseBody}</pre></details>
   <div class="actions">${copyButton('raw-response', 'Copy raw response')}</div>
   <h2>Headers sent</h2>
-  ${headers.length ? html`<table id="headers"><tbody>${headers.map(([k, val]) => html`<tr><th class="mono">${k}</th><td class="mono">${val}</td></tr>`)}</tbody></table>` : html`<p>None recorded.</p>`}
-  <h2>Upstream calls</h2>
-  ${r.upstreamCalls.length ? html`<ol class="timeline" id="upstream">${r.upstreamCalls.map((c) => html`<li><progress max="${longest}" value="${c.durationMs}" aria-hidden="true"></progress> <strong>${c.feed}</strong> · ${c.status ?? 'no answer'} · ${c.durationMs} ms${c.error ? html` · <span class="badge bad">${c.error}</span>` : ''}${stale.has(c.feed) ? html` · <span class="badge bad">stale copy served</span>` : ''} <span class="mono n">${c.url}</span></li>`)}</ol>` : html`<p>No upstream calls (answered from cache or refused before execution).</p>`}
-  <h2>Copy as curl</h2><pre id="curl">${curlCommand(r)}</pre>
-  <div class="actions">${copyButton('curl', 'Copy curl')}</div>`;
-  return page(`Request ${r.id}`, body, session, '');
-}
-
-/** Money, rate and tier paths are what support looks for first in a diff. */
-const PRICE = /usd|rate|price|tier|bill|charge|credit|cents/i;
-
-function change(c: ValueChange): Html {
-  const show = (v: unknown) => (v === undefined ? '∅' : JSON.stringify(v));
-  return html`<li class="${PRICE.test(c.path) ? 'price' : ''}"><span class="mono">${c.path}</span>: ${c.kind === 'changed' ? html`<del>${show(c.old)}</del> → <ins>${show(c.new)}</ins>` : c.kind === 'added' ? html`added <ins>${show(c.new)}</ins>` : html`removed <del>${show(c.old)}</del>`}</li>`;
-}
-
-function sideBySide(oldText: string, newText: string): Html {
-  const rows: Html[] = [];
-  const parts = diffLines(oldText, newText);
-  const lines = (s: string) => s.replace(/\n$/, '').split('\n');
-  for (let i = 0; i < parts.length; i++) {
-    const p = parts[i]!;
-    if (!p.added && !p.removed) {
-      for (const l of lines(p.value)) rows.push(html`<tr><td>${l}</td><td>${l}</td></tr>`);
-      continue;
-    }
-    const removed = p.removed ? lines(p.value) : [];
-    const next = parts[i + 1];
-    const added = p.added ? lines(p.value) : next?.added ? lines(next.value) : [];
-    if (p.removed && next?.added) i++;
-    for (let j = 0; j < Math.max(removed.length, added.length); j++) {
-      rows.push(
-        html`<tr class="chg"><td class="${removed[j] !== undefined ? 'old' : ''}">${removed[j] ?? ''}</td><td class="${added[j] !== undefined ? 'new' : ''}">${added[j] ?? ''}</td></tr>`,
-      );
-    }
-  }
-  return html`<table class="diff" id="side-by-side"><thead><tr><th>Recorded answer</th><th>Rerun now</th></tr></thead><tbody>${rows}</tbody></table>`;
-}
-
-export function diffPage(session: Session, record: ReplayRecord, answer: RerunAnswer, diff: ResponseDiff): string {
-  const pretty = (t: string) => prettyJson(t)?.pretty ?? t;
-  const listChanges = diff.lists.flatMap((l) => [
-    ...l.added.map((a) => html`<li>${l.path}: added <strong>${a.title ?? a.id}</strong></li>`),
-    ...l.removed.map((a) => html`<li>${l.path}: removed <strong>${a.title ?? a.id}</strong></li>`),
-    ...l.changed.map((c) => html`<li>${l.path} <strong>${c.title ?? c.id}</strong><ul>${c.changes.map(change)}</ul></li>`),
-    ...(l.orderChanged ? [html`<li>${l.path}: order changed</li>`] : []),
-  ]);
-  const body = html`
-  <p class="mono">Recorded ${record.time} (status ${record.status}) · rerun now as ${answer.requestId} (status ${answer.status})</p>
   ${
-    diff.identical
-      ? html`<p class="ok" id="verdict" role="status"><strong>identical</strong>: today's feeds give the same answer.</p>`
-      : html`<div class="error" id="verdict" role="status"><strong>different</strong>: ${diff.changes.length + diff.lists.reduce((n, l) => n + l.added.length + l.removed.length + l.changed.length, 0)} change(s)${diff.status.old !== diff.status.new ? ` · status ${diff.status.old} → ${diff.status.new}` : ''}</div>
-      <h2>What changed</h2><ul class="changes" id="changes">${listChanges}${diff.changes.map(change)}</ul>`
+    headers.length
+      ? html`<table id="headers"><tbody>${headers.map(
+          ([k, val]) => html`<tr><th class="mono">${k}</th><td class="mono">${val}</td>
+    </tr>`,
+        )}</tbody></table>`
+      : html`<p>None recorded.</p>`
   }
-  <div class="actions"><a href="/console/records/${encodeURIComponent(record.id)}">Back to the record</a></div>
-  <h2>Side by side</h2>${sideBySide(pretty(record.responseBody), pretty(answer.body))}`;
-  return page(`Rerun of ${record.id}`, body, session, '');
+  <h2>Upstream calls</h2>
+  ${
+    r.upstreamCalls.length
+      ? html`<ol class="timeline" id="upstream">${r.upstreamCalls.map(
+          (c) => html`<li>
+    <progress max="${longest}" value="${c.durationMs}" aria-hidden="true">
+    </progress> <strong>${c.feed}</strong> · ${c.status ?? 'no answer'} · ${c.durationMs} ms
+      ${c.error ? html` · <span class="badge bad">${c.error}</span>` : ''}${stale.has(c.feed) ? html` · <span class="badge bad">stale copy served</span>` : ''}
+      <span class="mono n">${c.url}</span></li>`,
+        )}</ol>`
+      : html`<p>No upstream calls (answered from cache or refused before execution).</p>`
+  }
+  <h2>Copy as curl</h2>
+  ${
+    curl
+      ? html`<pre id="curl">${curl}</pre><div class="actions">${copyButton('curl', 'Copy curl')}</div>`
+      : html`<p id="curl-none">No curl: ${
+          r.queryDigest
+            ? 'the request was not executed and only the start of its text was kept'
+            : 'the request was answered before its body was read'
+        }, so it cannot be repeated as sent.</p>`
+  }`;
+  return page(`Request ${r.id}`, body, session, '');
 }
 
 export function auditPage(
@@ -240,58 +376,37 @@ export function auditPage(
   hasMore: boolean,
 ): string {
   const link = (n: number) =>
-    `/console/audit?${new URLSearchParams({ ...(filters.actor ? { actor: filters.actor } : {}), ...(filters.action ? { action: filters.action } : {}), page: String(n) })}`;
+    `/console/audit?${new URLSearchParams({
+      ...(filters.actor ? { actor: filters.actor } : {}),
+      ...(filters.action ? { action: filters.action } : {}),
+      page: String(n),
+    })}`;
   const body = html`
   <form class="filters" method="get" action="/console/audit">
     <label>Who <input name="actor" value="${filters.actor}" placeholder="support:ALICE"></label>
     <label>Action <input name="action" value="${filters.action}" placeholder="record.view"></label>
     <button type="submit" class="primary">Filter</button>
   </form>
-  ${entries.length ? html`<table id="audit"><thead><tr><th>Time (UTC)</th><th>Who</th><th>What</th><th>Target</th><th>From</th><th>Details</th></tr></thead><tbody>${entries.map((e) => html`<tr><td class="mono">${e.time}</td><td>${e.actor}</td><td>${e.action}</td><td class="mono">${e.target ?? '–'}</td><td class="mono">${e.from}</td><td class="mono">${e.details ? JSON.stringify(e.details) : ''}</td></tr>`)}</tbody></table>` : html`<p>No entries.</p>`}
-  <div class="pager">${filters.page > 1 ? html`<a href="${link(filters.page - 1)}">← Newer</a>` : ''}${hasMore ? html`<a href="${link(filters.page + 1)}">Older →</a>` : ''}</div>`;
+  ${
+    entries.length
+      ? html`<table id="audit"><thead><tr><th>Time (UTC)</th><th>Who</th><th>What</th><th>Target</th><th>From</th><th>Details</th></tr></thead>
+    <tbody>${entries.map(
+      (e) => html`<tr><td class="mono">${e.time}</td><td>${e.actor}</td><td>${e.action}</td><td class="mono">${e.target ?? '–'}</td>
+    <td class="mono">${e.from}</td><td class="mono">${e.details ? JSON.stringify(e.details) : ''}</td></tr>`,
+    )}</tbody></table>`
+      : html`<p>No entries.</p>`
+  }
+  <div class="pager">${filters.page > 1 ? html`<a href="${link(filters.page - 1)}">← Newer</a>` : ''}
+    ${hasMore ? html`<a href="${link(filters.page + 1)}">Older →</a>` : ''}</div>`;
   return page('Audit log', body, session, '/console/audit');
 }
 
-export function partnersPage(
-  session: Session,
-  partners: PartnerRecord[],
-  flash: { ok?: string; error?: string },
-  form: Record<string, string> = {},
-): string {
+/** The sign-in page; `next` is the console page to return to, `message` an error or (ok) a notice. */
+export function signInPage(pre: string, message: string | null, next = '', ok = false): string {
   const body = html`
-  ${flash.ok ? html`<p class="ok" role="status">${flash.ok}</p>` : ''}${flash.error ? html`<p class="error" role="alert">${flash.error}</p>` : ''}
-  <p>Partner records for certification onboarding. Calling the API needs no allow-listing; test IPs only enable the certification checkout flow.</p>
-  ${partners.length ? html`<table id="partners"><thead><tr><th>Code</th><th>Name</th><th>Contact</th><th class="num">Test IPs</th><th>Updated</th></tr></thead><tbody>${partners.map((p) => html`<tr><td><a href="/console/partners/${encodeURIComponent(p.code)}">${p.code}</a></td><td>${p.name}</td><td>${p.contact}</td><td class="num">${p.testIps.length}</td><td>${p.updatedAt} by ${p.updatedBy}</td></tr>`)}</tbody></table>` : html`<p>No partners yet.</p>`}
-  <h2>Add or update a partner</h2>
-  <form method="post" action="/console/partners" class="filters">${csrfField(session)}
-    <label>Partner code <input name="code" required maxlength="32" value="${form.code ?? ''}"></label>
-    <label>Name <input name="name" required maxlength="100" value="${form.name ?? ''}"></label>
-    <label>Contact <input name="contact" required maxlength="200" value="${form.contact ?? ''}"></label>
-    <button type="submit" class="primary">Save partner</button>
-  </form>`;
-  return page('Partners', body, session, '/console/partners');
-}
-
-export function partnerPage(session: Session, p: PartnerRecord, flash: { ok?: string; error?: string }): string {
-  const action = `/console/partners/${encodeURIComponent(p.code)}`;
-  const body = html`
-  ${flash.ok ? html`<p class="ok" role="status">${flash.ok}</p>` : ''}${flash.error ? html`<p class="error" role="alert">${flash.error}</p>` : ''}
-  <dl class="meta"><dt>Name</dt><dd>${p.name}</dd><dt>Contact</dt><dd>${p.contact}</dd><dt>Updated</dt><dd>${p.updatedAt} by ${p.updatedBy}</dd></dl>
-  <h2>Certification test IPs</h2>
-  ${p.testIps.length ? html`<table id="test-ips"><thead><tr><th>Address or range</th><th>Enabled by</th><th>When</th><th></th></tr></thead><tbody>${p.testIps.map((t) => html`<tr><td class="mono">${t.cidr}</td><td>${t.addedBy}</td><td>${t.addedAt}</td><td><form method="post" action="${action}/ips/remove">${csrfField(session)}<input type="hidden" name="cidr" value="${t.cidr}"><button type="submit" aria-label="Remove ${t.cidr}">Remove</button></form></td></tr>`)}</tbody></table>` : html`<p>No test IPs enabled.</p>`}
-  <form method="post" action="${action}/ips" class="filters">${csrfField(session)}
-    <label>IP address or CIDR range <input name="cidr" required maxlength="64" placeholder="203.0.113.7 or 2001:db8::/64" spellcheck="false"></label>
-    <button type="submit" class="primary">Enable for certification checkout</button>
-  </form>
-  <p><a href="/console/partners">All partners</a></p>`;
-  return page(`Partner ${p.code}`, body, session, '/console/partners');
-}
-
-export function signInPage(pre: string, message: string | null): string {
-  const body = html`
-  ${message ? html`<p class="error" role="alert">${message}</p>` : ''}
+  ${message ? html`<p class="${ok ? 'ok' : 'error'}" role="${ok ? 'status' : 'alert'}">${message}</p>` : ''}
   <form method="post" action="/console/sign-in" class="filters">
-    <input type="hidden" name="_csrf" value="${pre}">
+    <input type="hidden" name="_csrf" value="${pre}">${next ? html`<input type="hidden" name="next" value="${next}">` : ''}
     <label>Personal support token <input type="password" name="token" autocomplete="off" required autofocus size="60" spellcheck="false"></label>
     <button type="submit" class="primary">Sign in</button>
   </form>

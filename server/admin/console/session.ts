@@ -5,12 +5,15 @@
 // reloaded (about a second).
 import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { SupportRole } from '../../keys/key-store.js';
 
 export interface Session {
   id: string;
   /** The support user's handle (the partner field of the support token). */
   user: string;
   keyId: string;
+  /** What the support token allows (viewer, unmask, partners). */
+  roles: readonly SupportRole[];
   csrf: string;
   expiresAt: number;
 }
@@ -62,9 +65,9 @@ export class SessionStore {
     private readonly isActive: (keyId: string) => boolean,
   ) {}
 
-  open(user: string, keyId: string): Session {
+  open(user: string, keyId: string, roles: readonly SupportRole[] = ['viewer']): Session {
     if (this.sessions.size >= MAX_SESSIONS) this.sweep();
-    const s: Session = { id: randomToken(), user, keyId, csrf: randomToken(), expiresAt: this.now() + this.ttlMs };
+    const s: Session = { id: randomToken(), user, keyId, roles, csrf: randomToken(), expiresAt: this.now() + this.ttlMs };
     this.sessions.set(s.id, s);
     return s;
   }
@@ -90,4 +93,9 @@ export class SessionStore {
     // Still full: drop the oldest (Map keeps insertion order).
     while (this.sessions.size >= MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!);
   }
+}
+
+/** Whether a session's token carries `role`. */
+export function can(s: Session | null, role: SupportRole): boolean {
+  return !!s && s.roles.includes(role);
 }

@@ -1,7 +1,7 @@
-// The mapping's call scope, context paths, pagination and plausibility ranges (issue 14), without
+// The mapping's call scope, context paths, pagination and plausibility ranges, without
 // Mesh: compileFeedMapping + map, callPaged with an injected page call and clock, the feed events'
 // counters and throttled warnings with an injected clock. End to end: test/e2e/utility-feed.test.ts
-// and test/e2e/feeds-check-round2.test.ts.
+// and test/e2e/feeds-check-misconfigurations.test.ts.
 import { describe, expect, it } from 'vitest';
 import { compileFeedMapping, FeedConfigError, type FeedBinding } from '../../transforms/mapping/index.js';
 import { callPaged } from '../../transforms/paged-call.js';

@@ -1,4 +1,4 @@
-// `npm run feeds:check` on the misconfigurations of issue 14 (points 2-5), each failing (or, for a
+// `npm run feeds:check` on misconfigured feeds (call scope, paths, pages, units), each failing (or, for a
 // soft range, warning) with a message naming the feed and the field; and on the Sunpath example
 // (utility-scoped, cursor pages), whose calls, pages and truncation it reports.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,7 +25,7 @@ afterAll(async () => {
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-describe('feeds:check, round 2', () => {
+describe('feeds:check on misconfigured and paged feeds', () => {
   it('calls a utility-scoped feed once per choice territory of the sample ZIP, follows its pages, and reports a cut-off', async () => {
     const ok = writeConfigDir(tmp, 'sunpath', [SUNPATH]);
     const capped = writeConfigDir(tmp, 'sunpath-capped', [SUNPATH], (c) => void (mappingOf(c, 'Sunpath').pagination.maxPages = 1));
@@ -57,7 +57,9 @@ describe('feeds:check, round 2', () => {
     expect(lead).toMatch(/^feeds:check: configuration error in /);
     expect(rest).toEqual([]);
     expect(error).toBe(
-      '  feed Sunpath: args.utility: the request path /sunpath/v3/territories/{args.utility}/offers needs argument "utility", but utilityId is not always given to a request-scoped feed (always given: zipCode, customerClass); set scope: utility to call the feed once per utility serving the ZIP',
+      '  feed Sunpath: args.utility: the request path /sunpath/v3/territories/{args.utility}/offers needs argument "utility", but utilityId ' +
+        'is not always given to a request-scoped feed (always given: zipCode, customerClass); set scope: utility to call the feed once per ' +
+        'utility serving the ZIP',
     );
   }, 120_000);
 
@@ -86,7 +88,8 @@ describe('feeds:check, round 2', () => {
       [SUNPATH],
       (c) => void (mappingOf(c, 'Sunpath').fields.cancellationFee.unit = 'usd'),
     ); // 15000 cents read as $15,000: not possible
-    const base = writeConfigDir(tmp, 'sunpath-base-usd', [SUNPATH], (c) => void (mappingOf(c, 'Sunpath').fields.baseMonthly.unit = 'usd')); // 495 cents read as $495 a month: possible, not plausible
+    // 495 cents read as $495 a month: possible, not plausible
+    const base = writeConfigDir(tmp, 'sunpath-base-usd', [SUNPATH], (c) => void (mappingOf(c, 'Sunpath').fields.baseMonthly.unit = 'usd'));
     const env = { SUNPATH_URL: sunpath.url };
     const [a, b, c] = await Promise.all([
       feedsCheck(['--dir', perMwh]),
@@ -104,10 +107,12 @@ describe('feeds:check, round 2', () => {
     const dropped = feedOf(b, 'Sunpath');
     expect(dropped).toMatchObject({ status: 'FAIL', records: 1, rejected: 2 });
     expect(dropped.error).toBe(
-      'sources/sunpath/sample.json: record 0: implausible: cancellationFee 15000 USD is outside the possible range 0 USD to 10000 USD; looks like cents, not USD (unit: cents)',
+      'sources/sunpath/sample.json: record 0: implausible: cancellationFee 15000 USD is outside the possible range 0 USD to 10000 USD; looks ' +
+        'like cents, not USD (unit: cents)',
     );
     expect(dropped.warnings).toContain(
-      'record 0 rejected: utility ONCOR: implausible: cancellationFee 15000 USD is outside the possible range 0 USD to 10000 USD; looks like cents, not USD (unit: cents)',
+      'record 0 rejected: utility ONCOR: implausible: cancellationFee 15000 USD is outside the possible range 0 USD to 10000 USD; looks like ' +
+        'cents, not USD (unit: cents)',
     );
 
     // Implausible but possible: served, with warnings on the live answer and the sample.
@@ -116,7 +121,8 @@ describe('feeds:check, round 2', () => {
     expect(doubted).toMatchObject({ status: 'ok', records: 3, rejected: 0 });
     expect(doubted.warnings).toEqual([
       'live value: record 0: utility ONCOR: baseMonthly 495 USD is outside the plausible range 0 USD to 100 USD; looks like cents, not USD (unit: cents)',
-      'live value: record 0: utility ONCOR: page 2: baseMonthly 999 USD is outside the plausible range 0 USD to 100 USD; looks like cents, not USD (unit: cents)',
+      'live value: record 0: utility ONCOR: page 2: baseMonthly 999 USD is outside the plausible range 0 USD to 100 USD; looks like cents, ' +
+        'not USD (unit: cents)',
       'sources/sunpath/sample.json: record 0: baseMonthly 495 USD is outside the plausible range 0 USD to 100 USD; looks like cents, not USD (unit: cents)',
     ]);
   }, 120_000);

@@ -1,0 +1,423 @@
+// Every environment setting, declared once: name, kind (type and bounds), default, which process
+// reads it and what it means. Config loading (server/config.ts, cache/cache-config.ts,
+// sources/upstream/upstream-config.ts), `npm run config:check`, the table in docs/operations.md
+// (`npm run docs:settings`) and the test that every setting read is declared all derive from it.
+import { kinds as k, readSettings, setting, type Kind, type Setting } from './settings.js';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const H = 3_600_000;
+const DAY = 24 * H;
+const MiB = 1024 * 1024;
+
+/** The same setting for the keyed listeners (KEYED_*) and the playground's (PLAYGROUND_*). */
+function perListener<const S extends string, T>(
+  suffix: S,
+  kind: Kind<T>,
+  keyed: T,
+  playground: T,
+  description: string,
+): Record<`KEYED_${S}` | `PLAYGROUND_${S}`, Setting<T, T>> {
+  return {
+    [`KEYED_${suffix}`]: setting(kind, keyed, `${description} (production and certification listeners)`),
+    [`PLAYGROUND_${suffix}`]: setting(kind, playground, `${description} (playground listener)`, ['gateway', 'playground process']),
+  } as Record<`KEYED_${S}` | `PLAYGROUND_${S}`, Setting<T, T>>;
+}
+
+const LISTENERS = {
+  ENVIRONMENTS: setting(
+    k.list(),
+    ['production', 'certification', 'playground'],
+    'which listeners this process runs (production, certification, playground)',
+  ),
+  HOST: setting(
+    k.text(),
+    '127.0.0.1',
+    'address the partner listeners bind (0.0.0.0 behind a load balancer); the ops and admin endpoints keep to OPS_HOST and ADMIN_HOST',
+  ),
+  PRODUCTION_PORT: setting(k.port(), 4000, 'production listener port (0 = any free port)'),
+  CERTIFICATION_PORT: setting(k.port(), 4001, 'certification listener port (0 = any free port)'),
+  PLAYGROUND_PORT: setting(k.port(), 4002, 'playground listener port (0 = any free port)', ['gateway', 'playground process']),
+  PLAYGROUND_PROCESS: setting(
+    k.bool(),
+    true,
+    'the playground in a process of its own when this process serves it beside a keyed environment',
+  ),
+  PLAYGROUND_OPS_PORT: setting(k.port(), 9465, "the playground process's /metrics and /healthz port", ['gateway', 'playground process']),
+  PLAYGROUND_NICE: setting(k.int(0, 19), 10, "the playground process's niceness (a lower CPU priority than the keyed listeners)"),
+  PLAYGROUND_CHILD_NICE: setting(k.int(0, 19), null, 'the niceness the playground process applies to its threads', ['playground process'], {
+    internal: true,
+  }),
+  WORKERS: setting(
+    k.processes(256),
+    1,
+    "node:cluster workers sharing each keyed listener's port (auto: the cores this process may use); more than 1 needs REDIS_URL",
+  ),
+  PLAYGROUND_WORKERS: setting(
+    k.processes(256),
+    1,
+    "the playground process's own workers (passed to it as WORKERS); more than 1 needs REDIS_URL",
+  ),
+  GATEWAY_WORKER_SLOT: setting(k.int(1, 256), null, "a worker's slot, set by the primary for each worker", ['gateway'], { internal: true }),
+  OPS_HOST: setting(k.text(), '127.0.0.1', 'address of the ops endpoint (/metrics, /healthz, /readyz)'),
+  OPS_PORT: setting(k.port(), 9464, 'ops endpoint port'),
+  ADMIN_TOKEN: setting(k.secret(24), null, 'admin HTTP endpoint for support tools and the support console; unset = off'),
+  ADMIN_HOST: setting(k.text(), '127.0.0.1', 'address of the admin endpoint'),
+  ADMIN_PORT: setting(k.port(), 4020, 'admin endpoint port (only with ADMIN_TOKEN)'),
+  SHUTDOWN_GRACE_MS: setting(k.int(0, 120_000), 10_000, 'how long SIGTERM waits for in-flight requests before cutting connections'),
+  TLS_CERT_FILE: setting(
+    k.path(),
+    null,
+    'HTTPS on the partner listeners (with TLS_KEY_FILE), HSTS, renewal without restart; unset = plain HTTP',
+  ),
+  TLS_KEY_FILE: setting(k.path(), null, 'the private key of TLS_CERT_FILE'),
+  TLS_HTTP2: setting(k.bool(), false, 'HTTP/2 beside HTTP/1.1 on the TLS listeners (ALPN; needs TLS_CERT_FILE and TLS_KEY_FILE)'),
+  TRUST_PROXY: setting(k.text(), null, 'hop count or proxy addresses whose X-Forwarded-For is believed; unset = none'),
+  CORS_ORIGINS: setting(k.text(), null, 'browser origins allowed on the keyed environments (* or a comma-separated list); unset = none'),
+  BODY_LIMIT_BYTES: setting(k.int(1024, 10 * MiB), 64 * 1024, 'request body limit (413 above)'),
+};
+
+const DATA = {
+  UPSTREAM_PORT: setting(k.port(), 4010, 'port of the built-in reference upstream', ['gateway', 'npm start']),
+  UPSTREAM_URL: setting(
+    k.url(['http:', 'https:']),
+    null,
+    'base URL of every feed (per feed: <SOURCE>_URL); unset = the reference upstream',
+  ),
+  CERTIFICATION_UPSTREAM_URL: setting(
+    k.url(['http:', 'https:']),
+    null,
+    "certification's base URL of every feed (per feed: CERTIFICATION_<SOURCE>_URL)",
+  ),
+  START_REFERENCE_UPSTREAM: setting(
+    k.bool(),
+    { text: 'on unless UPSTREAM_URL', from: (v) => v.UPSTREAM_URL === null },
+    'start the reference upstream beside the gateway',
+    ['npm start'],
+  ),
+  EIA_API_KEY: setting(
+    k.secret(16),
+    null,
+    "EIA API v2 key, sent as api_key on every Eia call (redacted in logs); with it and no EIA_URL the Eia source goes to https://api.eia.gov, so energyInfoByState serves EIA's live figures (any <SOURCE>_API_KEY reaches its source block as {context.feedKeys.<Source>})",
+    ['gateway', 'CLI'],
+  ),
+  MESH_DIR: setting(k.path(), '.', 'folder holding .meshrc.yaml'),
+  REDIS_URL: setting(
+    k.text(),
+    null,
+    'shared cache, allowance counters, replay log: redis://, rediss://, redis-sentinel://h:p,h:p/mymaster, redis-cluster://h:p,h:p; unset = the embedded store',
+    ['gateway', 'playground process', 'CLI'],
+  ),
+  DATA_DIR: setting(k.path(), 'data', 'embedded store, replay files, keys file', ['gateway', 'playground process', 'CLI']),
+  KEYS_FILE: setting(k.path(), { text: 'DATA_DIR/keys.json', from: () => null }, 'API key hashes', ['gateway', 'CLI']),
+  PARTNERS_FILE: setting(
+    k.path(),
+    { text: 'partners.json beside KEYS_FILE', from: () => null },
+    'partner records and certification test IPs',
+    ['gateway', 'CLI'],
+  ),
+  ENROLLMENT_BASE_URL: setting(k.url(['https:']), 'https://enroll.energyplans.example/residential', 'base of headlessEnrollmentUrl'),
+  CERTIFICATION_ENROLLMENT_BASE_URL: setting(
+    k.url(['https:']),
+    'https://enroll-certification.energyplans.example/residential',
+    'base of headlessEnrollmentUrl in certification (the certification checkout)',
+  ),
+  UTM_SOURCE: setting(k.text(), 'energy_plan_api', 'utm_source of enrollment URLs'),
+  FILL_PARTNER_REF: setting(k.bool(), false, "put the caller's partner code into ref instead of PARTNER_CODE"),
+};
+
+const PLAYGROUND = {
+  PLAYGROUND_ALLOWANCE: setting(k.int(0, 1_000_000), 10, 'real calls per client IP on the playground, ever', [
+    'gateway',
+    'playground process',
+    'CLI',
+  ]),
+  PLAYGROUND_FREE_REQUESTS: setting(k.int(0, 1_000_000), 60, 'free playground requests per client IP per window (0 = no limit)', [
+    'gateway',
+    'playground process',
+  ]),
+  PLAYGROUND_FREE_WINDOW_SECONDS: setting(k.int(1, 86_400), 60, 'the window of PLAYGROUND_FREE_REQUESTS', [
+    'gateway',
+    'playground process',
+  ]),
+  PERSISTED_QUERIES_MAX_BYTES: setting(
+    k.int(64 * 1024, 1024 * MiB),
+    8 * MiB,
+    'bytes of persisted-query (APQ) entries kept per environment, least recently used evicted; each entry counts what it holds ' +
+      '(document x 1.05 + 2 x hash + 208 bytes, see Persisted queries)',
+  ),
+  PERSISTED_QUERIES_PLAYGROUND_MAX_BYTES: setting(
+    k.int(64 * 1024, 1024 * MiB),
+    {
+      text: 'PERSISTED_QUERIES_MAX_BYTES / 8, at least 64 KiB',
+      from: (v) => Math.max(64 * 1024, Math.floor((v.PERSISTED_QUERIES_MAX_BYTES as number) / 8)),
+    },
+    "the playground's own persisted-query budget, counted the same way",
+    ['gateway', 'playground process'],
+  ),
+};
+
+const CONNECTIONS = {
+  ...perListener('MAX_CONNECTIONS', k.int(0, 1_000_000), 4096, 256, 'open sockets per listener (0 = no cap)'),
+  ...perListener(
+    'MAX_CONNECTIONS_PER_IP',
+    k.int(0, 1_000_000),
+    0,
+    32,
+    "open sockets per peer address, the socket's, not X-Forwarded-For (0 = no cap; behind a load balancer cap there)",
+  ),
+  // One address may hold an eighth of the keyed listener: a partner's client pool behind one NAT
+  // address needs a few dozen keep-alive sockets, so 512 leaves room for several partners sharing a
+  // NAT, while one flooding address cannot take the listener. Behind trusted proxies every socket
+  // comes from a proxy address, so the cap would cap the load balancer: off unless set.
+  KEYED_MAX_CONNECTIONS_PER_IP: setting(
+    k.int(0, 1_000_000),
+    { text: '512 (0 when TRUST_PROXY is set)', from: (v) => (v.TRUST_PROXY ? 0 : 512) },
+    "open sockets per peer address on the production and certification listeners, the socket's, not X-Forwarded-For (0 = no cap)",
+  ),
+  ...perListener('HEADERS_TIMEOUT_MS', k.int(500, 600_000), 10_000, 5_000, 'time to send complete headers (also a new, silent socket)'),
+  ...perListener(
+    'REQUEST_TIMEOUT_MS',
+    k.int(500, 3_600_000),
+    30_000,
+    15_000,
+    'time to send a whole request (at least the headers timeout)',
+  ),
+  ...perListener('KEEP_ALIVE_TIMEOUT_MS', k.int(100, 600_000), 5_000, 5_000, 'idle keep-alive sockets are closed after this'),
+};
+
+const QUERY_LIMITS = {
+  ...perListener('MAX_DEPTH', k.int(2, 50), 8, 6, 'query depth limit'),
+  ...perListener('MAX_ALIASES', k.int(0, 500), 15, 5, 'aliases per query'),
+  ...perListener('MAX_ROOT_FIELDS', k.int(1, 100), 6, 3, 'root fields per query, counted through fragments and @skip'),
+  ...perListener('MAX_TOKENS', k.int(50, 100_000), 2000, 1000, 'tokens per query document'),
+  ...perListener('MAX_QUERY_BYTES', k.int(256, 10 * MiB), 32 * 1024, 8 * 1024, 'bytes per query document'),
+  ...perListener(
+    'DOCUMENT_CACHE_BYTES',
+    k.int(0, 1024 * MiB),
+    32 * MiB,
+    8 * MiB,
+    'parsed documents kept per listener (estimated bytes; 0 = none)',
+  ),
+  ...perListener('MAX_COST', k.int(10, 10_000_000), 20_000, 5000, 'query cost limit (fields times list sizes)'),
+  ...perListener('MAX_FAN_OUT', k.int(1, 1000), 24, 8, 'upstream calls one query may cause'),
+};
+
+const CACHE = {
+  CACHE_CONFIG: setting(
+    k.path(),
+    { text: 'cache.config.yaml (or .yml, .json) in the working directory', from: () => null },
+    'the TTL file of the response cache',
+  ),
+  CACHE_ENABLED: setting(k.bool(), { text: "on (or the TTL file's enabled)", from: () => null }, 'the response cache on or off'),
+  CACHE_LRU_BYTES: setting(k.bytes(1024), 32 * MiB, 'in-process cache level'),
+  CACHE_MAX_ENTRY_BYTES: setting(
+    k.bytes(256),
+    { text: 'CACHE_LRU_BYTES, at most 4 MiB', from: (v) => Math.min(v.CACHE_LRU_BYTES as number, 4 * MiB) },
+    'largest answer cached',
+  ),
+  CACHE_REDIS_TIMEOUT_MS: setting(k.int(10, 10_000), 200, 'how long a cache read waits for Redis before answering as a miss'),
+  CACHE_EPOCH_REFRESH_MS: setting(
+    k.int(100, 3_600_000),
+    5000,
+    'how often each instance re-reads the purge epochs from Redis, beside the purge messages it is sent',
+  ),
+  CACHE_COALESCE: setting(k.bool(), true, 'request coalescing: concurrent identical misses wait for one execution'),
+};
+
+const REPLAY = {
+  REPLAY_ENABLED: setting(k.bool(), true, 'the replay log on or off'),
+  REPLAY_RETENTION: setting(k.duration(1000), 7 * DAY, 'how long replay records are kept', ['gateway', 'playground process', 'CLI']),
+  REPLAY_MAX_BYTES: setting(k.bytes(4096), 256 * MiB, 'replay budget per keyed environment'),
+  REPLAY_PLAYGROUND_MAX_BYTES: setting(
+    k.bytes(4096),
+    { text: 'REPLAY_MAX_BYTES / 8', from: (v) => Math.max(4096, Math.floor((v.REPLAY_MAX_BYTES as number) / 8)) },
+    "the playground's own replay budget",
+  ),
+  REPLAY_PII_KEY: setting(
+    k.key32(),
+    null,
+    'sealing key of records holding personal data (32 bytes, hex or base64); unset = personal data not stored',
+    ['gateway', 'CLI'],
+  ),
+  REPLAY_PII_RETENTION: setting(
+    k.duration(1000),
+    { text: '24h (at most REPLAY_RETENTION)', from: (v) => Math.min(DAY, v.REPLAY_RETENTION as number) },
+    'retention of records holding personal data (at most REPLAY_RETENTION)',
+  ),
+  REPLAY_PII_MAX_BYTES: setting(
+    k.bytes(4096),
+    { text: 'REPLAY_MAX_BYTES / 4', from: (v) => Math.max(4096, Math.floor((v.REPLAY_MAX_BYTES as number) / 4)) },
+    'budget per environment of records holding personal data',
+  ),
+  REPLAY_QUEUE_MAX: setting(k.int(1, 1_000_000), 10_000, 'records waiting to be written, at most'),
+  REPLAY_QUEUE_BYTES: setting(k.bytes(1024), 16 * MiB, 'bytes waiting to be written, at most'),
+  REPLAY_SEGMENT_BYTES: setting(
+    k.bytes(1024),
+    {
+      text: 'REPLAY_MAX_BYTES / 8, at most 16 MiB',
+      from: (v) => Math.max(1024, Math.min(16 * MiB, Math.floor((v.REPLAY_MAX_BYTES as number) / 8))),
+    },
+    'without Redis: the size of one file of the embedded replay store (the oldest file is dropped whole when the budget is reached)',
+  ),
+  REPLAY_WRITE_RETRY_MS: setting(k.int(0, 120_000), 10_000, 'how long a failed batch write is retried'),
+  REPLAY_FLUSH_MS: setting(k.int(1, 60_000), 50, 'a batch is written once it holds 500 records or its first record has waited this long'),
+};
+
+const CONSOLE = {
+  REPLAY_API_KEY: setting(k.secret(24), null, 'the admin token `npm run replay -- --url` sends to a running gateway (or --key)', ['CLI']),
+  AUDIT_RETENTION: setting(
+    k.duration(60_000),
+    { text: '400d (at least REPLAY_RETENTION)', from: (v) => Math.max(400 * DAY, v.REPLAY_RETENTION as number) },
+    "how long the console's audit log is kept (at least REPLAY_RETENTION)",
+    ['gateway', 'CLI'],
+  ),
+  AUDIT_MAX_ENTRIES: setting(
+    k.int(1000, 100_000_000),
+    200_000,
+    "the audit trail's size: beyond it the oldest noise entries (refused or limited sign-ins, searches, audit views) go first, then the oldest others",
+    ['gateway', 'CLI'],
+  ),
+  CONSOLE_SIGN_IN_FAILURES: setting(
+    k.int(1, 100_000),
+    10,
+    'refused console sign-ins allowed per client address per CONSOLE_SIGN_IN_WINDOW; then 429 with Retry-After until the window ends',
+  ),
+  CONSOLE_SIGN_IN_WINDOW: setting(k.duration(1000, DAY), 5 * 60_000, 'the window of CONSOLE_SIGN_IN_FAILURES'),
+  CONSOLE_SESSION_TTL: setting(k.duration(60_000, 7 * DAY), 8 * H, 'console session lifetime'),
+  CHECKOUT_TOKEN: setting(k.secret(24), null, "bearer token for the certification checkout's allow-list routes only"),
+};
+
+const UPSTREAM = {
+  UPSTREAM_TIMEOUT_MS: setting(k.int(10, 600_000), 5000, 'timeout of calls outside a feed (feeds carry their own timeoutMs)'),
+  UPSTREAM_RETRIES: setting(k.int(0, 5), 2, 'extra attempts of idempotent feed calls (GET/HEAD), inside the feed timeout'),
+  UPSTREAM_RETRY_BASE_MS: setting(k.int(0, 60_000), 50, 'full-jitter backoff base'),
+  UPSTREAM_RETRY_MAX_DELAY_MS: setting(k.int(0, 60_000), 1000, 'full-jitter backoff cap'),
+  UPSTREAM_ATTEMPT_TIMEOUT_MS: setting(k.int(0, 600_000), 0, 'cap of one attempt (0 = the whole remaining feed budget)'),
+  UPSTREAM_BREAKER: setting(k.bool(), true, 'circuit breaker per feed'),
+  UPSTREAM_BREAKER_ERROR_PERCENT: setting(k.int(1, 100), 50, 'the breaker opens above this share of failed calls in its window...'),
+  UPSTREAM_BREAKER_MIN_CALLS: setting(k.int(1, 10_000), 5, '...once at least this many calls were made in the window'),
+  UPSTREAM_BREAKER_WINDOW_MS: setting(k.int(100, 3_600_000), 10_000, 'rolling window of the breaker'),
+  UPSTREAM_BREAKER_RESET_MS: setting(k.int(10, 3_600_000), 5000, 'open to half-open (one trial call) after this long'),
+  UPSTREAM_DEDUP: setting(k.bool(), true, 'share one upstream call between identical concurrent GETs'),
+  STALE_IF_ERROR_SECONDS: setting(k.int(0, 7 * 86_400), 3600, "serve a feed's last good answer, at most this old, when it fails (0 = off)"),
+  STALE_IF_ERROR_MAX_ENTRIES: setting(k.int(1, 1_000_000), 2000, 'last good answers kept'),
+  STALE_IF_ERROR_MAX_BYTES: setting(k.int(1024, 4 * 1024 * MiB), 32 * MiB, 'bytes of last good answers kept'),
+  UPSTREAM_MAX_BODY_BYTES: setting(k.int(1024, 1024 * MiB), 8 * MiB, 'upstream bodies larger than this are refused'),
+  UPSTREAM_CONNECTIONS: setting(k.int(1, 10_000), 64, 'keep-alive pool size per upstream origin'),
+};
+
+const LOGS = {
+  LOG_LEVEL: setting(k.oneOf(LOG_LEVELS), 'info', 'pino level (silent mutes)', ['gateway', 'playground process', 'reference upstream']),
+  MESH_LOG_LEVEL: setting(k.oneOf(LOG_LEVELS), 'warn', "level of GraphQL Mesh's own log lines (component: mesh)"),
+  NODE_ENV: setting(k.text(), { text: 'production (set by npm start)', from: () => null }, 'graphql-js without its development checks', [
+    'npm start',
+  ]),
+  MALLOC_ARENA_MAX: setting(k.int(1, 64), { text: '2 (set by npm start)', from: () => null }, 'fewer glibc malloc arenas (lower RSS)', [
+    'npm start',
+  ]),
+};
+
+/** OTEL_TRACES_SAMPLER values (the OpenTelemetry SDK specification's built-in samplers). */
+export const TRACE_SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
+/** TRACE_INCOMING_PARENT values: what a partner's traceparent does (docs/operations.md, Tracing). */
+export const TRACE_INCOMING_PARENTS = ['link', 'continue', 'ignore'] as const;
+
+// OpenTelemetry traces (server/observability/tracing-config.ts checks them across settings: the
+// protocol, the sampler ratio, the resource attributes, the URL template).
+const TRACING = {
+  OTEL_EXPORTER_OTLP_ENDPOINT: setting(
+    k.url(['http:', 'https:']),
+    null,
+    'base URL of an OTLP/HTTP receiver (e.g. http://otel-collector:4318); spans go to <base>/v1/traces; unset = tracing off',
+    ['gateway', 'playground process'],
+  ),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: setting(
+    k.url(['http:', 'https:']),
+    null,
+    'the full traces URL (wins over OTEL_EXPORTER_OTLP_ENDPOINT)',
+    ['gateway', 'playground process'],
+  ),
+  OTEL_EXPORTER_OTLP_PROTOCOL: setting(
+    k.text(),
+    { text: 'http/json', from: () => null },
+    'only http/json (grpc and http/protobuf are refused)',
+    ['gateway', 'playground process'],
+  ),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: setting(k.text(), { text: 'http/json', from: () => null }, 'only http/json, as above', [
+    'gateway',
+    'playground process',
+  ]),
+  OTEL_SERVICE_NAME: setting(k.text(), 'energy-plan-gateway', 'service.name of the spans', ['gateway', 'playground process']),
+  OTEL_RESOURCE_ATTRIBUTES: setting(k.text(), null, 'more resource attributes: key=value,key2=value2 with percent-encoded values', [
+    'gateway',
+    'playground process',
+  ]),
+  OTEL_TRACES_SAMPLER: setting(k.oneOf(TRACE_SAMPLERS), 'parentbased_always_on', 'which requests are traced', [
+    'gateway',
+    'playground process',
+  ]),
+  OTEL_TRACES_SAMPLER_ARG: setting(
+    k.text(),
+    { text: '1', from: () => null },
+    'the ratio (0 to 1) of the traceidratio samplers, e.g. 0.01',
+    ['gateway', 'playground process'],
+  ),
+  OTEL_BSP_SCHEDULE_DELAY: setting(k.int(1, 60_000), 5000, 'ms between batches of spans sent', ['gateway', 'playground process']),
+  OTEL_BSP_MAX_QUEUE_SIZE: setting(
+    k.int(1, 1_000_000),
+    2048,
+    'spans waiting for a slow or absent collector (more are dropped, never blocking a request)',
+    ['gateway', 'playground process'],
+  ),
+  OTEL_SDK_DISABLED: setting(k.bool(), false, 'true turns tracing off whatever else is set', ['gateway', 'playground process']),
+  TRACE_INCOMING_PARENT: setting(
+    k.oneOf(TRACE_INCOMING_PARENTS),
+    'link',
+    "what a partner's traceparent does: link (a new trace of ours, linked to it), continue (our spans join it) or ignore",
+    ['gateway', 'playground process'],
+  ),
+  TRACE_URL_TEMPLATE: setting(
+    k.text(),
+    null,
+    "a URL with {traceId}: the support console's record page links each traced request's trace id through it",
+  ),
+};
+
+export const SETTINGS = {
+  ...LISTENERS,
+  ...DATA,
+  ...PLAYGROUND,
+  ...CONNECTIONS,
+  ...QUERY_LIMITS,
+  ...CACHE,
+  ...REPLAY,
+  ...CONSOLE,
+  ...UPSTREAM,
+  ...LOGS,
+  ...TRACING,
+};
+
+export type SettingName = keyof typeof SETTINGS;
+
+/**
+ * Families of settings named after something else (a Mesh source): `<SOURCE>_URL` and
+ * `CERTIFICATION_<SOURCE>_URL`, read by server/config.ts feedUrlsFor for each source of .meshrc.yaml.
+ */
+export const SETTING_FAMILIES = [
+  {
+    pattern: /^(CERTIFICATION_)?[A-Z][A-Z0-9_]*_URL$/,
+    name: '<SOURCE>_URL, CERTIFICATION_<SOURCE>_URL',
+    description: "one feed's base URL (production; certification)",
+  },
+];
+
+/** Reads the table from an environment: typed values, problems collected (see lib/settings.ts). */
+export const readAllSettings = (env: NodeJS.ProcessEnv, problems: string[]) => readSettings(SETTINGS, env, problems);
+export type SettingValues = ReturnType<typeof readAllSettings>;

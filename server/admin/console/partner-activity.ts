@@ -1,0 +1,62 @@
+// A partner's last 7 days per environment, from its replay records: requests, error rate and p95
+// latency per day, and when each key was last used (the key id the key check noted).
+import type { ReplayRecord } from '../../stores/replay-store.js';
+import { outcomeOf } from '../../stores/replay-facets.js';
+
+export const DAYS = 7;
+const DAY_MS = 86_400_000;
+
+export interface DayStats {
+  /** Start of the UTC day, ms. */
+  start: number;
+  requests: number;
+  errors: number;
+  p95Ms: number | null;
+}
+
+export interface PartnerActivity {
+  /** Environment -> the last DAYS UTC days, oldest first. */
+  byEnvironment: Map<string, DayStats[]>;
+  lastUsed: Map<string, string>;
+  /** Records read; `capped` when the bound stopped the count early. */
+  scanned: number;
+  capped: boolean;
+}
+
+function p95(values: number[]): number | null {
+  if (!values.length) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.95) - 1)]!;
+}
+
+/** The first UTC day of the window ending today. */
+export function windowStart(now: number): number {
+  return Math.floor(now / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS;
+}
+
+export function partnerActivity(records: ReplayRecord[], now: number, capped: boolean): PartnerActivity {
+  const first = windowStart(now);
+  const durations = new Map<string, number[][]>();
+  const byEnvironment = new Map<string, DayStats[]>();
+  const lastUsed = new Map<string, string>();
+  for (const r of records) {
+    const keyId = (r.notes?.auth as { keyId?: unknown } | undefined)?.keyId;
+    if (typeof keyId === 'string' && (lastUsed.get(keyId) ?? '') < r.time) lastUsed.set(keyId, r.time);
+    const day = Math.floor((Date.parse(r.time) - first) / DAY_MS);
+    if (day < 0 || day >= DAYS) continue;
+    let days = byEnvironment.get(r.environment);
+    if (!days) {
+      days = Array.from({ length: DAYS }, (_, i) => ({ start: first + i * DAY_MS, requests: 0, errors: 0, p95Ms: null }));
+      byEnvironment.set(r.environment, days);
+      durations.set(
+        r.environment,
+        Array.from({ length: DAYS }, () => []),
+      );
+    }
+    days[day]!.requests++;
+    if (outcomeOf(r.status, r.facets) !== 'ok') days[day]!.errors++;
+    durations.get(r.environment)![day]!.push(r.durationMs);
+  }
+  for (const [env, days] of byEnvironment) days.forEach((d, i) => (d.p95Ms = p95(durations.get(env)![i]!)));
+  return { byEnvironment, lastUsed, scanned: records.length, capped };
+}

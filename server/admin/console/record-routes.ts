@@ -1,0 +1,125 @@
+// The record routes of the console: a record page (personal data opened in the server and
+// masked by value), showing personal data to the unmask role, and reruns (a record holding
+// personal data only for the unmask role, with a reason, running its sealed operation as sent).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ReplayRecord } from '../../stores/replay-store.js';
+import { diffResponses } from '../../stores/replay-diff.js';
+import { replayFacets, rootFieldsOf } from '../../stores/replay-facets.js';
+import type { RerunAnswer } from '../rerun.js';
+import { maskRecord } from './masking.js';
+import { recordPage } from './pages.js';
+import { diffPage } from './diff-page.js';
+import type { Session } from './session.js';
+import { HttpError, REQUEST_ID, reasonOf, send, type ConsoleContext } from './console-http.js';
+
+export type RecordHandler = (req: IncomingMessage, res: ServerResponse, s: Session, id: string, action: string) => Promise<void>;
+
+export function recordRoutes(ctx: ConsoleContext): RecordHandler {
+  const { opts, now, from, audit, checkedForm, requireRole } = ctx;
+
+  async function loadRecord(id: string): Promise<ReplayRecord> {
+    if (!REQUEST_ID.test(id)) throw new HttpError(400, 'That is not a request id.');
+    if (!opts.replay) throw new HttpError(503, 'The replay log is disabled on this gateway.');
+    const record = await opts.replay.get(id);
+    if (!record) throw new HttpError(404, `No record with request id ${id} (records are kept for a limited time).`);
+    return record;
+  }
+
+  /** What a page shows of a record: personal data opened in the server, then masked unless `clear`. */
+  function view(r: ReplayRecord, clear: boolean) {
+    const opened = opts.unmasker.open(r);
+    const canOpen = !!r.personalData && !opened.problem;
+    const responseBytes = Buffer.byteLength(opened.record.responseBody);
+    const traceUrlTemplate = opts.traceUrlTemplate ?? null;
+    if (clear && canOpen) return { record: opened.record, masked: false, canOpen, unmasked: true, responseBytes, traceUrlTemplate };
+    const m = maskRecord(opened.record);
+    return { record: m.record, masked: m.masked, canOpen, unmasked: false, responseBytes, traceUrlTemplate };
+  }
+
+  async function rerun(req: IncomingMessage, res: ServerResponse, s: Session, r: ReplayRecord, form: URLSearchParams): Promise<void> {
+    if (!r.query)
+      throw new HttpError(
+        409,
+        'This request was not executed (refused or invalid), so its operation was not kept: there is nothing to rerun.',
+      );
+    let toRun = r;
+    let reason: string | null = null;
+    if (r.personalData) {
+      // The stored operation is sealed: it is opened here and run as sent, never the mask text.
+      await requireRole(req, s, 'unmask', 'record.rerun', r.id);
+      reason = reasonOf(form);
+      const opened = opts.unmasker.open(r);
+      if (opened.problem) throw new HttpError(409, `This record cannot be rerun: ${opened.problem}.`);
+      toRun = opened.record;
+    }
+    const started = now();
+    const answer = await opts.rerun(toRun);
+    const diff = diffResponses(toRun.responseBody, answer.body, {
+      oldStatus: r.status,
+      newStatus: answer.status,
+      oldRequestId: r.id,
+      newRequestId: answer.requestId,
+    });
+    recordRerun(req, s, toRun, answer, now() - started);
+    await audit(req, s, 'record.rerun', r.id, {
+      identical: diff.identical,
+      rerunRequestId: answer.requestId,
+      ...(reason ? { reason, personalData: true } : {}),
+    });
+    const note = reason ? 'Personal data shown in clear for the reason you gave. This rerun was written to the audit log.' : undefined;
+    return send(res, 200, diffPage(s, toRun, answer, diff, note));
+  }
+
+  /** The rerun's own record, so its request id can be searched (sealed like any personal record). */
+  function recordRerun(req: IncomingMessage, s: Session, ran: ReplayRecord, answer: RerunAnswer, durationMs: number): void {
+    if (!opts.replay) return;
+    const rec: ReplayRecord = {
+      id: answer.requestId,
+      time: new Date(now() - durationMs).toISOString(),
+      environment: ran.environment,
+      partnerCode: ran.partnerCode,
+      clientIp: from(req),
+      operationName: ran.operationName,
+      query: ran.query,
+      variables: ran.variables,
+      status: answer.status,
+      responseBody: answer.body,
+      responseHeaders: { 'x-request-id': answer.requestId },
+      fromCache: false,
+      cache: null,
+      upstreamCalls: [],
+      durationMs,
+      notes: { rerunOf: ran.id, by: `support:${s.user}` },
+    };
+    rec.facets = replayFacets({ body: answer.body, rootFields: rootFieldsOf(ran.query), query: ran.query, variables: ran.variables });
+    if (ran.personalData) opts.unmasker.seal(rec);
+    opts.replay.enqueue(rec);
+  }
+
+  async function record(req: IncomingMessage, res: ServerResponse, s: Session, id: string, action: string): Promise<void> {
+    if (action === '' && req.method === 'GET') {
+      const r = await loadRecord(id);
+      const v = view(r, false);
+      await audit(req, s, 'record.view', r.id, v.masked ? { masked: true } : undefined);
+      return send(res, 200, recordPage(s, v));
+    }
+    if (req.method !== 'POST') throw new HttpError(405, 'Use the buttons of the record page.');
+    const form = await checkedForm(req, s.csrf);
+    const r = await loadRecord(id);
+    if (action === 'unmask') {
+      await requireRole(req, s, 'unmask', 'record.unmask', r.id);
+      const reason = reasonOf(form);
+      const v = view(r, true);
+      if (!v.unmasked) {
+        await audit(req, s, 'record.unmask.refused', r.id, { reason, problem: opts.unmasker.open(r).problem ?? 'no personal data' });
+        return send(res, 409, recordPage(s, { ...v, message: 'This record has no personal data this gateway can open.' }));
+      }
+      await audit(req, s, 'record.unmask', r.id, { reason });
+      return send(res, 200, recordPage(s, v));
+    }
+    if (action === 'rerun') return rerun(req, res, s, r, form);
+    throw new HttpError(404, 'No such page.');
+  }
+
+  return record;
+}

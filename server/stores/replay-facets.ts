@@ -1,0 +1,85 @@
+// What the support console's search filters on, derived once when a replay record is written
+// (so a search never parses answers): the answer's GraphQL error count and `extensions.code`s,
+// the operation's root fields and the ZIP codes it was sent. The outcome (ok, graphql-errors,
+// refused, server-errors) follows from these and the HTTP status.
+import { Kind, parse } from 'graphql';
+
+export interface ReplayFacets {
+  /** GraphQL errors in the answer. */
+  errors: number;
+  /** Distinct `extensions.code` values of those errors (at most 8). */
+  codes: string[];
+  rootFields: string[];
+  /** ZIP codes sent, as arguments or variables (at most 8). */
+  zips: string[];
+}
+
+export type Outcome = 'ok' | 'graphql-errors' | 'refused' | 'server-errors';
+export const OUTCOMES: readonly Outcome[] = ['ok', 'graphql-errors', 'refused', 'server-errors'];
+
+/** Answers larger than this are scanned for codes instead of parsed. */
+const PARSE_LIMIT = 256 * 1024;
+const MAX_VALUES = 8;
+const CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
+const ZIP = /^\d{5}$/;
+
+/** The outcome of a recorded answer; records written before facets existed go by status alone. */
+export function outcomeOf(status: number, facets: ReplayFacets | undefined): Outcome {
+  if (status >= 500) return 'server-errors';
+  if (status >= 400) return 'refused';
+  return facets && facets.errors > 0 ? 'graphql-errors' : 'ok';
+}
+
+/** GraphQL errors and their codes in an answer body. */
+export function answerErrors(body: string): { errors: number; codes: string[] } {
+  if (!body.includes('"errors"')) return { errors: 0, codes: [] };
+  const codes = new Set<string>();
+  if (body.length <= PARSE_LIMIT) {
+    try {
+      const errors = (JSON.parse(body) as { errors?: unknown }).errors;
+      if (!Array.isArray(errors)) return { errors: 0, codes: [] };
+      for (const e of errors) {
+        const code = (e as { extensions?: { code?: unknown } } | null)?.extensions?.code;
+        if (typeof code === 'string' && CODE.test(code) && codes.size < MAX_VALUES) codes.add(code);
+      }
+      return { errors: errors.length, codes: [...codes] };
+    } catch {
+      return { errors: 0, codes: [] };
+    }
+  }
+  for (const m of body.matchAll(/"code":"([A-Z][A-Z0-9_]{0,63})"/g)) if (codes.size < MAX_VALUES) codes.add(m[1]!);
+  return { errors: Math.max(1, codes.size), codes: [...codes] };
+}
+
+/** ZIP codes in the operation's arguments (literals) and in variables whose name mentions zip. */
+export function zipsOf(query: string | null | undefined, variables: Record<string, unknown> | null | undefined): string[] {
+  const zips = new Set<string>();
+  const add = (v: unknown) => {
+    if (typeof v === 'string' && ZIP.test(v) && zips.size < MAX_VALUES) zips.add(v);
+  };
+  if (query) for (const m of query.matchAll(/zip\w*\s*:\s*"(\d{5})"/gi)) add(m[1]);
+  if (variables && typeof variables === 'object') for (const [k, v] of Object.entries(variables)) if (/zip/i.test(k)) add(v);
+  return [...zips];
+}
+
+/** Root field names of an operation text, or [] when it does not parse. */
+export function rootFieldsOf(query: string | null | undefined): string[] {
+  if (!query) return [];
+  try {
+    return parse(query, { noLocation: true }).definitions.flatMap((d) =>
+      d.kind === Kind.OPERATION_DEFINITION ? d.selectionSet.selections.flatMap((s) => (s.kind === Kind.FIELD ? [s.name.value] : [])) : [],
+    );
+  } catch {
+    return [];
+  }
+}
+
+export function replayFacets(opts: {
+  body: string;
+  rootFields: readonly string[] | undefined;
+  query: string | null | undefined;
+  variables: Record<string, unknown> | null | undefined;
+}): ReplayFacets {
+  const { errors, codes } = answerErrors(opts.body);
+  return { errors, codes, rootFields: [...new Set(opts.rootFields ?? [])].slice(0, 32), zips: zipsOf(opts.query, opts.variables) };
+}

@@ -1,0 +1,86 @@
+// Partners are served through a connection flood: one address holding thousands of silent sockets
+// on a keyed listener (reconnecting each one that is closed) leaves another address's keyed
+// requests all answered, whether the flood meets the per-address cap (the default) or, with that
+// cap off, the listener's own cap, where never-requested sockets are shed oldest first.
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
+import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
+import { eventually } from '../../scripts/harness/eventually.js';
+import { startSocketFlood } from '../../scripts/harness/socket-flood.js';
+
+const PLANS = '{ residentialPlans(zipCode: "75001", monthlyUsage: 1000) { id } }';
+
+let redis: TestRedis;
+beforeAll(async () => {
+  redis = await startTestRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+
+/** One keyed request on a new connection from 127.0.0.2: the status, or the socket error's code. */
+function partnerRequest(url: string, key: string): Promise<number | string> {
+  const u = new URL(url);
+  const body = JSON.stringify({ query: PLANS });
+  return new Promise((resolve) => {
+    const req = http.request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: 'POST',
+        localAddress: '127.0.0.2',
+        agent: false,
+        headers: { 'content-type': 'application/json', 'x-api-key': key, 'content-length': Buffer.byteLength(body) },
+        timeout: 15_000,
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
+      },
+    );
+    req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
+    req.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
+    req.end(body);
+  });
+}
+
+async function partnerRun(t: TestGateway, n: number): Promise<Record<string, number>> {
+  const outcomes: Record<string, number> = {};
+  for (let i = 0; i < n; i += 4) {
+    const batch = await Promise.all(Array.from({ length: 4 }, () => partnerRequest(t.g.urls.production!, t.keys.production)));
+    for (const o of batch) outcomes[o] = (outcomes[o] ?? 0) + 1;
+  }
+  return outcomes;
+}
+
+async function floodAndServe(env: Record<string, string>, count: number) {
+  const t = await startTestGateway({ REDIS_URL: redis.url, ...env });
+  const u = new URL(t.g.urls.production!);
+  // Each closed socket reconnects after 500 ms: the flood shares this process (and 2 cores) with the gateway.
+  const flood = startSocketFlood({ host: u.hostname, port: Number(u.port), count, localAddress: '127.0.0.3', reconnectMs: 500 });
+  try {
+    // Every flood socket was accepted or refused once before partners start.
+    await eventually(async () => flood.open + flood.closedByServer >= count, 30_000, 100);
+    const outcomes = await partnerRun(t, 140);
+    return { outcomes, closedByServer: flood.closedByServer };
+  } finally {
+    flood.stop();
+    await t.close();
+  }
+}
+
+describe('keyed listener under a silent-socket flood', () => {
+  it('default per-address cap: 4,200 silent sockets from one address, partner requests from another all answered', async () => {
+    const { outcomes } = await floodAndServe({}, 4200);
+    expect(outcomes).toEqual({ 200: 140 });
+  }, 120_000);
+
+  it('per-address cap off: at the listener cap, never-requested sockets are shed oldest first and partners get in', async () => {
+    const { outcomes, closedByServer } = await floodAndServe({ KEYED_MAX_CONNECTIONS_PER_IP: '0', KEYED_MAX_CONNECTIONS: '300' }, 400);
+    expect(outcomes).toEqual({ 200: 140 });
+    expect(closedByServer).toBeGreaterThanOrEqual(100);
+  }, 120_000);
+});

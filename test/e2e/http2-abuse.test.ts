@@ -1,0 +1,144 @@
+// HTTP/2 (TLS_HTTP2) against abusive clients: a connection that opens and cancels streams in a loop
+// (rapid reset) is closed with GOAWAY ENHANCE_YOUR_CALM after a bounded number of resets while
+// another connection is served; request headers over the 16 KiB bound get 431 as on HTTP/1.1, and
+// past twice the bound a stream reset with ENHANCE_YOUR_CALM (docs/deployment.md).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import http2 from 'node:http2';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
+import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
+import { makeCert } from '../../scripts/harness/tls-cert.js';
+import { H2_MAX_RESETS } from '../../server/http/tls.js';
+
+const QUERY = JSON.stringify({ query: '{ utilities(zipCode: "60601") { id } }' });
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-h2-'));
+let redis: TestRedis;
+let gw: TestGateway;
+let ca: string;
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+  const pair = makeCert(dir, 'h2');
+  ca = pair.cert;
+  gw = await startTestGateway({ TLS_CERT_FILE: pair.certFile, TLS_KEY_FILE: pair.keyFile, TLS_HTTP2: 'on', REDIS_URL: redis.url });
+}, 60_000);
+afterAll(async () => {
+  await gw?.close();
+  await redis?.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function connect(): Promise<http2.ClientHttp2Session> {
+  return new Promise((resolve, reject) => {
+    const session = http2.connect(new URL(gw.g.urls.production!).origin, { ca: [ca] });
+    session.once('connect', () => resolve(session));
+    session.once('error', reject);
+  });
+}
+
+const headers = (extra: Record<string, string> = {}) => ({
+  ':method': 'POST',
+  ':path': '/graphql',
+  'content-type': 'application/json',
+  'x-api-key': gw.keys.production,
+  ...extra,
+});
+
+/** One request; its status and body, or the stream's reset code. */
+function send(
+  session: http2.ClientHttp2Session,
+  h: http2.OutgoingHttpHeaders,
+): Promise<{ status?: number; text?: string; rstCode?: number }> {
+  return new Promise((resolve) => {
+    const stream = session.request(h);
+    let status: number | undefined;
+    let text = '';
+    stream.on('response', (r) => (status = Number(r[':status'])));
+    stream.setEncoding('utf8');
+    stream.on('data', (d) => (text += d));
+    stream.on('error', () => {});
+    stream.on('close', () => resolve(status === undefined ? { rstCode: stream.rstCode } : { status, text }));
+    stream.end(QUERY);
+  });
+}
+
+describe('HTTP/2 rapid reset', () => {
+  it('a connection cancelling streams in a loop gets GOAWAY ENHANCE_YOUR_CALM; another connection is served meanwhile', async () => {
+    const attacker = await connect();
+    const partner = await connect();
+    try {
+      let goaway: number | null = null;
+      attacker.on('goaway', (code) => (goaway = code));
+      attacker.on('error', () => {});
+      let sent = 0;
+      const until = Date.now() + 10_000;
+      while (goaway === null && !attacker.destroyed && !attacker.closed && Date.now() < until) {
+        try {
+          const stream = attacker.request(headers(), { endStream: true });
+          stream.on('error', () => {});
+          stream.close(http2.constants.NGHTTP2_CANCEL);
+          sent++;
+        } catch {
+          break; // the session refuses new streams once it is going away
+        }
+        if (sent % 20 === 0) await new Promise((r) => setTimeout(r, 0));
+      }
+      expect(goaway).toBe(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM);
+      // Closed after about H2_MAX_RESETS resets (some are in flight when the GOAWAY leaves).
+      expect(sent).toBeLessThan(H2_MAX_RESETS * 20);
+      const answer = await send(partner, headers());
+      expect(answer.status).toBe(200);
+    } finally {
+      attacker.destroy();
+      partner.close();
+    }
+  }, 30_000);
+
+  it('a few cancelled streams (a client navigating away) leave the connection open', async () => {
+    const session = await connect();
+    try {
+      for (let i = 0; i < 10; i++) {
+        const stream = session.request(headers(), { endStream: true });
+        stream.on('error', () => {});
+        stream.close(http2.constants.NGHTTP2_CANCEL);
+      }
+      expect((await send(session, headers())).status).toBe(200);
+    } finally {
+      session.close();
+    }
+  });
+});
+
+describe('HTTP/2 request headers over the bound', () => {
+  it('16-32 KiB of headers get 431 with a JSON body, and the connection stays usable', async () => {
+    const session = await connect();
+    try {
+      expect((await send(session, headers({ 'x-pad': 'a'.repeat(10_000) }))).status).toBe(200);
+      const big = await send(session, headers({ 'x-pad': 'a'.repeat(20_000) }));
+      expect(big.status).toBe(431);
+      expect(JSON.parse(big.text!).errors[0].message).toBe('Request headers are too large.');
+      expect((await send(session, headers())).status).toBe(200);
+    } finally {
+      session.close();
+    }
+  });
+
+  it('past twice the bound: 431 or a stream reset with ENHANCE_YOUR_CALM or REFUSED_STREAM (documented), never more', async () => {
+    const session = await connect();
+    session.on('error', () => {});
+    try {
+      for (const size of [40_000, 100_000]) {
+        const huge = await send(session, headers({ 'x-pad': 'a'.repeat(size) }));
+        if (huge.status !== undefined) expect(huge.status).toBe(431);
+        else expect([http2.constants.NGHTTP2_ENHANCE_YOUR_CALM, http2.constants.NGHTTP2_REFUSED_STREAM]).toContain(huge.rstCode);
+      }
+      const other = await connect();
+      expect((await send(other, headers())).status).toBe(200);
+      other.close();
+    } finally {
+      session.destroy();
+    }
+  });
+});

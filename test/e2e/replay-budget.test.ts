@@ -1,0 +1,66 @@
+// A replay partition in Redis holds what its budget says, even written one record per chunk (a
+// quiet gateway, or a flood of small free calls spread in time): each chunk counts its keys and
+// bookkeeping, calibrated against used_memory (before, only body and ids were counted and tiny
+// chunks held 3.2 times the budget by MEMORY USAGE over the keys).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
+import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
+import { createReplayStore, type ReplayRecord } from '../../server/stores/replay-store.js';
+import type { ReplaySettings } from '../../cache/cache-config.js';
+
+const BUDGET = 512 * 1024;
+let redis: TestRedis;
+let client: RedisClient;
+beforeAll(async () => {
+  redis = await startTestRedis();
+  client = await connectRedis(redis.url);
+}, 30_000);
+afterAll(async () => {
+  await client?.quit();
+  await redis?.stop();
+});
+
+const settings: ReplaySettings = {
+  enabled: true,
+  retentionMs: 7 * 24 * 3_600_000,
+  maxBytes: BUDGET,
+  playgroundMaxBytes: BUDGET,
+  personal: { retentionMs: 24 * 3_600_000, maxBytes: BUDGET },
+  piiKey: null,
+  queueMaxRecords: 10_000,
+  queueMaxBytes: 64 * 1024 * 1024,
+  segmentBytes: 1024 * 1024,
+} as ReplaySettings;
+
+const record = (i: number): ReplayRecord =>
+  ({
+    id: `req-${String(i).padStart(8, '0')}`,
+    time: new Date(Date.now() - 60_000 + i).toISOString(),
+    environment: 'playground',
+    partnerCode: null,
+    clientIp: '198.51.100.7',
+    operationName: null,
+    query: '{ __typename }',
+    variables: null,
+    status: 200,
+    responseBody: '{"data":{"__typename":"Query"}}',
+    responseHeaders: {},
+    fromCache: false,
+    cache: 'BYPASS',
+    durationMs: 1,
+  }) as unknown as ReplayRecord;
+
+describe('replay budget in Redis', () => {
+  it('holds at most its budget (MEMORY USAGE over its keys) with one record per chunk', async () => {
+    await client.flushall();
+    const store = createReplayStore({ redis: client, dataDir: '/nonexistent', settings });
+    for (let i = 0; i < 3000; i++) {
+      store.enqueue(record(i));
+      await store.flush();
+    }
+    await store.close();
+    let held = 0;
+    for (const key of await client.keys('epg:{replay}:*')) held += Number(await client.call('MEMORY', 'USAGE', key, 'SAMPLES', '0'));
+    expect(held).toBeLessThanOrEqual(BUDGET);
+  }, 120_000);
+});

@@ -1,0 +1,65 @@
+// What a replay record carries for the console's search, derived when it is written: errors and
+// their codes, root fields and ZIPs, and the partner of a key refused for its environment.
+import { describe, expect, it } from 'vitest';
+import { answerErrors, outcomeOf, replayFacets, zipsOf } from '../../server/stores/replay-facets.js';
+import { replayRecord } from '../../server/plugins/replay.js';
+import { apiKeyPlugin } from '../../server/plugins/api-key.js';
+import type { RequestState } from '../../server/http/plugin.js';
+import { chunkEncoder, decodeChunk } from '../../server/stores/replay-chunk.js';
+
+function state(over: Partial<RequestState> = {}): RequestState {
+  return {
+    requestId: 'req-1',
+    environment: 'production',
+    clientIp: '203.0.113.9',
+    receivedAt: Date.now() - 5,
+    req: { rawHeaders: ['x-api-key', 'epk_cert_whatever'], url: '/graphql', method: 'POST' },
+    notes: {},
+    headers: {},
+    partnerCode: null,
+    cache: 'BYPASS',
+    upstreamCalls: [],
+    ...over,
+  } as unknown as RequestState;
+}
+
+describe('replay facets', () => {
+  it('count GraphQL errors and their codes, and tell the outcome', () => {
+    const body = '{"data":null,"errors":[{"message":"a","extensions":{"code":"UPSTREAM_TIMEOUT"}},{"message":"b"}]}';
+    expect(answerErrors(body)).toEqual({ errors: 2, codes: ['UPSTREAM_TIMEOUT'] });
+    expect(answerErrors('{"data":{"x":"errors"}}')).toEqual({ errors: 0, codes: [] });
+    expect(outcomeOf(200, { errors: 2, codes: [], rootFields: [], zips: [] })).toBe('graphql-errors');
+    expect(outcomeOf(200, undefined)).toBe('ok');
+    expect(outcomeOf(403, undefined)).toBe('refused');
+    expect(outcomeOf(502, undefined)).toBe('server-errors');
+  });
+
+  it('find ZIPs in arguments and in variables named for them', () => {
+    expect(zipsOf('{ a: residentialPlans(zipCode: "75001") { id } }', { zip: '77002', other: '12345' }).sort()).toEqual(['75001', '77002']);
+    expect(replayFacets({ body: '{}', rootFields: ['utilities', 'utilities'], query: null, variables: null })).toEqual({
+      errors: 0,
+      codes: [],
+      rootFields: ['utilities'],
+      zips: [],
+    });
+  });
+
+  it('a key refused for its environment is recorded with its partner, and the record keeps its facets through a chunk', () => {
+    const keys = { verify: () => ({ ok: false as const, reason: 'wrong_environment' as const, partnerCode: 'ACME' }) };
+    const s = state();
+    const reply = apiKeyPlugin({ environment: 'production', keys }).onRequest!(s) as {
+      status: number;
+      headers: Record<string, string>;
+      body: string;
+    };
+    expect(reply.status).toBe(403);
+    const r = replayRecord(s, reply);
+    expect(r.partnerCode).toBe('ACME');
+    expect(r.facets?.codes).toEqual(['FORBIDDEN']);
+    const enc = chunkEncoder();
+    enc.add(r);
+    const [back] = decodeChunk(enc.finish().data.toString('utf8'));
+    expect(back!.facets).toEqual(r.facets);
+    expect(back!.partnerCode).toBe('ACME');
+  });
+});
