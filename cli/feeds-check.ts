@@ -461,12 +461,8 @@ export async function runFeedsCheck(opts: Options, env: NodeJS.ProcessEnv): Prom
     } finally {
       await served.close();
     }
-    const warnings = report.feeds.reduce((n, f) => n + f.warnings.length, 0);
-    // A feed (source) with several mapping blocks has a row per block; it is ok when every row is.
-    const sourceOk = new Map<string, boolean>();
-    for (const f of report.feeds) sourceOk.set(f.feed, (sourceOk.get(f.feed) ?? true) && f.status === 'ok');
-    const failed = [...sourceOk.values()].filter((ok) => !ok).length;
-    report.summary = { feeds: sourceOk.size, ok: sourceOk.size - failed, failed, warnings };
+    report.summary = summarize(report.feeds);
+    const { warnings, failed } = report.summary;
     report.ok = failed === 0 && !(opts.strict && warnings > 0);
     return report;
   } finally {
@@ -478,6 +474,15 @@ export async function runFeedsCheck(opts: Options, env: NodeJS.ProcessEnv): Prom
     await fetchFn?.close().catch(() => {});
     await upstream?.close().catch(() => {});
   }
+}
+
+/** Counts per feed (source): one with several mapping blocks has a row per block and is ok when every row is. */
+function summarize(feeds: FeedCheck[]): CheckReport['summary'] {
+  const warnings = feeds.reduce((n, f) => n + f.warnings.length, 0);
+  const sourceOk = new Map<string, boolean>();
+  for (const f of feeds) sourceOk.set(f.feed, (sourceOk.get(f.feed) ?? true) && f.status === 'ok');
+  const failed = [...sourceOk.values()].filter((ok) => !ok).length;
+  return { feeds: sourceOk.size, ok: sourceOk.size - failed, failed, warnings };
 }
 
 function table(rows: string[][]): string {

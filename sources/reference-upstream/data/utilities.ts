@@ -260,6 +260,16 @@ function readCycles(): { cycle: string; anchorDate: string }[] {
 }
 const READ_CYCLES = readCycles();
 
+/** The period in effect on DATA_AS_OF, which the row states too: the two tables must agree. */
+function currentDelivery(utilityId: string, history: DeliveryPeriod[], row: Charges & { effective: string }): DeliveryPeriod | null {
+  const current = inEffect(history, DATA_AS_OF) ?? null;
+  if (current && (current.effective !== row.effective || micro(current.residential.perKwhUsd) !== micro(row.perKwhUsd) ||
+    micro(current.residential.fixedMonthlyUsd) !== micro(row.fixedMonthlyUsd))) {
+    throw new Error(`${utilityId}: the row's delivery charges are not the period in effect on ${DATA_AS_OF}`);
+  }
+  return current;
+}
+
 function build([utilityId, name, state, ownership, fixedMonthlyUsd, perKwhUsd, effective, tz]: Row): Utility {
   const rules = STATES[state];
   if (!rules) throw new Error(`no state rules for ${state}`);
@@ -268,12 +278,7 @@ function build([utilityId, name, state, ownership, fixedMonthlyUsd, perKwhUsd, e
   const charges = { fixedMonthlyUsd, perKwhUsd };
   const [kind, leadBusinessDays, sameDayCutoff, meterReadCycleDays] = rules.switching;
   const history = market === 'DEREGULATED' ? deliveryPeriods(utilityId, { ...charges, effective }) : null;
-  const current = history && inEffect(history, DATA_AS_OF);
-  // The row states the period in effect on DATA_AS_OF: the two tables must agree.
-  if (current && (current.effective !== effective || micro(current.residential.perKwhUsd) !== micro(perKwhUsd) ||
-    micro(current.residential.fixedMonthlyUsd) !== micro(fixedMonthlyUsd))) {
-    throw new Error(`${utilityId}: the row's delivery charges are not the period in effect on ${DATA_AS_OF}`);
-  }
+  const current = history ? currentDelivery(utilityId, history, { ...charges, effective }) : null;
   const ptcs = market === 'DEREGULATED' && state !== 'TX' ? pricesToCompare(utilityId, state, rules) : null;
   if ((ptcs !== null) !== (market === 'DEREGULATED' && state !== 'TX')) throw new Error(`${utilityId}: Price to Compare wrong or missing`);
   const residentialPtc = ptcs?.filter((p) => !p.customerClass && p.effective <= DATA_AS_OF && DATA_AS_OF <= p.expires).at(-1) ?? null;
@@ -281,7 +286,7 @@ function build([utilityId, name, state, ownership, fixedMonthlyUsd, perKwhUsd, e
     utilityId, name, state,
     timeZone: tz ?? rules.timeZone,
     market, ownership,
-    delivery: current ?? null,
+    delivery: current,
     deliveryHistory: history,
     bundledRate: market === 'REGULATED' ? { ...charges, effective } : null,
     priceToCompare: residentialPtc && { usdPerKwh: residentialPtc.usdPerKwh, effective: residentialPtc.effective, expires: residentialPtc.expires },
