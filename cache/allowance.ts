@@ -192,11 +192,15 @@ export class RedisAllowanceStore implements AllowanceStore {
 /**
  * Embedded store. Log format: one line per counted call, `<ip> <used>` where <used> is the IP's
  * count after that call (absolute, so replay takes the maximum and a duplicated or reordered line
- * is harmless). Lines that do not parse (a torn last line after a crash, garbage) are skipped. At
- * open the log is compacted to one line per IP (temp file + rename).
+ * is harmless), and `<ip> reset` where an operator gave the IP its allowance back (`npm run
+ * allowance -- reset`, appended by that command beside the running gateway: the store reads what
+ * others appended before each count and peek). Lines that do not parse (a torn last line after a
+ * crash, garbage) are skipped. At open the log is compacted to one line per IP (temp file + rename).
  */
 export class EmbeddedAllowanceStore implements AllowanceStore {
   private fd: number | null;
+  /** Bytes of the log read or written by this store; more on disk means another process appended (a reset). */
+  private size: number;
 
   readonly free: FreeRateCounter;
 
@@ -209,7 +213,26 @@ export class EmbeddedAllowanceStore implements AllowanceStore {
     freeRate: FreeRate,
   ) {
     this.fd = fd;
+    this.size = fs.fstatSync(fd).size;
     this.free = new FreeRateCounter(freeRate);
+  }
+
+  /** Applies what another process appended since (resets), in order. */
+  private catchUp(): void {
+    if (this.fd === null) return;
+    const size = fs.fstatSync(this.fd).size;
+    if (size <= this.size) return;
+    const buf = Buffer.alloc(size - this.size);
+    const rfd = fs.openSync(this.file, 'r');
+    try {
+      fs.readSync(rfd, buf, 0, buf.length, this.size);
+    } finally {
+      fs.closeSync(rfd);
+    }
+    // Up to the last complete line: a line still being written is read next time.
+    const end = buf.lastIndexOf(0x0a) + 1;
+    for (const line of buf.subarray(0, end).toString('utf8').split('\n')) if (line) applyLogLine(this.counts, line);
+    this.size += end;
   }
 
   static async open(
@@ -248,12 +271,16 @@ export class EmbeddedAllowanceStore implements AllowanceStore {
   // Check, count and append happen in one synchronous step: no other call can interleave.
   async consume(ip: string): Promise<AllowanceResult> {
     if (this.fd === null) throw new AllowanceUnavailableError('allowance store is closed');
-    const used = this.counts.get(ip) ?? 0;
-    if (used >= this.limit) return { allowed: false, used, remaining: 0 };
-    const next = used + 1;
+    let next: number;
     try {
-      fs.writeSync(this.fd, `${ip} ${next}\n`);
+      this.catchUp();
+      const used = this.counts.get(ip) ?? 0;
+      if (used >= this.limit) return { allowed: false, used, remaining: 0 };
+      next = used + 1;
+      const line = `${ip} ${next}\n`;
+      fs.writeSync(this.fd, line);
       fs.fdatasyncSync(this.fd);
+      this.size += Buffer.byteLength(line);
     } catch (err) {
       throw new AllowanceUnavailableError(`allowance log ${this.file} not writable: ${(err as Error).message}`, { cause: err });
     }
@@ -263,10 +290,16 @@ export class EmbeddedAllowanceStore implements AllowanceStore {
   }
 
   async peek(ip: string): Promise<{ remaining: number }> {
+    this.catchUp();
     return { remaining: Math.max(0, this.limit - (this.counts.get(ip) ?? 0)) };
   }
 
   async admit(ip: string): Promise<Admission> {
+    try {
+      this.catchUp();
+    } catch {
+      // Unreadable log: the count in memory answers; consume() fails closed if it cannot write.
+    }
     const remaining = Math.max(0, this.limit - (this.counts.get(ip) ?? 0));
     const blocked = this.free.enabled ? this.free.blockedFor(ip) : null;
     const freeRefusedMs = blocked ? blocked.ms : this.free.enabled ? await this.free.charge(ip, remaining) : 0;
@@ -328,6 +361,42 @@ function processExists(pid: number): boolean {
 
 const MAX_COUNT = 1_000_000_000;
 
+/** Who a log line may name: an address, the /64 network of an IPv6 client (client-ip.ts allowanceSubject), or "unknown". */
+function isSubject(s: string): boolean {
+  return net.isIP(s) !== 0 || s === 'unknown' || (s.endsWith('::/64') && net.isIPv6(s.slice(0, -3)));
+}
+
+/** Applies one log line to the counts; false when it does not parse. */
+function applyLogLine(counts: Map<string, number>, line: string): boolean {
+  const m = /^(\S+) (\d{1,10}|reset)$/.exec(line);
+  if (!m || !isSubject(m[1]!)) return false;
+  if (m[2] === 'reset') {
+    counts.delete(m[1]!);
+    return true;
+  }
+  const n = Number(m[2]);
+  if (!(n >= 1 && n <= MAX_COUNT)) return false;
+  if (n > (counts.get(m[1]!) ?? 0)) counts.set(m[1]!, n);
+  return true;
+}
+
+/** The counts of an embedded allowance log, as a gateway would replay them (for `npm run allowance`). */
+export function readAllowanceLog(file: string): Map<string, number> {
+  return readLog(file).counts;
+}
+
+/** Gives `subject` its allowance back in an embedded log: a running gateway applies it before its next count. */
+export function appendAllowanceReset(file: string, subject: string): void {
+  if (!isSubject(subject)) throw new Error(`not an address: ${subject}`);
+  const fd = fs.openSync(file, 'a', 0o600);
+  try {
+    fs.writeSync(fd, `${subject} reset\n`);
+    fs.fdatasyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 function readLog(file: string): { counts: Map<string, number>; skipped: number } {
   const counts = new Map<string, number>();
   let text = '';
@@ -338,14 +407,7 @@ function readLog(file: string): { counts: Map<string, number>; skipped: number }
   }
   let skipped = 0;
   for (const line of text.split('\n')) {
-    if (!line) continue;
-    const m = /^(\S+) (\d{1,10})$/.exec(line);
-    const n = m ? Number(m[2]) : NaN;
-    if (!m || !(net.isIP(m[1]!) || m[1] === 'unknown') || !(n >= 1 && n <= MAX_COUNT)) {
-      skipped++;
-      continue;
-    }
-    if (n > (counts.get(m[1]!) ?? 0)) counts.set(m[1]!, n);
+    if (line && !applyLogLine(counts, line)) skipped++;
   }
   return { counts, skipped };
 }

@@ -36,6 +36,8 @@ import type { ReferenceUpstream } from '../sources/reference-upstream/server.js'
 import { UsageError } from './usage.js';
 import { violations } from '../domain/market-rules.js';
 import type { CanonicalOffer } from '../domain/canonical.js';
+import { defaultPort } from '../lib/ports.js';
+import { dropSystematic } from '../transforms/mapping/plausibility.js';
 
 /** The gateway's modules, loaded only once the arguments are good (--help and usage errors stay fast). */
 async function gatewayModules() {
@@ -75,7 +77,7 @@ Options:
   --dir <path>              config directory holding .meshrc.yaml (default: MESH_DIR, else .)
   --json                    print one JSON object instead of the table
   --no-reference-upstream   never start the reference upstream; feeds without <SOURCE>_URL or
-                            UPSTREAM_URL go to http://127.0.0.1:$UPSTREAM_PORT (default 4010)
+                            UPSTREAM_URL go to http://127.0.0.1:$UPSTREAM_PORT (default 4010, moved by PORT_BASE)
   --sample-address <text>   street address for premises feeds (default "1500 Marilla St")
   --strict                  warnings (rejected records, no records for a sample) fail too
   -h, --help                show this help
@@ -159,6 +161,11 @@ function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | 'help' 
   };
 }
 
+/** The reference upstream `npm start` runs (UPSTREAM_PORT, else its default moved by PORT_BASE). */
+function runningUpstreamUrl(env: NodeJS.ProcessEnv): string {
+  return `http://127.0.0.1:${env.UPSTREAM_PORT?.trim() || defaultPort('UPSTREAM_PORT', env)}`;
+}
+
 /** `<SOURCE>_URL` as server/config.ts names it. */
 function urlVariable(source: string): string {
   return `${source.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}_URL`;
@@ -182,12 +189,26 @@ function sampleInput(b: FeedBinding, opts: Options): { input: FeedInput } | { mi
 
 /** The inputs of the sample calls: one, or for a utility-scoped feed one per choice territory of the sample ZIP. */
 async function sampleCalls(b: FeedBinding, input: FeedInput, mesh: GatewayMesh, ctx: object): Promise<FeedInput[]> {
-  if (b.scope !== 'utility') return [input];
+  const classes = customerClassesAsked(b, input);
+  if (b.scope !== 'utility') return classes.map((customerClass) => ({ ...input, customerClass }));
   const [territories] = mesh.feeds.byKind('territories');
   if (!territories?.execute) throw new Error('no territories feed to find the utilities of the sample ZIP');
   const payload = await territories.execute(territories.args({ zipCode: input.zipCode }), ctx);
   const served = territories.map(payload).records.filter((t) => t.market === 'DEREGULATED');
-  return [...new Set(served.map((t) => t.utilityId))].map((utilityId) => ({ utilityId, customerClass: input.customerClass }));
+  return [...new Set(served.map((t) => t.utilityId))].flatMap((utilityId) =>
+    classes.map((customerClass) => ({ utilityId, customerClass })),
+  );
+}
+
+/**
+ * The customer classes to ask an offers feed for, as the plan queries would: both when the class
+ * reaches its arguments (residentialPlans and businessPlans then make different calls, e.g.
+ * segment=res and segment=biz), one call otherwise (both classes come in one answer).
+ */
+function customerClassesAsked(b: FeedBinding, input: FeedInput): FeedInput['customerClass'][] {
+  if (b.kind !== 'offers') return [input.customerClass];
+  const asked = (customerClass: 'RESIDENTIAL' | 'COMMERCIAL') => JSON.stringify(b.args({ ...input, utilityId: 'SAMPLE', customerClass }));
+  return asked('RESIDENTIAL') === asked('COMMERCIAL') ? [input.customerClass] : ['RESIDENTIAL', 'COMMERCIAL'];
 }
 
 /** Sample offers that break a market rule of their territory's state (the sample ZIP's territories say which state). */
@@ -269,7 +290,11 @@ async function checkFeed(
       const r = await m.callPaged(b, input, (args, timeoutMs) =>
         guarded(execute(args, m.withFeedScope(ctx, { ...scope, timeoutMs })), timeoutMs + 2000),
       );
-      const where = b.scope === 'utility' ? `utility ${input.utilityId}: ` : '';
+      const perClass = inputs.some((x) => x.customerClass !== inputs[0]!.customerClass);
+      const where = [b.scope === 'utility' ? `utility ${input.utilityId}` : '', perClass ? `${input.customerClass}` : '']
+        .filter(Boolean)
+        .map((w, i, all) => (i === all.length - 1 ? `${w}: ` : `${w}, `))
+        .join('');
       outcome.records += r.records.length;
       if (b.kind === 'offers') offers.push(...(r.records as CanonicalOffer[]));
       outcome.pages += r.pages;
@@ -313,6 +338,12 @@ async function checkFeed(
     result.error = `every record was dropped, e.g. ${oneLine(implausible.reason)}`;
     return result;
   }
+  // A unit mistake across the answer fails as one that drops every record does (the gateway drops them alike).
+  const systematic = outcome.rejected.find((r) => r.systematic);
+  if (systematic) {
+    result.error = `a unit mistake: ${oneLine(systematic.reason)}`;
+    return result;
+  }
   result.status = 'ok';
   return result;
 }
@@ -352,6 +383,7 @@ async function checkSampleValues(
   let mapped;
   try {
     mapped = b.map(await b.execute(b.args(input), m.withFeedScope({ ...mesh.meshContext, feedUrls, feedKeys: {} }, scope)), input);
+    dropSystematic(mapped);
   } catch (err) {
     warnings.push(`${shown}: not mapped as the feed's answer: ${oneLine(err instanceof Error ? err.message : String(err))}`);
     return;
@@ -430,7 +462,7 @@ export async function runFeedsCheck(opts: Options, env: NodeJS.ProcessEnv): Prom
         fallback = upstream.url;
         report.upstream.referenceStarted = true;
       } else {
-        fallback = `http://127.0.0.1:${env.UPSTREAM_PORT?.trim() || '4010'}`;
+        fallback = runningUpstreamUrl(env);
       }
     }
     report.upstream.fallbackUrl = fallback || null;

@@ -35,8 +35,25 @@ function batchedStdout() {
 function openBatchedStdout() {
   const boom = pino.destination({ dest: 1, sync: false, contentMode: 'buffer' });
   let pending = new ByteBuilder(LOG_SLAB_BYTES);
+  // Bytes handed to sonic-boom and bytes it reported written: flush waits until they meet. (sonic-boom's
+  // own flush calls back at once with its default minLength, while a batch may still sit on libuv's
+  // pool; exiting then wrote the later batches first, or lost the one in flight.)
+  let handed = 0;
+  let written = 0;
+  let waiters: ((err?: Error) => void)[] = [];
+  const settle = (err?: Error) => {
+    const done = waiters;
+    waiters = [];
+    for (const cb of done) cb(err);
+  };
+  boom.on('write', (n: number) => {
+    written += n;
+    if (written >= handed) settle();
+  });
+  boom.on('error', (err: Error) => settle(err));
   const drain = () => {
     if (pending.length === 0) return;
+    handed += pending.length;
     // sonic-boom keeps the view until it is written: later lines are gathered after it, never over it.
     // In buffer mode sonic-boom takes Buffers (its typings name strings only).
     boom.write(pending.take() as unknown as string);
@@ -60,10 +77,14 @@ function openBatchedStdout() {
       if (pending.length >= LOG_BATCH_BYTES) drain();
       return true;
     },
-    /** pino's logger.flush(cb). */
+    /** pino's logger.flush(cb): calls back once every line gathered so far is written to stdout. */
     flush(cb?: (err?: Error) => void) {
       drain();
-      boom.flush(cb);
+      if (written >= handed) {
+        if (cb) process.nextTick(cb);
+        return;
+      }
+      if (cb) waiters.push(cb);
     },
   };
 }

@@ -3,6 +3,7 @@
 // sources/upstream/upstream-config.ts), `npm run config:check`, the table in docs/operations.md
 // (`npm run docs:settings`) and the test that every setting read is declared all derive from it.
 import { kinds as k, readSettings, setting, type Kind, type Setting } from './settings.js';
+import { DEFAULT_PORT_BASE, MAX_PORT_BASE } from './ports.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const H = 3_600_000;
@@ -23,7 +24,20 @@ function perListener<const S extends string, T>(
   } as Record<`KEYED_${S}` | `PLAYGROUND_${S}`, Setting<T, T>>;
 }
 
+/** A port's default moved by PORT_BASE (lib/ports.ts): each default shifts by PORT_BASE - 4000. */
+const shifted = (port: number) => ({
+  text: `${port} (+ PORT_BASE − ${DEFAULT_PORT_BASE})`,
+  from: (v: Record<string, unknown>) => port + (Number(v.PORT_BASE) - DEFAULT_PORT_BASE),
+});
+
 const LISTENERS = {
+  PORT_BASE: setting(
+    k.int(1024, MAX_PORT_BASE),
+    DEFAULT_PORT_BASE,
+    'moves every default port together by PORT_BASE − 4000 (listeners, reference upstream, admin, ops; README.md "Ports"); ' +
+      "a port's own variable wins; a port in use stops the start naming its variable",
+    ['gateway', 'playground process', 'npm start', 'CLI', 'reference upstream'],
+  ),
   ENVIRONMENTS: setting(
     k.list(),
     ['production', 'certification', 'playground'],
@@ -34,15 +48,18 @@ const LISTENERS = {
     '127.0.0.1',
     'address the partner listeners bind (0.0.0.0 behind a load balancer); the ops and admin endpoints keep to OPS_HOST and ADMIN_HOST',
   ),
-  PRODUCTION_PORT: setting(k.port(), 4000, 'production listener port (0 = any free port)'),
-  CERTIFICATION_PORT: setting(k.port(), 4001, 'certification listener port (0 = any free port)'),
-  PLAYGROUND_PORT: setting(k.port(), 4002, 'playground listener port (0 = any free port)', ['gateway', 'playground process']),
+  PRODUCTION_PORT: setting(k.port(), shifted(4000), 'production listener port (0 = any free port)'),
+  CERTIFICATION_PORT: setting(k.port(), shifted(4001), 'certification listener port (0 = any free port)'),
+  PLAYGROUND_PORT: setting(k.port(), shifted(4002), 'playground listener port (0 = any free port)', ['gateway', 'playground process']),
   PLAYGROUND_PROCESS: setting(
     k.bool(),
     true,
     'the playground in a process of its own when this process serves it beside a keyed environment',
   ),
-  PLAYGROUND_OPS_PORT: setting(k.port(), 9465, "the playground process's /metrics and /healthz port", ['gateway', 'playground process']),
+  PLAYGROUND_OPS_PORT: setting(k.port(), shifted(9465), "the playground process's /metrics and /healthz port", [
+    'gateway',
+    'playground process',
+  ]),
   PLAYGROUND_NICE: setting(k.int(0, 19), 10, "the playground process's niceness (a lower CPU priority than the keyed listeners)"),
   PLAYGROUND_CHILD_NICE: setting(k.int(0, 19), null, 'the niceness the playground process applies to its threads', ['playground process'], {
     internal: true,
@@ -59,10 +76,10 @@ const LISTENERS = {
   ),
   GATEWAY_WORKER_SLOT: setting(k.int(1, 256), null, "a worker's slot, set by the primary for each worker", ['gateway'], { internal: true }),
   OPS_HOST: setting(k.text(), '127.0.0.1', 'address of the ops endpoint (/metrics, /healthz, /readyz)'),
-  OPS_PORT: setting(k.port(), 9464, 'ops endpoint port'),
+  OPS_PORT: setting(k.port(), shifted(9464), 'ops endpoint port'),
   ADMIN_TOKEN: setting(k.secret(24), null, 'admin HTTP endpoint for support tools and the support console; unset = off'),
   ADMIN_HOST: setting(k.text(), '127.0.0.1', 'address of the admin endpoint'),
-  ADMIN_PORT: setting(k.port(), 4020, 'admin endpoint port (only with ADMIN_TOKEN)'),
+  ADMIN_PORT: setting(k.port(), shifted(4020), 'admin endpoint port (only with ADMIN_TOKEN)'),
   SHUTDOWN_GRACE_MS: setting(k.int(0, 120_000), 10_000, 'how long SIGTERM waits for in-flight requests before cutting connections'),
   TLS_CERT_FILE: setting(
     k.path(),
@@ -77,7 +94,7 @@ const LISTENERS = {
 };
 
 const DATA = {
-  UPSTREAM_PORT: setting(k.port(), 4010, 'port of the built-in reference upstream', ['gateway', 'npm start']),
+  UPSTREAM_PORT: setting(k.port(), shifted(4010), 'port of the built-in reference upstream', ['gateway', 'npm start']),
   UPSTREAM_URL: setting(
     k.url(['http:', 'https:']),
     null,

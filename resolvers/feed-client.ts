@@ -60,6 +60,7 @@ async function fetchLive<K extends FeedKind>(
   }
   if (result.truncated) ctx.feeds.events?.truncated(binding.source, result.truncated);
   if (result.rejected.length) noteRejections(ctx, binding.source, result.rejected);
+  ctx.feeds.events?.answered(binding.source, result.records.length, result.rejected);
   return result.records;
 }
 

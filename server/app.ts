@@ -171,7 +171,8 @@ async function assemble(
         }),
       );
     }
-    urls[environment] = `${(await listen(server, config.ports[environment], config.host)).url}/graphql`;
+    urls[environment] =
+      `${(await listen(server, config.ports[environment], config.host, `${environment.toUpperCase()}_PORT`)).url}/graphql`;
     logger.info({ environment, url: urls[environment], feeds: shownFeedUrls(environment, sources, env, upstreamUrl) }, 'listening');
   }
 

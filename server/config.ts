@@ -23,7 +23,7 @@ export interface GatewayConfig {
   opsHost: string;
   /** Where the admin endpoint listens: loopback unless ADMIN_HOST says otherwise. */
   adminHost: string;
-  ports: Record<EnvironmentName, number> & { admin: number | null; ops: number | null };
+  ports: Record<EnvironmentName, number> & { admin: number | null; ops: number | null; opsVariable: 'OPS_PORT' | 'PLAYGROUND_OPS_PORT' };
   upstream: { start: boolean; port: number; url: string };
   meshDir: string;
   redisUrl: string | null;
@@ -108,6 +108,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       playground: s.PLAYGROUND_PORT,
       admin: s.ADMIN_TOKEN ? s.ADMIN_PORT : null,
       ops: s.OPS_PORT,
+      // The playground process gets its parent's PLAYGROUND_OPS_PORT as OPS_PORT: name the one to change.
+      opsVariable: s.PLAYGROUND_CHILD_NICE === null ? 'OPS_PORT' : 'PLAYGROUND_OPS_PORT',
     },
     upstream: {
       start: s.START_REFERENCE_UPSTREAM,

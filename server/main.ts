@@ -6,8 +6,9 @@
 // Shutdown (SIGTERM from the orchestrator, SIGINT from a terminal): stop accepting, let in-flight
 // requests finish within SHUTDOWN_GRACE_MS (then cut what is left), flush the replay log, close
 // Redis and the upstream pool (GatewayHandle.close), exit 0. If closing itself hangs, a watchdog
-// exits 1 a few seconds after the grace period; a second signal exits 1 at once. A primary
-// forwards SIGTERM to every worker and exits once they all have.
+// exits 1 a few seconds after the grace period; a second signal exits 1 at once (one Ctrl-C reaches
+// us more than once: see shutdown-signals.ts). A primary forwards SIGTERM to every worker and exits
+// once they all have.
 import { launchGateway as startGateway, startConfiguredUpstream } from './launch.js';
 import { startGateway as startWorkerGateway } from './app.js';
 import { ConfigError, loadConfig, type GatewayConfig } from './config.js';
@@ -24,6 +25,11 @@ import { reportReady, startWorkerPool, workerSlot } from './workers.js';
 import { startClusterOpsServer } from './observability/cluster-metrics.js';
 import { createLogger, type Logger } from '../lib/logger.js';
 import type { EnvironmentName } from './http/plugin.js';
+import { shutdownRequests, shutdownSignals } from './shutdown-signals.js';
+import { PortInUseError } from '../lib/ports.js';
+
+/** Exit status of a start refused by its settings or a taken port (EX_CONFIG): the playground's parent does not retry it. */
+const EXIT_CONFIG = 78;
 
 /** Time on top of the grace period for flushing replay and closing Redis before giving up. */
 const CLOSE_MARGIN_MS = 5_000;
@@ -37,8 +43,9 @@ try {
   else if (settings.workers > 1) await runPrimary(settings, keyed);
   else await runSingle(settings, keyed);
 } catch (err) {
-  if (err instanceof ConfigError || err instanceof MeshStartupError) {
+  if (err instanceof ConfigError || err instanceof MeshStartupError || err instanceof PortInUseError) {
     console.error(`gateway: ${err.message}`);
+    process.exit(EXIT_CONFIG);
   } else {
     console.error(`gateway: could not start: ${(err as Error)?.message ?? err}`);
   }
@@ -48,8 +55,12 @@ try {
 /** One process serving every environment it is given (and its playground process). */
 async function runSingle(settings: GatewayConfig, keyed: EnvironmentName[] | null): Promise<void> {
   const gateway = await startGateway(keyed ? { env: { ...process.env, ENVIRONMENTS: keyed.join(',') } } : {});
-  const playground = keyed ? startPlayground(settings, gateway.upstreamUrl, gateway.logger) : null;
-  handleShutdown(gateway.logger, settings.shutdownGraceMs, { interrupt: true }, async () => {
+  let stop: ((reason: string, code: number) => void) | null = null;
+  const playground = keyed
+    ? startPlayground(settings, gateway.upstreamUrl, gateway.logger, () => stop?.('playground process could not start', 1))
+    : null;
+  // The playground process (supervised by its parent) leaves Ctrl-C to the parent, which stops it with SIGTERM.
+  stop = handleShutdown(gateway.logger, settings.shutdownGraceMs, { interrupt: !shutdownSignals.supervised() }, async () => {
     await Promise.all([gateway.close(), playground?.close(settings.shutdownGraceMs)]);
   });
 }
@@ -87,8 +98,9 @@ async function runPrimary(settings: GatewayConfig, keyed: EnvironmentName[] | nu
       ops = await startClusterOpsServer({ host: settings.opsHost, port: settings.ports.ops, workers: settings.workers, pool });
       logger.info({ url: `${ops.url}/metrics` }, 'ops endpoint listening (metrics of every worker, healthz)');
     }
-    playground = keyed ? startPlayground(settings, upstreamUrl, logger) : null;
-    handleShutdown(logger, settings.shutdownGraceMs + CLOSE_MARGIN_MS, { interrupt: true }, closeAll);
+    let stop: ((reason: string, code: number) => void) | null = null;
+    playground = keyed ? startPlayground(settings, upstreamUrl, logger, () => stop?.('playground process could not start', 1)) : null;
+    stop = handleShutdown(logger, settings.shutdownGraceMs + CLOSE_MARGIN_MS, { interrupt: true }, closeAll);
     await pool.ready;
   } catch (err) {
     await closeAll();
@@ -97,23 +109,35 @@ async function runPrimary(settings: GatewayConfig, keyed: EnvironmentName[] | nu
   logger.info({ workers: settings.workers, pids: pool.pids() }, 'workers ready');
 }
 
-function startPlayground(settings: GatewayConfig, upstreamUrl: string, logger: Logger): PlaygroundProcess {
+function startPlayground(settings: GatewayConfig, upstreamUrl: string, logger: Logger, onRefused: () => void): PlaygroundProcess {
   return startPlaygroundProcess({
     env: playgroundProcessEnv(process.env, upstreamUrl, settings.playgroundProcess),
     nice: settings.playgroundProcess.nice,
     logger,
+    // Its settings or a port refused its start (its message is on stderr): retrying cannot help.
+    onRefused,
+    refusedExitCode: EXIT_CONFIG,
   });
 }
 
-/** Signals, a vanished parent, and errors nobody caught: drain through `close`, then exit. */
-function handleShutdown(logger: Logger, graceMs: number, opts: { interrupt: boolean }, close: () => Promise<void>): void {
-  let stopping = false;
+/** Signals, a vanished parent, and errors nobody caught: drain through `close`, then exit. Returns the stop it calls. */
+function handleShutdown(
+  logger: Logger,
+  graceMs: number,
+  opts: { interrupt: boolean },
+  close: () => Promise<void>,
+): (reason: string, code: number) => void {
+  const decide = shutdownRequests();
   const stop = async (reason: string, code: number) => {
-    if (stopping) {
+    const decision = decide(reason);
+    if (decision === 'ignore') {
+      logger.debug({ reason }, 'shutdown request relayed again (already shutting down)');
+      return;
+    }
+    if (decision === 'exit-now') {
       logger.warn({ reason }, 'second shutdown request: exiting now');
       process.exit(1);
     }
-    stopping = true;
     logger.info({ reason, graceMs }, 'shutting down: no new connections, finishing in-flight requests');
     const watchdog = setTimeout(() => {
       logger.error({ reason }, 'shutdown did not finish in time: exiting');
@@ -127,11 +151,13 @@ function handleShutdown(logger: Logger, graceMs: number, opts: { interrupt: bool
       logger.error({ err }, 'error while shutting down');
       code = 1;
     }
+    // The last lines (shut down cleanly) written in order before the exit.
+    await new Promise<void>((resolve) => logger.flush(() => resolve()));
     process.exit(code);
   };
   exitWithParent((reason) => void stop(reason, 0));
   process.on('SIGTERM', () => void stop('SIGTERM', 0));
-  process.on('SIGINT', () => (opts.interrupt ? void stop('SIGINT', 0) : undefined));
+  process.on('SIGINT', () => (opts.interrupt ? void stop('SIGINT', 0) : logger.debug({ signal: 'SIGINT' }, 'left to the parent process')));
   // A forgotten promise somewhere must not take every partner's traffic down with it: log it and
   // keep serving. An exception thrown out of an event handler leaves unknown state: drain and exit
   // non-zero so the orchestrator restarts us.
@@ -142,4 +168,5 @@ function handleShutdown(logger: Logger, graceMs: number, opts: { interrupt: bool
     logger.fatal({ err }, 'uncaught exception: shutting down');
     void stop('uncaughtException', 1);
   });
+  return (reason, code) => void stop(reason, code);
 }

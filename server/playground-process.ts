@@ -89,7 +89,14 @@ const MAX_RESTART_PAUSE_MS = 30_000;
 /** Up this long, a playground process counts as healthy again: the next restart pauses 1 s. */
 const HEALTHY_AFTER_MS = 60_000;
 
-export function startPlaygroundProcess(opts: { env: NodeJS.ProcessEnv; nice: number; logger: Logger }): PlaygroundProcess {
+export function startPlaygroundProcess(opts: {
+  env: NodeJS.ProcessEnv;
+  nice: number;
+  logger: Logger;
+  /** Called instead of a restart when the process exits with `refusedExitCode` (its settings or a taken port refused it). */
+  onRefused?: () => void;
+  refusedExitCode?: number;
+}): PlaygroundProcess {
   let child: ChildProcess | null = null;
   let stopping = false;
   let pauseMs = 1000;
@@ -111,6 +118,11 @@ export function startPlaygroundProcess(opts: { env: NodeJS.ProcessEnv; nice: num
     proc.on('exit', (code, signal) => {
       if (child === proc) child = null;
       if (stopping) return;
+      if (opts.onRefused && code !== null && code === opts.refusedExitCode) {
+        opts.logger.error({ code }, 'playground process refused to start (see its message above): stopping');
+        opts.onRefused();
+        return;
+      }
       pauseMs = Date.now() - startedAt > HEALTHY_AFTER_MS ? 1000 : Math.min(MAX_RESTART_PAUSE_MS, pauseMs * 2);
       opts.logger.error({ code, signal, restartInMs: pauseMs }, 'playground process exited: starting it again');
       restartTimer = setTimeout(start, pauseMs);

@@ -2,7 +2,8 @@
 // number) until the feed says there are no more, `maxPages` is reached or the feed's timeout (for
 // all pages together) runs out. Used by the resolvers and by feeds:check, so both see the same.
 import { performance } from 'node:perf_hooks';
-import type { CanonicalByKind, Doubt, FeedBinding, FeedInput, FeedKind, Rejection } from './mapping/types.js';
+import type { CanonicalByKind, Carrier, Doubt, FeedBinding, FeedInput, FeedKind, Rejection } from './mapping/types.js';
+import { dropSystematic } from './mapping/plausibility.js';
 
 /** Calls the feed's operation once with these arguments, within `timeoutMs`. */
 export type PageCall = (args: Record<string, unknown>, timeoutMs: number) => Promise<unknown>;
@@ -33,6 +34,7 @@ export async function callPaged<K extends FeedKind>(
   const base = b.args(input);
   const deadline = now() + b.timeoutMs;
   const out: PagedResult<K> = { records: [], rejected: [], doubts: [], pages: 0, truncated: null };
+  const carriers: Carrier[] = [];
   let cursor: string | null = null;
   for (;;) {
     const n = out.pages;
@@ -51,6 +53,7 @@ export async function callPaged<K extends FeedKind>(
       break;
     }
     const mapped = b.map(payload, input);
+    for (const c of mapped.carriers ?? []) carriers.push({ ...c, position: c.position + out.records.length });
     out.records.push(...mapped.records);
     out.rejected.push(...mapped.rejected.map((r) => (n ? { ...r, reason: `page ${n + 1}: ${r.reason}` } : r)));
     out.doubts.push(...mapped.doubts.map((d) => (n ? { ...d, message: `page ${n + 1}: ${d.message}` } : d)));
@@ -64,5 +67,10 @@ export async function callPaged<K extends FeedKind>(
       break;
     }
   }
+  // A unit mistake shows across the records of every page together.
+  const whole = { records: out.records, rejected: out.rejected, carriers };
+  dropSystematic(whole);
+  out.records = whole.records;
+  out.rejected = whole.rejected;
   return out;
 }

@@ -2,9 +2,11 @@
 // Generator makes from queries/*.graphql (generated/graphql.ts; config: codegen.ts). Results and
 // variables are typed from the schema, so a renamed field fails `tsc`, not production.
 //
-// Run it:  npx tsx examples/partners/client.ts
-//   ENERGY_PLAN_URL  endpoint (default: the local playground, http://127.0.0.1:4002/graphql)
+// Run it:  ENERGY_PLAN_KEY=epk_cert_... npx tsx examples/partners/client.ts
 //   ENERGY_PLAN_KEY  API key for production or certification (keep it server-side; none on the playground)
+//   ENERGY_PLAN_URL  endpoint (default: with a key the local certification, http://127.0.0.1:4001/graphql,
+//                    without one the local playground, :4002, where each query is a counted call; both
+//                    follow PORT_BASE as npm start does)
 import { ClientError, GraphQLClient } from 'graphql-request';
 import {
   BusinessPlansDocument,
@@ -38,7 +40,9 @@ export function energyPlanClient(endpoint: string, apiKey?: string) {
 export const cents = (usd: number): number => Math.round(usd * 100);
 
 async function main() {
-  const api = energyPlanClient(process.env.ENERGY_PLAN_URL ?? 'http://127.0.0.1:4002/graphql', process.env.ENERGY_PLAN_KEY);
+  const key = process.env.ENERGY_PLAN_KEY;
+  const base = Number(process.env.PORT_BASE || 4000);
+  const api = energyPlanClient(process.env.ENERGY_PLAN_URL ?? `http://127.0.0.1:${base + (key ? 1 : 2)}/graphql`, key);
   try {
     const { utilities } = await api.utilities({ zipCode: '75001' });
     console.log('utilities:', utilities.map((u) => `${u.id} (${u.market}, ${u.ownership})`).join(', '));

@@ -2,10 +2,14 @@
 # Sends every query of examples/partners/queries/ with its variables using curl (bodies built with jq),
 # and prints each answer. Keyed-only queries are sent only when a key is given.
 #
-#   examples/partners/curl.sh                                   # the local playground (npm start)
-#   ENERGY_PLAN_KEY=epk_... examples/partners/curl.sh http://127.0.0.1:4001/graphql   # certification
+#   ENERGY_PLAN_KEY=epk_cert_... examples/partners/curl.sh      # the local certification (npm start)
+#   ENERGY_PLAN_KEY=epk_live_... examples/partners/curl.sh https://…/graphql   # another endpoint
+#   examples/partners/curl.sh                                   # no key: the local playground (5 counted calls)
+# Local endpoints follow PORT_BASE as npm start does (certification PORT_BASE+1, playground PORT_BASE+2).
 set -euo pipefail
-url="${1:-${ENERGY_PLAN_URL:-http://127.0.0.1:4002/graphql}}"
+base="${PORT_BASE:-4000}"
+if [ -n "${ENERGY_PLAN_KEY:-}" ]; then local_url="http://127.0.0.1:$((base + 1))/graphql"; else local_url="http://127.0.0.1:$((base + 2))/graphql"; fi
+url="${1:-${ENERGY_PLAN_URL:-$local_url}}"
 dir="$(cd "$(dirname "$0")" && pwd)/queries"
 files=("$dir"/*.graphql)
 if [ -n "${ENERGY_PLAN_KEY:-}" ]; then files+=("$dir"/keyed-only/*.graphql); fi

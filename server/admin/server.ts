@@ -223,7 +223,7 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
       else res.destroy();
     });
   });
-  return listen(server, opts.port, opts.host);
+  return listen(server, opts.port, opts.host, 'ADMIN_PORT');
 }
 
 const ROUTES = [

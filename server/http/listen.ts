@@ -2,6 +2,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import tls from 'node:tls';
+import { explainListenError } from '../../lib/ports.js';
 
 export interface Listening {
   url: string;
@@ -10,14 +11,15 @@ export interface Listening {
 }
 
 /**
- * `exclusive`: in a cluster worker, a port of this process alone (a private listener), not one
- * shared with the other workers through the primary.
+ * `variable`: the setting that moves this port, named when the port is taken. `exclusive`: in a
+ * cluster worker, a port of this process alone (a private listener), not one shared with the other
+ * workers through the primary.
  */
-export async function listen(server: Server, port: number, host: string, exclusive = false): Promise<Listening> {
+export async function listen(server: Server, port: number, host: string, variable?: string, exclusive = false): Promise<Listening> {
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err) => reject(explainListenError(err, variable, host, port)));
     server.listen({ port, host, exclusive }, () => {
-      server.off('error', reject);
+      server.removeAllListeners('error');
       resolve();
     });
   });

@@ -326,6 +326,8 @@ export interface KeyStoreOptions {
 
 /** Presented keys remembered with their hash; cleared when full (a partner has a few keys). */
 const VERIFIED_MEMO = 1024;
+/** The most often an unknown key makes the store look at its file (verifyFresh). */
+const UNKNOWN_KEY_RECHECK_MS = 100;
 
 export class KeyStore {
   private byHash = new Map<string, KeyRecord>();
@@ -335,6 +337,8 @@ export class KeyStore {
   private reloading: Promise<void> | null = null;
   private lastError: string | null = null;
   private loadedAt = 0;
+  private lastRecheck = 0;
+  private rechecking: Promise<void> | null = null;
 
   private constructor(
     readonly file: string,
@@ -388,6 +392,26 @@ export class KeyStore {
     if (record.environment === 'support')
       return { ok: true, partnerCode: record.partnerCode, keyId: record.id, roles: record.roles ?? ['viewer'] };
     return { ok: true, partnerCode: record.partnerCode, keyId: record.id };
+  }
+
+  /**
+   * verify(), and for a well-formed key it does not know, one look at the keys file first: a key
+   * issued a moment ago (a newcomer pasting it at once) works before the next poll. The look is a
+   * stat, at most one every UNKNOWN_KEY_RECHECK_MS whatever the traffic of unknown keys, and a
+   * reload only when the file changed.
+   */
+  async verifyFresh(environment: KeyEnvironment, presented: string | string[] | undefined): Promise<VerifyResult> {
+    const result = this.verify(environment, presented);
+    if (result.ok || result.reason !== 'unknown') return result;
+    const now = Date.now();
+    if (now - this.lastRecheck < UNKNOWN_KEY_RECHECK_MS) {
+      if (!this.rechecking) return result;
+    } else {
+      this.lastRecheck = now;
+      this.rechecking ??= this.poll().finally(() => (this.rechecking = null));
+    }
+    await this.rechecking;
+    return this.verify(environment, presented);
   }
 
   /** Whether a key id exists and is not revoked (the console re-checks its sessions with it). */

@@ -15,6 +15,7 @@
 //   gateway_upstream_{calls,attempts,dedup_hits,retries,stale_served}_total{feed}
 //   gateway_feed_truncated_total{feed}                       feed calls whose pages were cut off (maxPages, timeout)
 //   gateway_feed_records_dropped_total{feed,field}           records dropped for a value outside its possible range
+//   gateway_feed_records_total{feed,outcome}                  records served / dropped (any reason)
 //   gateway_response_cache_events_total{event}               lru_hits, redis_hits, stores, evictions, read_errors, ...
 //   gateway_redis_up                                         1 ready, 0 otherwise (absent without REDIS_URL)
 //   gateway_replay_records_total{outcome}                    enqueued, written, dropped, write_errors, retries
@@ -181,6 +182,19 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
       this.reset();
       for (const [feed, c] of Object.entries(feedEventCounts()))
         for (const [rule, n] of Object.entries(c.noncompliant)) this.inc({ feed, rule }, n);
+    },
+  });
+  new Counter({
+    name: 'gateway_feed_records_total',
+    help: 'Feed records by outcome (process-wide): served, or dropped for any reason (did not map, implausible value), by feed.',
+    labelNames: ['feed', 'outcome'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [feed, c] of Object.entries(feedEventCounts())) {
+        this.inc({ feed, outcome: 'served' }, c.served);
+        this.inc({ feed, outcome: 'dropped' }, c.dropped);
+      }
     },
   });
   new Counter({

@@ -13,6 +13,8 @@ export interface OpsServer {
 export interface OpsServerOptions {
   host: string;
   port: number;
+  /** The setting that moves the port, named when it is taken. */
+  portVariable?: string;
   metrics(): Promise<string>;
   contentType: string;
   /** Details for /healthz (states only, no secrets). */
@@ -45,5 +47,5 @@ export async function startOpsServer(opts: OpsServerOptions): Promise<OpsServer>
     }
     return json(404, { error: 'not found: GET /metrics or /healthz' });
   });
-  return listen(server, opts.port, opts.host);
+  return listen(server, opts.port, opts.host, opts.portVariable);
 }

@@ -5,12 +5,12 @@
 // environment): the reason goes to the log only, and the key is never logged or echoed.
 import type { HttpPlugin, Reply, RequestState } from '../http/plugin.js';
 import { errorReply } from '../http/plugin.js';
-import type { KeyEnvironment, KeyStore, KeyStoreLogger } from '../keys/key-store.js';
+import type { KeyEnvironment, KeyStore, KeyStoreLogger, VerifyResult } from '../keys/key-store.js';
 import { throttledWarning } from '../../lib/throttled-warning.js';
 
 export interface ApiKeyPluginOptions {
   environment: KeyEnvironment;
-  keys: Pick<KeyStore, 'verify'>;
+  keys: Pick<KeyStore, 'verify'> & Partial<Pick<KeyStore, 'verifyFresh'>>;
   logger?: Pick<KeyStoreLogger, 'warn'>;
   /** At most one refusal warning per this many ms (default 1000); the rest are counted into the next one. */
   warnEveryMs?: number;
@@ -25,18 +25,26 @@ export function apiKeyPlugin(opts: ApiKeyPluginOptions): HttpPlugin {
   const warn = throttledWarning((obj, msg) => logger?.warn(obj, msg), { everyMs: opts.warnEveryMs, now: opts.now });
   return {
     name: 'api-key',
-    onRequest(state: RequestState): Reply | void {
-      const result = keys.verify(environment, presentedKey(state));
-      if (!result.ok) {
-        state.notes.auth = { ok: false, reason: result.reason, ...(result.partnerCode ? { partnerCode: result.partnerCode } : {}) };
-        warn({ requestId: state.requestId, environment, clientIp: state.clientIp, reason: result.reason }, 'request refused: api key');
-        return errorReply(403, message, 'FORBIDDEN');
-      }
-      state.partnerCode = result.partnerCode;
-      state.notes.auth = { ok: true, keyId: result.keyId };
-      return undefined;
+    onRequest(state: RequestState): Reply | void | Promise<Reply | void> {
+      const presented = presentedKey(state);
+      const result = keys.verify(environment, presented);
+      // A key just issued may not be loaded yet: look at the keys file once before refusing it.
+      if (!result.ok && result.reason === 'unknown' && keys.verifyFresh)
+        return keys.verifyFresh(environment, presented).then((fresh) => decide(state, fresh));
+      return decide(state, result);
     },
   };
+
+  function decide(state: RequestState, result: VerifyResult): Reply | void {
+    if (!result.ok) {
+      state.notes.auth = { ok: false, reason: result.reason, ...(result.partnerCode ? { partnerCode: result.partnerCode } : {}) };
+      warn({ requestId: state.requestId, environment, clientIp: state.clientIp, reason: result.reason }, 'request refused: api key');
+      return errorReply(403, message, 'FORBIDDEN');
+    }
+    state.partnerCode = result.partnerCode;
+    state.notes.auth = { ok: true, keyId: result.keyId };
+    return undefined;
+  }
 }
 
 /**

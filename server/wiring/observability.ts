@@ -10,6 +10,7 @@ import type { HttpPlugin } from '../http/plugin.js';
 import type { CapabilitySetup } from './types.js';
 import { isRedisUp, redisHealth } from '../../cache/redis-connection.js';
 import { requestLineWriter } from '../../lib/logger.js';
+import { feedHealth } from '../../transforms/feed-events.js';
 import { onUnknownEnumValue } from '../../resolvers/enum-values.js';
 
 /** A new feed value is logged once per enum and value per hour: it repeats on every answer. */
@@ -38,6 +39,7 @@ export const observabilityCapability: CapabilitySetup = async ({ config, logger,
     ops = await startOpsServer({
       host: config.opsHost,
       port: config.ports.ops,
+      portVariable: config.ports.opsVariable,
       metrics: () => metrics.render(),
       contentType: metrics.registry.contentType,
       health: () => ({ redis: redis ? redisHealth(redis).state : 'not configured' }),
@@ -47,6 +49,12 @@ export const observabilityCapability: CapabilitySetup = async ({ config, logger,
 
   return {
     name: 'observability',
+    // A feed whose last answer lost every record to an implausible value is misconfigured (a unit
+    // mistake): not ready. Some records dropped is reported, still ready.
+    health() {
+      const h = feedHealth();
+      return { ok: h.ok, details: Object.keys(h.feeds).length ? { feeds: h.feeds } : {} };
+    },
     plugins(environment): HttpPlugin[] {
       return [metrics.plugin(environment), requestLog];
     },

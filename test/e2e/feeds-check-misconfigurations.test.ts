@@ -26,23 +26,30 @@ afterAll(async () => {
 });
 
 describe('feeds:check on misconfigured and paged feeds', () => {
-  it('calls a utility-scoped feed once per choice territory of the sample ZIP, follows its pages, and reports a cut-off', async () => {
+  it('calls a utility-scoped feed once per choice territory of the sample ZIP and customer class, follows its pages, and reports a cut-off', async () => {
     const ok = writeConfigDir(tmp, 'sunpath', [SUNPATH]);
     const capped = writeConfigDir(tmp, 'sunpath-capped', [SUNPATH], (c) => void (mappingOf(c, 'Sunpath').pagination.maxPages = 1));
     const env = { SUNPATH_URL: sunpath.url };
-    const [a, b] = await Promise.all([feedsCheck(['--dir', ok, '--json'], env), feedsCheck(['--dir', capped], env)]);
+    sunpath.seen.length = 0;
+    const a = await feedsCheck(['--dir', ok, '--json'], env);
+    // Every customer class the feed declares is tried (COMMERCIAL maps to segment=biz).
+    expect(new Set(sunpath.seen)).toEqual(new Set(['ONCOR res -', 'ONCOR res ONCOR-1', 'ONCOR biz -']));
+    const b = await feedsCheck(['--dir', capped], env);
     expect(a.code, a.stderr).toBe(0);
     expect(feedOf(a, 'Sunpath')).toMatchObject({
       status: 'ok',
-      calls: 1,
-      pages: 2,
+      // Residential and commercial: the class reaches the feed's arguments (segment=res, segment=biz).
+      calls: 2,
+      pages: 3,
       records: PAGES.ONCOR!.flat().length,
       rejected: 0,
       warnings: [],
       error: null,
     });
     expect(b.code, b.stderr).toBe(0);
-    expect(b.stdout).toContain('Sunpath: warning: pages left out: utility ONCOR: stopped after 1 pages (maxPages 1); the feed has more');
+    expect(b.stdout).toContain(
+      'Sunpath: warning: pages left out: utility ONCOR, RESIDENTIAL: stopped after 1 pages (maxPages 1); the feed has more',
+    );
   }, 120_000);
 
   it('point 2: a required argument from an input that is not always given fails, naming feed and argument', async () => {
@@ -111,20 +118,21 @@ describe('feeds:check on misconfigured and paged feeds', () => {
         'like cents, not USD (unit: cents)',
     );
     expect(dropped.warnings).toContain(
-      'record 0 rejected: utility ONCOR: implausible: cancellationFee 15000 USD is outside the possible range 0 USD to 10000 USD; looks like ' +
-        'cents, not USD (unit: cents)',
+      'record 0 rejected: utility ONCOR, RESIDENTIAL: implausible: cancellationFee 15000 USD is outside the possible range 0 USD to 10000 USD; ' +
+        'looks like cents, not USD (unit: cents)',
     );
 
-    // Implausible but possible: served, with warnings on the live answer and the sample.
-    expect(c.code, c.stderr).toBe(0);
+    // Each base charge possible, but every non-zero one implausible the same way: a unit mistake,
+    // which fails like the USD/kWh case (the gateway drops those records alike).
+    expect(c.code, c.stderr).toBe(1);
     const doubted = feedOf(c, 'Sunpath');
-    expect(doubted).toMatchObject({ status: 'ok', records: 3, rejected: 0 });
-    expect(doubted.warnings).toEqual([
-      'live value: record 0: utility ONCOR: baseMonthly 495 USD is outside the plausible range 0 USD to 100 USD; looks like cents, not USD (unit: cents)',
-      'live value: record 0: utility ONCOR: page 2: baseMonthly 999 USD is outside the plausible range 0 USD to 100 USD; looks like cents, ' +
-        'not USD (unit: cents)',
-      'sources/sunpath/sample.json: record 0: baseMonthly 495 USD is outside the plausible range 0 USD to 100 USD; looks like cents, not USD (unit: cents)',
-    ]);
+    expect(doubted).toMatchObject({ status: 'FAIL' });
+    expect(doubted.error).toMatch(
+      new RegExp(
+        '^a unit mistake: utility ONCOR, RESIDENTIAL: implausible: every one of the \\d+ non-zero baseMonthly values is outside its plausible ' +
+          'range, e\\.g\\. baseMonthly 495 USD is outside the plausible range 0 USD to 100 USD; looks like cents, not USD \\(unit: cents\\)$',
+      ),
+    );
   }, 120_000);
 
   it('point 5: a wrong path is one line in our words, naming feed and key, with no generated type names', async () => {

@@ -71,9 +71,15 @@ describe('offers that break a market rule', () => {
     const r = await feedsCheck(['--json'], { VOLTIFY_URL: voltifyUrl });
     const report = JSON.parse(r.stdout);
     const voltify = report.feeds.find((f: { feed: string }) => f.feed === 'Voltify');
-    expect(voltify.noncompliant).toEqual([
-      { offerId: 'TX-INDEX', rule: 'TX_WHOLESALE_INDEXED', source: expect.stringContaining('§39.110'), reason: expect.any(String) },
-    ]);
+    // One entry per sample call (feeds:check asks each customer class the feed's arguments take).
+    expect(voltify.noncompliant.length).toBeGreaterThan(0);
+    for (const n of voltify.noncompliant)
+      expect(n).toEqual({
+        offerId: 'TX-INDEX',
+        rule: 'TX_WHOLESALE_INDEXED',
+        source: expect.stringContaining('§39.110'),
+        reason: expect.any(String),
+      });
     expect(voltify.warnings.join('\n')).toMatch(/offer TX-INDEX dropped by market rule TX_WHOLESALE_INDEXED/);
     // The reference feeds comply.
     const brightgrid = report.feeds.find((f: { feed: string }) => f.feed === 'Brightgrid');

@@ -7,8 +7,10 @@ import {
   EmbeddedAllowanceStore,
   RedisAllowanceStore,
   allowanceKey,
+  appendAllowanceReset,
   type AllowanceStore,
 } from '../../cache/allowance.js';
+import { allowanceSubject } from '../../server/http/client-ip.js';
 import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
 import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 
@@ -140,6 +142,34 @@ describe('EmbeddedAllowanceStore', () => {
       '2001:db8::7 10',
     ]);
     expect(await (await open(dir)).peek('192.0.2.7')).toEqual({ remaining: 5 });
+  });
+
+  it('an IPv6 client counts by its /64 in the log too: a restart does not refill it', async () => {
+    const dir = tmp();
+    const subject = allowanceSubject('2001:db8:0:1::7');
+    const first = await open(dir);
+    for (let i = 0; i < 3; i++) await first.consume(subject);
+    await first.close();
+    const second = await open(dir);
+    expect(second.skippedLines).toBe(0);
+    expect(await second.peek(subject)).toEqual({ remaining: 7 });
+  });
+
+  it('a reset appended by another process applies before the next count and survives a restart', async () => {
+    const dir = tmp();
+    const store = await open(dir);
+    for (let i = 0; i < 10; i++) await store.consume('192.0.2.9');
+    await store.consume('192.0.2.10');
+    expect(await store.consume('192.0.2.9')).toMatchObject({ allowed: false });
+    appendAllowanceReset(path.join(dir, 'allowance.log'), '192.0.2.9');
+    expect(await store.peek('192.0.2.9')).toEqual({ remaining: 10 });
+    expect(await store.consume('192.0.2.9')).toEqual({ allowed: true, used: 1, remaining: 9 });
+    expect(await store.peek('192.0.2.10')).toEqual({ remaining: 9 });
+    await store.close();
+    const again = await open(dir);
+    expect(await again.peek('192.0.2.9')).toEqual({ remaining: 9 });
+    expect(await again.peek('192.0.2.10')).toEqual({ remaining: 9 });
+    expect(() => appendAllowanceReset(path.join(dir, 'allowance.log'), 'nobody')).toThrow(/not an address/);
   });
 
   it('ignores corrupt lines, including a torn last line', async () => {

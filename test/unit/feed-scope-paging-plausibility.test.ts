@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileFeedMapping, FeedConfigError, type FeedBinding } from '../../transforms/mapping/index.js';
 import { callPaged } from '../../transforms/paged-call.js';
-import { createFeedEvents, feedEventCounts, THROTTLE_MS } from '../../transforms/feed-events.js';
+import { createFeedEvents, feedEventCounts, feedHealth, resetFeedEvents, THROTTLE_MS } from '../../transforms/feed-events.js';
 import { likelyUnits, checkRanges } from '../../transforms/mapping/plausibility.js';
 import { plausibleRange, PLAUSIBLE_RANGES } from '../../domain/plausibility.js';
 import { KINDS } from '../../transforms/mapping/kinds.js';
@@ -136,6 +136,87 @@ describe('context paths and call scope', () => {
     expect(e.message).not.toContain('\n');
     expect(`${e.key}: ${e.message}`).toMatch(new RegExp(`^${key.replace(/\./g, '\\.')}: `));
     expect(e.message).toMatch(message);
+  });
+});
+
+describe('a unit given per record', () => {
+  const termBlock = (unit: unknown) => sunpath({ fields: { ...sunpath().fields, termMonths: { path: 'term.value', unit } } });
+  const termOf = (term: unknown) => rec('T', 112.5, { term });
+
+  it('a path whose values choose the unit: MONTH and YEAR terms from one feed', () => {
+    const b = compileFeedMapping('Sunpath', termBlock({ path: 'term.unit', map: { MONTH: 'months', YEAR: 'years' } }));
+    const out = b.map(
+      page(
+        [
+          { ...termOf({ value: 18, unit: 'MONTH' }), sku: 'M' },
+          { ...termOf({ value: 2, unit: 'YEAR' }), sku: 'Y' },
+          { ...termOf({ value: 3, unit: 'DECADE' }), sku: 'D' },
+        ],
+        null,
+      ),
+      request,
+    );
+    expect(out.records.map((o) => [(o as { offerId: string }).offerId, (o as { termMonths: number }).termMonths])).toEqual([
+      ['M', 18],
+      ['Y', 24],
+    ]);
+    expect(out.rejected).toEqual([
+      { index: 2, reason: 'termMonths (term.value): unit "DECADE" at term.unit is not in unit.map (MONTH, YEAR)' },
+    ]);
+  });
+
+  it('money whose currency unit comes with each record; a unit of the wrong kind or a constant is refused at start', () => {
+    const b = compileFeedMapping(
+      'Sunpath',
+      sunpath({
+        fields: {
+          ...sunpath().fields,
+          baseMonthly: { path: 'fee.amount', unit: { path: 'fee.unit', map: { USD: 'usd', CENTS: 'cents' } } },
+        },
+      }),
+    );
+    const out = b.map(
+      page(
+        [
+          { ...rec('A', 112.5), fee: { amount: '4.95', unit: 'USD' } },
+          { ...rec('B', 112.5), fee: { amount: 495, unit: 'CENTS' } },
+        ],
+        null,
+      ),
+      request,
+    );
+    expect(out.records.map((o) => o as { baseMonthlyMicro?: number; baseMonthly?: number })).toHaveLength(2);
+    expect(JSON.stringify(out.records[0])).toBe(JSON.stringify({ ...out.records[0], offerId: 'A' }));
+    expect(
+      configError(() => compileFeedMapping('Sunpath', termBlock({ path: 'term.unit', map: { MONTH: 'months', YEAR: 'usd' } }))).message,
+    ).toMatch(/fields\.termMonths\.unit\.map: usd is not a duration, but termMonths is|fields\.termMonths\.unit\.map: usd is not/);
+    const constant = sunpath({
+      fields: { ...sunpath().fields, termMonths: { const: 12, unit: { path: 'term.unit', map: { MONTH: 'months' } } } },
+    });
+    expect(configError(() => compileFeedMapping('Sunpath', constant)).message).toMatch(/a constant cannot take its unit from the record/);
+  });
+});
+
+describe('nested page-level paths and a single price object', () => {
+  it('$page.<a.b.c> reads deep into the page; energyBlocks from one flat price object is one open block', () => {
+    const b = compileFeedMapping(
+      'Sunpath',
+      sunpath({
+        fields: {
+          ...sunpath().fields,
+          utilityId: '$page.meta.territory.code',
+          energyBlocks: { path: 'flat', fields: { price: { path: 'centsPerKwh', unit: 'cents_per_kwh' } } },
+        },
+      }),
+    );
+    const payload = {
+      meta: { territory: { code: 'TNMP' } },
+      offers: [{ ...rec('A', 0), flat: { centsPerKwh: '12.5' } }],
+      paging: { next: null },
+    };
+    const out = b.map(payload, request);
+    expect(out.rejected).toEqual([]);
+    expect(out.records[0]).toMatchObject({ utilityId: 'TNMP', energyBlocks: [{ fromKwh: 0, toKwh: null, microUsdPerKwh: 125_000 }] });
   });
 });
 
@@ -276,6 +357,36 @@ describe('plausibility', () => {
     ]);
   });
 
+  it('a unit mistake across a call: every non-zero base charge implausible the same way drops them all, across pages', async () => {
+    const usd = compileFeedMapping(
+      'Sunpath',
+      sunpath({ fields: { ...sunpath().fields, baseMonthly: { path: 'monthlyCents', unit: 'usd', default: 0 } } }),
+    ) as unknown as FeedBinding<'offers'>;
+    const pages: Record<string, unknown> = {
+      '-': page([rec('A', 112.5, { monthlyCents: 495 }), rec('ZERO', 112.5, { monthlyCents: 0 })], 'c2'),
+      c2: page([rec('B', 112.5, { monthlyCents: 999 })], ''),
+    };
+    const r = await callPaged(usd, request, async (args) => pages[(args.cursor as string | undefined) ?? '-']);
+    // The zero is right in any unit and stays.
+    expect(r.records.map((o) => o.offerId)).toEqual(['ZERO']);
+    expect(r.rejected).toEqual([
+      expect.objectContaining({ index: 0, implausible: 'baseMonthly', systematic: true }),
+      expect.objectContaining({ index: 0, implausible: 'baseMonthly', systematic: true }),
+    ]);
+    expect(r.rejected[0]!.reason).toBe(
+      'implausible: every one of the 2 non-zero baseMonthly values is outside its plausible range, e.g. ' +
+        'baseMonthly 495 USD is outside the plausible range 0 USD to 100 USD; looks like cents, not USD (unit: cents)',
+    );
+    // One doubtful value beside a plausible one, or alone, is an outlier: served, with a doubt.
+    const mixed = await callPaged(usd, request, async () =>
+      page([rec('A', 112.5, { monthlyCents: 495 }), rec('B', 112.5, { monthlyCents: 9 })], ''),
+    );
+    expect(mixed.records.map((o) => o.offerId)).toEqual(['A', 'B']);
+    const single = await callPaged(usd, request, async () => page([rec('A', 112.5, { monthlyCents: 495 })], ''));
+    expect(single.records).toHaveLength(1);
+    expect(single.doubts).toHaveLength(1);
+  });
+
   it('walks lists: every energy block price is checked', () => {
     const units = new Map([['energyBlocks.price', 'usd_per_kwh' as const]]);
     const findings = checkRanges('offers', { energyBlocks: [{ price: 100_000 }, { price: 69_900_000 }] }, units);
@@ -291,7 +402,7 @@ describe('feed events', () => {
     let now = 0;
     const warned: string[] = [];
     const events = createFeedEvents({ warn: (_obj, msg) => warned.push(msg) }, () => now);
-    const before = feedEventCounts().Throttled ?? { truncated: 0, implausible: {}, noncompliant: {} };
+    const before = feedEventCounts().Throttled ?? { truncated: 0, implausible: {} as Record<string, number> };
     events.truncated('Throttled', 'stopped after 3 pages');
     events.truncated('Throttled', 'stopped after 3 pages');
     events.implausible('Throttled', 'energyBlocks.price', 'implausible: x');
@@ -307,6 +418,35 @@ describe('feed events', () => {
       'feed Throttled: record dropped: implausible: y',
       'feed Throttled: pages left out: stopped after 4 pages',
     ]);
+  });
+});
+
+describe('feed health (/readyz)', () => {
+  it('the last answer of each feed: ok, some records dropped, or failing when every record was implausible', () => {
+    const events = createFeedEvents(undefined, () => Date.UTC(2026, 0, 2));
+    events.answered('HealthOk', 3, []);
+    events.answered('HealthSome', 2, [{ reason: 'offerId: missing' }]);
+    events.answered('HealthUnit', 0, [
+      { reason: 'implausible: energyBlocks.price 101.91 USD/kWh …', implausible: 'energyBlocks.price' },
+      { reason: 'implausible: energyBlocks.price 99 USD/kWh …', implausible: 'energyBlocks.price' },
+    ]);
+    const h = feedHealth();
+    expect(h.ok).toBe(false);
+    expect(h.feeds).toMatchObject({ HealthOk: 'ok', HealthSome: 'some records dropped' });
+    expect(h.feeds.HealthUnit).toMatch(/^failing: every record of its last answer was dropped for an implausible value/);
+    expect(feedEventCounts().HealthSome!.last).toEqual({
+      at: '2026-01-02T00:00:00.000Z',
+      served: 2,
+      dropped: 1,
+      example: 'offerId: missing',
+      unitMistake: false,
+    });
+    // A feed that answers well again is ready again; counts keep adding up.
+    events.answered('HealthUnit', 4, []);
+    expect(feedHealth().feeds.HealthUnit).toBe('ok');
+    expect(feedEventCounts().HealthUnit).toMatchObject({ served: 4, dropped: 2 });
+    resetFeedEvents();
+    expect(feedHealth()).toEqual({ ok: true, feeds: {} });
   });
 });
 

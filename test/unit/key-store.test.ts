@@ -134,6 +134,17 @@ describe('KeyStore', () => {
     expect((await readKeysFile(file)).keys.find((k) => k.id === record.id)?.revokedAt).toBeTruthy();
   });
 
+  it('a key used right after it was issued works, before the next poll (verifyFresh looks at the file)', async () => {
+    const store = await open({ reloadMs: 60_000 });
+    const { key } = await issueKey(file, { environment: 'certification', partnerCode: 'ACME' });
+    expect(store.verify('certification', key)).toEqual({ ok: false, reason: 'unknown' });
+    expect(await store.verifyFresh('certification', key)).toMatchObject({ ok: true, partnerCode: 'ACME' });
+    // An unknown key stays unknown, and a flood of them looks at the file at most every 100 ms.
+    const stranger = generateKey('certification');
+    const results = await Promise.all(Array.from({ length: 50 }, () => store.verifyFresh('certification', stranger)));
+    expect(new Set(results.map((r) => JSON.stringify(r)))).toEqual(new Set([JSON.stringify({ ok: false, reason: 'unknown' })]));
+  });
+
   it('keeps the last good keys when the file turns corrupt or disappears, and logs it', async () => {
     const logger = memoryLogger();
     const { key } = await issueKey(file, { environment: 'production', partnerCode: 'ACME' });

@@ -101,7 +101,7 @@ describe('the block as a whole', () => {
   it('takes its enums from the tables it describes', () => {
     const props = BLOCK_SCHEMA.properties as Record<string, any>;
     expect(props.kind.enum).toEqual(KIND_NAMES);
-    expect(BLOCK_SCHEMA.definitions.quantity.properties.unit.enum).toEqual(UNIT_NAMES);
+    expect(BLOCK_SCHEMA.definitions.quantity.properties.unit.then.enum).toEqual(UNIT_NAMES);
     expect(props.args.additionalProperties.properties.from.enum).toEqual(FEED_INPUT_KEYS);
     expect(BLOCK_SCHEMA.oneOf.map((v: any) => v.properties.kind.const)).toEqual(KIND_NAMES);
   });

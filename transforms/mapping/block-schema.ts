@@ -53,7 +53,7 @@ export type FieldSpec =
   | string
   | {
       path?: string;
-      unit?: UnitName;
+      unit?: UnitSpec;
       map?: ValueMap;
       default?: unknown;
       const?: unknown;
@@ -61,6 +61,8 @@ export type FieldSpec =
       items?: string;
       fields?: FieldSpecs;
     };
+/** A unit: named once for the feed, or read per record (`{ path: termUnit, map: { MONTH: months, YEAR: years } }`). */
+export type UnitSpec = UnitName | { path: string; map: Record<string, UnitName> };
 
 // ----------------------------------------------------------------------------------------- the schema
 
@@ -164,10 +166,29 @@ const VALUE_KEYS: Record<string, SchemaObject> = {
     description: 'the feed sends this number as decimal text ("15.27"; EIA\'s API v2 does): read a plain decimal string exactly',
   },
 };
-const UNIT: SchemaObject = {
+const UNIT_NAME: SchemaObject = {
   enum: [...UNIT_NAMES],
   title: 'unit',
   description: "the feed's unit; money and prices must state one (docs/adding-a-feed.md#units)",
+};
+// A name, or an object naming where each record gives its unit. Anything but an object is checked
+// as a name, so a wrong one is still "unknown unit" with the known ones listed.
+const UNIT: SchemaObject = {
+  title: 'unit',
+  description: UNIT_NAME.description,
+  if: { not: { type: 'object' } },
+  then: UNIT_NAME,
+  else: {
+    type: 'object',
+    title: 'a unit read per record',
+    description: "where each record names its unit, and the feed's values -> unit names (docs/adding-a-feed.md#a-unit-given-per-record)",
+    properties: {
+      path: { type: 'string', minLength: 1, description: 'the field holding the unit: relative to the record, or $page.<path>' },
+      map: { type: 'object', minProperties: 1, additionalProperties: UNIT_NAME, description: 'feed value -> unit name' },
+    },
+    required: ['path', 'map'],
+    additionalProperties: false,
+  },
 };
 const valueSpec = (unit: boolean): SchemaObject => ({
   ...mapping(unit ? { path: SPEC_PATH, unit: UNIT, ...VALUE_KEYS } : VALUE_KEYS),

@@ -28,7 +28,7 @@ import {
 } from './types.js';
 import { describeType, isObjectLike, parsePath, PathSyntaxError, readPath, type ParsedPath, type PathSegment } from './paths.js';
 import { convertUnit, DIMENSION_OF, unitsOfDimension, UnitValueError, UNITS, type UnitName } from './units.js';
-import { checkRanges } from './plausibility.js';
+import { carriersOf, checkRanges, type RangeFinding } from './plausibility.js';
 import {
   kindDef,
   MAX_NESTED_ITEMS,
@@ -365,7 +365,10 @@ type ScalarType = Extract<ValueType, { type: 'string' | 'enum' | 'int' | 'quanti
 function compileScalar(c: Ctx, def: FieldDef, vt: ScalarType, spec: Spec, key: string, name: string): FieldReader | undefined {
   const unit = scalarUnit(c, vt, spec, key, name);
   if (unit === null) return undefined;
-  if (unit) c.units.set(`${c.field}${name}`, unit);
+  const recordUnit = compileRecordUnit(c, spec, key);
+  if (recordUnit === null) return undefined;
+  // A unit read per record names no single likely mistake.
+  if (unit && !recordUnit) c.units.set(`${c.field}${name}`, unit);
   const map = ownMap(spec.map);
   const asText = spec.asText === true;
   if (asText && vt.type !== 'int' && vt.type !== 'quantity') {
@@ -373,6 +376,7 @@ function compileScalar(c: Ctx, def: FieldDef, vt: ScalarType, spec: Spec, key: s
     return undefined;
   }
   const finalize = scalarFinalizer(def, vt, unit, map, asText);
+  if (recordUnit) return scalarRead(c, vt, spec, key, name, unit, map, finalize, recordUnit);
   if (hasOwn(spec, 'const')) {
     const value = attempt(c.p, `${key}.const`, () => finalize(spec.const, '', name));
     return value === BAD ? undefined : () => value;
@@ -383,8 +387,9 @@ function compileScalar(c: Ctx, def: FieldDef, vt: ScalarType, spec: Spec, key: s
 /**
  * A value as read -> its canonical value. The value's label in errors is `where + what`, joined
  * only when there is an error to name it in: a record's fields are read on every feed call.
+ * `unit`: the record's own unit, when the block reads it per record.
  */
-type Finalize = (v: unknown, where: string, what: string) => unknown;
+type Finalize = (v: unknown, where: string, what: string, unit?: UnitName) => unknown;
 
 /** Conversions a quantity field keeps (feed values repeat from call to call): bounded, then started afresh. */
 const CONVERTED_MAX = 2048;
@@ -398,10 +403,56 @@ function scalarUnit(c: Ctx, vt: ScalarType, spec: Spec, key: string, name: strin
     c.p.add(`${key}.unit`, `required: ${name} is ${dim}; state the feed's unit (one of ${list(unitsOfDimension(dim))})`);
     return null;
   }
+  if (typeof spec.unit === 'object') {
+    // Read per record (compileRecordUnit): every unit it may name must suit the field; the first stands for the rest at compile time.
+    const names = Object.values(spec.unit.map);
+    const wrong = names.filter((u) => UNITS[u].dimension !== dim);
+    if (wrong.length) {
+      c.p.add(
+        `${key}.unit.map`,
+        `${list(wrong)} ${wrong.length > 1 ? 'are' : 'is'} not ${dim}, but ${name} is (one of ${list(unitsOfDimension(dim))})`,
+      );
+      return null;
+    }
+    return names[0]!;
+  }
   const info = UNITS[spec.unit];
   if (info.dimension === dim) return info.name;
   c.p.add(`${key}.unit`, `${info.name} is ${info.dimension}, but ${name} is ${dim} (one of ${list(unitsOfDimension(dim))})`);
   return null;
+}
+
+/** The unit of one record: read at `unit.path` and mapped (MONTH -> months); unknown values reject the record. */
+type RecordUnit = (ctx: Record<string, unknown>, env: ReadEnv, where: string, what: string) => UnitName;
+
+function compileRecordUnit(c: Ctx, spec: Spec, key: string): RecordUnit | null | undefined {
+  if (typeof spec.unit !== 'object') return undefined;
+  if (hasOwn(spec, 'const')) {
+    c.p.add(`${key}.const`, 'a constant cannot take its unit from the record; name the unit (unit: <name>)');
+    return null;
+  }
+  const unitMap = spec.unit.map;
+  const at = readFrom(c, spec.unit.path, `${key}.unit.path`);
+  if (!at) return null;
+  if (at.from === 'request') {
+    c.p.add(`${key}.unit.path`, 'a unit is read from the record or the page ($page.<path>), not from the request');
+    return null;
+  }
+  // Every value the feed's enum can send must name a unit (values: none of ours, so each needs a map entry).
+  const expect: Expect = { kind: 'leaf', accepts: 'enum', list: false, mapKeys: Object.keys(unitMap), values: [] };
+  c.reads.push(
+    at.from === 'page'
+      ? { key: `${key}.unit`, prefix: [], path: at.path, expect }
+      : { key: `${key}.unit`, prefix: c.prefix, path: at.path, parent: c.parent, expect },
+  );
+  const { path } = at;
+  return (ctx, env, where, what) => {
+    const v = at.from === 'page' ? readPath(env.page, path, 'one') : readPath(ctx, path, 'one');
+    if (isScalar(v) && hasOwn(unitMap, String(v))) return unitMap[String(v)]!;
+    throw new RecordError(
+      `${where}${what}: unit ${describeType(v).replace(/^string /, '')} at ${path.text} is not in unit.map (${list(Object.keys(unitMap))})`,
+    );
+  };
 }
 
 /** A value as read (or defaulted) -> the canonical value: map, null handling, type and unit. */
@@ -415,9 +466,10 @@ function scalarFinalizer(
   const nullable = (vt.type === 'string' || vt.type === 'quantity') && vt.nullable === true;
   const omittable = !def.required && def.absent === undefined;
   // A quantity's exact conversion (decimal text, BigInt scaling, range checks) is a pure function
-  // of the value read: each field remembers the values it converted. Failures are not kept.
-  const converted = vt.type === 'quantity' ? new Map<unknown, unknown>() : null;
-  return (v, where, what) => {
+  // of the value read and its unit: each field remembers the values it converted, per unit.
+  // Failures are not kept.
+  const converted = vt.type === 'quantity' ? new Map<UnitName | undefined, Map<unknown, unknown>>() : null;
+  return (v, where, what, recordUnit) => {
     if (map && isScalar(v) && hasOwn(map, String(v))) {
       const original = v;
       v = map[String(v)];
@@ -428,12 +480,15 @@ function scalarFinalizer(
       if (omittable) return undefined;
       throw new RecordError(`${where}${what}: missing`);
     }
-    if (!converted) return checkScalar(vt, unit, v, where, what, asText);
-    const known = converted.get(v);
+    const u = recordUnit ?? unit;
+    if (!converted) return checkScalar(vt, u, v, where, what, asText);
+    let memo = converted.get(u);
+    if (!memo) converted.set(u, (memo = new Map()));
+    const known = memo.get(v);
     if (known !== undefined) return known;
-    const out = checkScalar(vt, unit, v, where, what, asText);
-    if (converted.size >= CONVERTED_MAX) converted.clear();
-    if (typeof v === 'number' || typeof v === 'string') converted.set(v, out);
+    const out = checkScalar(vt, u, v, where, what, asText);
+    if (memo.size >= CONVERTED_MAX) memo.clear();
+    if (typeof v === 'number' || typeof v === 'string') memo.set(v, out);
     return out;
   };
 }
@@ -485,6 +540,7 @@ function scalarRead(
   unit: UnitName | undefined,
   map: Record<string, unknown> | undefined,
   finalize: Finalize,
+  recordUnit?: RecordUnit,
 ): FieldReader | undefined {
   const at = readFrom(c, spec.path!, `${key}.path`);
   if (!at) return undefined;
@@ -492,11 +548,13 @@ function scalarRead(
   if (hasDefault && spec.default !== null && attempt(c.p, `${key}.default`, () => finalize(spec.default, '', name)) === BAD)
     return undefined;
   if (at.from !== 'request') {
+    const moneyLike =
+      typeof spec.unit === 'object' ? Object.values(spec.unit.map).every((u) => UNITS[u].moneyLike) : UNITS[unit!]?.moneyLike;
     // asText: the contract may type the value as text (or as a number).
     const accepts: LeafClass = spec.asText
       ? 'money'
       : vt.type === 'quantity'
-        ? UNITS[unit!].moneyLike
+        ? moneyLike
           ? 'money'
           : 'number'
         : vt.type === 'int'
@@ -524,7 +582,7 @@ function scalarRead(
   return (ctx, where, env) => {
     let v = read(ctx, env);
     if ((v === undefined || v === null) && hasDefault) v = dflt;
-    return finalize(v, where, what);
+    return finalize(v, where, what, v === undefined || v === null ? undefined : recordUnit?.(ctx, env, where, what));
   };
 }
 
@@ -717,6 +775,8 @@ function mapPayload<K extends FeedKind>(shape: PayloadShape, payload: unknown, r
   const rejected: Rejection[] = [];
   const doubts: Doubt[] = [];
   const seen = new Map<string, number>();
+  // Records served so far with their values and doubts, for a unit mistake across the payload.
+  const kept: { index: number; values: Values; findings: RangeFinding[] }[] = [];
   const n = Math.min(records.length, maxItems);
   for (let i = 0; i < n; i++) {
     try {
@@ -737,6 +797,7 @@ function mapPayload<K extends FeedKind>(shape: PayloadShape, payload: unknown, r
         continue;
       }
       for (const f of findings) doubts.push({ index: i, field: f.field, message: f.message });
+      kept.push({ index: i, values, findings });
       out.push(record);
     } catch (e) {
       const reason = e instanceof RecordError ? e.message : `could not be mapped: ${e instanceof Error ? e.message : String(e)}`;
@@ -750,6 +811,8 @@ function mapPayload<K extends FeedKind>(shape: PayloadShape, payload: unknown, r
     });
   }
   const mapped: MappedPayload<CanonicalByKind[K]> = { records: out, rejected, doubts };
+  // Not enumerable: bookkeeping for the call as a whole (callPaged), not part of what a page maps to.
+  Object.defineProperty(mapped, 'carriers', { value: carriersOf(kind.kind, kept), enumerable: false, writable: true, configurable: true });
   if (shape.next) mapped.next = shape.next(payload, records.length);
   return mapped;
 }

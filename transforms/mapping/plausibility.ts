@@ -3,6 +3,7 @@
 import { describeQuantity, describeRange, PLAUSIBLE_RANGES, within, type PlausibleRange } from '../../domain/plausibility.js';
 import { isObjectLike } from './paths.js';
 import { UNITS, unitsOfDimension, type UnitName } from './units.js';
+import type { Carrier, Rejection } from './types.js';
 
 export interface RangeFinding {
   /** Canonical field path, e.g. `energyBlocks.price`. */
@@ -10,6 +11,8 @@ export interface RangeFinding {
   /** soft: served but doubtful; hard: the record is dropped. */
   level: 'soft' | 'hard';
   message: string;
+  /** The units the value would be plausible in (empty when none). */
+  likely: UnitName[];
 }
 
 /** Pushes every number at a path of mapped values onto `out`; lists on the way are walked. */
@@ -38,6 +41,13 @@ function checksOf(kind: string) {
   return checks;
 }
 
+/** Every number at a dotted path of mapped values (lists on the way walked). */
+export function numbersOf(values: unknown, field: string): number[] {
+  const out: number[] = [];
+  numbersAt(values, field.split('.'), 0, out);
+  return out;
+}
+
 /** Units of the same dimension in which the feed's number would fall in the soft range. */
 export function likelyUnits(value: number, unit: UnitName, range: PlausibleRange): UnitName[] {
   const raw = value / UNITS[unit].scale;
@@ -64,6 +74,7 @@ function finding(field: string, value: number, unit: UnitName | undefined, range
     field,
     level,
     message: `${field} ${describeQuantity(value, range.quantity)} is outside the ${what} ${describeRange(bounds, range.quantity)}${hint}`,
+    likely: guess,
   };
 }
 
@@ -85,4 +96,53 @@ export function checkRanges(kind: string, values: Record<string, unknown>, units
     }
   }
   return out;
+}
+
+/** Records needed before doubtful values of one field count as a unit mistake rather than outliers. */
+export const SYSTEMATIC_MIN_RECORDS = 2;
+
+/**
+ * For each served record (`position` in the served list) and each field of the plausibility table
+ * it carries with a non-zero value: the units its value would be plausible in when it is doubtful
+ * (null when plausible, or when no unit would make it so).
+ */
+export function carriersOf(
+  kind: string,
+  kept: readonly { index: number; values: Record<string, unknown>; findings: readonly RangeFinding[] }[],
+): Carrier[] {
+  const table = Object.prototype.hasOwnProperty.call(PLAUSIBLE_RANGES, kind) ? PLAUSIBLE_RANGES[kind]! : {};
+  const out: Carrier[] = [];
+  kept.forEach((r, position) => {
+    for (const field of Object.keys(table)) {
+      if (!numbersOf(r.values, field).some((v) => v !== 0)) continue;
+      const doubt = r.findings.find((f) => f.field === field && f.level === 'soft' && f.likely.length > 0);
+      out.push({ field, position, index: r.index, likely: doubt ? doubt.likely.join(' or ') : null, message: doubt?.message });
+    }
+  });
+  return out;
+}
+
+/**
+ * A unit mistake across one feed call (all its pages): a field whose every non-zero value, in at
+ * least SYSTEMATIC_MIN_RECORDS records, is outside its plausible range and points to the same other
+ * unit, as cents declared as USD make every base charge 100 times too large. Each value is possible,
+ * so no record is dropped by itself; together they are dropped like impossible ones (a zero is the
+ * same in any unit and stays). Changes `result` in place.
+ */
+export function dropSystematic<T>(result: { records: T[]; rejected: Rejection[]; carriers?: Carrier[] }): void {
+  const byField = new Map<string, Carrier[]>();
+  for (const c of result.carriers ?? []) byField.set(c.field, [...(byField.get(c.field) ?? []), c]);
+  const drop = new Map<number, Rejection>();
+  for (const [field, carriers] of byField) {
+    if (carriers.length < SYSTEMATIC_MIN_RECORDS) continue;
+    const likely = carriers[0]!.likely;
+    if (likely === null || carriers.some((c) => c.likely !== likely)) continue;
+    const reason = `implausible: every one of the ${carriers.length} non-zero ${field} values is outside its plausible range, e.g. ${carriers[0]!.message}`;
+    for (const c of carriers)
+      if (!drop.has(c.position)) drop.set(c.position, { index: c.index, reason, implausible: field, systematic: true });
+  }
+  if (drop.size === 0) return;
+  result.records = result.records.filter((_, position) => !drop.has(position));
+  result.rejected = [...result.rejected, ...drop.values()];
+  delete result.carriers;
 }

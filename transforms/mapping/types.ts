@@ -92,6 +92,8 @@ export interface Rejection {
   reason: string;
   /** Set when the record mapped but a canonical value is outside its hard plausibility range. */
   implausible?: string;
+  /** Set when the field's values are implausible across the payload (a unit mistake), not in this record alone. */
+  systematic?: true;
 }
 
 /** A value inside the hard range but outside the soft one: served, reported by feeds:check. */
@@ -101,12 +103,26 @@ export interface Doubt {
   message: string;
 }
 
+/** A served record carrying a non-zero value of a field with a plausible range. */
+export interface Carrier {
+  field: string;
+  /** Place in the served records. */
+  position: number;
+  /** Place in the feed's record list (for messages). */
+  index: number;
+  /** The units a doubtful value would be plausible in ("cents"), null when it is plausible. */
+  likely: string | null;
+  message?: string;
+}
+
 export interface MappedPayload<T> {
   records: T[];
   /** Records dropped because they did not map (wrong type, missing required field, implausible value...). */
   rejected: Rejection[];
   /** Values outside their soft plausibility range (records kept). */
   doubts: Doubt[];
+  /** Served records carrying non-zero checked quantities, for a unit mistake across the call (plausibility.ts dropSystematic). */
+  carriers?: Carrier[];
   /** Pagination: the cursor / whether another page follows this one (absent without pagination). */
   next?: { cursor: string | null } | { more: boolean };
 }

@@ -1,4 +1,4 @@
-// Gridwise: the third supplier feed, used by the README walkthrough "Adding a feed" (it is NOT in
+// Gridwise: the third supplier feed, used by the walkthrough of docs/adding-a-feed.md (it is NOT in
 // the default .meshrc.yaml). A handful of deterministic offers for a few TX and PA utilities, in
 // a feed-neutral form that feeds/gridwise.ts renders as XML-converted-to-JSON.
 //

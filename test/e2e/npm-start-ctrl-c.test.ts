@@ -1,0 +1,61 @@
+// One Ctrl-C on `npm start`: the terminal sends SIGINT to the whole process group (npm, the
+// gateway, the playground process) and npm relays it to the gateway once more. The gateway drains
+// once and exits 0, with no "second shutdown request" warning, and takes the playground down.
+import { describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from '../../scripts/harness/redis-server.js';
+import { eventually } from '../../scripts/harness/eventually.js';
+import { freshCopy } from '../../scripts/harness/fresh-copy.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+describe('npm start and one Ctrl-C', () => {
+  it('drains once, cleanly, with the playground process', { timeout: 180_000 }, async () => {
+    const ports: Record<string, number> = {};
+    for (const name of ['PRODUCTION_PORT', 'CERTIFICATION_PORT', 'PLAYGROUND_PORT', 'UPSTREAM_PORT', 'OPS_PORT', 'PLAYGROUND_OPS_PORT'])
+      ports[name] = await freePort();
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-ctrlc-'));
+    // npm start builds dist/ first: in a copy of its own, so it never rewrites the checkout's bundle
+    // while another test runs it.
+    const copy = freshCopy(ROOT, 'epg-ctrlc-copy-');
+    // detached: a process group of its own, as a terminal's foreground job.
+    const npm = spawn('npm', ['start'], {
+      cwd: copy.dir,
+      detached: true,
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        DATA_DIR: dataDir,
+        ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    npm.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    npm.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
+    try {
+      for (const port of [ports.PRODUCTION_PORT, ports.PLAYGROUND_PORT])
+        await eventually(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null))?.status === 200, 150_000, 250);
+      process.kill(-npm.pid!, 'SIGINT');
+      expect(await exited).toBe(0);
+    } finally {
+      try {
+        process.kill(-npm.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      copy.remove();
+    }
+    expect(out).toContain('shut down cleanly');
+    expect(out).not.toContain('second shutdown request');
+    // Both processes drained once: the keyed one and the playground one.
+    expect(out.match(/shut down cleanly/g)).toHaveLength(2);
+    // Nothing listens any more.
+    expect(await fetch(`http://127.0.0.1:${ports.PLAYGROUND_PORT}/healthz`).catch(() => null)).toBeNull();
+  });
+});
