@@ -13,6 +13,8 @@
 //      gateway does, through the same source call and upstream fetch layer as the resolvers, then
 //      the mapping: status, latency, records mapped, records rejected (with reasons as warnings),
 //      values outside their plausible range and pages left out (maxPages, timeout) as warnings.
+//      Offers that break a market rule of their territory's state (domain/market-rules.ts) are
+//      listed as warnings (`noncompliant` in --json): the gateway drops them.
 //
 // Upstream: each feed's URL comes from <SOURCE>_URL, else UPSTREAM_URL, as in the gateway. When
 // neither is set for some feed, the reference upstream is started on a free port for the check
@@ -32,6 +34,8 @@ import type { FeedScope } from '../sources/upstream/feed-scope.js';
 import type { Doubt, FeedBinding, FeedInput, Rejection } from '../transforms/mapping/types.js';
 import type { ReferenceUpstream } from '../sources/reference-upstream/server.js';
 import { UsageError } from './usage.js';
+import { violations } from '../domain/market-rules.js';
+import type { CanonicalOffer } from '../domain/canonical.js';
 import { defaultPort } from '../lib/ports.js';
 import { dropSystematic } from '../transforms/mapping/plausibility.js';
 
@@ -49,6 +53,7 @@ async function gatewayModules() {
   ]);
   return {
     feedUrlsFor: config.feedUrlsFor,
+    feedKeysFor: config.feedKeysFor,
     loadGatewayMesh: mesh.loadGatewayMesh,
     MeshStartupError: mesh.MeshStartupError,
     createUpstreamFetch: fetch.createUpstreamFetch,
@@ -98,6 +103,8 @@ export interface FeedCheck {
   pages: number | null;
   records: number | null;
   rejected: number | null;
+  /** Offers feeds: sample offers the gateway would drop for breaking a market rule. */
+  noncompliant: { offerId: string; rule: string; source: string; reason: string }[] | null;
   warnings: string[];
   error: string | null;
 }
@@ -118,6 +125,8 @@ interface Options {
   referenceUpstream: boolean;
   sampleAddress: string;
   strict: boolean;
+  /** `<SOURCE>_API_KEY` per feed, as the gateway passes them (set once the feeds are known). */
+  feedKeys?: Record<string, string>;
 }
 
 function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | 'help' {
@@ -202,6 +211,21 @@ function customerClassesAsked(b: FeedBinding, input: FeedInput): FeedInput['cust
   return asked('RESIDENTIAL') === asked('COMMERCIAL') ? [input.customerClass] : ['RESIDENTIAL', 'COMMERCIAL'];
 }
 
+/** Sample offers that break a market rule of their territory's state (the sample ZIP's territories say which state). */
+async function noncompliantOffers(offers: CanonicalOffer[], input: FeedInput, mesh: GatewayMesh, ctx: object) {
+  if (offers.length === 0) return [];
+  const [territories] = mesh.feeds.byKind('territories');
+  if (!territories?.execute) return null;
+  const payload = await territories.execute(territories.args({ zipCode: input.zipCode }), ctx);
+  const stateOf = new Map(territories.map(payload).records.map((t) => [t.utilityId, t.state]));
+  return offers.flatMap((o) => {
+    const state = stateOf.get(o.utilityId);
+    return state === undefined
+      ? []
+      : violations(o, state).map((v) => ({ offerId: o.offerId, rule: v.rule.id, source: v.rule.source, reason: v.reason }));
+  });
+}
+
 function oneLine(s: string, max = 300): string {
   const t = s.replace(/\s+/g, ' ').trim();
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
@@ -233,6 +257,7 @@ async function checkFeed(
     pages: null,
     records: null,
     rejected: null,
+    noncompliant: null,
     warnings: [],
     error: null,
   };
@@ -242,7 +267,7 @@ async function checkFeed(
     return result;
   }
   result.input = sample.input;
-  const ctx: Record<string | symbol, unknown> = { ...mesh.meshContext, feedUrls };
+  const ctx: Record<string | symbol, unknown> = { ...mesh.meshContext, feedUrls, feedKeys: opts.feedKeys };
   const execute = b.execute;
   if (!execute) {
     result.error = `the source has no Query.${b.operation}`;
@@ -258,6 +283,7 @@ async function checkFeed(
     truncated: [],
   };
   let inputs: FeedInput[] = [];
+  const offers: CanonicalOffer[] = [];
   try {
     inputs = await sampleCalls(b, sample.input, mesh, ctx);
     for (const input of inputs) {
@@ -270,6 +296,7 @@ async function checkFeed(
         .map((w, i, all) => (i === all.length - 1 ? `${w}: ` : `${w}, `))
         .join('');
       outcome.records += r.records.length;
+      if (b.kind === 'offers') offers.push(...(r.records as CanonicalOffer[]));
       outcome.pages += r.pages;
       outcome.rejected.push(...r.rejected.map((x) => ({ ...x, reason: where + x.reason })));
       outcome.doubts.push(...r.doubts.map((x) => ({ ...x, message: where + x.message })));
@@ -301,6 +328,11 @@ async function checkFeed(
     );
   }
   if (scope.stale?.length) result.warnings.push('answered from a stale copy (the feed failed)');
+  if (b.kind === 'offers') {
+    result.noncompliant = await noncompliantOffers(offers, sample.input, mesh, ctx).catch(() => null);
+    for (const n of result.noncompliant ?? [])
+      result.warnings.push(`offer ${n.offerId} dropped by market rule ${n.rule}: ${n.reason} (${n.source})`);
+  }
   const implausible = outcome.rejected.find((r) => r.implausible);
   if (implausible && outcome.records === 0) {
     result.error = `every record was dropped, e.g. ${oneLine(implausible.reason)}`;
@@ -350,7 +382,7 @@ async function checkSampleValues(
   const scope: FeedScope = { feed: b.source, timeoutMs: b.timeoutMs, calls: [], stale: [] };
   let mapped;
   try {
-    mapped = b.map(await b.execute(b.args(input), m.withFeedScope({ ...mesh.meshContext, feedUrls }, scope)), input);
+    mapped = b.map(await b.execute(b.args(input), m.withFeedScope({ ...mesh.meshContext, feedUrls, feedKeys: {} }, scope)), input);
     dropSystematic(mapped);
   } catch (err) {
     warnings.push(`${shown}: not mapped as the feed's answer: ${oneLine(err instanceof Error ? err.message : String(err))}`);
@@ -439,7 +471,7 @@ export async function runFeedsCheck(opts: Options, env: NodeJS.ProcessEnv): Prom
     const served = await serveSamples(samples);
     try {
       for (const b of bindings) {
-        const check = await checkFeed(m, b, mesh, feedUrls, opts);
+        const check = await checkFeed(m, b, mesh, feedUrls, { ...opts, feedKeys: m.feedKeysFor(sources, env) });
         const contract = samples.get(b.source);
         const problems = [...(contract?.problems ?? [])];
         if (contract?.files.length)
@@ -461,9 +493,8 @@ export async function runFeedsCheck(opts: Options, env: NodeJS.ProcessEnv): Prom
     } finally {
       await served.close();
     }
-    const warnings = report.feeds.reduce((n, f) => n + f.warnings.length, 0);
-    const failed = report.feeds.filter((f) => f.status === 'FAIL').length;
-    report.summary = { feeds: report.feeds.length, ok: report.feeds.length - failed, failed, warnings };
+    report.summary = summarize(report.feeds);
+    const { warnings, failed } = report.summary;
     report.ok = failed === 0 && !(opts.strict && warnings > 0);
     return report;
   } finally {
@@ -475,6 +506,15 @@ export async function runFeedsCheck(opts: Options, env: NodeJS.ProcessEnv): Prom
     await fetchFn?.close().catch(() => {});
     await upstream?.close().catch(() => {});
   }
+}
+
+/** Counts per feed (source): one with several mapping blocks has a row per block and is ok when every row is. */
+function summarize(feeds: FeedCheck[]): CheckReport['summary'] {
+  const warnings = feeds.reduce((n, f) => n + f.warnings.length, 0);
+  const sourceOk = new Map<string, boolean>();
+  for (const f of feeds) sourceOk.set(f.feed, (sourceOk.get(f.feed) ?? true) && f.status === 'ok');
+  const failed = [...sourceOk.values()].filter((ok) => !ok).length;
+  return { feeds: sourceOk.size, ok: sourceOk.size - failed, failed, warnings };
 }
 
 function table(rows: string[][]): string {

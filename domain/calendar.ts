@@ -8,8 +8,9 @@
 //   <weekday> before MM-DD                    e.g. "monday before 06-01" (last Monday of May)
 //   <weekday> after <nth> <weekday> in <Month> e.g. "friday after 4th thursday in November"
 //   easter [+-]N                              e.g. "easter -2" (Good Friday)
-// [observed] is " if saturday then previous friday if sunday then next monday" (or either half):
-// the holiday moves to the weekday; the weekend day itself closes nothing anyway.
+// [observed] is up to three " if <weekday> then previous|next <weekday>" clauses, e.g. " if saturday
+// then previous friday if sunday then next monday": the holiday moves to the named day (ERCOT's
+// second Christmas holiday moves off a Friday too, so that it never falls on Christmas's observed day).
 import Holidays from 'date-holidays';
 
 export class CalendarRuleError extends Error {
@@ -25,7 +26,7 @@ const WEEKDAY = '(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)';
 const MONTH = '(?:January|February|March|April|May|June|July|August|September|October|November|December)';
 const NTH = '(?:1st|2nd|3rd|4th|5th)';
 const MMDD = '(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])';
-const SUBSTITUTE = `(?: if (?:saturday|sunday) then (?:previous|next) ${WEEKDAY}){0,2}`;
+const SUBSTITUTE = `(?: if ${WEEKDAY} then (?:previous|next) ${WEEKDAY}){0,3}`;
 const RULE = new RegExp(
   `^(?:${MMDD}${SUBSTITUTE}|${NTH} ${WEEKDAY} in ${MONTH}|${WEEKDAY} before ${MMDD}|${WEEKDAY} after ${NTH} ${WEEKDAY} in ${MONTH}|easter ` +
     `[+-]?(?:[0-9]|[1-9][0-9]))$`,

@@ -66,6 +66,10 @@ export interface SwitchingRules {
   meterReadDates: string[];
   /** Local HH:MM after which today no longer counts as a business day for the request. */
   sameDayCutoff: string;
+  /** Calendar days after the request day in which the customer may cancel (Illinois: 10); 0 when none. */
+  rescissionDays?: number;
+  /** METER_READ: the utility's billing cycles, each with a scheduled read (empty: one utility-wide schedule). */
+  meterReadCycles?: { cycle: string; anchorDate: string }[];
 }
 
 /** The default service supply price of a choice-market utility outside Texas. */
@@ -74,6 +78,10 @@ export interface PriceToCompare {
   /** First and last day (YYYY-MM-DD) it applies. */
   effective: string;
   expires: string;
+  /** Season it is for (SUMMER, NON_SUMMER...), null when it holds all year. */
+  season?: string | null;
+  /** Customer class it is for; null or absent: residential. */
+  customerClass?: CustomerClass | null;
 }
 
 export interface HolidayRule {
@@ -97,6 +105,14 @@ export interface Territory {
   /** Regulated utilities: the bundled residential rate. */
   bundledRate: DeliveryCharges | null;
   priceToCompare: PriceToCompare | null;
+  /** Michigan-style capped retail choice: the share of the utility's load open to suppliers, percent. */
+  choiceCapPercent?: number | null;
+  /** Residential delivery charges of each tariff period, oldest first (empty: only `delivery` is known). */
+  deliveryRates?: DeliveryCharges[];
+  /** Commercial delivery charges of each tariff period, oldest first. */
+  commercialDeliveryRates?: DeliveryCharges[];
+  /** Price to Compare periods: in effect and next, per season or class (empty: only `priceToCompare` is known). */
+  pricesToCompare?: PriceToCompare[];
   switching: SwitchingRules;
   /** Business-day calendar switches are processed on; null: weekends and `holidays` only. */
   calendar: { name: string; holidays: HolidayRule[] } | null;

@@ -46,6 +46,11 @@ export const PLAUSIBLE_RANGES: Readonly<Record<string, Readonly<Record<string, P
     'bundledRate.fixedMonthly': monthly,
     'bundledRate.perKwh': averageRate,
     'priceToCompare.perKwh': price,
+    'deliveryRates.fixedMonthly': monthly,
+    'deliveryRates.perKwh': deliveryRate,
+    'commercialDeliveryRates.fixedMonthly': monthly,
+    'commercialDeliveryRates.perKwh': deliveryRate,
+    'pricesToCompare.perKwh': price,
   },
   stateStats: {
     residentialPerKwh: averageRate,

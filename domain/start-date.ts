@@ -5,7 +5,10 @@
 //   METER_READ   (OH IL NY NJ MD MA CT ...) the first scheduled meter read at least N business days
 //                (the enrollment lead time) after the request day
 // The request day is local today when it is a business day and the local time is before the
-// same-day cut-off, else the next business day.
+// same-day cut-off, else the next business day. A rescission window (Illinois: 10 calendar days in
+// which the customer may cancel the enrollment) pushes the start past its last day.
+// Meter reads: a utility reads its meters on billing cycles (about 20 a month); the switch takes
+// the read of the account's cycle when it is known, else the earliest read of any cycle.
 // Wall-clock date/time comes from Intl (IANA zone, so DST is handled by the platform); all
 // calendar stepping is done on UTC-midnight dates, which have no DST.
 import { businessCalendar, type BusinessCalendar } from './calendar.js';
@@ -22,6 +25,18 @@ export interface MeterReadSchedule {
   readDates: readonly string[];
 }
 
+/** One billing cycle's read schedule: its name (as on the customer's bill) and a scheduled read date. */
+export interface MeterReadCycle {
+  cycle: string;
+  anchorDate: string;
+}
+
+/** Which read a METER_READ start was computed from. */
+export type MeterReadBasis = 'ACCOUNT_CYCLE' | 'EARLIEST_CYCLE' | 'UTILITY_SCHEDULE';
+
+/** Texas: ERCOT does not take a switch request for a date more than 90 days ahead. */
+export const MAX_REQUEST_AHEAD_DAYS: Readonly<Record<SwitchingKind, number>> = { OFF_CYCLE: 90, ACCELERATED: 365, METER_READ: 365 };
+
 export interface SwitchInput {
   now: Date;
   /** IANA zone of the territory, e.g. "America/Chicago". */
@@ -35,6 +50,12 @@ export interface SwitchInput {
   meterRead?: MeterReadSchedule | null;
   /** OFF_CYCLE only: the customer's requested date (YYYY-MM-DD); never earlier than the earliest possible. */
   requestedDate?: string | null;
+  /** Calendar days after the request day in which the customer may still cancel; the start comes after them. */
+  rescissionDays?: number;
+  /** METER_READ: the utility's billing cycles (each with its own reads); used instead of `meterRead` when given. */
+  meterReadCycles?: readonly MeterReadCycle[];
+  /** METER_READ: the account's cycle, when known; one of `meterReadCycles`. */
+  accountCycle?: string | null;
 }
 
 export interface SwitchDate {
@@ -43,6 +64,14 @@ export interface SwitchDate {
   rule: SwitchingKind;
   /** METER_READ: the scheduled read the switch takes effect on (same as `date`); otherwise null. */
   meterReadDate: string | null;
+  /** METER_READ: the billing cycle whose read it is (null for a utility-wide schedule); absent for other rules. */
+  meterReadCycle?: string | null;
+  /** METER_READ: whether the account's cycle, the earliest cycle or the utility's one schedule gave the read; absent for other rules. */
+  meterReadBasis?: MeterReadBasis;
+}
+
+export class UnknownCycleError extends RangeError {
+  override readonly name = 'UnknownCycleError';
 }
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
@@ -139,19 +168,53 @@ export function switchDate(input: SwitchInput): SwitchDate {
 
   const { date: today, minutes } = localDateTime(now, timeZone);
   const cutoffMinutes = Number(cut[1]) * 60 + Number(cut[2]);
-  let day = minutes >= cutoffMinutes || !calendar.isBusinessDay(today) ? nextBusinessDay(today, calendar) : today;
+  const requestDay = minutes >= cutoffMinutes || !calendar.isBusinessDay(today) ? nextBusinessDay(today, calendar) : today;
+  let day = requestDay;
   for (let i = 0; i < leadBusinessDays; i++) day = nextBusinessDay(day, calendar);
 
-  if (kind === 'METER_READ') {
-    if (!input.meterRead) throw new RangeError('METER_READ needs a meter-read schedule');
-    const read = iso(nextMeterRead(day, input.meterRead, calendar));
-    return { date: read, rule: kind, meterReadDate: read };
+  const rescission = input.rescissionDays ?? 0;
+  if (!Number.isSafeInteger(rescission) || rescission < 0 || rescission > 90)
+    throw new RangeError(`rescissionDays must be an integer 0..90, got ${rescission}`);
+  if (rescission > 0) {
+    const afterWindow = onOrAfterBusinessDay(new Date(requestDay.getTime() + (rescission + 1) * DAY_MS), calendar);
+    if (afterWindow > day) day = afterWindow;
   }
+
+  if (kind === 'METER_READ') return meterReadStart(day, input);
   if (kind === 'OFF_CYCLE' && input.requestedDate) {
     const requested = onOrAfterBusinessDay(parseIsoDate(input.requestedDate, 'requestedDate'), calendar);
     if (requested > day) day = requested;
   }
   return { date: iso(day), rule: kind, meterReadDate: null };
+}
+
+function meterReadStart(earliest: Date, input: SwitchInput): SwitchDate {
+  const cycles = input.meterReadCycles ?? [];
+  const read = (schedule: MeterReadSchedule) => iso(nextMeterRead(earliest, schedule, input.calendar));
+  const answer = (date: string, meterReadCycle: string | null, meterReadBasis: MeterReadBasis): SwitchDate => ({
+    date,
+    rule: 'METER_READ',
+    meterReadDate: date,
+    meterReadCycle,
+    meterReadBasis,
+  });
+  const cycleDays = input.meterRead?.cycleDays ?? 30;
+  const ofCycle = (c: MeterReadCycle) => read({ cycleDays, anchorDate: c.anchorDate, readDates: [] });
+  if (cycles.length > 0) {
+    if (input.accountCycle) {
+      const mine = cycles.find((c) => c.cycle === input.accountCycle);
+      if (!mine) throw new UnknownCycleError(`meter-read cycle ${JSON.stringify(input.accountCycle)} is not one of the utility's cycles`);
+      return answer(ofCycle(mine), mine.cycle, 'ACCOUNT_CYCLE');
+    }
+    let best: { date: string; cycle: string } | null = null;
+    for (const c of cycles) {
+      const date = ofCycle(c);
+      if (!best || date < best.date) best = { date, cycle: c.cycle };
+    }
+    return answer(best!.date, best!.cycle, 'EARLIEST_CYCLE');
+  }
+  if (!input.meterRead) throw new RangeError('METER_READ needs a meter-read schedule');
+  return answer(read(input.meterRead), null, 'UTILITY_SCHEDULE');
 }
 
 export interface StartDateInput {

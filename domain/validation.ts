@@ -139,6 +139,14 @@ const ADDRESS_MAX = 200;
 const ADDRESS_RE = /^[\p{L}\p{M}0-9 #.,'\-/&]+$/u;
 
 /** Street address: trimmed, NFC-normalized, 1..200 characters of the allowed set. */
+/** A billing (meter-read) cycle as utilities print it on the bill: "07", "A3", "15B". */
+export function meterReadCycle(value: unknown, argument = 'meterReadCycle'): string {
+  if (typeof value !== 'string' || !/^[A-Za-z0-9-]{1,8}$/.test(value)) {
+    throw new InputError(argument, 'must be a meter-read cycle as on the bill, e.g. "07" (letters, digits, -; 1 to 8 characters)');
+  }
+  return value.toUpperCase();
+}
+
 export function address(value: unknown, argument = 'address'): string {
   if (typeof value !== 'string') throw new InputError(argument, 'must be a text street address');
   // Cheap length cap before any normalization work on hostile input.

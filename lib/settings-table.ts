@@ -111,6 +111,12 @@ const DATA = {
     'start the reference upstream beside the gateway',
     ['npm start'],
   ),
+  EIA_API_KEY: setting(
+    k.secret(16),
+    null,
+    "EIA API v2 key, sent as api_key on every Eia call (redacted in logs); with it and no EIA_URL the Eia source goes to https://api.eia.gov, so energyInfoByState serves EIA's live figures (any <SOURCE>_API_KEY reaches its source block as {context.feedKeys.<Source>})",
+    ['gateway', 'CLI'],
+  ),
   MESH_DIR: setting(k.path(), '.', 'folder holding .meshrc.yaml'),
   REDIS_URL: setting(
     k.text(),

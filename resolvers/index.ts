@@ -1,14 +1,16 @@
 // Resolvers of the public schema (schema/public.graphql). Feeds are reached through the bindings
 // declared in .meshrc.yaml; everything the spec defines on top is computed here.
 import type { GraphQLResolveInfo } from 'graphql';
-import type { DeliveryCharges, Territory } from '../domain/canonical.js';
+import type { Territory } from '../domain/canonical.js';
 import type { ResolverContext } from './context.js';
 import { badUserInput } from './errors.js';
 import { fetchFeed, fetchOffers, soleFeed } from './feed-client.js';
 import { bySortKey, businessPlan, offersFor, residentialPlan } from './plans.js';
-import { localDateTime, switchDate } from '../domain/start-date.js';
-import { businessCalendar } from '../domain/calendar.js';
-import { inEffect } from '../domain/price-to-compare.js';
+import { compliantOffers } from './compliance.js';
+import { stateStats } from './state-stats.js';
+import { MAX_REQUEST_AHEAD_DAYS, switchDate, UnknownCycleError } from '../domain/start-date.js';
+import { localToday, onStartDates, switchInput } from './territory-dates.js';
+import { utility } from './utility.js';
 import { generationMix, SOURCE_BY_FEED_KEY } from '../domain/energy-mix.js';
 import { microToNumber } from '../domain/money.js';
 import { MAX_MONTHLY_KWH, spreadByShape } from '../domain/annual-cost.js';
@@ -49,26 +51,6 @@ async function choiceTerritories(ctx: ResolverContext, zipCode: string, utilityI
     return match.filter((t) => t.market === 'DEREGULATED');
   }
   return all.filter((t) => t.market === 'DEREGULATED');
-}
-
-function charges(c: DeliveryCharges | null) {
-  return (
-    c && {
-      fixedMonthlyUsd: microToNumber(c.fixedMonthlyMicro, 2),
-      perKwhUsd: microToNumber(c.perKwhMicro, 6),
-      effectiveDate: c.effective ?? null,
-    }
-  );
-}
-
-/** Local date (YYYY-MM-DD) in the territory now. */
-function localToday(ctx: ResolverContext, t: Territory): string {
-  return localDateTime(ctx.now(), t.timeZone).date.toISOString().slice(0, 10);
-}
-
-/** The territory's Price to Compare when it applies today (savings against an expired one would mislead). */
-function currentPriceToCompare(ctx: ResolverContext, t: Territory) {
-  return t.priceToCompare && inEffect(t.priceToCompare, localToday(ctx, t)) ? t.priceToCompare : null;
 }
 
 /** Canonical records key generation by category name (NATURAL_GAS); the mix function takes feed keys (naturalGas). */
@@ -124,8 +106,6 @@ async function profilesByState(ctx: ResolverContext, usage: YearOfUsage, served:
   return (state) => byState.get(state) ?? null;
 }
 
-/** How far ahead a customer may ask for an off-cycle start. */
-const MAX_REQUEST_AHEAD_DAYS = 365;
 const addDays = (isoDate: string, days: number) =>
   new Date(Date.parse(`${isoDate}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
@@ -148,25 +128,7 @@ export const resolvers = {
   Query: {
     utilities: async (_: unknown, args: Args, ctx: ResolverContext) => {
       const zipCode = arg('zipCode', () => v.zipCode(args.zipCode));
-      return (await territories(ctx, zipCode)).map((t) => ({
-        id: t.utilityId,
-        name: t.name,
-        state: t.state,
-        market: t.market,
-        ownership: t.ownership,
-        timeZone: t.timeZone,
-        deliveryCharges: (fieldArgs: Args) => {
-          const customerClass = fieldArgs.customerClass === 'COMMERCIAL' ? 'COMMERCIAL' : 'RESIDENTIAL';
-          const c = charges(customerClass === 'COMMERCIAL' ? t.commercialDelivery : t.delivery);
-          return c && { customerClass, ...c };
-        },
-        bundledRate: charges(t.bundledRate),
-        priceToCompare: t.priceToCompare && {
-          usdPerKwh: microToNumber(t.priceToCompare.microPerKwh, 6),
-          effectiveDate: t.priceToCompare.effective,
-          expiryDate: t.priceToCompare.expires,
-        },
-      }));
+      return (await territories(ctx, zipCode)).map((t) => utility(ctx, t));
     },
 
     residentialPlans: async (_: unknown, args: Args, ctx: ResolverContext, info: GraphQLResolveInfo) => {
@@ -176,11 +138,13 @@ export const resolvers = {
       const usage = yearOfUsage(args);
       const served = await choiceTerritories(ctx, zipCode, utilityId);
       if (served.length === 0) return [];
-      const [offers, profileOf] = await Promise.all([
+      const [fetched, profileOf] = await Promise.all([
         fetchOffers(ctx, served, { zipCode, utilityId, customerClass: 'RESIDENTIAL' }, pathOf(info)),
         profilesByState(ctx, usage, served),
       ]);
-      return offersFor(offers, served, 'RESIDENTIAL')
+      const offers = compliantOffers(ctx, fetched, served);
+      // Priced with the delivery charges and compared with the Price to Compare in effect on the start date.
+      return offersFor(offers, onStartDates(ctx, served), 'RESIDENTIAL')
         .map(({ offer, delivery, territory }) =>
           residentialPlan(
             offer,
@@ -189,7 +153,7 @@ export const resolvers = {
             monthlyUsage,
             ctx.settings,
             ctx.partnerCode,
-            currentPriceToCompare(ctx, territory),
+            territory.priceToCompare,
             profileOf(territory.state),
           ),
         )
@@ -202,8 +166,12 @@ export const resolvers = {
       const utilityId = arg('utilityId', () => (args.utilityId == null ? undefined : v.utilityId(args.utilityId)));
       const served = await choiceTerritories(ctx, zipCode, utilityId);
       if (served.length === 0) return [];
-      const offers = await fetchOffers(ctx, served, { zipCode, utilityId, customerClass: 'COMMERCIAL' }, pathOf(info));
-      return offersFor(offers, served, 'COMMERCIAL')
+      const offers = compliantOffers(
+        ctx,
+        await fetchOffers(ctx, served, { zipCode, utilityId, customerClass: 'COMMERCIAL' }, pathOf(info)),
+        served,
+      );
+      return offersFor(offers, onStartDates(ctx, served), 'COMMERCIAL')
         .map(({ offer, delivery }) => businessPlan(offer, delivery, annualUsage))
         .sort(bySortKey);
     },
@@ -214,30 +182,38 @@ export const resolvers = {
       const requestedDate = arg('requestedDate', () =>
         args.requestedDate == null ? undefined : v.isoDate(args.requestedDate, 'requestedDate'),
       );
+      const meterReadCycle = arg('meterReadCycle', () => (args.meterReadCycle == null ? undefined : v.meterReadCycle(args.meterReadCycle)));
       const [territory] = await choiceTerritories(ctx, zipCode, utilityId);
       if (!territory) return null;
       const { switching } = territory;
-      if (requestedDate !== undefined && requestedDate > addDays(localToday(ctx, territory), MAX_REQUEST_AHEAD_DAYS)) {
-        throw badUserInput(`requestedDate may be at most ${MAX_REQUEST_AHEAD_DAYS} days ahead.`, 'requestedDate');
+      const maxAhead = MAX_REQUEST_AHEAD_DAYS[switching.kind];
+      if (requestedDate !== undefined && requestedDate > addDays(localToday(ctx, territory), maxAhead)) {
+        throw badUserInput(
+          switching.kind === 'OFF_CYCLE'
+            ? `requestedDate may be at most ${maxAhead} days ahead: ERCOT does not accept a switch request for a later date.`
+            : `requestedDate may be at most ${maxAhead} days ahead.`,
+          'requestedDate',
+        );
       }
-      const start = switchDate({
-        now: ctx.now(),
-        timeZone: territory.timeZone,
-        calendar: businessCalendar(territory.calendar?.holidays ?? [], territory.holidays),
-        kind: switching.kind,
-        leadBusinessDays: switching.leadBusinessDays,
-        sameDayCutoff: switching.sameDayCutoff,
-        meterRead: {
-          cycleDays: switching.meterReadCycleDays,
-          anchorDate: switching.meterReadAnchorDate,
-          readDates: switching.meterReadDates,
-        },
-        requestedDate,
-      });
+      let start;
+      try {
+        start = switchDate(switchInput(ctx, territory, { requestedDate, accountCycle: meterReadCycle }));
+      } catch (err) {
+        if (!(err instanceof UnknownCycleError)) throw err;
+        const known = (switching.meterReadCycles ?? []).map((c) => c.cycle);
+        throw badUserInput(
+          `Meter-read cycle ${meterReadCycle} is not one of ${territory.utilityId}'s cycles (${known.join(', ')}); ` +
+            "leave it out to get the earliest cycle's read.",
+          'meterReadCycle',
+        );
+      }
       return {
         date: start.date,
         rule: start.rule,
         meterReadDate: start.meterReadDate,
+        meterReadCycle: start.meterReadCycle ?? null,
+        meterReadBasis: start.meterReadBasis ?? null,
+        rescissionDays: switching.rescissionDays ?? 0,
         requestedDate: requestedDate ?? null,
         utilityId: territory.utilityId,
         timeZone: territory.timeZone,
@@ -247,7 +223,7 @@ export const resolvers = {
 
     energyInfoByState: async (_: unknown, args: Args, ctx: ResolverContext) => {
       const state = arg('state', () => v.state(args.state));
-      const [stats] = await fetchFeed(ctx, soleFeed(ctx, 'stateStats'), { state });
+      const stats = await stateStats(ctx, state);
       if (!stats) throw badUserInput(`No energy statistics are available for ${state}.`, 'state');
       return {
         state: stats.state,
@@ -271,6 +247,7 @@ export const resolvers = {
         meterType: a.meterType,
         status: a.status,
         premiseType: a.premiseType,
+        meterReadCycle: a.meterReadCycle ?? null,
       }));
     },
   },

@@ -1,7 +1,7 @@
 // Assembles a running gateway: Mesh, shared stores, and one listener per environment. The reference
 // upstream is not its concern: server/launch.ts starts it beside the gateway for `npm start`.
 import type { Server } from 'node:http';
-import { loadConfig, feedUrlsFor, shownFeedUrls, type GatewayConfig } from './config.js';
+import { loadConfig, feedKeysFor, feedUrlsFor, shownFeedUrls, type GatewayConfig } from './config.js';
 import { loadGatewayMesh, type GatewayMesh } from './mesh.js';
 import { createUpstreamFetch } from '../sources/upstream/fetch.js';
 import type { Transport } from '../sources/upstream/transport.js';
@@ -136,6 +136,7 @@ async function assemble(
       meshContext: mesh.meshContext,
       feeds: mesh.feeds,
       feedUrls: feedUrlsFor(environment, sources, env, upstreamUrl),
+      feedKeys: feedKeysFor(sources, env),
       // Certification answers links into the certification checkout, never the live one.
       settings: {
         enrollmentBaseUrl: environment === 'certification' ? config.certificationEnrollmentBaseUrl : config.enrollmentBaseUrl,

@@ -218,6 +218,18 @@ function consoleSettings(s: SettingValues, cwd: string, keysFile: string, replay
   };
 }
 
+/**
+ * Feeds with a public service of their own: with its API key set and no `<SOURCE>_URL`, the source
+ * goes there instead of the reference upstream (EIA's API v2; the key is sent as `api_key` by the
+ * source block in .meshrc.yaml).
+ */
+const PUBLIC_FEED_URLS: Record<string, (env: NodeJS.ProcessEnv) => string | undefined> = {
+  Eia: (env) => (env.EIA_API_KEY?.trim() ? 'https://api.eia.gov' : undefined),
+};
+
+const publicFeedUrl = (source: string, env: NodeJS.ProcessEnv): string | undefined =>
+  Object.hasOwn(PUBLIC_FEED_URLS, source) ? PUBLIC_FEED_URLS[source]!(env) : undefined;
+
 /** The upstream base URL of each Mesh source for one environment (see .meshrc.yaml header). */
 export function feedUrlsFor(
   environment: EnvironmentName,
@@ -230,7 +242,20 @@ export function feedUrlsFor(
     const key = `${source.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}_URL`;
     const own = env[key];
     const cert = environment === 'certification' ? (env[`CERTIFICATION_${key}`] ?? env.CERTIFICATION_UPSTREAM_URL) : undefined;
-    out[source] = (cert ?? own ?? fallback).replace(/\/+$/, '');
+    out[source] = (cert ?? own ?? publicFeedUrl(source, env) ?? fallback).replace(/\/+$/, '');
+  }
+  return out;
+}
+
+/**
+ * `<SOURCE>_API_KEY` of each source that has one set (e.g. EIA_API_KEY for Eia), for
+ * `{context.feedKeys.<Source>}` in .meshrc.yaml; the fetch layer redacts it from logged URLs.
+ */
+export function feedKeysFor(sources: string[], env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const source of sources) {
+    const value = env[`${source.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}_API_KEY`]?.trim();
+    if (value) out[source] = value;
   }
   return out;
 }

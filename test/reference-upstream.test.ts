@@ -225,21 +225,31 @@ describe('reference upstream: territories', () => {
       timeZone: 'America/Chicago',
       market: 'DEREGULATED',
       ownership: 'IOU',
-      delivery: { effective: '2025-09-01', residential: { fixedMonthlyUsd: 4.23, perKwhUsd: 0.055833 } },
+      delivery: { effective: '2026-09-01', residential: { fixedMonthlyUsd: 4.23, perKwhUsd: 0.058362 } },
       switching: { kind: 'OFF_CYCLE', leadBusinessDays: 2, meterReadCycleDays: 30, sameDayCutoff: '17:00' },
       calendar: { name: 'ERCOT' },
     });
     expect(oncor.priceToCompare).toBeUndefined();
     // Rules, not a list of dates: good for any year. ERCOT works MLK Day, Presidents' Day and Juneteenth.
     const rules = oncor.calendar.holidays.map((h: Json) => h.rule);
-    expect(rules).toEqual(expect.arrayContaining(['4th thursday in November', 'friday after 4th thursday in November', '12-24']));
+    expect(rules).toEqual(expect.arrayContaining(['4th thursday in November', 'friday after 4th thursday in November']));
+    expect(rules.filter((r: string) => r.startsWith('12-2'))).toHaveLength(2); // ERCOT's two Christmas holidays
     expect(rules).not.toEqual(expect.arrayContaining(['3rd monday in January']));
     expect(oncor.holidays).toEqual([]);
     // Commercial delivery differs from residential.
     expect(oncor.delivery.commercial).not.toEqual(oncor.delivery.residential);
 
     const cnp = (await get('/territories/v1/zip/77002')).body.utilities[0];
-    expect(cnp.delivery.residential).toMatchObject({ fixedMonthlyUsd: 4.39, perKwhUsd: 0.054697 });
+    expect(cnp.delivery.residential).toMatchObject({ fixedMonthlyUsd: 4.39, perKwhUsd: 0.059852 });
+    // The history: every March 1 and September 1 reset, oldest first, the 2024-09-01 period included.
+    expect(cnp.deliveryHistory.map((p: Json) => p.effective)).toEqual([
+      '2024-09-01',
+      '2025-03-01',
+      '2025-09-01',
+      '2026-03-01',
+      '2026-09-01',
+    ]);
+    expect(cnp.deliveryHistory[0].residential).toEqual({ fixedMonthlyUsd: 4.39, perKwhUsd: 0.054697 });
   });
 
   it('marks municipal, co-op and regulated-state utilities REGULATED', async () => {
@@ -337,7 +347,8 @@ describe('reference upstream: voltify', () => {
     const fixed = offers.filter((o) => o.rateStructure === 'Fixed').length;
     expect(fixed / offers.length).toBeGreaterThan(0.5);
     expect(offers.some((o) => o.rateStructure === 'Variable')).toBe(true);
-    expect(offers.some((o) => o.rateStructure === 'Indexed')).toBe(true);
+    // No wholesale-indexed plans for Texas homes (PURA §39.110, HB 16).
+    expect(offers.some((o) => o.rateStructure === 'Indexed')).toBe(false);
     expect(offers.some((o) => o.energyChargeCentsPerKwh.length > 1)).toBe(true);
     expect(offers.some((o) => o.usageCredits.some((c: Json) => c.minKwh === 1000 && c.creditUsd === 100))).toBe(true);
     expect(offers.some((o) => o.minimumUsage !== null)).toBe(true);
@@ -764,5 +775,33 @@ describe('reference upstream: faults', () => {
     await other.close();
     expect(Date.now() - started).toBeLessThan(2000);
     expect(await pending).toBe('dropped');
+  });
+});
+
+describe('reference upstream: EIA API v2 routes', () => {
+  it("answers retail prices and generation in EIA v2's shape, numbers as text, filtered by facets, latest year first", async () => {
+    const sales = await get(
+      '/v2/electricity/retail-sales/data/?frequency=annual&data[0]=price&facets[stateid][]=TX&facets[sectorid][]=RES&sort[0][column]=period&sort[0][direction]=desc&api_key=x',
+    );
+    expect(sales.status).toBe(200);
+    expect(sales.body.response.data.map((r: Json) => [r.period, r.stateid, r.sectorid])).toEqual([
+      ['2025', 'TX', 'RES'],
+      ['2024', 'TX', 'RES'],
+    ]);
+    expect(sales.body.response.data[1].price).toBe('15.27'); // the 2024 table of eia.ts
+    expect(sales.body.response.data[0].price).toMatch(/^\d+\.\d\d$/);
+    expect(sales.body.request.params.api_key).toBeUndefined();
+    const gen = await get(
+      '/v2/electricity/electric-power-operational-data/data?frequency=annual&data[0]=generation&facets[location][]=TX&facets[fueltypeid][]=NG&facets[fueltypeid][]=HPS',
+    );
+    expect(gen.body.response.data.map((r: Json) => `${r.period} ${r.fueltypeid}`).sort()).toEqual([
+      '2024 HPS',
+      '2024 NG',
+      '2025 HPS',
+      '2025 NG',
+    ]);
+    expect(gen.body.response.data.find((r: Json) => r.period === '2024' && r.fueltypeid === 'NG').generation).toBe('259529.900');
+    expect((await get('/v2/electricity/retail-sales/data/?frequency=monthly')).status).toBe(400);
+    expect((await get('/v2/electricity/retail-sales/data/?data[0]=revenue')).status).toBe(400);
   });
 });

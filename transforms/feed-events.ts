@@ -1,11 +1,14 @@
-// What a feed's answers looked like beyond HTTP: pages left out (truncation) and records dropped
-// for an implausible value. Counted process-wide per feed for metrics (like upstream/stats.ts) and
-// logged as warnings at most once per feed, event and field per THROTTLE_MS.
+// What a feed's answers looked like beyond HTTP: pages left out (truncation), records dropped
+// for an implausible value and offers dropped for breaking a market rule (domain/market-rules.ts).
+// Counted process-wide per feed for metrics (like upstream/stats.ts) and logged as warnings at
+// most once per feed, event and field per THROTTLE_MS.
 export interface FeedEventCounts {
   /** Calls whose pages were cut off (maxPages or timeout). */
   truncated: number;
   /** Records dropped for a value outside its hard plausibility range, by canonical field. */
   implausible: Record<string, number>;
+  /** Offers dropped for breaking a market rule, by rule id. */
+  noncompliant: Record<string, number>;
   /** Records of every call: served, and dropped for any reason (did not map, implausible). */
   served: number;
   dropped: number;
@@ -47,14 +50,15 @@ const counts = new Map<string, FeedEventCounts>();
 
 function countsOf(feed: string): FeedEventCounts {
   let c = counts.get(feed);
-  if (!c) counts.set(feed, (c = { truncated: 0, implausible: {}, served: 0, dropped: 0, last: null }));
+  if (!c) counts.set(feed, (c = { truncated: 0, implausible: {}, noncompliant: {}, served: 0, dropped: 0, last: null }));
   return c;
 }
 
 /** A deep copy, keyed by feed name. */
 export function feedEventCounts(): Record<string, FeedEventCounts> {
   const out: Record<string, FeedEventCounts> = {};
-  for (const [feed, c] of counts) out[feed] = { ...c, implausible: { ...c.implausible }, last: c.last && { ...c.last } };
+  for (const [feed, c] of counts)
+    out[feed] = { ...c, implausible: { ...c.implausible }, noncompliant: { ...c.noncompliant }, last: c.last && { ...c.last } };
   return out;
 }
 
@@ -65,6 +69,7 @@ export interface WarnLogger {
 export interface FeedEvents {
   truncated(feed: string, detail: string): void;
   implausible(feed: string, field: string, reason: string): void;
+  noncompliant(feed: string, rule: string, reason: string): void;
   /** One call answered: how many records were served and which were dropped. */
   answered(feed: string, served: number, rejected: readonly { reason: string; implausible?: string }[]): void;
 }
@@ -113,6 +118,15 @@ export function createFeedEvents(logger: WarnLogger | undefined, now: () => numb
       const c = countsOf(feed);
       c.implausible[field] = (c.implausible[field] ?? 0) + 1;
       warn(`implausible\u0000${feed}\u0000${field}`, { feed, field, reason }, `feed ${feed}: record dropped: ${reason}`);
+    },
+    noncompliant(feed, rule, reason) {
+      const c = countsOf(feed);
+      c.noncompliant[rule] = (c.noncompliant[rule] ?? 0) + 1;
+      warn(
+        `noncompliant\u0000${feed}\u0000${rule}`,
+        { feed, rule, reason },
+        `feed ${feed}: offer dropped by market rule ${rule}: ${reason}`,
+      );
     },
   };
 }

@@ -5,7 +5,7 @@
 // of failing requests later. The resolvers get the same bindings through bindingsFromConfig():
 // a block is compiled once (compiledMapping keeps it per config object), whoever asks first.
 import type { GraphQLSchema } from 'graphql';
-import { compiledMapping, validateAgainstSchema } from './mapping/index.js';
+import { compiledMapping, mappingBlocks, validateAgainstSchema } from './mapping/index.js';
 
 /** The options Mesh constructs a transform with (the subset we use). */
 export interface FeedMappingTransformOptions {
@@ -30,7 +30,8 @@ export default class FeedMappingTransform {
   }
 
   transformSchema(schema: GraphQLSchema): GraphQLSchema {
-    validateAgainstSchema(compiledMapping(this.apiName, this.config), schema);
+    // A source may carry several blocks, one per operation (see mapping/index.ts: bindingsFromConfig).
+    for (const block of mappingBlocks(this.config)) validateAgainstSchema(compiledMapping(this.apiName, block), schema);
     return schema;
   }
 }

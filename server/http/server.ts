@@ -27,6 +27,8 @@ export interface ListenerOptions {
   meshContext: Record<string | symbol, unknown>;
   feeds: FeedRegistry;
   feedUrls: Record<string, string>;
+  /** API keys of the feeds that have one (`<SOURCE>_API_KEY`), for `{context.feedKeys.<Source>}`. */
+  feedKeys?: Record<string, string>;
   settings: ResolverSettings;
   plugins: HttpPlugin[];
   trustProxy: TrustProxy;
@@ -217,6 +219,7 @@ export function createListener(opts: ListenerOptions): http.Server {
       requestId: state.requestId,
       feeds: opts.feeds,
       feedUrls: opts.feedUrls,
+      feedKeys: opts.feedKeys ?? {},
       settings: opts.settings,
       upstreamCalls: state.upstreamCalls,
       extraErrors: [],

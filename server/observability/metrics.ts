@@ -174,6 +174,17 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
     },
   });
   new Counter({
+    name: 'gateway_offers_noncompliant_total',
+    help: 'Offers dropped, never served, for breaking a market rule of their state (domain/market-rules.ts; process-wide), by feed and rule.',
+    labelNames: ['feed', 'rule'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [feed, c] of Object.entries(feedEventCounts()))
+        for (const [rule, n] of Object.entries(c.noncompliant)) this.inc({ feed, rule }, n);
+    },
+  });
+  new Counter({
     name: 'gateway_feed_records_total',
     help: 'Feed records by outcome (process-wide): served, or dropped for any reason (did not map, implausible value), by feed.',
     labelNames: ['feed', 'outcome'],

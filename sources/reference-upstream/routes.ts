@@ -3,6 +3,7 @@
 import type { FeedName } from './faults.js';
 import { listPlans } from './feeds/brightgrid.js';
 import { monthlyResidentialSales, stateStatistics } from './feeds/eia.js';
+import { eiaV2Data } from './feeds/eia-v2.js';
 import { gridwiseFeed } from './feeds/gridwise.js';
 import { searchByAddress } from './feeds/premises.js';
 import type { Reply } from './feeds/reply.js';
@@ -43,6 +44,13 @@ export const ROUTES: readonly Route[] = [
     pattern: /^\/eia\/v1\/states\/([^/]+)\/residential-sales\/monthly$/,
     cacheControl: 'public, max-age=86400',
     handle: ([state]) => monthlyResidentialSales(state!),
+  },
+  // EIA's API v2 shape (the Eia source of .meshrc.yaml); EIA_URL points the same calls at EIA itself.
+  {
+    feed: 'eia',
+    pattern: /^\/v2\/electricity\/(retail-sales|electric-power-operational-data)\/data\/?$/,
+    cacheControl: 'public, max-age=86400',
+    handle: ([route], q) => eiaV2Data(route!, q),
   },
   { feed: 'premises', pattern: /^\/premises\/v1\/search$/, cacheControl: 'no-store', handle: (_, q) => searchByAddress(q) },
   // Not in the default .meshrc.yaml: the third supplier feed of docs/adding-a-feed.md.

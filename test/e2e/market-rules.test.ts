@@ -105,10 +105,10 @@ describe('nextStartDate: switching rules and calendars', () => {
     }
   });
 
-  it('a meter-read start moves with the read schedule, not with the request day', async () => {
-    // Two requests a business day apart before the same read get the same date.
-    const a = await start('60601', '2026-03-02T15:00:00Z');
-    const b = await start('60601', '2026-03-03T15:00:00Z');
+  it("a meter-read start moves with the account's read schedule, not with the request day", async () => {
+    // Two requests a business day apart before the same read of the account's cycle get the same date.
+    const a = await start('43215', '2026-03-02T15:00:00Z', ', meterReadCycle: "07"');
+    const b = await start('43215', '2026-03-03T15:00:00Z', ', meterReadCycle: "07"');
     expect(a.date).toBe(b.date);
   });
 
@@ -161,13 +161,14 @@ describe('reference data (point 4)', () => {
 describe('delivery charges per customer class, bundled rates (point 6)', () => {
   it('Oncor: residential and commercial delivery with their effective date; no bundled rate, no Price to Compare', async () => {
     const [oncor] = await utilities('75001');
+    // In effect on the start date (2026-12-01): the 2026-09-01 tariff period.
     expect(oncor.deliveryCharges).toEqual({
       customerClass: 'RESIDENTIAL',
       fixedMonthlyUsd: 4.23,
-      perKwhUsd: 0.055833,
-      effectiveDate: '2025-09-01',
+      perKwhUsd: 0.058362,
+      effectiveDate: '2026-09-01',
     });
-    expect(oncor.commercial).toMatchObject({ customerClass: 'COMMERCIAL', effectiveDate: '2025-09-01' });
+    expect(oncor.commercial).toMatchObject({ customerClass: 'COMMERCIAL', effectiveDate: '2026-09-01' });
     expect(oncor.commercial).not.toEqual({ ...oncor.deliveryCharges, customerClass: 'COMMERCIAL' });
     expect(oncor.bundledRate).toBeNull();
     expect(oncor.priceToCompare).toBeNull(); // Texas has no default service
@@ -213,7 +214,8 @@ describe('Price to Compare (point 3)', () => {
   it('PECO publishes one; residential tiers carry savings against it, exact to the cent', async () => {
     clock = new Date('2026-11-25T16:00:00Z');
     const [peco] = await utilities('19103');
-    expect(peco.priceToCompare).toEqual({ usdPerKwh: 0.0985, effectiveDate: '2026-06-01', expiryDate: '2027-05-31' });
+    // PECO's quarterly PtC: the request on 2026-11-25 starts 2026-12-01, in the December-February period.
+    expect(peco.priceToCompare).toEqual({ usdPerKwh: 0.10896, effectiveDate: '2026-12-01', expiryDate: '2027-02-28' });
     const plans = (
       await data(
         '{ residentialPlans(zipCode: "19103") { fees { usageCredits { minKwh } } rates { usageKwh avgMonthlyBillUsd estimatedMonthlySavingsUsd } } }',
@@ -249,11 +251,11 @@ describe('Price to Compare (point 3)', () => {
         .flatMap((p: { rates: { estimatedMonthlySavingsUsd: unknown }[] }) => p.rates.map((r) => r.estimatedMonthlySavingsUsd))
         .every((s: unknown) => s === null),
     ).toBe(true);
-    // PECO's expires 2027-05-31 (local): the next day no savings are claimed; Utility still shows it.
-    clock = new Date('2027-06-01T04:30:00Z'); // 00:30 EDT on 06-01
+    // PECO's last published period ends 2027-02-28: a plan starting 2027-03-01 claims no savings.
+    clock = new Date('2027-02-24T15:00:00Z'); // Wed 10:00 EST: +3 business days -> Mon 03-01
     const after = (await data('{ residentialPlans(zipCode: "19103") { rates { estimatedMonthlySavingsUsd } } }')).residentialPlans;
     expect(after[0].rates.every((r: { estimatedMonthlySavingsUsd: unknown }) => r.estimatedMonthlySavingsUsd === null)).toBe(true);
-    clock = new Date('2027-06-01T03:30:00Z'); // 23:30 EDT on 05-31: still in effect
+    clock = new Date('2027-02-23T15:00:00Z'); // Tue 10:00 EST: -> Fri 02-26, still in effect
     const before = (await data('{ residentialPlans(zipCode: "19103") { rates { estimatedMonthlySavingsUsd } } }')).residentialPlans;
     expect(before[0].rates.every((r: { estimatedMonthlySavingsUsd: unknown }) => typeof r.estimatedMonthlySavingsUsd === 'number')).toBe(
       true,

@@ -151,7 +151,7 @@ function configWithGrownContracts(extra: Record<string, string[]>): string {
   return writeMeshDir((config, dir) => {
     for (const source of config.sources) {
       for (const op of source.handler.jsonSchema?.operations ?? []) {
-        const file = path.join(dir, `${source.name}.schema.json`);
+        const file = path.join(dir, `${source.name}.${op.field}.schema.json`); // a source may have several operations
         fs.writeFileSync(file, JSON.stringify(grow(JSON.parse(fs.readFileSync(op.responseSchema, 'utf8')))));
         op.responseSchema = file;
       }

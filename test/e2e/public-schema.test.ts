@@ -53,11 +53,12 @@ describe('utilities', () => {
   it('returns several utilities where territories overlap, and Oncor public delivery charges', async () => {
     const r = await t.post(
       'production',
-      '{ utilities(zipCode: "75067") { id name market deliveryCharges { fixedMonthlyUsd perKwhUsd } } }',
+      '{ utilities(zipCode: "75067") { id name market deliveryCharges(onDate: "2025-10-01") { fixedMonthlyUsd perKwhUsd } } }',
     );
     const ids = r.json.data.utilities.map((u: { id: string }) => u.id);
     expect(ids).toEqual(expect.arrayContaining(['ONCOR', 'TNMP']));
     const oncor = r.json.data.utilities.find((u: { id: string }) => u.id === 'ONCOR');
+    // The tariff period in effect on the date asked for (Oncor's 2025-09-01 period).
     expect(oncor.deliveryCharges).toEqual({ fixedMonthlyUsd: 4.23, perKwhUsd: 0.055833 });
   });
 

@@ -15,10 +15,13 @@ import { PAGES, startSunpath, SUPPLIER, type SunpathOffer, type Upstream } from 
 
 // ------------------------------------------------------------------ hand computation (no gateway code)
 
-/** Delivery charges of the reference upstream's territories (sources/reference-upstream/data/utilities.ts), in micro-USD. */
+/**
+ * Delivery charges of the reference upstream's territories in effect on the start date of a plan
+ * bought now (sources/reference-upstream/data/tariffs.ts: the 2026-09-01 periods), in micro-USD.
+ */
 const DELIVERY: Record<string, { fixedMicro: number; perKwhMicro: number }> = {
-  ONCOR: { fixedMicro: 4_230_000, perKwhMicro: 55_833 },
-  CENTERPOINT: { fixedMicro: 4_390_000, perKwhMicro: 54_697 },
+  ONCOR: { fixedMicro: 4_230_000, perKwhMicro: 58_362 },
+  CENTERPOINT: { fixedMicro: 4_390_000, perKwhMicro: 59_852 },
 };
 
 const mills = (n: number) => scaled(String(n), 3); // mills per kWh with 3 decimals = micro-USD per kWh

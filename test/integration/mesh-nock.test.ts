@@ -11,6 +11,53 @@ import type { GatewayHandle } from '../../server/app.js';
 import { fetchTransport } from '../../sources/upstream/transport.js';
 
 const FEEDS = 'http://feeds.test';
+
+/** EIA API v2 answers as EIA documents them: rows under response.data, numbers as strings, latest year first. */
+function eiaAnswer(command: string, data: object[]) {
+  return {
+    response: { total: String(data.length), dateFormat: 'YYYY', frequency: 'annual', data, description: 'x' },
+    request: { command, params: { frequency: 'annual' } },
+    apiVersion: '2.1.8',
+  };
+}
+function eiaRetailSales(state: string) {
+  const row = (period: string, sectorid: string, price: string) => ({
+    period,
+    stateid: state,
+    stateDescription: 'Texas',
+    sectorid,
+    sectorName: sectorid === 'RES' ? 'residential' : 'commercial',
+    price,
+    'price-units': 'cents per kilowatt-hour',
+  });
+  return eiaAnswer('/v2/electricity/retail-sales/data/', [
+    row('2025', 'RES', '15.41'),
+    row('2025', 'COM', '9.18'),
+    row('2024', 'RES', '15.27'),
+    row('2024', 'COM', '9.12'),
+  ]);
+}
+function eiaGeneration(state: string) {
+  const row = (period: string, fueltypeid: string, generation: string | null) => ({
+    period,
+    location: state,
+    stateDescription: 'Texas',
+    sectorid: '99',
+    sectorDescription: 'All Sectors',
+    fueltypeid,
+    fuelTypeDescription: fueltypeid,
+    generation,
+    'generation-units': 'thousand megawatthours',
+  });
+  return eiaAnswer('/v2/electricity/electric-power-operational-data/data/', [
+    row('2025', 'NG', '250000'),
+    row('2025', 'AOR', '150000.5'),
+    row('2025', 'COW', '60000'),
+    row('2025', 'NUC', '39999.5'),
+    row('2025', 'PET', null),
+    row('2024', 'NG', '1'),
+  ]);
+}
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const sample = (feed: string) => JSON.parse(fs.readFileSync(path.join(ROOT, 'sources', feed, 'sample.json'), 'utf8'));
 
@@ -136,16 +183,91 @@ describe('through the Mesh with nock upstreams', () => {
     expect(r.json.data).toBeNull();
   });
 
-  it('answers state statistics and accounts from their feeds', async () => {
+  it("answers state statistics from EIA API v2 answers in EIA's documented shape", async () => {
     nock(FEEDS)
-      .get(/\/eia\/v1\/states\/[A-Z]{2}/)
-      .reply(200, sample('eia'));
-    const s = await query('{ energyInfoByState(state: "tx") { state generationMix { percent } } }');
-    expect(s.json.errors).toBeUndefined();
+      .get(/^\/v2\/electricity\/retail-sales\/data\/?$/)
+      .query(true)
+      .reply(200, eiaRetailSales('TX'));
+    nock(FEEDS)
+      .get(/^\/v2\/electricity\/electric-power-operational-data\/data\/?$/)
+      .query(true)
+      .reply(200, eiaGeneration('TX'));
+    const s = await query(
+      '{ energyInfoByState(state: "tx") { state name dataYear averageResidentialRateUsdPerKwh averageCommercialRateUsdPerKwh ' +
+        'generationMix { source percent } } }',
+    );
+    expect(s.json.errors, JSON.stringify(s.json.errors)).toBeUndefined();
+    expect(s.json.data.energyInfoByState).toMatchObject({
+      state: 'TX',
+      name: 'Texas',
+      dataYear: 2025,
+      averageResidentialRateUsdPerKwh: 0.1541,
+      averageCommercialRateUsdPerKwh: 0.0918,
+    });
+    // 250,000 of 500,000 thousand MWh natural gas; the 2024 rows are not used.
+    expect(s.json.data.energyInfoByState.generationMix[0]).toEqual({ source: 'NATURAL_GAS', percent: 50 });
     const tenths = s.json.data.energyInfoByState.generationMix.reduce(
       (a: number, m: { percent: number }) => a + Math.round(m.percent * 10),
       0,
     );
     expect(tenths).toBe(1000);
+  });
+});
+
+describe('EIA API v2 by configuration', () => {
+  let eiaGateway: GatewayHandle;
+  let eiaDir: string;
+  beforeAll(async () => {
+    eiaDir = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-nock-eia-'));
+    eiaGateway = await startGateway({
+      env: {
+        PATH: process.env.PATH,
+        UPSTREAM_URL: FEEDS,
+        // No EIA_URL: with a key the Eia source goes to EIA itself.
+        EIA_API_KEY: 'test-eia-key-0123456789',
+        ENVIRONMENTS: 'playground',
+        PLAYGROUND_PORT: '0',
+        OPS_PORT: '0',
+        PLAYGROUND_ALLOWANCE: '1000',
+        DATA_DIR: eiaDir,
+        LOG_LEVEL: 'silent',
+        CACHE_ENABLED: 'false',
+        UPSTREAM_RETRIES: '0',
+        UPSTREAM_BREAKER: 'false',
+        STALE_IF_ERROR_SECONDS: '0',
+        UPSTREAM_DEDUP: 'false',
+      },
+      upstreamTransport: fetchTransport((url, init) => fetch(url, init)),
+    });
+  });
+  afterAll(async () => {
+    await eiaGateway?.close();
+    fs.rmSync(eiaDir, { recursive: true, force: true });
+  });
+
+  it('calls https://api.eia.gov with api_key, the state, sectors and fuel types as facets, latest year first', async () => {
+    const seen: Record<string, unknown>[] = [];
+    const capture = (q: Record<string, unknown>) => (seen.push(q), q.api_key === 'test-eia-key-0123456789' && q.frequency === 'annual');
+    nock('https://api.eia.gov')
+      .get(/^\/v2\/electricity\/retail-sales\/data\/?$/)
+      .query(capture)
+      .reply(200, eiaRetailSales('TX'));
+    nock('https://api.eia.gov')
+      .get(/^\/v2\/electricity\/electric-power-operational-data\/data\/?$/)
+      .query(capture)
+      .reply(200, eiaGeneration('TX'));
+    const res = await fetch(eiaGateway.urls.playground!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ energyInfoByState(state: "TX") { dataYear averageResidentialRateUsdPerKwh } }' }),
+    });
+    const json = (await res.json()) as any;
+    expect(json.errors).toBeUndefined();
+    expect(json.data.energyInfoByState).toEqual({ dataYear: 2025, averageResidentialRateUsdPerKwh: 0.1541 });
+    const sales = seen.find((q) => q['data[0]'] === 'price')!;
+    expect(sales).toMatchObject({ 'facets[stateid][]': 'TX', 'facets[sectorid][]': ['RES', 'COM'], 'sort[0][direction]': 'desc' });
+    const gen = seen.find((q) => q['data[0]'] === 'generation')!;
+    expect(gen).toMatchObject({ 'facets[location][]': 'TX', 'facets[sectorid][]': '99' });
+    expect(gen['facets[fueltypeid][]']).toEqual(['COW', 'PET', 'NG', 'OOG', 'NUC', 'HYC', 'AOR', 'HPS', 'OTH']);
   });
 });

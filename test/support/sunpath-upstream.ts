@@ -66,9 +66,10 @@ export const PAGES: Record<string, SunpathOffer[][]> = {
   ],
   CENTERPOINT: [
     [
-      offer('SP-CNP-INDEX', {
-        headline: 'Sunpath Index 6',
-        structure: 'indexed-rate',
+      // Variable, not indexed: Texas bars indexed plans for homes (domain/market-rules.ts).
+      offer('SP-CNP-FLEX', {
+        headline: 'Sunpath Flex 6',
+        structure: 'variable-rate',
         termYears: 0.5,
         tiers: [{ startKwh: 0, millsPerKwh: 89.999 }],
         monthlyCents: 1250,

@@ -141,6 +141,8 @@ describe('switchDate', () => {
         date: '2026-03-09',
         rule: 'METER_READ',
         meterReadDate: '2026-03-09',
+        meterReadCycle: null,
+        meterReadBasis: 'UTILITY_SCHEDULE',
       });
       // Tue 03-03: +5 -> 03-10, after the 03-09 read: the next one, 04-07.
       expect(switchDate(mr({ now: new Date('2026-03-03T15:00:00Z') })).date).toBe('2026-04-07');

@@ -1,6 +1,6 @@
 // Settings: defaults, every bad value named at once, per-environment feed URLs.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, feedUrlsFor, loadConfig } from '../../server/config.js';
+import { ConfigError, feedKeysFor, feedUrlsFor, loadConfig } from '../../server/config.js';
 
 describe('loadConfig', () => {
   it('has working defaults', () => {
@@ -85,6 +85,16 @@ describe('feedUrlsFor', () => {
       Voltify: 'https://staging.voltify.example',
       Territories: 'https://staging.feeds.example',
     });
+  });
+
+  it("sends Eia to EIA's API once EIA_API_KEY is set (EIA_URL still wins); the key is the source's feedKey", () => {
+    const fallback = 'http://127.0.0.1:4010';
+    expect(feedUrlsFor('production', ['Eia'], {}, fallback)).toEqual({ Eia: fallback });
+    expect(feedUrlsFor('production', ['Eia'], { EIA_API_KEY: 'k' }, fallback)).toEqual({ Eia: 'https://api.eia.gov' });
+    expect(feedUrlsFor('production', ['Eia'], { EIA_API_KEY: 'k', EIA_URL: 'https://eia.mirror.example/' }, fallback)).toEqual({
+      Eia: 'https://eia.mirror.example',
+    });
+    expect(feedKeysFor(['Eia', 'Voltify'], { EIA_API_KEY: ' k ', VOLTIFY_API_KEY: '' })).toEqual({ Eia: 'k' });
   });
 });
 

@@ -532,53 +532,75 @@ describe('territories, state statistics and premises', () => {
     expect(feed('Territories').map({ zip: '00000', utilities: [] })).toEqual({ records: [], rejected: [], doubts: [] });
   });
 
-  it('maps the state statistics sample (one record per payload)', () => {
-    const payload = {
-      state: 'CA',
-      name: 'California',
-      year: 2024,
-      averageRetailPrice: { residentialCentsPerKwh: 30.22, commercialCentsPerKwh: 24.01 },
-      generationMwh: {
-        coal: 1.5,
-        petroleum: 0,
-        naturalGas: 200,
-        otherGases: 0,
-        nuclear: 0,
-        hydroelectricConventional: 3,
-        otherRenewables: 100.25,
-        pumpedStorage: -0.5,
+  it('maps EIA API v2 answers: rows picked by sector and fuel type, the latest year first, numbers as text', () => {
+    const [prices, generation] = bindings.filter((b) => b.source === 'Eia');
+    const row = (period: string, sectorid: string, price: string | null) => ({
+      period,
+      stateid: 'CA',
+      stateDescription: 'California',
+      sectorid,
+      sectorName: sectorid,
+      price,
+    });
+    // Sorted by period, descending, as the block asks: the first row of a sector is the latest year.
+    const salesPayload = {
+      response: {
+        data: [row('2025', 'RES', '31.67'), row('2025', 'COM', '24.95'), row('2024', 'RES', '30.22'), row('2024', 'COM', '24.01')],
       },
     };
-    const out = feed('Eia').map(payload);
-    expect(out).toEqual({
-      records: [
-        {
-          state: 'CA',
-          name: 'California',
-          year: 2024,
-          residentialMicroPerKwh: 302_200,
-          commercialMicroPerKwh: 240_100,
-          generationMwh: {
-            COAL: 1.5,
-            PETROLEUM: 0,
-            NATURAL_GAS: 200,
-            OTHER_GASES: 0,
-            NUCLEAR: 0,
-            HYDRO: 3,
-            OTHER_RENEWABLES: 100.25,
-            PUMPED_STORAGE: -0.5,
-            OTHER: 0,
-          },
-        },
-      ],
+    expect(prices!.map(salesPayload)).toEqual({
+      records: [{ state: 'CA', name: 'California', year: 2025, residentialMicroPerKwh: 316_700, commercialMicroPerKwh: 249_500 }],
       rejected: [],
       doubts: [],
     });
-    const bad = feed('Eia').map({ ...payload, generationMwh: { ...payload.generationMwh, coal: -3 } });
+    const fuel = (fueltypeid: string, value: string | null, period = '2025') => ({
+      period,
+      location: 'CA',
+      stateDescription: 'California',
+      sectorid: '99',
+      fueltypeid,
+      generation: value,
+    });
+    const genPayload = {
+      response: {
+        data: [
+          fuel('COW', '205.7'),
+          fuel('NG', '81457.2'),
+          fuel('NUC', '17690.2'),
+          fuel('HYC', '30443.6'),
+          fuel('AOR', '75080.5'),
+          fuel('HPS', '-411.4'),
+          fuel('PET', null),
+          fuel('NG', '79000', '2024'),
+        ],
+      },
+    };
+    expect(generation!.map(genPayload).records).toEqual([
+      {
+        state: 'CA',
+        generationMwh: {
+          COAL: 205_700,
+          PETROLEUM: 0,
+          NATURAL_GAS: 81_457_200,
+          OTHER_GASES: 0,
+          NUCLEAR: 17_690_200,
+          HYDRO: 30_443_600,
+          OTHER_RENEWABLES: 75_080_500,
+          PUMPED_STORAGE: -411_400,
+          OTHER: 0,
+        },
+      },
+    ]);
+    // Text that is not a plain decimal, or a negative where none is possible, rejects the record.
+    const bad = generation!.map({ response: { data: [fuel('COW', '1e3'), fuel('NG', '5')] } });
     expect(bad.records).toEqual([]);
-    expect(bad.rejected[0]!.reason).toMatch(/generation\.COAL \(generationMwh\.coal\): must not be negative/);
-    expect(() => feed('Eia').map(null)).toThrow(FeedPayloadError);
-    expect(() => feed('Eia').map([payload])).toThrow(FeedPayloadError);
+    expect(bad.rejected[0]!.reason).toMatch(/generation\.COAL .*expected a number as decimal text, got string "1e3"/);
+    const negative = prices!.map({ response: { data: [row('2025', 'RES', '-3'), row('2025', 'COM', '2')] } });
+    expect(negative.rejected[0]!.reason).toMatch(/residentialPerKwh .*negative/);
+    // A state EIA has no rows for maps to nothing (the API then answers "no statistics").
+    expect(prices!.map({ response: { data: [] } }).records).toEqual([]);
+    expect(() => prices!.map(null)).toThrow(FeedPayloadError);
+    expect(() => prices!.map([salesPayload])).toThrow(FeedPayloadError);
   });
 
   it('maps the premises sample (flat fields -> ServiceAccount)', () => {

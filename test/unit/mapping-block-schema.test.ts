@@ -169,19 +169,19 @@ describe('shape errors name the feed and the key, what was expected and what was
         'in a field spec',
         (b) => void (b.fields.title = { path: 'name', dflt: 'x' }),
         'fields.title.dflt',
-        /unknown key \(known: path, map, default, const\)/,
+        /unknown key \(known: path, map, default, const, asText\)/,
       ],
       [
         'a unit on a text field',
         (b) => void (b.fields.title = { path: 'name', unit: 'usd' }),
         'fields.title.unit',
-        /unknown key \(known: path, map, default, const\)/,
+        /unknown key \(known: path, map, default, const, asText\)/,
       ],
       [
         'in a nested field spec',
         (b) => void (b.fields.energyBlocks.fields.price.scale = 2),
         'fields.energyBlocks.fields.price.scale',
-        /unknown key \(known: path, unit, map, default, const\)/,
+        /unknown key \(known: path, unit, map, default, const, asText\)/,
       ],
       [
         'in an argument',
@@ -559,7 +559,10 @@ describe('hostile values', () => {
 function mappingBlocks(doc: unknown): Record<string, unknown>[] {
   if (Array.isArray(doc)) return doc.flatMap(mappingBlocks);
   if (typeof doc !== 'object' || doc === null) return [];
-  return Object.entries(doc).flatMap(([k, v]) => (isFeedMappingKey(k) ? [v as Record<string, unknown>] : mappingBlocks(v)));
+  // A transform's value is one block or a list of blocks (one per operation of the source).
+  return Object.entries(doc).flatMap(([k, v]) =>
+    isFeedMappingKey(k) ? (Array.isArray(v) ? v : [v]).map((b) => b as Record<string, unknown>) : mappingBlocks(v),
+  );
 }
 
 /** The YAML code blocks of a Markdown page that hold a feed-mapping block, dedented and parsed. */
@@ -613,7 +616,8 @@ describe("the repository's blocks pass the schema", () => {
         'territoriesByZip',
         'listOffers',
         'brightgridPlans',
-        'stateStatistics',
+        'eiaRetailSales',
+        'eiaGeneration',
         'premisesSearch',
         'gridwiseFeed',
         'sunpathOffers',

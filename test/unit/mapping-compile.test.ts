@@ -33,6 +33,8 @@ const SDL = /* GraphQL */ `
     listOffers(zip: String!, utility: String, class: VoltifyCustomerClassParam!): listOffers_response
     brightgridPlans(zip: String!, segment: String): BrightgridResponse
     stateStatistics(state: String!): StateStatistics
+    eiaRetailSales(state: String): EiaRetailSalesResponse
+    eiaGeneration(state: String): EiaOperationalDataResponse
     residentialSalesByMonth(state: String!): MonthlySalesResponse
     premisesSearch(zip: String, address: String): PremisesResponse
     somethingElse: String
@@ -41,7 +43,11 @@ const SDL = /* GraphQL */ `
   type Utility {
     utilityId: String! name: String! state: String! timeZone: String! market: Market! ownership: Ownership
     delivery: Delivery bundledRate: Bundled priceToCompare: Ptc switching: Switching! calendar: Calendar! holidays: [String!]
+    deliveryHistory: [Delivery!] pricesToCompare: [PtcPeriod!] choiceCapPercent: Float
   }
+  enum PtcClass { RESIDENTIAL COMMERCIAL }
+  type PtcPeriod { usdPerKwh: Float! effective: String! expires: String! season: String customerClass: PtcClass }
+  type ReadCycle { cycle: String! anchorDate: String! }
   enum Market { DEREGULATED REGULATED }
   enum Ownership { IOU MUNICIPAL COOP }
   type Delivery { effective: String! residential: Charges! commercial: Charges! }
@@ -51,7 +57,7 @@ const SDL = /* GraphQL */ `
   enum SwitchingKind { OFF_CYCLE ACCELERATED METER_READ }
   type Switching {
     kind: SwitchingKind! leadBusinessDays: Int! meterReadCycleDays: Int meterReadAnchorDate: String meterReadDates: [String!]
-    sameDayCutoff: String
+    sameDayCutoff: String rescissionDays: Int meterReadCycles: [ReadCycle!]
   }
   type Calendar { name: String! holidays: [HolidayRule!]! }
   type HolidayRule { name: String! rule: String! }
@@ -96,6 +102,14 @@ const SDL = /* GraphQL */ `
     otherRenewables: Float pumpedStorage: Float other: Float
   }
 
+  type EiaRetailSalesResponse { response: EiaRetailSalesData! }
+  type EiaRetailSalesData { data: [EiaRetailSalesRow] }
+  type EiaRetailSalesRow { period: String! stateid: String! stateDescription: String sectorid: String! sectorName: String price: String }
+  type EiaOperationalDataResponse { response: EiaOperationalData! }
+  type EiaOperationalData { data: [EiaOperationalDataRow] }
+  type EiaOperationalDataRow {
+    period: String! location: String! stateDescription: String sectorid: String fueltypeid: String! generation: String
+  }
   type MonthlySalesResponse { state: String! series: [SalesSeries!]! }
   type SalesSeries { state: String! year: Int! sector: String! unit: String! source: String data: [MonthlySales!]! }
   type MonthlySales { period: String! month: Int! salesThousandMwh: Float! }
@@ -103,7 +117,7 @@ const SDL = /* GraphQL */ `
   type PremisesResponse { matches: [Premise!]! }
   type Premise {
     accountId: String! idType: String serviceAddress: Address! utilityId: String! meterType: String status: String!
-    premiseType: String
+    premiseType: String meterReadCycle: String
   }
   type Address { line1: String! line2: String city: String! state: String! zip: String! }
 `;
@@ -133,7 +147,9 @@ describe('the .meshrc.yaml mappings', () => {
       ['Territories', 'territories', 'territoriesByZip'],
       ['Voltify', 'offers', 'listOffers'],
       ['Brightgrid', 'offers', 'brightgridPlans'],
-      ['Eia', 'stateStats', 'stateStatistics'],
+      // EIA's API v2: one source, one block per route, merged by state.
+      ['Eia', 'stateStats', 'eiaRetailSales'],
+      ['Eia', 'stateStats', 'eiaGeneration'],
       ['EiaMonthlySales', 'usageShape', 'residentialSalesByMonth'],
       ['Premises', 'premises', 'premisesSearch'],
     ]);
@@ -164,7 +180,7 @@ describe('the .meshrc.yaml mappings', () => {
   });
 
   it('map our inputs onto the feeds arguments, leaving out undefined ones', () => {
-    const [territories, voltify, brightgrid, eia, sales, premises] = bindings;
+    const [territories, voltify, brightgrid, eia, eiaGeneration, sales, premises] = bindings;
     expect(voltify!.args({ zipCode: '75001', customerClass: 'COMMERCIAL' })).toEqual({ zip: '75001', class: 'commercial' });
     expect(voltify!.args({ zipCode: '75001', utilityId: 'ONCOR', customerClass: 'RESIDENTIAL' })).toEqual({
       zip: '75001',
@@ -175,6 +191,7 @@ describe('the .meshrc.yaml mappings', () => {
     expect(territories!.args({ zipCode: '75001', state: 'TX' })).toEqual({ zip: '75001' });
     expect(eia!.args({ state: 'TX' })).toEqual({ state: 'TX' });
     expect(eia!.args({})).toEqual({});
+    expect(eiaGeneration!.args({ state: 'TX' })).toEqual({ state: 'TX' });
     expect(sales!.args({ state: 'TX', zipCode: '75001' })).toEqual({ state: 'TX' });
     expect(premises!.args({ zipCode: '75201', address: '1500 MARILLA ST' })).toEqual({ zip: '75201', address: '1500 MARILLA ST' });
   });
@@ -182,6 +199,25 @@ describe('the .meshrc.yaml mappings', () => {
 
 describe('bindingsFromConfig', () => {
   const voltify = transformOf('Voltify');
+  it('takes a list of stateStats blocks on one source (EIA v2), which together name every field', () => {
+    const eia = transformOf('Eia') as unknown as Record<string, unknown>[];
+    expect(Array.isArray(eia)).toBe(true);
+    const bs = bindingsFromConfig({ sources: [{ name: 'E', handler: {}, transforms: [{ 'feed-mapping': eia }] }] });
+    expect(bs.map((b) => [b.source, b.operation])).toEqual([
+      ['E', 'eiaRetailSales'],
+      ['E', 'eiaGeneration'],
+    ]);
+    // Without the generation block nothing maps the generation mix.
+    expect(() => bindingsFromConfig({ sources: [{ name: 'E', handler: {}, transforms: [{ 'feed-mapping': [eia[0]] }] }] })).toThrow(
+      /feed E: fields: required: none of its mapping blocks names generation|the mapping does not name generation/,
+    );
+    // Offers feeds have one block per source.
+    expect(() =>
+      bindingsFromConfig({ sources: [{ name: 'V', handler: {}, transforms: [{ 'feed-mapping': [voltify, voltify] }] }] }),
+    ).toThrow(/several mapping blocks on one source are for stateStats feeds only/);
+    expect(() => bindingsFromConfig({ sources: [{ name: 'V', handler: {}, transforms: [{ 'feed-mapping': [] }] }] })).toThrow(/empty list/);
+  });
+
   it('recognises the transform by any key ending in feed-mapping.ts, or feed-mapping', () => {
     const bs = bindingsFromConfig({
       sources: [

@@ -50,7 +50,17 @@ export type ValueMap = Record<string, string | number | boolean | null>;
 export type ArgSpec = FeedInputKey | { from: FeedInputKey; map?: ValueMap } | { const: string | number | boolean };
 export type FieldSpecs = Record<string, FieldSpec>;
 export type FieldSpec =
-  string | { path?: string; unit?: UnitSpec; map?: ValueMap; default?: unknown; const?: unknown; items?: string; fields?: FieldSpecs };
+  | string
+  | {
+      path?: string;
+      unit?: UnitSpec;
+      map?: ValueMap;
+      default?: unknown;
+      const?: unknown;
+      asText?: boolean;
+      items?: string;
+      fields?: FieldSpecs;
+    };
 /** A unit: named once for the feed, or read per record (`{ path: termUnit, map: { MONTH: months, YEAR: years } }`). */
 export type UnitSpec = UnitName | { path: string; map: Record<string, UnitName> };
 
@@ -151,6 +161,10 @@ const VALUE_KEYS: Record<string, SchemaObject> = {
   map: { $ref: '#/definitions/valueMap' },
   default: { ...SCALAR_OR_NULL, description: 'used when the path is absent or null; goes through map and unit as the feed would send it' },
   const: { ...SCALAR_OR_NULL, description: 'a fixed value instead of a path; goes through map and unit as the feed would send it' },
+  asText: {
+    type: 'boolean',
+    description: 'the feed sends this number as decimal text ("15.27"; EIA\'s API v2 does): read a plain decimal string exactly',
+  },
 };
 const UNIT_NAME: SchemaObject = {
   enum: [...UNIT_NAMES],

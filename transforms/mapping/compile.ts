@@ -370,7 +370,12 @@ function compileScalar(c: Ctx, def: FieldDef, vt: ScalarType, spec: Spec, key: s
   // A unit read per record names no single likely mistake.
   if (unit && !recordUnit) c.units.set(`${c.field}${name}`, unit);
   const map = ownMap(spec.map);
-  const finalize = scalarFinalizer(def, vt, unit, map);
+  const asText = spec.asText === true;
+  if (asText && vt.type !== 'int' && vt.type !== 'quantity') {
+    c.p.add(`${key}.asText`, `${name} is not a number; asText reads numbers sent as decimal text`);
+    return undefined;
+  }
+  const finalize = scalarFinalizer(def, vt, unit, map, asText);
   if (recordUnit) return scalarRead(c, vt, spec, key, name, unit, map, finalize, recordUnit);
   if (hasOwn(spec, 'const')) {
     const value = attempt(c.p, `${key}.const`, () => finalize(spec.const, '', name));
@@ -451,7 +456,13 @@ function compileRecordUnit(c: Ctx, spec: Spec, key: string): RecordUnit | null |
 }
 
 /** A value as read (or defaulted) -> the canonical value: map, null handling, type and unit. */
-function scalarFinalizer(def: FieldDef, vt: ScalarType, unit: UnitName | undefined, map: Record<string, unknown> | undefined): Finalize {
+function scalarFinalizer(
+  def: FieldDef,
+  vt: ScalarType,
+  unit: UnitName | undefined,
+  map: Record<string, unknown> | undefined,
+  asText = false,
+): Finalize {
   const nullable = (vt.type === 'string' || vt.type === 'quantity') && vt.nullable === true;
   const omittable = !def.required && def.absent === undefined;
   // A quantity's exact conversion (decimal text, BigInt scaling, range checks) is a pure function
@@ -470,16 +481,24 @@ function scalarFinalizer(def: FieldDef, vt: ScalarType, unit: UnitName | undefin
       throw new RecordError(`${where}${what}: missing`);
     }
     const u = recordUnit ?? unit;
-    if (!converted) return checkScalar(vt, u, v, where, what);
+    if (!converted) return checkScalar(vt, u, v, where, what, asText);
     let memo = converted.get(u);
     if (!memo) converted.set(u, (memo = new Map()));
     const known = memo.get(v);
     if (known !== undefined) return known;
-    const out = checkScalar(vt, u, v, where, what);
+    const out = checkScalar(vt, u, v, where, what, asText);
     if (memo.size >= CONVERTED_MAX) memo.clear();
     if (typeof v === 'number' || typeof v === 'string') memo.set(v, out);
     return out;
   };
+}
+
+const DECIMAL_TEXT = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
+
+/** A number the feed sent as text (asText): a plain decimal, nothing else ("1e3", " 12", "+5" are rejected). */
+function numberText(v: string, label: string): string {
+  if (!DECIMAL_TEXT.test(v)) throw new RecordError(`${label}: expected a number as decimal text, got ${describeType(v)}`);
+  return v;
 }
 
 const REQUEST_PREFIX = '$request.';
@@ -531,8 +550,18 @@ function scalarRead(
   if (at.from !== 'request') {
     const moneyLike =
       typeof spec.unit === 'object' ? Object.values(spec.unit.map).every((u) => UNITS[u].moneyLike) : UNITS[unit!]?.moneyLike;
-    const accepts: LeafClass =
-      vt.type === 'quantity' ? (moneyLike ? 'money' : 'number') : vt.type === 'int' ? 'number' : vt.type === 'enum' ? 'enum' : 'text';
+    // asText: the contract may type the value as text (or as a number).
+    const accepts: LeafClass = spec.asText
+      ? 'money'
+      : vt.type === 'quantity'
+        ? moneyLike
+          ? 'money'
+          : 'number'
+        : vt.type === 'int'
+          ? 'number'
+          : vt.type === 'enum'
+            ? 'enum'
+            : 'text';
     const expect: Expect = { kind: 'leaf', accepts, list: false };
     if (map) expect.mapKeys = Object.keys(map);
     if (vt.type === 'enum') expect.values = vt.values;
@@ -557,7 +586,8 @@ function scalarRead(
   };
 }
 
-function checkScalar(vt: ScalarType, unit: UnitName | undefined, v: unknown, where: string, what: string): unknown {
+function checkScalar(vt: ScalarType, unit: UnitName | undefined, v: unknown, where: string, what: string, asText = false): unknown {
+  if (asText && typeof v === 'string' && vt.type === 'int') v = Number(numberText(v, where + what));
   switch (vt.type) {
     case 'string': {
       if (typeof v !== 'string') throw new RecordError(`${where}${what}: expected text, got ${describeType(v)}`);
@@ -579,7 +609,8 @@ function checkScalar(vt: ScalarType, unit: UnitName | undefined, v: unknown, whe
     }
     case 'quantity': {
       try {
-        return convertUnit(v, unit!, vt.target, where + what, { integer: vt.integer, allowNegative: vt.allowNegative });
+        const value = asText && typeof v === 'string' ? numberText(v, where + what) : v;
+        return convertUnit(value, unit!, vt.target, where + what, { integer: vt.integer, allowNegative: vt.allowNegative, text: asText });
       } catch (e) {
         if (e instanceof UnitValueError) throw new RecordError(e.message);
         throw e;

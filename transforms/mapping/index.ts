@@ -62,12 +62,46 @@ export function bindingsFromConfig(rawMeshConfig: { sources?: any[] } | null | u
     if (configs.length > 1) throw new FeedConfigError(name, 'transforms', 'more than one feed-mapping transform on this source');
     if (names.has(name)) throw new FeedConfigError(name, 'name', 'two mapped sources have this name');
     names.add(name);
-    const binding = compiledMapping(name, configs[0]);
-    checkPathArgs(binding, src.handler);
-    out.push(binding);
+    const blocks = mappingBlocks(configs[0]);
+    const bindings = blocks.map((block) => compiledMapping(name, block));
+    checkBlocks(name, blocks, bindings);
+    for (const binding of bindings) {
+      checkPathArgs(binding, src.handler);
+      out.push(binding);
+    }
   });
   return out;
 }
+
+/** The mapping blocks of a feed-mapping transform: one block, or a list of them (one per operation). */
+export function mappingBlocks(config: unknown): unknown[] {
+  return Array.isArray(config) ? config : [config];
+}
+
+/**
+ * Several blocks on one source are for a kind whose records merge by key across them: state
+ * statistics (EIA's API v2 serves prices and generation on two routes). Together they must name
+ * every field one block would have to.
+ */
+function checkBlocks(source: string, blocks: unknown[], bindings: CompiledFeedBinding[]): void {
+  if (blocks.length === 0) throw new FeedConfigError(source, 'transforms', 'the feed-mapping transform has an empty list of blocks');
+  if (bindings[0]!.kind !== 'stateStats') {
+    if (blocks.length > 1)
+      throw new FeedConfigError(source, 'transforms', 'several mapping blocks on one source are for stateStats feeds only');
+    return;
+  }
+  if (bindings.some((b) => b.kind !== 'stateStats'))
+    throw new FeedConfigError(source, 'kind', 'the blocks of one source must all be stateStats');
+  const named = new Set(blocks.flatMap((b) => (isObjectLike(b) && isObjectLike(b.fields) ? Object.keys(b.fields) : [])));
+  const missing = STATE_STATS_FIELDS.filter((f) => !named.has(f));
+  if (missing.length) {
+    const where = blocks.length > 1 ? 'none of its mapping blocks names' : 'the mapping does not name';
+    throw new FeedConfigError(source, 'fields', `required: ${where} ${missing.join(', ')}`);
+  }
+}
+
+/** What a stateStats source must map (in one block or across several). */
+const STATE_STATS_FIELDS = ['state', 'name', 'year', 'residentialPerKwh', 'commercialPerKwh', 'generation'];
 
 /**
  * Arguments a JSON Schema operation puts in its request path (`/x/{args.utility}`) are needed on

@@ -229,6 +229,23 @@ const territories: KindDef<'territories'> = {
       { type: 'object', nullable: true, fields: { perKwh: req(rate), effective: req(isoDate), expires: req(isoDate) } },
       null,
     ),
+    choiceCapPercent: opt({ type: 'quantity', target: 'percent', defaultUnit: 'percent', nullable: true }, null),
+    // Tariff periods: delivery charges by effective date, Price to Compare periods by season or class.
+    deliveryRates: opt({ type: 'list', fields: { fixedMonthly: req(money), perKwh: req(rate), effective: req(isoDate) } }, []),
+    commercialDeliveryRates: opt({ type: 'list', fields: { fixedMonthly: req(money), perKwh: req(rate), effective: req(isoDate) } }, []),
+    pricesToCompare: opt(
+      {
+        type: 'list',
+        fields: {
+          perKwh: req(rate),
+          effective: req(isoDate),
+          expires: req(isoDate),
+          season: opt({ type: 'string', nullable: true }, null),
+          customerClass: opt({ type: 'enum', values: CUSTOMER_CLASSES }, 'RESIDENTIAL'),
+        },
+      },
+      [],
+    ),
     switching: req({
       type: 'object',
       nullable: false,
@@ -239,6 +256,8 @@ const territories: KindDef<'territories'> = {
         meterReadAnchorDate: opt({ ...isoDate, nullable: true } as ValueType, null),
         meterReadDates: opt(isoDates, []),
         sameDayCutoff: req({ type: 'string', pattern: /^([01][0-9]|2[0-3]):[0-5][0-9]$/, patternText: 'a time HH:MM' }),
+        rescissionDays: opt({ type: 'int', min: 0, max: 90 }, 0),
+        meterReadCycles: opt({ type: 'list', fields: { cycle: req(text), anchorDate: req(isoDate) } }, []),
       },
     }),
     calendar: opt(
@@ -277,14 +296,44 @@ const territories: KindDef<'territories'> = {
       calendar: calendar && { name: calendar.name, holidays: calendar.holidays.map((h) => ({ name: h.name, rule: h.rule })) },
       holidays: v.holidays as string[],
     };
+    const period = (c: Values) => ({
+      fixedMonthlyMicro: c.fixedMonthly as number,
+      perKwhMicro: c.perKwh as number,
+      effective: c.effective as string,
+    });
+    const byDate = <T extends { effective?: string | null }>(a: T, b: T) => ((a.effective ?? '') < (b.effective ?? '') ? -1 : 1);
+    // Optional extras are left out when the feed has none, so records without them stay as they were.
+    const cycles = switching.meterReadCycles as { cycle: string; anchorDate: string }[];
+    if (cycles.length) t.switching.meterReadCycles = cycles.map((c) => ({ cycle: c.cycle, anchorDate: c.anchorDate }));
+    if (switching.rescissionDays) t.switching.rescissionDays = switching.rescissionDays as number;
+    if (v.choiceCapPercent != null) t.choiceCapPercent = v.choiceCapPercent as number;
+    const deliveryRates = (v.deliveryRates as Values[]).map(period).sort(byDate);
+    if (deliveryRates.length) t.deliveryRates = deliveryRates;
+    const commercialRates = (v.commercialDeliveryRates as Values[]).map(period).sort(byDate);
+    if (commercialRates.length) t.commercialDeliveryRates = commercialRates;
+    const ptcs = (v.pricesToCompare as Values[])
+      .map((p) => {
+        if ((p.expires as string) < (p.effective as string))
+          throw new RecordError('pricesToCompare: a period expires before it takes effect');
+        return {
+          microPerKwh: p.perKwh as number,
+          effective: p.effective as string,
+          expires: p.expires as string,
+          season: p.season as string | null,
+          customerClass: p.customerClass as CustomerClass,
+        };
+      })
+      .sort(byDate);
+    if (ptcs.length) t.pricesToCompare = ptcs;
     const ptc = v.priceToCompare as Values | null;
     if (ptc) {
       if ((ptc.expires as string) < (ptc.effective as string)) throw new RecordError('priceToCompare: expires before it takes effect');
       t.priceToCompare = { microPerKwh: ptc.perKwh as number, effective: ptc.effective as string, expires: ptc.expires as string };
     }
     if (market === 'DEREGULATED' && !t.delivery) throw new RecordError('delivery: a DEREGULATED utility needs delivery charges');
-    if (t.switching.kind === 'METER_READ' && !t.switching.meterReadAnchorDate && t.switching.meterReadDates.length === 0) {
-      throw new RecordError('switching: METER_READ needs meterReadAnchorDate or meterReadDates');
+    const s = t.switching;
+    if (s.kind === 'METER_READ' && !s.meterReadAnchorDate && s.meterReadDates.length === 0 && !s.meterReadCycles?.length) {
+      throw new RecordError('switching: METER_READ needs meterReadAnchorDate, meterReadDates or meterReadCycles');
     }
     if (calendar) {
       try {
@@ -305,13 +354,16 @@ const generationMwh: ValueType = { type: 'quantity', target: 'mwh', defaultUnit:
 const stateStats: KindDef<'stateStats'> = {
   kind: 'stateStats',
   scopes: { request: { always: ['state'], sometimes: [] } },
+  // A source may split these over several mapping blocks (EIA's API v2: prices and generation are
+  // two routes); the blocks' records merge by state, so each field is required of the source as a
+  // whole (index.ts: bindingsFromConfig), not of every block.
   fields: {
     state: req(stateCode),
-    name: req(text),
-    year: req({ type: 'int', min: 1900, max: 2200 }),
-    residentialPerKwh: req(rate),
-    commercialPerKwh: req(rate),
-    generation: req({
+    name: opt(text),
+    year: opt({ type: 'int', min: 1900, max: 2200 }),
+    residentialPerKwh: opt(rate),
+    commercialPerKwh: opt(rate),
+    generation: opt({
       type: 'object',
       nullable: false,
       // Pumped storage is net generation: negative when the plants use more than they return.
@@ -325,17 +377,16 @@ const stateStats: KindDef<'stateStats'> = {
   },
   build(v): StateStats {
     const generation: Partial<Record<GenerationSource, number>> = {};
-    for (const [k, mwh] of Object.entries(v.generation as Values)) {
+    for (const [k, mwh] of Object.entries((v.generation as Values | undefined) ?? {})) {
       if (mwh !== undefined) generation[k as GenerationSource] = mwh as number;
     }
-    return {
-      state: v.state as string,
-      name: v.name as string,
-      year: v.year as number,
-      residentialMicroPerKwh: v.residentialPerKwh as number,
-      commercialMicroPerKwh: v.commercialPerKwh as number,
-      generationMwh: generation,
-    };
+    const out: StateStats = { state: v.state as string };
+    if (v.name !== undefined) out.name = v.name as string;
+    if (v.year !== undefined) out.year = v.year as number;
+    if (v.residentialPerKwh !== undefined) out.residentialMicroPerKwh = v.residentialPerKwh as number;
+    if (v.commercialPerKwh !== undefined) out.commercialMicroPerKwh = v.commercialPerKwh as number;
+    if (v.generation !== undefined) out.generationMwh = generation;
+    return out;
   },
 };
 
@@ -387,6 +438,7 @@ const premises: KindDef<'premises'> = {
     meterType: req(text),
     status: req(text),
     premiseType: opt({ type: 'string', nullable: true }, null),
+    meterReadCycle: opt({ type: 'string', nullable: true }, null),
   },
   build(v): ServiceAccount {
     return {
@@ -403,6 +455,8 @@ const premises: KindDef<'premises'> = {
       meterType: v.meterType as string,
       status: v.status as string,
       premiseType: v.premiseType as string | null,
+      // Left out when the feed does not say, like the territory extras.
+      ...(v.meterReadCycle != null ? { meterReadCycle: v.meterReadCycle as string } : {}),
     };
   },
 };

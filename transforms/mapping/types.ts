@@ -49,13 +49,14 @@ export type GenerationSource =
   | 'WIND'
   | 'SOLAR';
 
+/** One block's record; a source's blocks together carry every field (merged by state). */
 export interface StateStats {
   state: string;
-  name: string;
-  year: number;
-  residentialMicroPerKwh: Micro;
-  commercialMicroPerKwh: Micro;
-  generationMwh: Partial<Record<GenerationSource, number>>;
+  name?: string;
+  year?: number;
+  residentialMicroPerKwh?: Micro;
+  commercialMicroPerKwh?: Micro;
+  generationMwh?: Partial<Record<GenerationSource, number>>;
 }
 
 /** A state's typical monthly residential usage: its residential sales per month, January first. */
@@ -74,6 +75,8 @@ export interface ServiceAccount {
   meterType: string;
   status: string;
   premiseType: string | null;
+  /** The billing (meter-read) cycle of the account, as on its bill; null when the feed does not say. */
+  meterReadCycle?: string | null;
 }
 
 export interface CanonicalByKind {

@@ -19,7 +19,8 @@
 // money-like units (money and rate), and only when it is a plain decimal ("12.40", "-3", "0.5";
 // no exponent, no '+', no spaces, no leading zeros); anything else is rejected. Rationale: some
 // feeds ship money as decimal strings to keep it exact, while a string where a count/duration/
-// energy is expected is a feed bug we would rather see than guess at.
+// energy is expected is a feed bug we would rather see than guess at. A mapping that knows its feed
+// sends every number as text (EIA's API v2) says so per field (`asText: true`, option `text`).
 //
 // All conversions go through the value's exact decimal text (domain/money.ts), never a float
 // multiply, so 1.1 MWh is exactly 1100 kWh, and 0.1 years is rejected (1.2 months is not whole).
@@ -100,6 +101,8 @@ export interface ConvertOptions {
   allowNegative?: boolean;
   /** The result must be an integer (e.g. kWh tier bounds). */
   integer?: boolean;
+  /** Plain decimal strings are accepted for every unit (the mapping declared `asText`). */
+  text?: boolean;
 }
 
 /**
@@ -113,7 +116,7 @@ export function convertUnit(value: unknown, unit: UnitName, target: CanonicalQua
   }
   if (info.moneyLike) return money(value, unit, field, opts);
 
-  const d = exact(value, unit, field);
+  const d = exact(value, unit, field, opts.text === true);
   if (d.digits < 0n && !opts.allowNegative) throw new UnitValueError(`${field}: must not be negative (got ${describeType(value)})`);
   let result: Decimal;
   switch (unit) {
@@ -187,9 +190,9 @@ interface Decimal {
   scale: number;
 }
 
-function exact(value: unknown, unit: UnitName, field: string): Decimal {
+function exact(value: unknown, unit: UnitName, field: string, text = false): Decimal {
   let v: number | string;
-  if (typeof value === 'number') v = value;
+  if (typeof value === 'number' || (text && typeof value === 'string')) v = value;
   else if (typeof value === 'bigint') v = value.toString();
   else throw new UnitValueError(`${field}: expected a number of ${unit}, got ${describeType(value)}`);
   try {

@@ -69,7 +69,9 @@ function generate(utilityId: string, cls: GridwiseClass): GridwiseOfferSpec[] {
   for (let index = 1; index <= count; index++) {
     const vendor = GRIDWISE_VENDORS[(index - 1 + rng.int(0, GRIDWISE_VENDORS.length - 1)) % GRIDWISE_VENDORS.length]!;
     // The first offer is always a plain 1-year fixed plan; the last residential one is variable.
-    const kind: GridwiseKind = index === 1 ? 'FixedRate' : residential && index === count ? 'VariableRate' : rng.chance(0.8) ? 'FixedRate' : 'IndexRate';
+    // No index-rate plans in Texas: wholesale indexed products are barred there (PURA §39.110, HB 16, 2021).
+    const roll: GridwiseKind = index === 1 ? 'FixedRate' : residential && index === count ? 'VariableRate' : rng.chance(0.8) ? 'FixedRate' : 'IndexRate';
+    const kind: GridwiseKind = texas && roll === 'IndexRate' ? 'FixedRate' : roll;
     const years = kind === 'VariableRate' ? 0 : kind === 'IndexRate' ? 1 : index === 1 ? 1 : rng.pick(FIXED_YEARS);
     let cents = band.residentialCenter + (rng.next() * 3 - 1.5) + (kind === 'VariableRate' ? 1.4 : 0) - (residential ? 0 : 1.5);
     const fraction = rng.pick(FRACTIONS);

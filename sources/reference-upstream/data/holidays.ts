@@ -24,6 +24,13 @@ export const RULES = {
   DAY_AFTER_THANKSGIVING: { name: 'Day after Thanksgiving', rule: 'friday after 4th thursday in November' },
   CHRISTMAS_EVE: { name: 'Christmas Eve', rule: '12-24' },
   CHRISTMAS_DAY: { name: 'Christmas Day', rule: `12-25 ${OBSERVED}` },
+  // ERCOT closes two weekdays at Christmas every year: Christmas Eve and Christmas Day when both are
+  // weekdays; when Dec 25 is a Saturday, Thu 23 and Fri 24; a Sunday, Fri 23 and Mon 26; a Monday,
+  // Mon 25 and Tue 26 (Christmas Day itself moves as the federal holiday does).
+  ERCOT_CHRISTMAS_EVE: {
+    name: 'Christmas Eve (ERCOT)',
+    rule: '12-24 if friday then previous thursday if saturday then previous friday if sunday then next tuesday',
+  },
 } satisfies Record<string, HolidayRule>;
 
 export type HolidayName = keyof typeof RULES;
@@ -49,7 +56,7 @@ export function utilityCalendar(name: string, extras: HolidayName[], skip: Holid
 
 // ERCOT business days (ERCOT Nodal Protocols, "ERCOT Holiday"): switches in Texas are processed
 // on ERCOT's calendar, which works through MLK Day, Presidents' Day, Juneteenth, Columbus Day and
-// Veterans Day but closes the day after Thanksgiving and Christmas Eve.
+// Veterans Day but closes the day after Thanksgiving and two Christmas holidays every year.
 export const ERCOT = calendar('ERCOT', [
-  'NEW_YEARS_DAY', 'MEMORIAL_DAY', 'INDEPENDENCE_DAY', 'LABOR_DAY', 'THANKSGIVING', 'DAY_AFTER_THANKSGIVING', 'CHRISTMAS_EVE', 'CHRISTMAS_DAY',
+  'NEW_YEARS_DAY', 'MEMORIAL_DAY', 'INDEPENDENCE_DAY', 'LABOR_DAY', 'THANKSGIVING', 'DAY_AFTER_THANKSGIVING', 'ERCOT_CHRISTMAS_EVE', 'CHRISTMAS_DAY',
 ]);

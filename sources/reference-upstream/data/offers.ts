@@ -55,11 +55,27 @@ function quantum(feed: SupplierFeed, rate: RateStructure, rng: Rng): number {
   return 100; // 0.1189 dollars
 }
 
-function cancellationFee(rng: Rng, term: number, cls: CustomerClass): number {
+/** Illinois caps early termination fees at $50 residential, $150 small commercial (220 ILCS 5/16-119). */
+const FEE_CAP_USD: Record<string, Record<CustomerClass, number>> = { IL: { residential: 50, commercial: 150 } };
+
+function cancellationFee(rng: Rng, term: number, cls: CustomerClass, state: string): number {
   if (term <= 1) return 0;
   const res = term <= 6 ? [0, 50, 75] : term <= 12 ? [100, 150] : term <= 24 ? [150, 200] : [200, 295];
   const com = term <= 6 ? [100, 150] : term <= 12 ? [250, 300] : [400, 500];
-  return rng.pick(cls === 'residential' ? res : com);
+  const fee = rng.pick(cls === 'residential' ? res : com);
+  const cap = FEE_CAP_USD[state]?.[cls];
+  return cap === undefined ? fee : Math.min(fee, cap);
+}
+
+/**
+ * Products a state does not allow, left out after generation so the other offers stay as they were:
+ * Texas bars wholesale indexed products for residential and small commercial customers (PURA
+ * §39.110, HB 16, 2021); Connecticut bars variable rates for residential customers (P.A. 14-75).
+ */
+function allowed(state: string, cls: CustomerClass, rate: RateStructure): boolean {
+  if (state === 'TX' && rate === 'INDEXED') return false;
+  if (state === 'CT' && cls === 'residential' && rate === 'VARIABLE') return false;
+  return true;
 }
 
 function productName(rng: Rng, feed: SupplierFeed, brandShort: string, state: string, cls: CustomerClass,
@@ -156,11 +172,11 @@ function generate(feed: SupplierFeed, utility: Utility, cls: CustomerClass): Off
       feed, index, utilityId: utility.utilityId, customerClass: cls,
       supplierName: brand.name, productName: name, rate, termMonths, tiers,
       baseUsdPerMonth, credits, minimumUsage, renewablePercent,
-      cancellationFeeUsd: cancellationFee(rng, termMonths, cls),
+      cancellationFeeUsd: cancellationFee(rng, termMonths, cls, utility.state),
       enrollmentFeeUsd: rng.chance(0.85) ? 0 : rng.pick([9.95, 14.95, 25]),
     });
   }
-  return offers;
+  return offers.filter((o) => allowed(utility.state, cls, o.rate));
 }
 
 const cache = new Map<string, OfferSpec[]>();

@@ -15,6 +15,17 @@ export interface Premise {
   meterType: 'AMS' | 'AMI' | 'AMR';
   status: 'ACTIVE' | 'INACTIVE';
   premiseType: 'RESIDENTIAL' | 'COMMERCIAL';
+  /** Billing cycle "01".."20" of accounts with meter-read switching; absent elsewhere. */
+  meterReadCycle?: string;
+}
+
+/** The account's billing cycle, derived from its id (no random draw, so the other premises stay as they were). */
+function withCycle(p: Premise): Premise {
+  const cycles = utilityById(p.utilityId)?.switching.meterReadCycles;
+  if (!cycles?.length) return p;
+  let h = 0;
+  for (const c of p.accountId) h = (h * 31 + c.charCodeAt(0)) % 100_003;
+  return { ...p, meterReadCycle: cycles[h % cycles.length]!.cycle };
 }
 
 /** ERCOT TDU ESIID prefixes (DUNS-derived). */
@@ -98,7 +109,7 @@ export function premisesInZip(zip: string): Premise[] {
     status: 'ACTIVE',
     premiseType,
   }));
-  return [...landmarks, ...generated(zip, utilityIds, city)];
+  return [...landmarks, ...generated(zip, utilityIds, city)].map(withCycle);
 }
 
 // Postal abbreviations, so "1400 JFK Boulevard" finds "1400 JFK BLVD".

@@ -1,17 +1,25 @@
 // Incumbent electric utilities (distribution companies) the reference upstream knows about.
 // Deregulated utilities carry delivery charges per customer class: the utility's monthly customer
-// charge and per-kWh distribution rate (the public TDU tariffs for ERCOT, plausible round figures
-// elsewhere; commercial figures for small business secondary service). Regulated utilities
-// (municipal, co-op, states without choice) carry their bundled residential rate instead.
-// Outside Texas, choice-market utilities publish a Price to Compare (default service supply price).
+// charge and per-kWh distribution rate, with their history by tariff period (deliveryHistory; see
+// tariffs.ts for where the figures come from and as of when; commercial figures for small business
+// secondary service). Regulated utilities (municipal, co-op, states without choice) carry their
+// bundled residential rate instead. Outside Texas, choice-market utilities publish a Price to
+// Compare (default service supply price) by period, season and class (tariffs.ts).
+//
+// Figures: as of 2026-11 (DATA_AS_OF). Utilities of the ROWS table: residential customer charge and
+// the per-kWh total of the energy-based delivery charges (or bundled rate) of each utility's
+// published residential tariff, rounded; see tariffs.ts for the delivery and Price to Compare
+// periods and bundled-rates.ts for municipal and co-op utilities.
 
 import { ERCOT, utilityCalendar, type HolidayName, type MarketCalendar } from './holidays.js';
+import { DATA_AS_OF, DELIVERY_HISTORY, PRICE_TO_COMPARE_PERIODS, type PtcPeriod } from './tariffs.js';
 
 export type Market = 'DEREGULATED' | 'REGULATED';
 export type Ownership = 'IOU' | 'MUNICIPAL' | 'COOP';
 export type SwitchingKind = 'OFF_CYCLE' | 'ACCELERATED' | 'METER_READ';
 
 export interface Charges { fixedMonthlyUsd: number; perKwhUsd: number }
+export interface DeliveryPeriod { effective: string; residential: Charges; commercial: Charges }
 
 export interface Utility {
   utilityId: string;
@@ -20,19 +28,29 @@ export interface Utility {
   timeZone: string;
   market: Market;
   ownership: Ownership;
-  /** Deregulated utilities: delivery (TDU) charges per customer class. */
-  delivery: { effective: string; residential: Charges; commercial: Charges } | null;
+  /** Deregulated utilities: delivery (TDU) charges per customer class in effect on DATA_AS_OF. */
+  delivery: DeliveryPeriod | null;
+  /** Deregulated utilities: every tariff period's delivery charges, oldest first (current and approved future ones included). */
+  deliveryHistory: DeliveryPeriod[] | null;
   /** Regulated utilities: the bundled (supply + delivery) residential rate. */
   bundledRate: (Charges & { effective: string }) | null;
-  /** Choice markets outside Texas: the default service supply price. */
+  /** Choice markets outside Texas: the residential default service supply price in effect on DATA_AS_OF. */
   priceToCompare: { usdPerKwh: number; effective: string; expires: string } | null;
+  /** Choice markets outside Texas: the Price to Compare periods in effect on DATA_AS_OF and the next ones. */
+  pricesToCompare: PtcPeriod[] | null;
+  /** Michigan: the share of the utility's load retail choice is capped at (MCL 460.10a(1)); absent elsewhere. */
+  choiceCapPercent: number | null;
   switching: {
     kind: SwitchingKind;
     leadBusinessDays: number;
     meterReadCycleDays: number;
     /** METER_READ: a scheduled read date; reads repeat every meterReadCycleDays. */
     meterReadAnchorDate: string | null;
+    /** METER_READ: the utility's billing cycles ("01".."20"), each with a scheduled read in January 2026. */
+    meterReadCycles: { cycle: string; anchorDate: string }[] | null;
     sameDayCutoff: string;
+    /** Calendar days after the request day in which the customer may rescind (Illinois: 10). */
+    rescissionDays: number | null;
   };
   calendar: MarketCalendar;
   /** Extra one-off closure dates (YYYY-MM-DD) on top of the calendar's rules. */
@@ -41,25 +59,30 @@ export interface Utility {
 
 interface StateRules {
   timeZone: string;
-  /** Retail choice state: IOUs there are DEREGULATED; municipal and co-op utilities never are here. */
+  /** Retail choice state: IOUs there are DEREGULATED; municipal and co-op utilities only when listed in INSIDE_CHOICE. */
   choice: boolean;
   /** kind, lead business days (METER_READ: enrollment lead time before the read), cut-off, read cycle days */
   switching: [SwitchingKind, number, string, number];
   /** Texas utilities switch on ERCOT's calendar; elsewhere the federal calendar with these changes. */
   holidays: { extras: HolidayName[]; skip?: HolidayName[] } | 'ERCOT';
-  /** Price to Compare period [effective, expires] of the state's default service. */
+  /** Price to Compare period [effective, expires] of the state's default service (utilities without periods in tariffs.ts). */
   ptcPeriod?: [string, string];
+  /** Calendar days the customer may rescind an enrollment in before it takes effect. */
+  rescissionDays?: number;
 }
 
 // Texas: off-cycle switch on a requested date, at the earliest 2 business days out (ERCOT).
 // Pennsylvania: accelerated switching, 3 business days (52 Pa. Code 57.174). The meter-read states
 // switch on the customer's next scheduled meter read that is at least the enrollment lead time away.
+// Illinois: the customer may rescind an enrollment within 10 calendar days of the utility's
+// confirmation (83 Ill. Adm. Code 412.150 and the utilities' supplier tariffs); the switch comes after.
+// Michigan: retail open access capped at 10% of each utility's load (MCL 460.10a(1), 2008 PA 286).
 // In states without choice the rules only describe move-in service starts.
 const STATES: Record<string, StateRules> = {
   TX: { timeZone: 'America/Chicago', choice: true, switching: ['OFF_CYCLE', 2, '17:00', 30], holidays: 'ERCOT' },
   PA: { timeZone: 'America/New_York', choice: true, switching: ['ACCELERATED', 3, '16:00', 30], holidays: { extras: ['GOOD_FRIDAY', 'DAY_AFTER_THANKSGIVING'] }, ptcPeriod: ['2026-06-01', '2027-05-31'] },
   OH: { timeZone: 'America/New_York', choice: true, switching: ['METER_READ', 7, '17:00', 30], holidays: { extras: ['DAY_AFTER_THANKSGIVING'], skip: ['COLUMBUS_DAY'] }, ptcPeriod: ['2026-06-01', '2027-05-31'] },
-  IL: { timeZone: 'America/Chicago', choice: true, switching: ['METER_READ', 5, '17:00', 30], holidays: { extras: ['DAY_AFTER_THANKSGIVING'], skip: ['COLUMBUS_DAY'] }, ptcPeriod: ['2026-06-01', '2027-05-31'] },
+  IL: { timeZone: 'America/Chicago', choice: true, switching: ['METER_READ', 5, '17:00', 30], holidays: { extras: ['DAY_AFTER_THANKSGIVING'], skip: ['COLUMBUS_DAY'] }, ptcPeriod: ['2026-06-01', '2027-05-31'], rescissionDays: 10 },
   NY: { timeZone: 'America/New_York', choice: true, switching: ['METER_READ', 10, '16:00', 31], holidays: { extras: ['DAY_AFTER_THANKSGIVING'] }, ptcPeriod: ['2026-11-01', '2027-04-30'] },
   NJ: { timeZone: 'America/New_York', choice: true, switching: ['METER_READ', 10, '16:00', 30], holidays: { extras: ['GOOD_FRIDAY', 'DAY_AFTER_THANKSGIVING'] }, ptcPeriod: ['2026-06-01', '2027-05-31'] },
   MD: { timeZone: 'America/New_York', choice: true, switching: ['METER_READ', 10, '17:00', 30], holidays: { extras: ['DAY_AFTER_THANKSGIVING'] }, ptcPeriod: ['2026-06-01', '2027-05-31'] },
@@ -67,6 +90,8 @@ const STATES: Record<string, StateRules> = {
   CT: { timeZone: 'America/New_York', choice: true, switching: ['METER_READ', 5, '16:00', 30], holidays: { extras: ['GOOD_FRIDAY', 'DAY_AFTER_THANKSGIVING'] }, ptcPeriod: ['2026-07-01', '2026-12-31'] },
   NH: { timeZone: 'America/New_York', choice: true, switching: ['METER_READ', 5, '16:00', 30], holidays: { extras: ['DAY_AFTER_THANKSGIVING'] }, ptcPeriod: ['2026-08-01', '2027-01-31'] },
   DC: { timeZone: 'America/New_York', choice: true, switching: ['METER_READ', 10, '17:00', 30], holidays: { extras: ['DAY_AFTER_THANKSGIVING'] }, ptcPeriod: ['2026-06-01', '2027-05-31'] },
+  MI: { timeZone: 'America/Detroit', choice: false, switching: ['OFF_CYCLE', 1, '17:00', 30], holidays: { extras: ['DAY_AFTER_THANKSGIVING'] } },
+  CO: { timeZone: 'America/Denver', choice: false, switching: ['OFF_CYCLE', 1, '17:00', 30], holidays: { extras: ['DAY_AFTER_THANKSGIVING'] } },
   CA: { timeZone: 'America/Los_Angeles', choice: false, switching: ['OFF_CYCLE', 1, '17:00', 30], holidays: { extras: ['DAY_AFTER_THANKSGIVING'] } },
   AZ: { timeZone: 'America/Phoenix', choice: false, switching: ['OFF_CYCLE', 1, '17:00', 30], holidays: { extras: ['DAY_AFTER_THANKSGIVING'] } },
   FL: { timeZone: 'America/New_York', choice: false, switching: ['OFF_CYCLE', 1, '17:00', 30], holidays: { extras: ['DAY_AFTER_THANKSGIVING'] } },
@@ -79,34 +104,41 @@ type Row = [string, string, string, Ownership, number, number, string, string?];
 
 const ROWS: Row[] = [
   // Texas (ERCOT) TDUs: PUCT-approved delivery charges
-  ['ONCOR', 'Oncor Electric Delivery', 'TX', 'IOU', 4.23, 0.055833, '2025-09-01'],
-  ['CENTERPOINT', 'CenterPoint Energy Houston Electric', 'TX', 'IOU', 4.39, 0.054697, '2024-09-01'],
-  ['AEP_TEXAS_CENTRAL', 'AEP Texas Central Company', 'TX', 'IOU', 4.9, 0.05592, '2024-09-01'],
-  ['AEP_TEXAS_NORTH', 'AEP Texas North Company', 'TX', 'IOU', 3.24, 0.054337, '2024-09-01'],
-  ['TNMP', 'Texas-New Mexico Power Company', 'TX', 'IOU', 7.85, 0.063219, '2024-09-01'],
-  // Texas utilities outside retail choice
-  ['AUSTIN_ENERGY', 'Austin Energy', 'TX', 'MUNICIPAL', 15, 0.0489, '2024-11-01'],
-  ['CPS_ENERGY', 'CPS Energy', 'TX', 'MUNICIPAL', 10.5, 0.0448, '2024-02-01'],
-  ['PEDERNALES_EC', 'Pedernales Electric Cooperative', 'TX', 'COOP', 32.5, 0.0262, '2024-01-01'],
-  ['COSERV', 'CoServ Electric', 'TX', 'COOP', 24.95, 0.0279, '2024-04-01'],
-  ['EL_PASO_ELECTRIC', 'El Paso Electric Company', 'TX', 'IOU', 9.5, 0.0512, '2024-07-01', 'America/Denver'],
+  ['ONCOR', 'Oncor Electric Delivery', 'TX', 'IOU', 4.23, 0.058362, '2026-09-01'],
+  ['CENTERPOINT', 'CenterPoint Energy Houston Electric', 'TX', 'IOU', 4.39, 0.059852, '2026-09-01'],
+  ['AEP_TEXAS_CENTRAL', 'AEP Texas Central Company', 'TX', 'IOU', 4.9, 0.060519, '2026-09-01'],
+  ['AEP_TEXAS_NORTH', 'AEP Texas North Company', 'TX', 'IOU', 3.24, 0.058735, '2026-09-01'],
+  ['TNMP', 'Texas-New Mexico Power Company', 'TX', 'IOU', 7.85, 0.068544, '2026-09-01'],
+  // Municipal, but in ERCOT retail choice since March 2024 (PUCT Docket 51100 and following)
+  ['LUBBOCK_PL', 'Lubbock Power & Light', 'TX', 'MUNICIPAL', 5.25, 0.050846, '2026-10-01'],
+  // Texas utilities outside retail choice: bundled residential rates, energy charge plus the fuel or
+  // power-supply adjustment and regulatory charges per kWh, so that the all-in rate at 1,000 kWh is
+  // what a customer pays (Austin Energy ~12.6 cents: customer charge plus tiered energy, PSA and
+  // regulatory charges, FY2026 tariff from 2025-11-01; CPS Energy ~11.1 cents: 2024 rate increase,
+  // fuel adjustment 2025; Pedernales EC ~12.8 cents: service availability, delivery and power cost
+  // 2025; CoServ ~11.5 cents; El Paso Electric Texas ~13.8 cents with fuel, 2025 rate case).
+  ['AUSTIN_ENERGY', 'Austin Energy', 'TX', 'MUNICIPAL', 15, 0.111, '2025-11-01'],
+  ['CPS_ENERGY', 'CPS Energy', 'TX', 'MUNICIPAL', 10.5, 0.1005, '2025-02-01'],
+  ['PEDERNALES_EC', 'Pedernales Electric Cooperative', 'TX', 'COOP', 32.5, 0.0955, '2025-01-01'],
+  ['COSERV', 'CoServ Electric', 'TX', 'COOP', 24.95, 0.0905, '2025-04-01'],
+  ['EL_PASO_ELECTRIC', 'El Paso Electric Company', 'TX', 'IOU', 9.5, 0.1288, '2025-07-01', 'America/Denver'],
   // Pennsylvania
-  ['PECO', 'PECO Energy Company', 'PA', 'IOU', 11.45, 0.07948, '2024-12-01'],
-  ['PPL', 'PPL Electric Utilities', 'PA', 'IOU', 19.07, 0.08531, '2024-12-01'],
-  ['DUQUESNE', 'Duquesne Light Company', 'PA', 'IOU', 12.5, 0.06894, '2024-12-01'],
-  ['MET_ED', 'Met-Ed (FirstEnergy Pennsylvania)', 'PA', 'IOU', 11.47, 0.06311, '2025-01-01'],
-  ['PENELEC', 'Penelec (FirstEnergy Pennsylvania)', 'PA', 'IOU', 11.49, 0.05968, '2025-01-01'],
+  ['PECO', 'PECO Energy Company', 'PA', 'IOU', 13.26, 0.08375, '2026-01-01'],
+  ['PPL', 'PPL Electric Utilities', 'PA', 'IOU', 19.78, 0.08973, '2026-01-01'],
+  ['DUQUESNE', 'Duquesne Light Company', 'PA', 'IOU', 13.5, 0.07251, '2026-01-01'],
+  ['MET_ED', 'Met-Ed (FirstEnergy Pennsylvania)', 'PA', 'IOU', 11.96, 0.06602, '2026-01-01'],
+  ['PENELEC', 'Penelec (FirstEnergy Pennsylvania)', 'PA', 'IOU', 11.96, 0.06245, '2026-01-01'],
   // Ohio
-  ['AEP_OHIO', 'AEP Ohio', 'OH', 'IOU', 10, 0.04672, '2024-06-01'],
-  ['DUKE_ENERGY_OHIO', 'Duke Energy Ohio', 'OH', 'IOU', 8, 0.03914, '2024-06-01'],
-  ['FIRSTENERGY_OHIO_EDISON', 'Ohio Edison (FirstEnergy)', 'OH', 'IOU', 4, 0.04215, '2024-06-01'],
-  ['TOLEDO_EDISON', 'Toledo Edison (FirstEnergy)', 'OH', 'IOU', 4, 0.04487, '2024-06-01'],
-  ['CEI', 'The Illuminating Company (FirstEnergy)', 'OH', 'IOU', 4, 0.04561, '2024-06-01'],
-  ['AES_OHIO', 'AES Ohio', 'OH', 'IOU', 12.15, 0.03897, '2024-06-01'],
-  ['CLEVELAND_PUBLIC_POWER', 'Cleveland Public Power', 'OH', 'MUNICIPAL', 7.5, 0.0712, '2024-01-01'],
+  ['AEP_OHIO', 'AEP Ohio', 'OH', 'IOU', 10, 0.05046, '2026-06-01'],
+  ['DUKE_ENERGY_OHIO', 'Duke Energy Ohio', 'OH', 'IOU', 8.5, 0.04236, '2026-06-01'],
+  ['FIRSTENERGY_OHIO_EDISON', 'Ohio Edison (FirstEnergy)', 'OH', 'IOU', 4, 0.04527, '2026-06-01'],
+  ['TOLEDO_EDISON', 'Toledo Edison (FirstEnergy)', 'OH', 'IOU', 4, 0.04802, '2026-06-01'],
+  ['CEI', 'The Illuminating Company (FirstEnergy)', 'OH', 'IOU', 4, 0.04869, '2026-06-01'],
+  ['AES_OHIO', 'AES Ohio', 'OH', 'IOU', 12.15, 0.04213, '2026-06-01'],
+  ['CLEVELAND_PUBLIC_POWER', 'Cleveland Public Power', 'OH', 'MUNICIPAL', 7.5, 0.1285, '2025-01-01'],
   // Illinois
-  ['COMED', 'Commonwealth Edison Company', 'IL', 'IOU', 15.8, 0.06245, '2025-01-01'],
-  ['AMEREN_ILLINOIS', 'Ameren Illinois', 'IL', 'IOU', 16.4, 0.05133, '2025-01-01'],
+  ['COMED', 'Commonwealth Edison Company', 'IL', 'IOU', 16.52, 0.06618, '2026-01-01'],
+  ['AMEREN_ILLINOIS', 'Ameren Illinois', 'IL', 'IOU', 17.12, 0.05396, '2026-01-01'],
   ['CWLP', 'City Water, Light & Power (Springfield)', 'IL', 'MUNICIPAL', 16.5, 0.1127, '2025-03-01'],
   // New York
   ['CONED', 'Consolidated Edison Company of New York', 'NY', 'IOU', 20, 0.14183, '2025-01-01'],
@@ -115,6 +147,9 @@ const ROWS: Row[] = [
   ['RG_E', 'Rochester Gas and Electric', 'NY', 'IOU', 23.45, 0.08266, '2024-10-01'],
   ['CENTRAL_HUDSON', 'Central Hudson Gas & Electric', 'NY', 'IOU', 24, 0.07854, '2024-07-01'],
   ['ORANGE_ROCKLAND', 'Orange and Rockland Utilities', 'NY', 'IOU', 21.5, 0.08935, '2025-01-01'],
+  // Plattsburgh Municipal Lighting Department: NYPA hydropower allocation, among the lowest rates in
+  // the US (residential tariff: customer charge plus about 5 cents a kWh up to the monthly block).
+  ['PLATTSBURGH_MLD', 'Plattsburgh Municipal Lighting Department', 'NY', 'MUNICIPAL', 2.5, 0.0498, '2025-01-01'],
   // New Jersey
   ['PSEG', 'Public Service Electric and Gas', 'NJ', 'IOU', 8.52, 0.06118, '2024-10-01'],
   ['JCPL', 'Jersey Central Power & Light', 'NJ', 'IOU', 3.33, 0.05291, '2024-06-01'],
@@ -125,11 +160,12 @@ const ROWS: Row[] = [
   ['PEPCO_MD', 'Pepco (Maryland)', 'MD', 'IOU', 14.98, 0.06215, '2024-06-01'],
   ['DELMARVA_MD', 'Delmarva Power (Maryland)', 'MD', 'IOU', 13.02, 0.05893, '2024-06-01'],
   ['POTOMAC_EDISON', 'Potomac Edison (FirstEnergy)', 'MD', 'IOU', 7.9, 0.04736, '2024-06-01'],
-  ['SMECO', 'Southern Maryland Electric Cooperative', 'MD', 'COOP', 14.7, 0.1228, '2024-07-01'],
+  // A cooperative inside Maryland's retail choice (Electric Customer Choice Act of 1999).
+  ['SMECO', 'Southern Maryland Electric Cooperative', 'MD', 'COOP', 15, 0.04398, '2026-07-01'],
   // Massachusetts
-  ['EVERSOURCE_MA', 'Eversource (NSTAR Electric)', 'MA', 'IOU', 10, 0.09862, '2025-01-01'],
-  ['NATIONAL_GRID_MA', 'National Grid (Massachusetts Electric)', 'MA', 'IOU', 7, 0.10413, '2025-01-01'],
-  ['UNITIL_MA', 'Unitil (Fitchburg Gas and Electric Light)', 'MA', 'IOU', 7.8, 0.10954, '2025-01-01'],
+  ['EVERSOURCE_MA', 'Eversource (NSTAR Electric)', 'MA', 'IOU', 10, 0.10337, '2026-01-01'],
+  ['NATIONAL_GRID_MA', 'National Grid (Massachusetts Electric)', 'MA', 'IOU', 7, 0.10925, '2026-01-01'],
+  ['UNITIL_MA', 'Unitil (Fitchburg Gas and Electric Light)', 'MA', 'IOU', 7.8, 0.11402, '2026-01-01'],
   ['BRAINTREE_ELECTRIC', 'Braintree Electric Light Department', 'MA', 'MUNICIPAL', 6, 0.0921, '2024-07-01'],
   // Connecticut and DC
   ['EVERSOURCE_CT', 'Eversource (Connecticut Light & Power)', 'CT', 'IOU', 9.62, 0.10285, '2025-01-01'],
@@ -137,6 +173,7 @@ const ROWS: Row[] = [
   ['PEPCO_DC', 'Pepco (District of Columbia)', 'DC', 'IOU', 14.96, 0.06891, '2024-10-01'],
   // New Hampshire
   ['EVERSOURCE_NH', 'Eversource (Public Service Company of New Hampshire)', 'NH', 'IOU', 14.74, 0.08391, '2025-08-01'],
+  ['UNITIL_NH', 'Unitil (Unitil Energy Systems)', 'NH', 'IOU', 16.22, 0.07712, '2026-05-01'],
   // Regulated states: bundled tariffs, no retail plans
   ['PGE', 'Pacific Gas and Electric Company', 'CA', 'IOU', 0, 0.3346, '2025-01-01'],
   ['SCE', 'Southern California Edison', 'CA', 'IOU', 0, 0.2981, '2025-01-01'],
@@ -151,22 +188,25 @@ const ROWS: Row[] = [
   ['JACKSON_EMC', 'Jackson EMC', 'GA', 'COOP', 32, 0.11065, '2024-04-01'],
   ['SEATTLE_CITY_LIGHT', 'Seattle City Light', 'WA', 'MUNICIPAL', 6.69, 0.1265, '2025-01-01'],
   ['PUGET_SOUND_ENERGY', 'Puget Sound Energy', 'WA', 'IOU', 7.49, 0.12498, '2025-01-01'],
+  // Michigan: capped retail choice (choiceCapPercent), the cap is full: bundled service and no plans.
+  ['DTE_ELECTRIC', 'DTE Electric Company', 'MI', 'IOU', 8.5, 0.1898, '2025-02-01'],
+  // Colorado: no retail choice.
+  ['XCEL_COLORADO', 'Xcel Energy (Public Service Company of Colorado)', 'CO', 'IOU', 7.1, 0.1412, '2025-01-01'],
 ];
 
 // IOUs in a choice state that still sell bundled service (El Paso Electric is outside ERCOT).
 const OUTSIDE_CHOICE = new Set(['EL_PASO_ELECTRIC']);
+// Municipal and co-op utilities that opted into their state's retail choice.
+const INSIDE_CHOICE = new Set(['LUBBOCK_PL', 'SMECO']);
+/** Michigan's cap on retail open access, percent of each utility's load (MCL 460.10a(1)). */
+const CHOICE_CAP_PERCENT: Record<string, number> = { DTE_ELECTRIC: 10 };
 
-// Price to Compare, USD/kWh: the default service supply price of each choice-market utility
-// outside Texas (ERCOT has no default service to compare with).
+// Price to Compare, USD/kWh, of the choice-market utilities outside Texas (ERCOT has no default
+// service to compare with) whose periods tariffs.ts does not list: one period per state (ptcPeriod).
 const PRICE_TO_COMPARE: Record<string, number> = {
-  PECO: 0.0985, PPL: 0.1249, DUQUESNE: 0.1132, MET_ED: 0.1108, PENELEC: 0.1092,
-  AEP_OHIO: 0.1004, DUKE_ENERGY_OHIO: 0.0985, FIRSTENERGY_OHIO_EDISON: 0.0978, TOLEDO_EDISON: 0.0978, CEI: 0.0978, AES_OHIO: 0.1051,
-  COMED: 0.0936, AMEREN_ILLINOIS: 0.0987,
   CONED: 0.118, NATIONAL_GRID_NY: 0.0912, NYSEG: 0.0877, RG_E: 0.0853, CENTRAL_HUDSON: 0.0948, ORANGE_ROCKLAND: 0.102,
   PSEG: 0.1208, JCPL: 0.1192, ACE: 0.1175, ROCKLAND_ELECTRIC: 0.1151,
-  BGE: 0.1139, PEPCO_MD: 0.1198, DELMARVA_MD: 0.1173, POTOMAC_EDISON: 0.1061,
-  EVERSOURCE_MA: 0.153, NATIONAL_GRID_MA: 0.1493, UNITIL_MA: 0.1577,
-  EVERSOURCE_CT: 0.1388, UI: 0.135, PEPCO_DC: 0.1164, EVERSOURCE_NH: 0.1255,
+  EVERSOURCE_CT: 0.1388, UI: 0.135, PEPCO_DC: 0.1164,
 };
 
 // Small business (secondary service) delivery: a higher customer charge and a lower energy-based
@@ -183,24 +223,80 @@ function readAnchor(utilityId: string): string {
   return `2026-01-${String(2 + (h % 20)).padStart(2, '0')}`;
 }
 
+const MILLION = 1_000_000;
+/** Integer micro-dollars: exact comparison of table figures. */
+const micro = (usd: number) => Math.round(usd * MILLION);
+
+function deliveryPeriods(utilityId: string, row: Charges & { effective: string }): DeliveryPeriod[] {
+  const rows = DELIVERY_HISTORY[utilityId] ?? [[row.effective, row.fixedMonthlyUsd, row.perKwhUsd]];
+  return rows.map(([effective, fixedMonthlyUsd, perKwhUsd]) => {
+    const residential = { fixedMonthlyUsd, perKwhUsd };
+    return { effective, residential, commercial: commercial(residential) };
+  });
+}
+
+/** The last item whose effective date is on or before `date`. */
+function inEffect<T extends { effective: string }>(items: T[], date: string): T | undefined {
+  return items.filter((i) => i.effective <= date).at(-1);
+}
+
+function pricesToCompare(utilityId: string, state: string, rules: StateRules): PtcPeriod[] | null {
+  const periods = PRICE_TO_COMPARE_PERIODS[utilityId];
+  if (periods) return periods.map((p) => ({ ...p }));
+  const ptc = PRICE_TO_COMPARE[utilityId];
+  if (ptc === undefined || !rules.ptcPeriod) return null;
+  return [{ usdPerKwh: ptc, effective: rules.ptcPeriod[0], expires: rules.ptcPeriod[1] }];
+}
+
+/** Twenty billing cycles "01".."20", each read on its own business day of January 2026, then every cycle. */
+function readCycles(): { cycle: string; anchorDate: string }[] {
+  const out: { cycle: string; anchorDate: string }[] = [];
+  for (let day = 2; out.length < 20; day++) {
+    const d = new Date(Date.UTC(2026, 0, day));
+    if (d.getUTCDay() === 0 || d.getUTCDay() === 6 || day === 19) continue; // weekends, MLK Day
+    out.push({ cycle: String(out.length + 1).padStart(2, '0'), anchorDate: d.toISOString().slice(0, 10) });
+  }
+  return out;
+}
+const READ_CYCLES = readCycles();
+
+/** The period in effect on DATA_AS_OF, which the row states too: the two tables must agree. */
+function currentDelivery(utilityId: string, history: DeliveryPeriod[], row: Charges & { effective: string }): DeliveryPeriod | null {
+  const current = inEffect(history, DATA_AS_OF) ?? null;
+  if (current && (current.effective !== row.effective || micro(current.residential.perKwhUsd) !== micro(row.perKwhUsd) ||
+    micro(current.residential.fixedMonthlyUsd) !== micro(row.fixedMonthlyUsd))) {
+    throw new Error(`${utilityId}: the row's delivery charges are not the period in effect on ${DATA_AS_OF}`);
+  }
+  return current;
+}
+
 function build([utilityId, name, state, ownership, fixedMonthlyUsd, perKwhUsd, effective, tz]: Row): Utility {
   const rules = STATES[state];
   if (!rules) throw new Error(`no state rules for ${state}`);
-  const market: Market = rules.choice && ownership === 'IOU' && !OUTSIDE_CHOICE.has(utilityId) ? 'DEREGULATED' : 'REGULATED';
+  const choice = rules.choice && (ownership === 'IOU' || INSIDE_CHOICE.has(utilityId)) && !OUTSIDE_CHOICE.has(utilityId);
+  const market: Market = choice ? 'DEREGULATED' : 'REGULATED';
   const charges = { fixedMonthlyUsd, perKwhUsd };
   const [kind, leadBusinessDays, sameDayCutoff, meterReadCycleDays] = rules.switching;
-  const ptc = PRICE_TO_COMPARE[utilityId];
-  if ((ptc !== undefined) !== (market === 'DEREGULATED' && state !== 'TX')) throw new Error(`${utilityId}: Price to Compare wrong or missing`);
+  const history = market === 'DEREGULATED' ? deliveryPeriods(utilityId, { ...charges, effective }) : null;
+  const current = history ? currentDelivery(utilityId, history, { ...charges, effective }) : null;
+  const ptcs = market === 'DEREGULATED' && state !== 'TX' ? pricesToCompare(utilityId, state, rules) : null;
+  if ((ptcs !== null) !== (market === 'DEREGULATED' && state !== 'TX')) throw new Error(`${utilityId}: Price to Compare wrong or missing`);
+  const residentialPtc = ptcs?.filter((p) => !p.customerClass && p.effective <= DATA_AS_OF && DATA_AS_OF <= p.expires).at(-1) ?? null;
   return {
     utilityId, name, state,
     timeZone: tz ?? rules.timeZone,
     market, ownership,
-    delivery: market === 'DEREGULATED' ? { effective, residential: charges, commercial: commercial(charges) } : null,
+    delivery: current,
+    deliveryHistory: history,
     bundledRate: market === 'REGULATED' ? { ...charges, effective } : null,
-    priceToCompare: ptc !== undefined && rules.ptcPeriod ? { usdPerKwh: ptc, effective: rules.ptcPeriod[0], expires: rules.ptcPeriod[1] } : null,
+    priceToCompare: residentialPtc && { usdPerKwh: residentialPtc.usdPerKwh, effective: residentialPtc.effective, expires: residentialPtc.expires },
+    pricesToCompare: ptcs,
+    choiceCapPercent: CHOICE_CAP_PERCENT[utilityId] ?? null,
     switching: {
       kind, leadBusinessDays, sameDayCutoff, meterReadCycleDays,
       meterReadAnchorDate: kind === 'METER_READ' ? readAnchor(utilityId) : null,
+      meterReadCycles: kind === 'METER_READ' ? READ_CYCLES.map((c) => ({ ...c })) : null,
+      rescissionDays: rules.rescissionDays ?? null,
     },
     calendar: rules.holidays === 'ERCOT' ? ERCOT : utilityCalendar(`${state} utilities`, rules.holidays.extras, rules.holidays.skip),
     holidays: [],

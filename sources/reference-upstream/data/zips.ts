@@ -1,6 +1,9 @@
 // Which utilities serve a ZIP code. Service areas are approximated by 3-digit ZIP prefixes
 // (sectional centers) with explicit 5-digit overrides where areas overlap or a small utility
 // serves a single town. Every ZIP under a listed prefix counts as served.
+// Sources: the utilities' published service-area maps and town lists (PUCT TDU territory maps,
+// PA PUC / PUCO / ICC / NY PSC / MA DPU / NH PUC utility service-area lists, EIA-861 service
+// territory data by county), matched to USPS ZIP codes; as of 2026-11.
 
 // prefix or prefix range -> [city used for premise addresses, utilities serving it]
 type Area = [city: string, utilityIds: string[]];
@@ -17,7 +20,7 @@ const PREFIXES: Record<string, Area> = {
   '783-784': ['CORPUS CHRISTI', ['AEP_TEXAS_CENTRAL']], '785': ['MCALLEN', ['AEP_TEXAS_CENTRAL']],
   '768-769': ['SAN ANGELO', ['AEP_TEXAS_NORTH']], '795-796': ['ABILENE', ['AEP_TEXAS_NORTH']],
   '782': ['SAN ANTONIO', ['CPS_ENERGY']], '786': ['DRIPPING SPRINGS', ['PEDERNALES_EC']], '787': ['AUSTIN', ['AUSTIN_ENERGY']],
-  '798-799': ['EL PASO', ['EL_PASO_ELECTRIC']],
+  '798-799': ['EL PASO', ['EL_PASO_ELECTRIC']], '794': ['LUBBOCK', ['LUBBOCK_PL']],
   // Pennsylvania
   '150-152': ['PITTSBURGH', ['DUQUESNE']], '159': ['JOHNSTOWN', ['PENELEC']], '165': ['ERIE', ['PENELEC']],
   '166': ['ALTOONA', ['PENELEC']], '170-171': ['HARRISBURG', ['PPL']], '173-174': ['YORK', ['MET_ED']],
@@ -86,6 +89,8 @@ const PREFIXES: Record<string, Area> = {
   '327': ['LAKE MARY', ['DUKE_ENERGY_FLORIDA']], '322': ['JACKSONVILLE', ['JEA']],
   '300-303': ['ATLANTA', ['GEORGIA_POWER']], '305': ['GAINESVILLE', ['GEORGIA_POWER']],
   '310': ['MACON', ['GEORGIA_POWER']], '312': ['MACON', ['GEORGIA_POWER']], '314': ['SAVANNAH', ['GEORGIA_POWER']],
+  '480-481': ['ROYAL OAK', ['DTE_ELECTRIC']], '482': ['DETROIT', ['DTE_ELECTRIC']],
+  '800-802': ['DENVER', ['XCEL_COLORADO']], '803': ['BOULDER', ['XCEL_COLORADO']],
   '980': ['BELLEVUE', ['PUGET_SOUND_ENERGY']], '981': ['SEATTLE', ['SEATTLE_CITY_LIGHT']], '985': ['OLYMPIA', ['PUGET_SOUND_ENERGY']],
 };
 
@@ -112,6 +117,13 @@ const OVERRIDES: Record<string, Area> = {
   '01420': ['FITCHBURG', ['UNITIL_MA']],
   '01462': ['LUNENBURG', ['UNITIL_MA']],
   '02184': ['BRAINTREE', ['BRAINTREE_ELECTRIC']],
+  // Waltham is National Grid (Massachusetts Electric), not Eversource like the rest of 024.
+  '02451': ['WALTHAM', ['NATIONAL_GRID_MA']], '02452': ['WALTHAM', ['NATIONAL_GRID_MA']],
+  '02453': ['WALTHAM', ['NATIONAL_GRID_MA']], '02454': ['WALTHAM', ['NATIONAL_GRID_MA']],
+  // Concord, NH is Unitil Energy Systems.
+  '03301': ['CONCORD', ['UNITIL_NH']], '03303': ['CONCORD', ['UNITIL_NH']],
+  // The City of Plattsburgh's municipal utility.
+  '12901': ['PLATTSBURGH', ['PLATTSBURGH_MLD']],
   '30043': ['LAWRENCEVILLE', ['GEORGIA_POWER', 'JACKSON_EMC']],
   '30549': ['JEFFERSON', ['JACKSON_EMC']],
 };

@@ -1,0 +1,88 @@
+// Market rules end to end: a supplier feed that sends offers the law bars (a Texas indexed plan, an
+// Illinois cancellation fee above the cap) gets them dropped by the gateway and listed by feeds:check.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
+import { feedsCheck } from '../support/feeds-check-cli.js';
+
+function voltifyOffer(offerId: string, utilityCode: string, rateStructure: string, cancellationFeeUsd: number) {
+  return {
+    offerId,
+    supplierName: 'Rogue Retail Power',
+    productName: `Rogue ${offerId}`,
+    customerClass: 'Residential',
+    utilityCode,
+    rateStructure,
+    termMonths: 12,
+    energyChargeCentsPerKwh: [{ fromKwh: 0, toKwh: null, cents: 11.5 }],
+    baseChargeUsdPerMonth: 0,
+    usageCredits: [],
+    minimumUsage: null,
+    renewablePercent: 0,
+    cancellationFeeUsd,
+    enrollmentFeeUsd: 0,
+  };
+}
+
+const OFFERS: Record<string, unknown[]> = {
+  ONCOR: [voltifyOffer('TX-FIXED', 'ONCOR', 'Fixed', 150), voltifyOffer('TX-INDEX', 'ONCOR', 'Indexed', 0)],
+  COMED: [voltifyOffer('IL-FEE-200', 'COMED', 'Fixed', 200), voltifyOffer('IL-FEE-50', 'COMED', 'Fixed', 50)],
+};
+
+let server: http.Server;
+let voltifyUrl: string;
+let t: TestGateway;
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    const zip = new URL(req.url ?? '/', 'http://x').searchParams.get('zip');
+    const offers = zip === '60601' ? OFFERS.COMED : OFFERS.ONCOR;
+    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+    res.end(JSON.stringify({ offers }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  voltifyUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  t = await startTestGateway({ CACHE_ENABLED: 'false', VOLTIFY_URL: voltifyUrl });
+});
+afterAll(async () => {
+  await t?.close();
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+const titles = async (zip: string) => {
+  const r = await t.post('production', `{ residentialPlans(zipCode: "${zip}") { title supplier { name } } }`);
+  expect(r.json.errors).toBeUndefined();
+  return (r.json.data.residentialPlans as { title: string; supplier: { name: string } }[])
+    .filter((p) => p.supplier.name === 'Rogue Retail Power')
+    .map((p) => p.title);
+};
+
+describe('offers that break a market rule', () => {
+  it('Texas: the indexed plan is dropped, the fixed one served', async () => {
+    expect(await titles('75001')).toEqual(['Rogue TX-FIXED']);
+  });
+
+  it('Illinois: the $200 cancellation fee offer is dropped, the $50 one served', async () => {
+    expect(await titles('60601')).toEqual(['Rogue IL-FEE-50']);
+  });
+
+  it('feeds:check lists the dropped offer with its rule and source', async () => {
+    const r = await feedsCheck(['--json'], { VOLTIFY_URL: voltifyUrl });
+    const report = JSON.parse(r.stdout);
+    const voltify = report.feeds.find((f: { feed: string }) => f.feed === 'Voltify');
+    // One entry per sample call (feeds:check asks each customer class the feed's arguments take).
+    expect(voltify.noncompliant.length).toBeGreaterThan(0);
+    for (const n of voltify.noncompliant)
+      expect(n).toEqual({
+        offerId: 'TX-INDEX',
+        rule: 'TX_WHOLESALE_INDEXED',
+        source: expect.stringContaining('§39.110'),
+        reason: expect.any(String),
+      });
+    expect(voltify.warnings.join('\n')).toMatch(/offer TX-INDEX dropped by market rule TX_WHOLESALE_INDEXED/);
+    // The reference feeds comply.
+    const brightgrid = report.feeds.find((f: { feed: string }) => f.feed === 'Brightgrid');
+    expect(brightgrid.noncompliant).toEqual([]);
+  }, 60_000);
+});
