@@ -3,10 +3,12 @@
 // each finds none of this process's and gets no account data, even with the supplier feed slowed
 // so that each rerun takes the better part of a second.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
 import { freePort, startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
+import { consoleClient } from '../support/console-client.js';
 import { eventually } from '../../scripts/harness/eventually.js';
 import { startOfferProxy, type OfferProxy } from '../../scripts/harness/offer-proxy.js';
 import { startReferenceUpstream, type ReferenceUpstream } from '../../sources/reference-upstream/server.js';
@@ -112,25 +114,13 @@ function startProbe() {
 
 /** The console's sign-in and rerun, as a browser would post them. */
 async function consoleRerun(): Promise<string> {
-  const pre = await fetch(`${admin}/console/sign-in`);
-  const preCookie = /epc_pre=([^;]+)/.exec(pre.headers.get('set-cookie') ?? '')![1]!;
-  const signIn = await fetch(`${admin}/console/sign-in`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { cookie: `epc_pre=${preCookie}`, origin: admin, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ _csrf: preCookie, token: supportKey }),
-  });
-  const session = /epc_session=([^;]+)/.exec(signIn.headers.get('set-cookie') ?? '')![1]!;
-  const cookie = `epc_session=${session}`;
-  const page = await (await fetch(`${admin}/console/records/${requestId}`, { headers: { cookie } })).text();
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
-  const rerun = await fetch(`${admin}/console/records/${requestId}/rerun`, {
-    method: 'POST',
-    headers: { cookie, origin: admin, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ _csrf: csrf }),
-  });
+  const ui = consoleClient(admin);
+  expect([302, 303]).toContain(await ui.signIn(supportKey));
+  await ui.get(`/console/records/${requestId}`);
+  let rerun = await ui.post(`/console/records/${requestId}/rerun`, {});
+  if (rerun.status === 303 && rerun.location) rerun = await ui.get(rerun.location);
   expect(rerun.status).toBe(200);
-  return rerun.text();
+  return rerun.text;
 }
 
 beforeAll(async () => {
@@ -139,30 +129,23 @@ beforeAll(async () => {
   proxy = await startOfferProxy(upstream.url);
   const port = await freePort();
   admin = `http://127.0.0.1:${port}`;
+  // The support token is in the keys file before the gateway starts (what this file tests is the rerun).
+  const keysFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'epg-rerun-')), 'keys.json');
+  supportKey = (await issueKey(keysFile, { environment: 'support', partnerCode: 'alice' })).key;
   t = await startTestGateway({
     UPSTREAM_URL: proxy.url,
     ADMIN_TOKEN,
     ADMIN_PORT: String(port),
     CACHE_ENABLED: 'false',
+    KEYS_FILE: keysFile,
     REDIS_URL: redis.url,
   });
-  supportKey = (await issueKey(path.join(t.dataDir, 'keys.json'), { environment: 'support', partnerCode: 'alice' })).key;
   const sent = await t.post('production', PLANS, { zip: '75001' });
   expect(sent.status).toBe(200);
   requestId = sent.headers.get('x-request-id')!;
   await eventually(async () => (await fetch(`${admin}/replay/${requestId}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).ok);
   // The keys file is reloaded every second: wait until the support token signs in.
-  await eventually(async () => {
-    const pre = await fetch(`${admin}/console/sign-in`);
-    const preCookie = /epc_pre=([^;]+)/.exec(pre.headers.get('set-cookie') ?? '')![1]!;
-    const r = await fetch(`${admin}/console/sign-in`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { cookie: `epc_pre=${preCookie}`, origin: admin, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ _csrf: preCookie, token: supportKey }),
-    });
-    return r.status === 302 || r.status === 303;
-  });
+  await eventually(async () => [302, 303].includes(await consoleClient(admin).signIn(supportKey)));
 }, 60_000);
 
 afterAll(async () => {
