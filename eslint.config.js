@@ -30,9 +30,10 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', Buffer: 'readonly' } },
   },
   {
-    // The reference upstream's data tables: long rows of figures, and generators that read like the tariffs they follow.
+    // The reference upstream's data tables (a stand-in, never part of the gateway): long rows of
+    // figures, and generators that walk the tables' many cases in one place, as the tariffs do.
     files: ['sources/reference-upstream/data/**/*.ts'],
-    rules: { 'max-len': 'off' },
+    rules: { 'max-len': 'off', complexity: ['error', { max: 45 }] },
   },
   {
     // Tests: describe blocks are long by nature; any is common in fixtures.

@@ -239,6 +239,15 @@ function httpDetail(scope: FeedScope): string {
   return ` (GET ${last.url}: ${what})`;
 }
 
+/** "utility X, CLASS: " before a record's message when the check made several calls, else "". */
+function callLabel(b: FeedBinding, input: FeedInput, inputs: FeedInput[]): string {
+  const perClass = inputs.some((x) => x.customerClass !== inputs[0]!.customerClass);
+  return [b.scope === 'utility' ? `utility ${input.utilityId}` : '', perClass ? `${input.customerClass}` : '']
+    .filter(Boolean)
+    .map((w, i, all) => (i === all.length - 1 ? `${w}: ` : `${w}, `))
+    .join('');
+}
+
 async function checkFeed(
   m: Modules,
   b: FeedBinding,
@@ -290,11 +299,7 @@ async function checkFeed(
       const r = await m.callPaged(b, input, (args, timeoutMs) =>
         guarded(execute(args, m.withFeedScope(ctx, { ...scope, timeoutMs })), timeoutMs + 2000),
       );
-      const perClass = inputs.some((x) => x.customerClass !== inputs[0]!.customerClass);
-      const where = [b.scope === 'utility' ? `utility ${input.utilityId}` : '', perClass ? `${input.customerClass}` : '']
-        .filter(Boolean)
-        .map((w, i, all) => (i === all.length - 1 ? `${w}: ` : `${w}, `))
-        .join('');
+      const where = callLabel(b, input, inputs);
       outcome.records += r.records.length;
       if (b.kind === 'offers') offers.push(...(r.records as CanonicalOffer[]));
       outcome.pages += r.pages;

@@ -781,7 +781,8 @@ describe('reference upstream: faults', () => {
 describe('reference upstream: EIA API v2 routes', () => {
   it("answers retail prices and generation in EIA v2's shape, numbers as text, filtered by facets, latest year first", async () => {
     const sales = await get(
-      '/v2/electricity/retail-sales/data/?frequency=annual&data[0]=price&facets[stateid][]=TX&facets[sectorid][]=RES&sort[0][column]=period&sort[0][direction]=desc&api_key=x',
+      '/v2/electricity/retail-sales/data/?frequency=annual&data[0]=price&facets[stateid][]=TX&facets[sectorid][]=RES' +
+        '&sort[0][column]=period&sort[0][direction]=desc&api_key=x',
     );
     expect(sales.status).toBe(200);
     expect(sales.body.response.data.map((r: Json) => [r.period, r.stateid, r.sectorid])).toEqual([
@@ -792,7 +793,8 @@ describe('reference upstream: EIA API v2 routes', () => {
     expect(sales.body.response.data[0].price).toMatch(/^\d+\.\d\d$/);
     expect(sales.body.request.params.api_key).toBeUndefined();
     const gen = await get(
-      '/v2/electricity/electric-power-operational-data/data?frequency=annual&data[0]=generation&facets[location][]=TX&facets[fueltypeid][]=NG&facets[fueltypeid][]=HPS',
+      '/v2/electricity/electric-power-operational-data/data?frequency=annual&data[0]=generation&facets[location][]=TX' +
+        '&facets[fueltypeid][]=NG&facets[fueltypeid][]=HPS',
     );
     expect(gen.body.response.data.map((r: Json) => `${r.period} ${r.fueltypeid}`).sort()).toEqual([
       '2024 HPS',

@@ -85,7 +85,7 @@ export function createListener(opts: ListenerOptions): http.Server {
         requestId: state.requestId,
       });
     }
-    send(res, req, state, reply);
+    send(res, req, state, reply, opts.cors);
     for (const p of onResponsePlugins) {
       try {
         p.onResponse!(state, reply);
@@ -99,7 +99,7 @@ export function createListener(opts: ListenerOptions): http.Server {
   /** Each step answers or hands on: probes, path and method, admission plugins, body, GraphQL. */
   async function route(req: IncomingMessage, state: RequestState): Promise<Reply> {
     const pathname = pathOf(req.url);
-    if (pathname === '/healthz' || pathname === '/readyz') return probe(pathname);
+    if (pathname === '/healthz' || pathname === '/readyz') return probe(pathname, opts);
     if (servesPage && pathname.startsWith(ASSET_PREFIX) && (req.method === 'GET' || req.method === 'HEAD')) {
       // The page's immutable assets: static files, no plugin has a say.
       const asset = await playgroundAssetReply(req, pathname);
@@ -119,30 +119,6 @@ export function createListener(opts: ListenerOptions): http.Server {
     const body = await readGraphQLBody(req, state);
     if ('status' in body) return body;
     return graphql(req, state, body);
-  }
-
-  function probe(pathname: string): Reply {
-    const h = opts.health();
-    const live = pathname === '/healthz';
-    // Liveness stays terse; readiness names what is degraded (no counts or paths either way).
-    const body = live
-      ? { status: 'ok', environment: opts.environment }
-      : { status: h.ok ? 'ok' : 'degraded', environment: opts.environment, ...h.details };
-    return { status: live || h.ok ? 200 : 503, headers: {}, body: JSON.stringify(body) };
-  }
-
-  /**
-   * Plugin hooks in order from `i`; the first Reply answers the request. Synchronous while the hooks
-   * are (a sync hook costs no microtask hop on the hot path).
-   */
-  type Hook = (state: RequestState, op: PreparedOperation) => Reply | void | Promise<Reply | void>;
-  function firstReply(hooks: Hook[], state: RequestState, op: PreparedOperation, i = 0): Reply | void | Promise<Reply | void> {
-    for (; i < hooks.length; i++) {
-      const r = hooks[i]!(state, op);
-      if (isPromise(r)) return r.then((early) => early || firstReply(hooks, state, op, i + 1));
-      if (r) return r;
-    }
-    return undefined;
   }
 
   function admit(state: RequestState): Reply | void | Promise<Reply | void> {
@@ -192,7 +168,7 @@ export function createListener(opts: ListenerOptions): http.Server {
       const early = isPromise(r) ? await r : r;
       if (early) return early;
     }
-    const context = resolverContext(state);
+    const context = resolverContext(opts, state);
     // Set only on a traced request, so an untraced context keeps its shape.
     if (state.trace) context.trace = state.trace.startExecute(op);
     const outcome = await executeOperation(opts.schema, op, body.variables, context, (err) => opts.onInternalError(err, state));
@@ -209,47 +185,6 @@ export function createListener(opts: ListenerOptions): http.Server {
       if (isPromise(r)) await r;
     }
     return reply;
-  }
-
-  function resolverContext(state: RequestState): ResolverContext {
-    return {
-      ...opts.meshContext,
-      environment: opts.environment,
-      partnerCode: state.partnerCode,
-      requestId: state.requestId,
-      feeds: opts.feeds,
-      feedUrls: opts.feedUrls,
-      feedKeys: opts.feedKeys ?? {},
-      settings: opts.settings,
-      upstreamCalls: state.upstreamCalls,
-      extraErrors: [],
-      staleFeeds: [],
-      now: opts.now ?? (() => new Date()),
-    };
-  }
-
-  function send(res: ServerResponse, req: IncomingMessage, state: RequestState, reply: Reply) {
-    if (res.headersSent || res.destroyed) return;
-    const cache = state.operation && !state.operation.introspectionOnly ? state.cache : null;
-    const length = reply.file ? reply.file.size : reply.bytes ? reply.bytes.length : Buffer.byteLength(reply.body);
-    res.writeHead(
-      reply.status,
-      answerHeaderList(
-        req.headers.origin ? corsHeaders(req.headers.origin, opts.cors) : null,
-        state.requestId,
-        state.headers,
-        reply.headers,
-        cache,
-        length,
-      ),
-    );
-    if (reply.file && req.method !== 'HEAD') {
-      fs.createReadStream(reply.file.path)
-        .on('error', () => res.destroy())
-        .pipe(res);
-      return;
-    }
-    res.end(reply.bytes ?? reply.body);
   }
 
   const server = createHttpServer(opts.tls ?? null, { maxHeaderSize: 16 * 1024, ...serverTimeouts(opts.connections) }, (req, res) => {
@@ -301,4 +236,72 @@ function upstreamMaxAge(state: RequestState): number | null {
     if (typeof age === 'number') min = min === null ? age : Math.min(min, age);
   }
   return min;
+}
+
+/**
+ * Plugin hooks in order from `i`; the first Reply answers the request. Synchronous while the hooks
+ * are (a sync hook costs no microtask hop on the hot path).
+ */
+type Hook = (state: RequestState, op: PreparedOperation) => Reply | void | Promise<Reply | void>;
+function firstReply(hooks: Hook[], state: RequestState, op: PreparedOperation, i = 0): Reply | void | Promise<Reply | void> {
+  for (; i < hooks.length; i++) {
+    const r = hooks[i]!(state, op);
+    if (isPromise(r)) return r.then((early) => early || firstReply(hooks, state, op, i + 1));
+    if (r) return r;
+  }
+  return undefined;
+}
+
+/** /healthz (liveness) or /readyz (readiness) of one listener. */
+function probe(pathname: string, opts: Pick<ListenerOptions, 'health' | 'environment'>): Reply {
+  const h = opts.health();
+  const live = pathname === '/healthz';
+  // Liveness stays terse; readiness names what is degraded (no counts or paths either way).
+  const body = live
+    ? { status: 'ok', environment: opts.environment }
+    : { status: h.ok ? 'ok' : 'degraded', environment: opts.environment, ...h.details };
+  return { status: live || h.ok ? 200 : 503, headers: {}, body: JSON.stringify(body) };
+}
+
+/** Writes a reply with the answer headers (CORS, request id, cache, length); a static file is streamed. */
+function send(res: ServerResponse, req: IncomingMessage, state: RequestState, reply: Reply, cors: ListenerOptions['cors']) {
+  if (res.headersSent || res.destroyed) return;
+  const cache = state.operation && !state.operation.introspectionOnly ? state.cache : null;
+  const length = reply.file ? reply.file.size : reply.bytes ? reply.bytes.length : Buffer.byteLength(reply.body);
+  res.writeHead(
+    reply.status,
+    answerHeaderList(
+      req.headers.origin ? corsHeaders(req.headers.origin, cors) : null,
+      state.requestId,
+      state.headers,
+      reply.headers,
+      cache,
+      length,
+    ),
+  );
+  if (reply.file && req.method !== 'HEAD') {
+    fs.createReadStream(reply.file.path)
+      .on('error', () => res.destroy())
+      .pipe(res);
+    return;
+  }
+  res.end(reply.bytes ?? reply.body);
+}
+
+/** What the resolvers of one request see: the listener's feeds and settings, the request's partner and id. */
+function resolverContext(opts: ListenerOptions, state: RequestState): ResolverContext {
+  return {
+    ...opts.meshContext,
+    environment: opts.environment,
+    partnerCode: state.partnerCode,
+    requestId: state.requestId,
+    feeds: opts.feeds,
+    feedUrls: opts.feedUrls,
+    feedKeys: opts.feedKeys ?? {},
+    settings: opts.settings,
+    upstreamCalls: state.upstreamCalls,
+    extraErrors: [],
+    staleFeeds: [],
+    now: opts.now ?? (() => new Date()),
+  };
 }

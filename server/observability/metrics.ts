@@ -124,6 +124,88 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
       for (const [feed, s] of Object.entries(upstreamStats.snapshot())) this.set({ feed }, BREAKER_VALUE[s.breaker] ?? 0);
     },
   });
+  registerProcessWideCounters(registry);
+  const redisUp = opts.redisUp;
+  if (redisUp) {
+    new Gauge({
+      name: 'gateway_redis_up',
+      help: 'Redis: 1 when every part answers (a cluster: every master and cluster_state ok), 0 otherwise (/readyz names what is degraded).',
+      registers: [registry],
+      aggregator: 'min',
+      collect() {
+        this.set(redisUp() ? 1 : 0);
+      },
+    });
+  }
+
+  // Series found once per label set, each exported at 0 from then on.
+  const feedChildren = new Map<string, TallyHistogramSeries>();
+  const feedChild = (feed: string) => {
+    let c = feedChildren.get(feed);
+    if (!c) feedChildren.set(feed, (c = upstreamDuration.series({ feed })));
+    return c;
+  };
+  const errorChildren = new Map<string, TallySeries>();
+  const errorChild = (feed: string, kind: string) => {
+    const k = `${feed} ${kind}`;
+    let c = errorChildren.get(k);
+    if (!c) errorChildren.set(k, (c = upstreamErrors.series({ feed, kind })));
+    return c;
+  };
+
+  return {
+    registry,
+    render: () => registry.metrics(),
+    plugin(environment) {
+      const statusChildren = new Map<number, TallySeries>();
+      const requestChild = (status: number) => {
+        let c = statusChildren.get(status);
+        if (!c) statusChildren.set(status, (c = requests.series({ environment, status: String(status) })));
+        return c;
+      };
+      const durationChild = duration.series({ environment });
+      const hitChild = hits.series({ environment });
+      const missChild = misses.series({ environment });
+      const coalescedChild = coalesced.series({ environment });
+      let counts = hitCounts.get(environment);
+      if (!counts) hitCounts.set(environment, (counts = { hits: 0, misses: 0 }));
+      const hc = counts;
+      return {
+        name: 'metrics',
+        onResponse(state: RequestState, reply: Reply): void {
+          requestChild(reply.status).inc();
+          durationChild.observe(Math.max(0, Date.now() - state.receivedAt) / 1000);
+          const op = state.operation;
+          if (op && !op.introspectionOnly) {
+            if (state.cache === 'HIT') {
+              hitChild.inc();
+              hc.hits++;
+            } else if (state.cache === 'MISS' || state.cache === 'STALE') {
+              missChild.inc();
+              hc.misses++;
+            } else if (state.cache === 'COALESCED') coalescedChild.inc();
+          }
+          for (const c of state.upstreamCalls) {
+            feedChild(c.feed).observe(c.durationMs / 1000);
+            if (c.error) errorChild(c.feed, errorKind(c.error)).inc();
+          }
+          if (environment === 'playground' && state.req.method !== 'OPTIONS' && pathOf(state.req.url) === '/graphql') {
+            const a = state.notes.allowance as { counted?: boolean; reason?: string } | undefined;
+            (a?.counted
+              ? playgroundResult.counted
+              : a?.reason && REFUSED.has(a.reason)
+                ? playgroundResult.refused
+                : playgroundResult.free
+            ).inc();
+          }
+        },
+      };
+    },
+  };
+}
+
+/** Counters read at scrape time from process-wide tallies: upstream calls, feed events, the response cache, replay, enums. */
+function registerProcessWideCounters(registry: Registry): void {
   const fromUpstreamStats = (name: string, help: string, pick: (s: FeedStats) => number) =>
     new Counter({
       name,
@@ -246,83 +328,6 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
       for (const [type, n] of unknownEnumStats) this.inc({ type }, n);
     },
   });
-  const redisUp = opts.redisUp;
-  if (redisUp) {
-    new Gauge({
-      name: 'gateway_redis_up',
-      help: 'Redis: 1 when every part answers (a cluster: every master and cluster_state ok), 0 otherwise (/readyz names what is degraded).',
-      registers: [registry],
-      aggregator: 'min',
-      collect() {
-        this.set(redisUp() ? 1 : 0);
-      },
-    });
-  }
-
-  // Series found once per label set, each exported at 0 from then on.
-  const feedChildren = new Map<string, TallyHistogramSeries>();
-  const feedChild = (feed: string) => {
-    let c = feedChildren.get(feed);
-    if (!c) feedChildren.set(feed, (c = upstreamDuration.series({ feed })));
-    return c;
-  };
-  const errorChildren = new Map<string, TallySeries>();
-  const errorChild = (feed: string, kind: string) => {
-    const k = `${feed} ${kind}`;
-    let c = errorChildren.get(k);
-    if (!c) errorChildren.set(k, (c = upstreamErrors.series({ feed, kind })));
-    return c;
-  };
-
-  return {
-    registry,
-    render: () => registry.metrics(),
-    plugin(environment) {
-      const statusChildren = new Map<number, TallySeries>();
-      const requestChild = (status: number) => {
-        let c = statusChildren.get(status);
-        if (!c) statusChildren.set(status, (c = requests.series({ environment, status: String(status) })));
-        return c;
-      };
-      const durationChild = duration.series({ environment });
-      const hitChild = hits.series({ environment });
-      const missChild = misses.series({ environment });
-      const coalescedChild = coalesced.series({ environment });
-      let counts = hitCounts.get(environment);
-      if (!counts) hitCounts.set(environment, (counts = { hits: 0, misses: 0 }));
-      const hc = counts;
-      return {
-        name: 'metrics',
-        onResponse(state: RequestState, reply: Reply): void {
-          requestChild(reply.status).inc();
-          durationChild.observe(Math.max(0, Date.now() - state.receivedAt) / 1000);
-          const op = state.operation;
-          if (op && !op.introspectionOnly) {
-            if (state.cache === 'HIT') {
-              hitChild.inc();
-              hc.hits++;
-            } else if (state.cache === 'MISS' || state.cache === 'STALE') {
-              missChild.inc();
-              hc.misses++;
-            } else if (state.cache === 'COALESCED') coalescedChild.inc();
-          }
-          for (const c of state.upstreamCalls) {
-            feedChild(c.feed).observe(c.durationMs / 1000);
-            if (c.error) errorChild(c.feed, errorKind(c.error)).inc();
-          }
-          if (environment === 'playground' && state.req.method !== 'OPTIONS' && pathOf(state.req.url) === '/graphql') {
-            const a = state.notes.allowance as { counted?: boolean; reason?: string } | undefined;
-            (a?.counted
-              ? playgroundResult.counted
-              : a?.reason && REFUSED.has(a.reason)
-                ? playgroundResult.refused
-                : playgroundResult.free
-            ).inc();
-          }
-        },
-      };
-    },
-  };
 }
 
 /** "status 503", "timeout (served a 3 s old copy)" -> "status", "timeout". */
