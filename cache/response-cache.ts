@@ -240,6 +240,16 @@ export async function purgeInRedis(
 
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * What one in-process entry holds beyond its body and key, measured on the V8 heap
+ * (test/unit/response-cache-cost.test.ts): the entry object, its fields array, the LRU's node, and
+ * once served the Buffer object beside its bytes. 160 counted small answers at half their cost.
+ */
+export const LRU_ENTRY_OVERHEAD = 600;
+
+/** The body twice (its text, and its bytes once served), the key, and the overhead. */
+export const lruEntryCost = (key: string, body: string) => 2 * Buffer.byteLength(body) + key.length + LRU_ENTRY_OVERHEAD;
+
 export class ResponseCache {
   readonly settings: CacheSettings;
   readonly stats: ResponseCacheStats = zeroStats();
@@ -265,10 +275,8 @@ export class ResponseCache {
     this.bus = opts.bus ?? null;
     this.lru = new LRUCache<string, CachedEntry>({
       maxSize: opts.settings.lruBytes,
-      maxEntrySize: Math.min(opts.settings.lruBytes, 2 * opts.settings.maxEntryBytes + 160),
-      // The body twice (the text, and its bytes once it has been served) plus a small allowance
-      // for the key and bookkeeping.
-      sizeCalculation: (e) => 2 * Buffer.byteLength(e.body) + 160,
+      maxEntrySize: Math.min(opts.settings.lruBytes, 2 * opts.settings.maxEntryBytes + LRU_ENTRY_OVERHEAD + 1024),
+      sizeCalculation: (e, key) => lruEntryCost(key, e.body),
       dispose: (_v, _k, reason) => {
         if (reason === 'evict') this.bump('evictions');
       },
