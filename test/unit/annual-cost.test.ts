@@ -6,35 +6,15 @@ import { fileURLToPath } from 'node:url';
 import { loadYaml } from '@graphql-mesh/utils';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { CanonicalOffer, DeliveryCharges } from '../../domain/canonical.js';
+import type { DeliveryCharges } from '../../domain/canonical.js';
 import { annualCost, rateSpread, spreadByShape, SPREAD_USAGES } from '../../domain/annual-cost.js';
 import { monthlyBillMicro, rateTier } from '../../domain/pricing.js';
 import { InputError, annualUsageKwh, usageProfile } from '../../domain/validation.js';
 import { bySortKey, residentialPlan } from '../../resolvers/plans.js';
 import { bindingsFromConfig, type CompiledFeedBinding } from '../../transforms/mapping/index.js';
+import { offer } from '../support/offer.js';
 
 const SETTINGS = { enrollmentBaseUrl: 'https://enroll.example.com', utmSource: 'test', fillPartnerRef: false };
-
-function offer(over: Partial<CanonicalOffer> = {}): CanonicalOffer {
-  return {
-    feed: 'voltify',
-    offerId: 'VOL-TEST',
-    supplierName: 'Voltify Energy',
-    title: 'Test',
-    customerClass: 'RESIDENTIAL',
-    utilityId: 'ONCOR',
-    rateType: 'FIXED',
-    termMonths: 12,
-    energyBlocks: [{ fromKwh: 0, toKwh: null, microUsdPerKwh: 120_000 }],
-    baseMonthlyMicro: 0,
-    credits: [],
-    minimumUsageFee: null,
-    renewablePercent: 0,
-    cancellationFeeMicro: 0,
-    enrollmentFeeMicro: 0,
-    ...over,
-  };
-}
 
 // ---- generators: plans with tiered blocks, credits, minimum-usage fees and delivery charges -----
 

@@ -9,29 +9,12 @@ import { createGatewayMetrics } from '../../server/observability/metrics.js';
 import { DEREGULATED_UTILITIES } from '../../sources/reference-upstream/data/utilities.js';
 import { offersFor } from '../../sources/reference-upstream/data/offers.js';
 import { gridwiseOffers } from '../../sources/reference-upstream/data/gridwise.js';
+import { offer as baseOffer } from '../support/offer.js';
 
 const USD = 1_000_000;
 
-function offer(over: Partial<CanonicalOffer> = {}): CanonicalOffer {
-  return {
-    feed: 'RulesFeed',
-    offerId: 'o-1',
-    supplierName: 'Acme Power',
-    title: 'Acme 12',
-    customerClass: 'RESIDENTIAL',
-    utilityId: 'ONCOR',
-    rateType: 'FIXED',
-    termMonths: 12,
-    energyBlocks: [{ fromKwh: 0, toKwh: null, microUsdPerKwh: 120_000 }],
-    baseMonthlyMicro: 0,
-    credits: [],
-    minimumUsageFee: null,
-    renewablePercent: 0,
-    cancellationFeeMicro: 150 * USD,
-    enrollmentFeeMicro: 0,
-    ...over,
-  };
-}
+const offer = (over: Partial<CanonicalOffer> = {}): CanonicalOffer =>
+  baseOffer({ feed: 'RulesFeed', offerId: 'o-1', supplierName: 'Acme Power', title: 'Acme 12', cancellationFeeMicro: 150 * USD, ...over });
 
 const territory = (utilityId: string, state: string) => ({ utilityId, state }) as Territory;
 

@@ -13,27 +13,8 @@ import {
   tierUsages,
   type RateTier,
 } from '../../domain/pricing.js';
+import { offer } from '../support/offer.js';
 
-function offer(over: Partial<CanonicalOffer> = {}): CanonicalOffer {
-  return {
-    feed: 'voltify',
-    offerId: 'VOL-TEST',
-    supplierName: 'Voltify Energy',
-    title: 'Test',
-    customerClass: 'RESIDENTIAL',
-    utilityId: 'ONCOR',
-    rateType: 'FIXED',
-    termMonths: 12,
-    energyBlocks: [{ fromKwh: 0, toKwh: null, microUsdPerKwh: 120_000 }],
-    baseMonthlyMicro: 0,
-    credits: [],
-    minimumUsageFee: null,
-    renewablePercent: 0,
-    cancellationFeeMicro: 0,
-    enrollmentFeeMicro: 0,
-    ...over,
-  };
-}
 const NO_DELIVERY: DeliveryCharges = { fixedMonthlyMicro: 0, perKwhMicro: 0 };
 const ONCOR: DeliveryCharges = { fixedMonthlyMicro: 4_230_000, perKwhMicro: 51_893 };
 
