@@ -611,6 +611,26 @@ async function load(
   return { result, cpuUsPerRequest, threadCpuUs };
 }
 
+/** A keyed residentialPlans load on gateway `g` as a row, with the change of its metrics over the measured run. */
+async function keyedLoadRow(
+  g: Gateway,
+  scenario: string,
+  description: string,
+  headers: Record<string, string>,
+): Promise<{ r: Row; delta: (metric: string, labels?: Record<string, string>) => number }> {
+  let before = await scrape(g.urls.metrics);
+  const measured = await load(
+    { url: g.urls.production, connections: opts.connections, duration: opts.duration, method: 'POST', headers, body: BODY },
+    g.child.proc.pid,
+    async () => {
+      before = await scrape(g.urls.metrics);
+    },
+  );
+  const r = row(scenario, description, opts.connections, measured);
+  const after = await scrape(g.urls.metrics);
+  return { r, delta: (metric, labels) => after(metric, labels) - before(metric, labels) };
+}
+
 function row(
   scenario: string,
   description: string,
@@ -1386,30 +1406,8 @@ async function gatewayAScenarios(c: Ctx): Promise<void> {
       const second = await checkOnce(g.urls.production, keyedHeaders);
       if (first.status !== 200 || second.cache !== 'HIT')
         throw new Error(`cached scenario: expected 200 and x-cache HIT, got ${first.status}/${second.cache}`);
-      let before = await scrape(g.urls.metrics);
-      const r = row(
-        'cached',
-        `keyed residentialPlans ${opts.zip}, cache hits`,
-        opts.connections,
-        await load(
-          {
-            url: g.urls.production,
-            connections: opts.connections,
-            duration: opts.duration,
-            method: 'POST',
-            headers: keyedHeaders,
-            body: BODY,
-          },
-          g.child.proc.pid,
-          async () => {
-            before = await scrape(g.urls.metrics);
-          },
-        ),
-      );
-      const after = await scrape(g.urls.metrics);
-      const hits =
-        after('gateway_cache_hits_total', { environment: 'production' }) -
-        before('gateway_cache_hits_total', { environment: 'production' });
+      const { r, delta } = await keyedLoadRow(g, 'cached', `keyed residentialPlans ${opts.zip}, cache hits`, keyedHeaders);
+      const hits = delta('gateway_cache_hits_total', { environment: 'production' });
       r.notes = { hitShare: r.totalRequests ? Math.round((hits / r.totalRequests) * 1000) / 1000 : null };
       table(r);
     });
@@ -1635,28 +1633,12 @@ async function missStormScenario(c: Ctx): Promise<void> {
   ] as const) {
     const g = await startGatewayChild(`gateway (${name})`, gatewayEnv, { CACHE_CONFIG: cacheConfig, CACHE_COALESCE: coalesce });
     await checkOnce(g.urls.production, keyedHeaders);
-    let before = await scrape(g.urls.metrics);
-    const r = row(
+    const { r, delta } = await keyedLoadRow(
+      g,
       name,
       `keyed residentialPlans ${opts.zip}, entry expiring every second, CACHE_COALESCE=${coalesce}`,
-      opts.connections,
-      await load(
-        {
-          url: g.urls.production,
-          connections: opts.connections,
-          duration: opts.duration,
-          method: 'POST',
-          headers: keyedHeaders,
-          body: BODY,
-        },
-        g.child.proc.pid,
-        async () => {
-          before = await scrape(g.urls.metrics);
-        },
-      ),
+      keyedHeaders,
     );
-    const after = await scrape(g.urls.metrics);
-    const delta = (metric: string, labels?: Record<string, string>) => after(metric, labels) - before(metric, labels);
     const per = (n: number) => (r.totalRequests ? Math.round((n / r.totalRequests) * 10000) / 10000 : null);
     r.notes = {
       feedCallsPerRequest: per(delta('gateway_upstream_calls_total')),
