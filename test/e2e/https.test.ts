@@ -1,13 +1,13 @@
 // HTTPS listeners: TLS when TLS_CERT_FILE and TLS_KEY_FILE are set, HSTS on every TLS
 // answer, a renewed certificate picked up without a restart, and clear refusals of bad files.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
 import http2 from 'node:http2';
 import tls from 'node:tls';
 import os from 'node:os';
 import path from 'node:path';
+import { makeCert as harnessCert } from '../../scripts/harness/tls-cert.js';
 import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
 import { eventually } from '../../scripts/harness/eventually.js';
 import { loadConfig } from '../../server/config.js';
@@ -16,33 +16,8 @@ import { H2_MAX_STREAMS } from '../../server/http/tls.js';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-tls-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-/** A self-signed certificate for 127.0.0.1 made now with the openssl CLI; returns its PEM. */
-function makeCert(name: string, cn: string): { cert: string; key: string } {
-  const cert = path.join(dir, `${name}.crt`);
-  const key = path.join(dir, `${name}.key`);
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-      '-days',
-      '2',
-      '-subj',
-      `/CN=${cn}`,
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { stdio: 'ignore' },
-  );
-  return { cert: fs.readFileSync(cert, 'utf8'), key: fs.readFileSync(key, 'utf8') };
-}
+/** A self-signed certificate for 127.0.0.1 made now (scripts/harness/tls-cert.ts); returns its PEM. */
+const makeCert = (name: string, cn: string) => harnessCert(dir, name, cn);
 
 function request(
   url: string,
