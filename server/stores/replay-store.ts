@@ -58,6 +58,12 @@ export interface ReplayQuery {
   clientIp?: string;
   rootField?: string;
   zip?: string;
+  /**
+   * A partner's request refused before its body was read (a key of another environment, or
+   * revoked) has no known root field or ZIP: with this set it matches those filters rather than
+   * hiding from a search for the partner's failed call.
+   */
+  unreadMatches?: boolean;
   /** HIT, MISS, BYPASS, STALE, COALESCED. */
   cache?: string;
   limit?: number;
@@ -166,16 +172,28 @@ export function statusMatches(status: number, filter: string | undefined): boole
   return String(status) === f;
 }
 
+/** The request was answered before its body was read: its operation, root fields and ZIPs are unknown. */
+export function bodyUnread(r: ReplayRecord): boolean {
+  return r.query === null && !r.queryDigest && !r.personalData && r.status >= 400;
+}
+
+/** The filters read from the record's facets: outcome, error code, root field, ZIP. */
+function facetsMatch(r: ReplayRecord, q: ReplayQuery): boolean {
+  if (q.outcome !== undefined && outcomeOf(r.status, r.facets) !== q.outcome) return false;
+  if (q.errorCode !== undefined && !r.facets?.codes.includes(q.errorCode)) return false;
+  const unknown = q.unreadMatches === true && r.partnerCode !== null && bodyUnread(r);
+  if (q.rootField !== undefined && !unknown && !r.facets?.rootFields.includes(q.rootField)) return false;
+  if (q.zip !== undefined && !unknown && !r.facets?.zips.includes(q.zip)) return false;
+  return true;
+}
+
 export function recordMatches(r: ReplayRecord, q: ReplayQuery): boolean {
   if (q.partner !== undefined && r.partnerCode !== q.partner) return false;
   if (q.environment !== undefined && r.environment !== q.environment) return false;
   if (!statusMatches(r.status, q.status)) return false;
   if (q.clientIp !== undefined && r.clientIp !== q.clientIp) return false;
   if (q.cache !== undefined && r.cache !== q.cache) return false;
-  if (q.outcome !== undefined && outcomeOf(r.status, r.facets) !== q.outcome) return false;
-  if (q.errorCode !== undefined && !r.facets?.codes.includes(q.errorCode)) return false;
-  if (q.rootField !== undefined && !r.facets?.rootFields.includes(q.rootField)) return false;
-  if (q.zip !== undefined && !r.facets?.zips.includes(q.zip)) return false;
+  if (!facetsMatch(r, q)) return false;
   const t = Date.parse(r.time);
   if (q.since !== undefined && t < q.since) return false;
   if (q.until !== undefined && t > q.until) return false;

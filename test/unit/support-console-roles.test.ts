@@ -337,6 +337,12 @@ describe('what a record page tells', () => {
     const timeout = await ui.get('/console/records/req-timeout-01');
     expect(timeout.text).toContain('Feed offers: timeout after 2000 ms');
   });
+
+  it('an answer that found nothing says so in Why this answer', async () => {
+    const ui = await as('viewer');
+    const page = await ui.get('/console/records/req-ok-0001');
+    expect(page.text).toContain('No match: residentialPlans answered an empty list');
+  });
 });
 
 describe('error-aware search', () => {
@@ -359,11 +365,15 @@ describe('error-aware search', () => {
     expect(ids((await ui.get('/console/search?code=upstream_timeout')).text)).toEqual(['req-timeout-01']);
     expect(ids((await ui.get('/console/search?code=FORBIDDEN&partner=ACME')).text)).toEqual(['req-wrongenv-1']);
     expect(ids((await ui.get('/console/search?ip=203.0.113.50')).text)).toEqual(['req-invalid-01']);
+    // A partner's request refused before its body was read (req-wrongenv-1) has no known root
+    // field or ZIP: it is listed with any, marked as not read, so a search by ZIP finds it.
     const lookups = ids((await ui.get('/console/search?field=utilityAccounts')).text);
     expect(lookups).toContain('req-pii-000001');
-    expect(lookups.filter((id) => id !== 'req-pii-000001').every((id) => id.startsWith('rerun.'))).toBe(true);
-    const zips = ids((await ui.get('/console/search?zip=77002')).text).filter((id) => !id.startsWith('rerun.'));
-    expect(zips.sort()).toEqual(['req-pii-000001', 'req-timeout-01']);
+    expect(lookups.filter((id) => !['req-pii-000001', 'req-wrongenv-1'].includes(id)).every((id) => id.startsWith('rerun.'))).toBe(true);
+    const byZip = await ui.get('/console/search?zip=77002&partner=ACME');
+    const zips = ids(byZip.text).filter((id) => !id.startsWith('rerun.'));
+    expect(zips.sort()).toEqual(['req-pii-000001', 'req-timeout-01', 'req-wrongenv-1']);
+    expect(byZip.text).toContain('(not read: refused first)');
     const from = new Date(Date.now() - 4 * 86_400_000).toISOString().slice(0, 16);
     const to = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 16);
     expect(ids((await ui.get(`/console/search?range=custom&from=${from}&to=${to}`)).text)).toEqual(['req-old-00001']);

@@ -126,6 +126,8 @@ function searchQuery(p: SearchParams, now: number): { problems: string[]; query:
   set('clientIp', p.ip);
   set('rootField', p.field);
   set('zip', p.zip);
+  // A partner's call refused before its body was read still shows in a search by its ZIP.
+  if (p.zip || p.field) query.unreadMatches = true;
   return { problems, query };
 }
 

@@ -1,7 +1,7 @@
 // The console's search, record, audit and sign-in pages, rendered on the server from plain data
 // (no I/O here). The diff page is in diff-page.ts, the partner pages in partner-pages.ts.
 import { parse, print } from 'graphql';
-import type { ReplayRecord } from '../../stores/replay-store.js';
+import { bodyUnread, type ReplayRecord } from '../../stores/replay-store.js';
 import { OUTCOMES, outcomeOf, rootFieldsOf, type Outcome } from '../../stores/replay-facets.js';
 import type { AuditEntry } from '../../stores/audit-log.js';
 import { schemaPolicy } from '../../../resolvers/schema-policy.js';
@@ -121,7 +121,9 @@ export function searchPage(
     <td data-label="Request id"><a class="mono" href="/console/records/${encodeURIComponent(r.id)}">${r.id}</a></td>
     <td data-label="Time (UTC)" class="mono">${shortTime(r.time)}</td><td data-label="Environment">${r.environment}</td>
       <td data-label="Partner">${r.partnerCode ?? '–'}</td>
-    <td data-label="Operation">${r.operationName ?? '–'} <span class="mono">${rootFields(r).join(', ')}</span></td>
+    <td data-label="Operation">${r.operationName ?? '–'} <span class="mono">${rootFields(r).join(', ')}</span>${
+      bodyUnread(r) ? html` <span class="n">(not read: refused first)</span>` : ''
+    }</td>
     <td data-label="Status" class="num">${r.status}</td><td data-label="Outcome">${outcomeCell(r)}</td><td data-label="Cache">${r.cache ?? '–'}</td>
     <td data-label="Duration" class="num">${r.durationMs} ms</td></tr>`,
   );
@@ -237,6 +239,27 @@ const AUTH_REASONS: Record<string, string> = {
   wrong_environment: 'the key is valid but for another environment (e.g. a certification key sent to production)',
 };
 
+/** What to check when a root field finds nothing. */
+const FIELD_HINTS: Record<string, string> = {
+  utilityAccounts: 'check the address and ZIP; reading the address needs the unmask role',
+};
+
+/** Root fields of an answer without errors that came back empty: nothing matched what was sent. */
+function emptyAnswers(r: ReplayRecord): string[] {
+  if (r.status !== 200) return [];
+  try {
+    const data = (JSON.parse(r.responseBody) as { data?: Record<string, unknown> | null }).data;
+    return Object.entries(data ?? {})
+      .filter(([, v]) => v === null || (Array.isArray(v) && v.length === 0))
+      .map(([k, v]) => {
+        const answered = v === null ? 'null' : 'an empty list';
+        return `No match: ${k} answered ${answered}, so nothing matched the arguments sent (${FIELD_HINTS[k] ?? 'see the query below'}).`;
+      });
+  } catch {
+    return [];
+  }
+}
+
 /** Why the request answered as it did, from what the record holds: a refused key, errors, failed feeds. */
 export function explain(r: ReplayRecord): string[] {
   const why: string[] = [];
@@ -250,7 +273,8 @@ export function explain(r: ReplayRecord): string[] {
   } catch {
     // not JSON: nothing to add
   }
-  for (const c of r.upstreamCalls) if (c.error) why.push(`Feed ${c.feed}: ${c.error} after ${c.durationMs} ms.`);
+  for (const c of r.upstreamCalls) if (c.error) why.push(`Feed ${c.feed}: ${c.error} after ${Math.round(c.durationMs)} ms.`);
+  if (why.length === 0) why.push(...emptyAnswers(r));
   if (r.status === 429) why.push('Rate limited: see the Retry-After and X-RateLimit headers below.');
   return why;
 }
