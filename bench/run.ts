@@ -41,6 +41,11 @@
 //                and the gateway's RSS during (VmHWM) and after them, per process (target <= 250 MB);
 //                attack 6: the keyed probe while one address (127.0.0.3, bench/socket-flood.ts at the
 //                flood's niceness) holds 4,200 silent sockets on the keyed listener (target: 0 errors)
+//                console audit / console search: the keyed probe while 8 support sessions load audit
+//                pages over 100,000 refused sign-ins, and while 6 run 7-day searches over a playground
+//                replay partition filled to 90% of its budget (both written through the stores,
+//                bench/console-fill.ts; sessions from bench/console-load.ts at the flood's niceness);
+//                target: keyed p99 within 2x of quiet
 //   tracing      cached and uncached keyed residentialPlans with OpenTelemetry tracing off, sampled at 1%
 //                and at 100% (--tracing off,1%,100%), spans sent to an OTLP/HTTP receiver in this process; loaded in
 //                interleaved rounds as in `records` (--rounds)
