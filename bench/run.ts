@@ -41,6 +41,11 @@
 //                and the gateway's RSS during (VmHWM) and after them, per process (target <= 250 MB);
 //                attack 6: the keyed probe while one address (127.0.0.3, bench/socket-flood.ts at the
 //                flood's niceness) holds 4,200 silent sockets on the keyed listener (target: 0 errors)
+//                console audit / console search: the keyed probe while 8 support sessions load audit
+//                pages over 100,000 refused sign-ins, and while 6 run 7-day searches over a playground
+//                replay partition filled to 90% of its budget (both written through the stores,
+//                bench/console-fill.ts; sessions from bench/console-load.ts at the flood's niceness);
+//                target: keyed p99 within 2x of quiet
 //   tracing      cached and uncached keyed residentialPlans with OpenTelemetry tracing off, sampled at 1%
 //                and at 100% (--tracing off,1%,100%), spans sent to an OTLP/HTTP receiver in this process; loaded in
 //                interleaved rounds as in `records` (--rounds)
@@ -84,6 +89,7 @@ import { connectRedis } from '../cache/redis-connection.js';
 import { writeStockMeshConfig } from './mesh-start/config.js';
 import { checkMeshAnswer, checkMeshHitsUpstream, MESH_QUERY, meshBody } from './mesh-start/query.js';
 import { spreadDocument } from './spread-document.js';
+import { AUDIT_PATHS, fillAuditTrail, fillPlaygroundReplay, SEARCH_PATHS } from './console-fill.js';
 import { parseWorkerList, runWorkerScaling, type ScalingScenario } from './workers.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -1058,10 +1064,98 @@ async function connectionFloodRow(g: Gateway, keyedHeaders: Record<string, strin
   }
 }
 
+/** The support console the isolation gateway serves: its admin listener's origin and a support token. */
+interface ConsoleAccess {
+  base: string;
+  token: string;
+  dataDir: string;
+}
+
+/**
+ * Console load (bench/console-load.ts at the flood's niceness): `clients` signed-in sessions load
+ * `paths` in a loop while the keyed probe runs; the probe's row, with the console pages' figures.
+ */
+async function consoleLoadRow(
+  g: Gateway,
+  keyedHeaders: Record<string, string>,
+  quiet: Row,
+  access: ConsoleAccess,
+  load: { scenario: string; description: string; clients: number; paths: string[]; filled: Record<string, unknown> },
+): Promise<Row> {
+  const seconds = Math.min(opts.duration, 5);
+  const env = {
+    PATH: process.env.PATH,
+    BASE: access.base,
+    TOKEN: access.token,
+    CLIENTS: String(load.clients),
+    PATHS: JSON.stringify(load.paths),
+    // Outlasts the probe's start-up, warm-up and run.
+    DURATION: String(opts.warmup + seconds + 6),
+  };
+  const { child, line } = startChild(
+    `console load (${load.scenario})`,
+    'nice',
+    ['-n', String(floodNice), process.execPath, '--import', 'tsx', 'bench/console-load.ts'],
+    env,
+    /^READY$/,
+  );
+  let out = '';
+  const result = new Promise<Record<string, unknown>>((resolve) =>
+    child.proc.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /^RESULT (\{.*\})$/m.exec(out);
+      if (m) resolve(JSON.parse(m[1]!) as Record<string, unknown>);
+    }),
+  );
+  try {
+    await withTimeout(line, 60_000, 'console load sign-in');
+    const r = probeRow(load.scenario, load.description, await keyedProbe(g, keyedHeaders, seconds));
+    const pages = await withTimeout(result, (opts.warmup + seconds + 60) * 1000, 'console load');
+    r.notes = {
+      ...r.notes,
+      p99VsQuiet: quiet.p99Ms ? Math.round((r.p99Ms / quiet.p99Ms) * 100) / 100 : null,
+      target: '<= 2',
+      consolePages: pages,
+      filled: load.filled,
+    };
+    return r;
+  } finally {
+    await child.stop();
+  }
+}
+
+/** Audit pages over 100,000 refused sign-ins, then 7-day searches over a near-full playground replay budget. */
+async function consoleRows(
+  g: Gateway,
+  keyedHeaders: Record<string, string>,
+  quiet: Row,
+  redisUrl: string,
+  access: ConsoleAccess,
+): Promise<Row[]> {
+  const audit = await fillAuditTrail(redisUrl, access.dataDir, 100_000);
+  const auditRow = await consoleLoadRow(g, keyedHeaders, quiet, access, {
+    scenario: 'console audit',
+    description: 'keyed cache hits while 8 support sessions load audit pages over 100,000 refused sign-ins',
+    clients: 8,
+    paths: AUDIT_PATHS,
+    filled: { refusedSignIns: 100_000, fillMs: audit.ms },
+  });
+  const replay = await fillPlaygroundReplay(redisUrl, access.dataDir);
+  const searchRow = await consoleLoadRow(g, keyedHeaders, quiet, access, {
+    scenario: 'console search',
+    description: 'keyed cache hits while 6 support sessions run 7-day searches over a near-full playground replay budget',
+    clients: 6,
+    paths: SEARCH_PATHS,
+    filled: { playgroundRecords: replay.records, playgroundBytes: replay.bytes, budgetBytes: replay.budget, fillMs: replay.ms },
+  });
+  return [auditRow, searchRow];
+}
+
 async function isolationScenario(
   g: Gateway,
   keyedHeaders: Record<string, string>,
   redisUrl: string,
+  access: ConsoleAccess,
 ): Promise<{ rows: Row[]; memory: MemoryReading }> {
   const pid = g.child.proc.pid;
   const rows: Row[] = [];
@@ -1184,6 +1278,7 @@ async function isolationScenario(
   rows.push(r5);
   for (const s of sockets) s.destroy();
   rows.push(await connectionFloodRow(g, keyedHeaders, quiet));
+  rows.push(...(await consoleRows(g, keyedHeaders, quiet, redisUrl, access)));
   return { rows, memory: await memoryAfterRun(g) };
 }
 
@@ -1823,9 +1918,14 @@ async function directScenarios(c: Ctx): Promise<void> {
 
 /** The `isolation` scenario. */
 async function isolationRun(c: Ctx): Promise<void> {
-  const { memory, redis, gatewayEnv, keyedHeaders, table } = c;
+  const { memory, redis, gatewayEnv, keyedHeaders, table, keysFile } = c;
+  // The support console on the admin listener, with a support token in the keys file before start.
+  const adminPort = await freePort();
+  const supportToken = (await issueKey(keysFile, { environment: 'support', partnerCode: 'BENCH' })).key;
   // As `npm start` runs it: the playground in its own, lower-priority process.
   const g = await startGatewayChild('gateway (isolation)', gatewayEnv, {
+    ADMIN_TOKEN: 'bench-admin-token-0123456789abcdef',
+    ADMIN_PORT: String(adminPort),
     PLAYGROUND_ALLOWANCE: '10',
     PLAYGROUND_MAX_CONNECTIONS_PER_IP: '32',
     PLAYGROUND_PROCESS: 'on',
@@ -1834,7 +1934,8 @@ async function isolationRun(c: Ctx): Promise<void> {
   });
   await waitFor200(g.urls.playground.replace(/\/graphql$/, '/healthz'), 60_000, g.child);
   try {
-    const result = await isolationScenario(g, keyedHeaders, redis.url);
+    const access = { base: `http://127.0.0.1:${adminPort}`, token: supportToken, dataDir: String(gatewayEnv.DATA_DIR) };
+    const result = await isolationScenario(g, keyedHeaders, redis.url, access);
     for (const r of result.rows) table(r);
     memory.gatewayIsolation = result.memory;
   } finally {

@@ -82,8 +82,8 @@ export function createRedisAudit(redis: RedisClient, o: { retentionMs: number; m
   }
   const ready = () => (migrated ??= migrate());
 
-  async function range(key: string, from: number, to: number, count: number): Promise<Array<{ id: string; t: number }>> {
-    const raw = await redis.zrevrangebyscore(key, to, from, 'WITHSCORES', 'LIMIT', 0, count);
+  async function range(key: string, from: number, to: number, offset: number, count: number): Promise<Array<{ id: string; t: number }>> {
+    const raw = await redis.zrevrangebyscore(key, to, from, 'WITHSCORES', 'LIMIT', offset, count);
     const out: Array<{ id: string; t: number }> = [];
     for (let i = 0; i < raw.length; i += 2) out.push({ id: raw[i]!, t: Number(raw[i + 1]) });
     return out;
@@ -107,10 +107,15 @@ export function createRedisAudit(redis: RedisClient, o: { retentionMs: number; m
       const n = normaliseQuery(q, o.now() - o.retentionMs);
       const keys = n.actions ? n.actions.map((a) => (n.actor ? byBoth(a, n.actor) : byAction(a))) : [n.actor ? byActor(n.actor) : ALL];
       const want = n.offset + n.limit;
-      const hits = (await Promise.all(keys.map((k) => range(k, n.from, n.to, want))))
-        .flat()
-        .sort((a, b) => b.t - a.t || (a.id < b.id ? 1 : -1))
-        .slice(n.offset, want);
+      // One index: Redis skips to the page (in the order of the merge below: time, then id, both
+      // descending), so a deep page costs the keyed process one page, not every entry before it.
+      const hits =
+        keys.length === 1
+          ? await range(keys[0]!, n.from, n.to, n.offset, n.limit)
+          : (await Promise.all(keys.map((k) => range(k, n.from, n.to, 0, want))))
+              .flat()
+              .sort((a, b) => b.t - a.t || (a.id < b.id ? 1 : -1))
+              .slice(n.offset, want);
       if (!hits.length) return [];
       const raw = await redis.hmget(ENTRIES, ...hits.map((h) => h.id));
       return raw

@@ -91,6 +91,24 @@ for (const kind of ['redis', 'embedded'] as const) {
       expect(await log.list({ action: 'record.unmask', from: start })).toEqual([]);
     });
 
+    it('serves a deep page of the whole trail (Redis is asked for that page only)', async () => {
+      const asked: number[] = [];
+      const spy = kind === 'redis' ? vi.spyOn(redis, 'zrevrangebyscore') : null;
+      try {
+        const page = await log.list({ offset: FLOOD - 1, limit: 3 });
+        expect(page.map((e) => [e.action, e.target])).toEqual([
+          ['sign-in.refused', null],
+          ['key.revoke', 'key_1'],
+          ['record.unmask', 'req-bob'],
+        ]);
+        expect(page[0]!.time).toBe(new Date(start).toISOString());
+        for (const call of spy?.mock.calls ?? []) asked.push(Number(call.at(-1)));
+      } finally {
+        spy?.mockRestore();
+      }
+      if (kind === 'redis') expect(Math.max(...asked)).toBeLessThanOrEqual(3);
+    });
+
     it('answers `npm run audit -- list --action --actor` from the same store', async () => {
       const r = await cli(['--action', 'record.unmask', '--actor', 'support:ALICE', '--json'], env());
       expect(r.code).toBe(0);
