@@ -13,15 +13,32 @@ export interface TestRedis {
   resume(): void;
 }
 
+/** Ports handed out by this process, never twice: two tests of one file cannot be given the same. */
+const handedOut = new Set<number>();
+
+/**
+ * A port free now, picked at random below the kernel's ephemeral range (32768 and up on Linux),
+ * where outgoing connections of every process take theirs: a port from the ephemeral range could
+ * be taken by some client socket between this check and the bind that follows it.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (handedOut.has(port)) continue;
+    if (await canBind(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error('no free port found between 20000 and 32000');
+}
+
+function canBind(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = net.createServer();
     srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
 }
 
