@@ -133,7 +133,11 @@ export function carriersOf(
     for (let k = 0; k < checks.length; k++) {
       const { field, segs } = checks[k]!;
       if (!anyNonZeroAt(r.values, segs, 0)) continue;
-      const doubt = r.findings.find((f) => f.field === field && f.level === 'soft' && f.likely.length > 0);
+      let doubt: RangeFinding | undefined;
+      for (let j = 0; j < r.findings.length && !doubt; j++) {
+        const f = r.findings[j]!;
+        if (f.field === field && f.level === 'soft' && f.likely.length > 0) doubt = f;
+      }
       out.push({ field, position, index: r.index, likely: doubt ? doubt.likely.join(' or ') : null, message: doubt?.message });
     }
   });
