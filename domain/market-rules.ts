@@ -65,13 +65,16 @@ export interface Violation {
   reason: string;
 }
 
-/** The rules an offer breaks in a territory of `state` (empty: it may be shown). */
-export function violations(offer: CanonicalOffer, state: string): Violation[] {
-  const out: Violation[] = [];
-  for (const rule of MARKET_RULES) {
+const NO_VIOLATIONS: readonly Violation[] = Object.freeze([]);
+
+/** The rules an offer breaks in a territory of `state` (empty: it may be shown). Every offer of every miss is checked: nothing is made for a compliant one. */
+export function violations(offer: CanonicalOffer, state: string): readonly Violation[] {
+  let out: Violation[] | null = null;
+  for (let i = 0; i < MARKET_RULES.length; i++) {
+    const rule = MARKET_RULES[i]!;
     if (rule.state !== state || !rule.classes.includes(offer.customerClass)) continue;
     const reason = rule.check(offer);
-    if (reason) out.push({ rule, reason });
+    if (reason) (out ??= []).push({ rule, reason });
   }
-  return out;
+  return out ?? NO_VIOLATIONS;
 }

@@ -63,7 +63,9 @@ export function plausibleRange(kind: string, field: string): PlausibleRange | un
   return table && Object.prototype.hasOwnProperty.call(table, field) ? table[field] : undefined;
 }
 
-export const within = (v: number, [min, max]: readonly [number, number]): boolean => v >= min && v <= max;
+// Indexed, not destructured: a destructured parameter goes through the array's iterator, whose result
+// objects were a share of every miss's garbage (each mapped number is checked).
+export const within = (v: number, range: readonly [number, number]): boolean => v >= range[0] && v <= range[1];
 
 /** A canonical value as people read it: `69.9 USD/kWh`, `15 USD`, `36 months`. */
 export function describeQuantity(v: number, q: PlausibleQuantity): string {

@@ -16,7 +16,8 @@ export function compliantOffers(
     // Offers for a territory not served here are left out later anyway (plans.ts: offersFor).
     if (state === undefined) return true;
     const broken = violations(offer, state);
+    if (broken.length === 0) return true;
     for (const v of broken) ctx.feeds.events?.noncompliant(offer.feed, v.rule.id, `offer ${offer.offerId}: ${v.reason} (${v.rule.source})`);
-    return broken.length === 0;
+    return false;
   });
 }

@@ -15,8 +15,22 @@ function make(name: string): Record<string, unknown> {
     info: () => {},
     warn: (...args: unknown[]) => pino.warn({ meshComponent: name }, text(args)),
     error: (...args: unknown[]) => pino.error({ meshComponent: name }, text(args)),
-    child: (sub: unknown) => make(`${name}/${typeof sub === 'string' ? sub : Object.values(sub as object).join('/')}`),
+    child: (sub: unknown) => named(`${name}/${typeof sub === 'string' ? sub : Object.values(sub as object).join('/')}`),
   };
+  return logger;
+}
+
+// Mesh's REST transport asks for a child logger on every feed call (named after the operation):
+// the few names there are get one logger each, kept.
+const children = new Map<string, Record<string, unknown>>();
+const CHILDREN_MAX = 256;
+
+function named(name: string): Record<string, unknown> {
+  let logger = children.get(name);
+  if (!logger) {
+    if (children.size >= CHILDREN_MAX) children.clear();
+    children.set(name, (logger = make(name)));
+  }
   return logger;
 }
 

@@ -53,7 +53,11 @@ export async function callPaged<K extends FeedKind>(
       break;
     }
     const mapped = b.map(payload, input);
-    for (const c of mapped.carriers ?? []) carriers.push({ ...c, position: c.position + out.records.length });
+    // The page's carriers are its own (made by this map call): moved to their place in the whole list.
+    for (const c of mapped.carriers ?? []) {
+      c.position += out.records.length;
+      carriers.push(c);
+    }
     out.records.push(...mapped.records);
     out.rejected.push(...mapped.rejected.map((r) => (n ? { ...r, reason: `page ${n + 1}: ${r.reason}` } : r)));
     out.doubts.push(...mapped.doubts.map((d) => (n ? { ...d, message: `page ${n + 1}: ${d.message}` } : d)));

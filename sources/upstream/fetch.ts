@@ -148,14 +148,14 @@ export function createUpstreamFetch(opts: UpstreamFetchOptions = {}): UpstreamFe
               retryAfterMs: parseRetryAfter(headerOf(b, 'retry-after')),
             });
           }
-          if (method !== 'HEAD') validatePayload(b);
-          return b;
+          const text = method !== 'HEAD' ? validatePayload(b) : undefined;
+          return text === undefined ? b : { ...b, text };
         },
       ),
     );
     // Once per upstream answer, however many callers share it. A non-storable answer (no-store,
     // 4xx) also forgets an older copy.
-    if (key && method === 'GET') stale.remember(key, result);
+    if (key && method === 'GET') stale.remember(key, withoutText(result));
     return result;
   }
 
@@ -233,6 +233,13 @@ export function createUpstreamFetch(opts: UpstreamFetchOptions = {}): UpstreamFe
       await owned?.close();
     },
   });
+}
+
+/** The answer as a stale copy keeps it: its bytes, not their decoded text too. */
+function withoutText(b: BufferedResponse): BufferedResponse {
+  if (b.text === undefined) return b;
+  const { text: _text, ...plain } = b;
+  return plain;
 }
 
 /** One entry per feed per request; the oldest copy used wins. */

@@ -16,6 +16,12 @@ export interface BufferedResponse {
   body: Uint8Array;
   /** Date.now() when the body was complete (age of stale copies). */
   receivedAt: number;
+  /**
+   * The body decoded as UTF-8 when the edge validation decoded it: every caller sharing the answer
+   * (deduplicated calls) hands Mesh this one string instead of decoding the bytes again. Not kept
+   * in stale copies (their size is counted by the bytes).
+   */
+  text?: string;
 }
 
 /** Redirects a feed may answer with before the call fails (as fetch would follow them). */
@@ -160,7 +166,8 @@ export function toResponse(b: BufferedResponse, extraHeaders: Record<string, str
   headers.set('content-length', String(b.body.byteLength));
   for (const [k, v] of Object.entries(extraHeaders)) headers.set(k, v);
   const body = NULL_BODY_STATUS.has(b.status) ? new Uint8Array(0) : b.body;
-  return new BufferedFetchResponse(body, b.status, b.statusText, headers) as unknown as Response;
+  const text = body === b.body ? b.text : undefined;
+  return new BufferedFetchResponse(body, b.status, b.statusText, headers, text) as unknown as Response;
 }
 
 const utf8 = new TextDecoder('utf-8');
@@ -176,6 +183,7 @@ class BufferedFetchResponse {
     readonly status: number,
     readonly statusText: string,
     readonly headers: Headers,
+    private readonly decoded?: string,
   ) {}
 
   get ok(): boolean {
@@ -193,7 +201,8 @@ class BufferedFetchResponse {
   }
 
   async text(): Promise<string> {
-    return utf8.decode(this.consume());
+    const bytes = this.consume();
+    return this.decoded ?? utf8.decode(bytes);
   }
 
   async json(): Promise<unknown> {
@@ -215,12 +224,14 @@ class BufferedFetchResponse {
 
   clone(): BufferedFetchResponse {
     if (this.used) throw new TypeError('Response.clone: the body has already been read');
-    return new BufferedFetchResponse(this.data, this.status, this.statusText, new Headers(this.headers));
+    return new BufferedFetchResponse(this.data, this.status, this.statusText, new Headers(this.headers), this.decoded);
   }
 }
 
+/** A header of the answer (values of a repeated header joined by ", "); null when absent. Read on every call: no arrays made. */
 export function headerOf(b: BufferedResponse, name: string): string | null {
   const lower = name.toLowerCase();
-  const found = b.headers.filter(([k]) => k.toLowerCase() === lower).map(([, v]) => v);
-  return found.length ? found.join(', ') : null;
+  let found: string | null = null;
+  for (const [k, v] of b.headers) if (k === lower || k.toLowerCase() === lower) found = found === null ? v : `${found}, ${v}`;
+  return found;
 }

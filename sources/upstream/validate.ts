@@ -8,9 +8,12 @@ import type { BufferedResponse } from './transport.js';
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-/** Throws UpstreamError('malformed') unless the body is a JSON object or array. */
-export function validatePayload(b: BufferedResponse): void {
-  if (b.status < 200 || b.status >= 300 || b.status === 204 || b.status === 205) return;
+/**
+ * Throws UpstreamError('malformed') unless the body is a JSON object or array. Returns the body's
+ * text when it decoded it (a 2xx), so the callers sharing the answer need not decode it again.
+ */
+export function validatePayload(b: BufferedResponse): string | undefined {
+  if (b.status < 200 || b.status >= 300 || b.status === 204 || b.status === 205) return undefined;
   let text: string;
   try {
     text = decoder.decode(b.body);
@@ -26,4 +29,5 @@ export function validatePayload(b: BufferedResponse): void {
   if (value === null || typeof value !== 'object') {
     throw new UpstreamError('malformed', { detail: value === null ? 'JSON null' : `JSON ${typeof value} instead of an object` });
   }
+  return text;
 }

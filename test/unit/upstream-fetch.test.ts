@@ -252,6 +252,21 @@ describe('deduplication', () => {
     await f.close();
   });
 
+  it('callers sharing an answer each read its text once (decoded by the edge validation), and a stale copy reads the same', async () => {
+    nock(BASE).get('/offers').delay(20).reply(200, OFFERS);
+    nock(BASE).get('/offers').times(3).reply(503, 'busy');
+    const f = makeFetch({ staleIfErrorSeconds: 3600 });
+    const rs = await Promise.all([1, 2, 3].map(() => inScope(scope(), (c) => f(`${BASE}/offers`, undefined, c))));
+    expect(f.seen.urls).toHaveLength(1);
+    const copies = rs.map((r) => r.clone());
+    for (const r of rs) expect(await r.text()).toBe(JSON.stringify(OFFERS));
+    for (const r of rs) await expect(r.text()).rejects.toThrow(TypeError);
+    for (const c of copies) expect(await c.json()).toEqual(OFFERS);
+    const stale = await inScope(scope(), (c) => f(`${BASE}/offers`, undefined, c));
+    expect(await stale.text()).toBe(JSON.stringify(OFFERS));
+    await f.close();
+  });
+
   it('a failure is shared too, and each waiter may fall back to its own stale report', async () => {
     nock(BASE).get('/offers').reply(200, OFFERS);
     nock(BASE).get('/offers').times(3).delay(30).reply(503, 'busy');

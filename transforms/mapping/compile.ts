@@ -619,6 +619,28 @@ function checkScalar(vt: ScalarType, unit: UnitName | undefined, v: unknown, whe
   }
 }
 
+/**
+ * A rejection label (`where` of a nested object or list entry) joined only when a message names it:
+ * every record's nested values are read on every feed call, and their labels were strings built
+ * per value. It stands in for the string wherever one is expected (template literals and `+` call
+ * toString); `index` >= 0 adds `[index` before the closing `tail`.
+ */
+class Label {
+  constructor(
+    private readonly where: string,
+    private readonly name: string,
+    private readonly tail: string,
+    private readonly index: number,
+  ) {}
+  toString(): string {
+    return this.index >= 0 ? `${this.where}${this.name}[${this.index}${this.tail}` : `${this.where}${this.name}${this.tail}`;
+  }
+}
+
+function joined(where: string, name: string, tail: string, index = -1): string {
+  return new Label(where, name, tail, index) as unknown as string;
+}
+
 type StringListType = Extract<ValueType, { type: 'stringList' }>;
 
 function compileStringList(c: Ctx, vt: StringListType, spec: Spec, key: string, name: string): FieldReader | undefined {
@@ -664,7 +686,7 @@ function compileObjectAt(c: Ctx, fields: FieldTable, spec: Spec, key: string, na
     table,
     locate: (ctx: Parameters<TableReader>[0], where: string) => ({
       obj: at ? readPath(ctx, at, 'one') : ctx,
-      label: at ? `${where}${name} (${at.text})` : `${where}${name}`,
+      label: joined(where, name, at ? ` (${at.text})` : ''),
     }),
   };
 }
@@ -683,7 +705,7 @@ function compileObject(c: Ctx, vt: ObjectType, spec: Spec, key: string, name: st
       throw new RecordError(`${label}: missing`);
     }
     if (!isObjectLike(obj)) throw new RecordError(`${label}: expected an object, got ${describeType(obj)}`);
-    return table(obj, `${where}${name}.`, env);
+    return table(obj, joined(where, name, '.'), env);
   };
 }
 
@@ -702,6 +724,7 @@ function compileList(c: Ctx, vt: ListType, spec: Spec, key: string, name: string
     if (!items) return undefined;
     const read: PlannedRead = { key: `${key}.items`, prefix: c.prefix, path: items, parent: c.parent, expect: { kind: 'list' } };
     c.reads.push(read);
+    const itemsText = ` (${items.text})`;
     const table = compileTable(
       { ...c, field: `${c.field}${name}.`, prefix: [...c.prefix, ...items.segments], parent: read },
       vt.fields,
@@ -710,13 +733,13 @@ function compileList(c: Ctx, vt: ListType, spec: Spec, key: string, name: string
     );
     return (ctx, where, env) => {
       const v = readPath(ctx, items, 'many');
-      const label = `${where}${name} (${items.text})`;
+      const label = joined(where, name, itemsText);
       if (v === undefined || v === null) return atLeast([], label);
       if (!Array.isArray(v)) throw new RecordError(`${label}: expected a list, got ${describeType(v)}`);
       if (v.length > MAX_NESTED_ITEMS) throw new RecordError(`${label}: ${v.length} entries, more than ${MAX_NESTED_ITEMS}`);
       const out = v.map((el, i) => {
         if (!isObjectLike(el)) throw new RecordError(`${where}${name}[${i}]: expected an object, got ${describeType(el)}`);
-        return table(el, `${where}${name}[${i}].`, env);
+        return table(el, joined(where, name, '].', i), env);
       });
       return atLeast(out, label);
     };
@@ -730,7 +753,7 @@ function compileList(c: Ctx, vt: ListType, spec: Spec, key: string, name: string
     const { obj, label } = nested.locate(ctx, where);
     if (obj === undefined || obj === null) return atLeast([], label);
     if (!isObjectLike(obj)) throw new RecordError(`${label}: expected an object, got ${describeType(obj)}`);
-    return atLeast([table(obj, `${where}${name}[0].`, env)], label);
+    return atLeast([table(obj, joined(where, name, '].', 0), env)], label);
   };
 }
 

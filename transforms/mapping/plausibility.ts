@@ -15,23 +15,54 @@ export interface RangeFinding {
   likely: UnitName[];
 }
 
-/** Pushes every number at a path of mapped values onto `out`; lists on the way are walked. */
-function numbersAt(v: unknown, segs: readonly string[], i: number, out: number[]): void {
+// The walks below visit every number at a path of mapped values (lists on the way walked) and use
+// each where it is read: every mapped record of every feed call goes through them, and numbers
+// gathered into a list first were boxed (money in micro-units is past the small-integer range),
+// the largest share of a miss's garbage.
+
+/** Whether any number at the path is not 0. */
+function anyNonZeroAt(v: unknown, segs: readonly string[], i: number): boolean {
   if (Array.isArray(v)) {
-    for (const x of v) numbersAt(x, segs, i, out);
-    return;
+    for (let k = 0; k < v.length; k++) if (anyNonZeroAt(v[k], segs, i)) return true;
+    return false;
   }
+  if (i === segs.length) return typeof v === 'number' && v !== 0;
+  if (!isObjectLike(v) || !Object.prototype.hasOwnProperty.call(v, segs[i]!)) return false;
+  return anyNonZeroAt(v[segs[i]!], segs, i + 1);
+}
+
+interface Check {
+  field: string;
+  segs: string[];
+  range: PlausibleRange;
+}
+
+/** Adds a finding to `out` for every number at the check's path outside its soft range; returns `out` (made when first needed). */
+function findingsAt(
+  v: unknown,
+  check: Check,
+  i: number,
+  units: ReadonlyMap<string, UnitName>,
+  out: RangeFinding[] | null,
+): RangeFinding[] | null {
+  if (Array.isArray(v)) {
+    for (let k = 0; k < v.length; k++) out = findingsAt(v[k], check, i, units, out);
+    return out;
+  }
+  const { segs } = check;
   if (i === segs.length) {
-    if (typeof v === 'number') out.push(v);
-    return;
+    if (typeof v !== 'number' || within(v, check.range.soft)) return out;
+    const f = finding(check.field, v, units.get(check.field), check.range);
+    if (f) (out ??= []).push(f);
+    return out;
   }
-  if (!isObjectLike(v) || !Object.prototype.hasOwnProperty.call(v, segs[i]!)) return;
-  numbersAt(v[segs[i]!], segs, i + 1, out);
+  if (!isObjectLike(v) || !Object.prototype.hasOwnProperty.call(v, segs[i]!)) return out;
+  return findingsAt(v[segs[i]!], check, i + 1, units, out);
 }
 
 /** The ranges of each kind with their paths split once (every mapped record is checked against them). */
-const CHECKS = new Map<string, { field: string; segs: string[]; range: PlausibleRange }[]>();
-function checksOf(kind: string) {
+const CHECKS = new Map<string, Check[]>();
+function checksOf(kind: string): Check[] {
   let checks = CHECKS.get(kind);
   if (!checks) {
     const table = Object.prototype.hasOwnProperty.call(PLAUSIBLE_RANGES, kind) ? PLAUSIBLE_RANGES[kind]! : {};
@@ -39,13 +70,6 @@ function checksOf(kind: string) {
     CHECKS.set(kind, checks);
   }
   return checks;
-}
-
-/** Every number at a dotted path of mapped values (lists on the way walked). */
-export function numbersOf(values: unknown, field: string): number[] {
-  const out: number[] = [];
-  numbersAt(values, field.split('.'), 0, out);
-  return out;
 }
 
 /** Units of the same dimension in which the feed's number would fall in the soft range. */
@@ -83,19 +107,11 @@ function finding(field: string, value: number, unit: UnitName | undefined, range
  * `units` gives the feed's unit per canonical field path, for naming the likely mistake.
  */
 export function checkRanges(kind: string, values: Record<string, unknown>, units: ReadonlyMap<string, UnitName>): RangeFinding[] {
-  const out: RangeFinding[] = [];
-  // One scratch list for every field of the record (most records have a few numbers per field).
-  const numbers: number[] = [];
-  for (const { field, segs, range } of checksOf(kind)) {
-    numbers.length = 0;
-    numbersAt(values, segs, 0, numbers);
-    for (const v of numbers) {
-      if (within(v, range.soft)) continue;
-      const f = finding(field, v, units.get(field), range);
-      if (f) out.push(f);
-    }
-  }
-  return out;
+  let out: RangeFinding[] | null = null;
+  // Indexed loops here and in the walks: an iterator's result objects were not optimised away.
+  const checks = checksOf(kind);
+  for (let k = 0; k < checks.length; k++) out = findingsAt(values, checks[k]!, 0, units, out);
+  return out ?? [];
 }
 
 /** Records needed before doubtful values of one field count as a unit mistake rather than outliers. */
@@ -110,12 +126,18 @@ export function carriersOf(
   kind: string,
   kept: readonly { index: number; values: Record<string, unknown>; findings: readonly RangeFinding[] }[],
 ): Carrier[] {
-  const table = Object.prototype.hasOwnProperty.call(PLAUSIBLE_RANGES, kind) ? PLAUSIBLE_RANGES[kind]! : {};
   const out: Carrier[] = [];
+  // Every served record of every call is walked: the paths split once per kind.
+  const checks = checksOf(kind);
   kept.forEach((r, position) => {
-    for (const field of Object.keys(table)) {
-      if (!numbersOf(r.values, field).some((v) => v !== 0)) continue;
-      const doubt = r.findings.find((f) => f.field === field && f.level === 'soft' && f.likely.length > 0);
+    for (let k = 0; k < checks.length; k++) {
+      const { field, segs } = checks[k]!;
+      if (!anyNonZeroAt(r.values, segs, 0)) continue;
+      let doubt: RangeFinding | undefined;
+      for (let j = 0; j < r.findings.length && !doubt; j++) {
+        const f = r.findings[j]!;
+        if (f.field === field && f.level === 'soft' && f.likely.length > 0) doubt = f;
+      }
       out.push({ field, position, index: r.index, likely: doubt ? doubt.likely.join(' or ') : null, message: doubt?.message });
     }
   });
@@ -131,7 +153,11 @@ export function carriersOf(
  */
 export function dropSystematic<T>(result: { records: T[]; rejected: Rejection[]; carriers?: Carrier[] }): void {
   const byField = new Map<string, Carrier[]>();
-  for (const c of result.carriers ?? []) byField.set(c.field, [...(byField.get(c.field) ?? []), c]);
+  for (const c of result.carriers ?? []) {
+    const list = byField.get(c.field);
+    if (list) list.push(c);
+    else byField.set(c.field, [c]);
+  }
   const drop = new Map<number, Rejection>();
   for (const [field, carriers] of byField) {
     if (carriers.length < SYSTEMATIC_MIN_RECORDS) continue;
