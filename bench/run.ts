@@ -1423,74 +1423,34 @@ async function baselineScenario(c: Ctx): Promise<void> {
   await b.child.stop();
 }
 
-/** The `floor` scenario. */
-async function floorScenario(c: Ctx): Promise<void> {
+/**
+ * A bare server doing the floor's work (the same request and answer shape as `cached`; the body
+ * size measured on the gateway when it runs), loaded as one row.
+ */
+async function floorRow(c: Ctx, scenario: string, script: string, env: Record<string, string>, description: string): Promise<void> {
   const { keyedHeaders, table, gw } = c;
-  // The same request and answer shape as `cached` (body size measured on the gateway when it runs).
   const size = gw ? (await checkOnce(gw.urls.production, keyedHeaders)).bytes : 3324;
   const port = await freePort();
   const b = startChild(
-    'floor',
+    scenario,
     process.execPath,
-    ['--import', 'tsx', 'bench/baseline-server.ts'],
-    { PATH: process.env.PATH, PORT: String(port), MODE: 'floor', BODY_BYTES: String(size) },
+    ['--import', 'tsx', script],
+    { PATH: process.env.PATH, PORT: String(port), BODY_BYTES: String(size), ...env },
     /READY/,
   );
-  await withTimeout(b.line, 20_000, 'floor server');
-  table(
-    row(
-      'floor',
-      `bare node:http: parse the same POST, same headers, ${size} B body`,
-      opts.connections,
-      await load(
-        {
-          url: `http://127.0.0.1:${port}/graphql`,
-          connections: opts.connections,
-          duration: opts.duration,
-          method: 'POST',
-          headers: keyedHeaders,
-          body: BODY,
-        },
-        b.child.proc.pid,
-      ),
-    ),
-  );
+  await withTimeout(b.line, 20_000, `${scenario} server`);
+  const target = { url: `http://127.0.0.1:${port}/graphql`, connections: opts.connections, duration: opts.duration };
+  const measured = await load({ ...target, method: 'POST', headers: keyedHeaders, body: BODY }, b.child.proc.pid);
+  table(row(scenario, `${description}, ${size} B body`, opts.connections, measured));
   await b.child.stop();
 }
 
+/** The `floor` scenario. */
+const floorScenario = (c: Ctx) =>
+  floorRow(c, 'floor', 'bench/baseline-server.ts', { MODE: 'floor' }, 'bare node:http: parse the same POST, same headers');
+
 /** The `floor-uws` scenario. */
-async function floorUwsScenario(c: Ctx): Promise<void> {
-  const { keyedHeaders, table, gw } = c;
-  const size = gw ? (await checkOnce(gw.urls.production, keyedHeaders)).bytes : 3324;
-  const port = await freePort();
-  const b = startChild(
-    'floor/uws',
-    process.execPath,
-    ['--import', 'tsx', 'bench/floor-uws-server.ts'],
-    { PATH: process.env.PATH, PORT: String(port), BODY_BYTES: String(size) },
-    /READY/,
-  );
-  await withTimeout(b.line, 20_000, 'floor/uws server');
-  table(
-    row(
-      'floor/uws',
-      `the floor's work on uWebSockets.js, ${size} B body`,
-      opts.connections,
-      await load(
-        {
-          url: `http://127.0.0.1:${port}/graphql`,
-          connections: opts.connections,
-          duration: opts.duration,
-          method: 'POST',
-          headers: keyedHeaders,
-          body: BODY,
-        },
-        b.child.proc.pid,
-      ),
-    ),
-  );
-  await b.child.stop();
-}
+const floorUwsScenario = (c: Ctx) => floorRow(c, 'floor/uws', 'bench/floor-uws-server.ts', {}, "the floor's work on uWebSockets.js");
 
 async function gatewayAScenarios(c: Ctx): Promise<void> {
   const { memory, keyedHeaders, table, run, gw } = c;
