@@ -245,10 +245,10 @@ export async function purgeInRedis(
  * (test/unit/response-cache-cost.test.ts): the entry object, its fields array, the LRU's node, and
  * once served the Buffer object beside its bytes. 160 counted small answers at half their cost.
  */
-export const LRU_ENTRY_OVERHEAD = 600;
+const LRU_ENTRY_OVERHEAD = 600;
 
 /** The body twice (its text, and its bytes once served), the key, and the overhead. */
-export const lruEntryCost = (key: string, body: string) => 2 * Buffer.byteLength(body) + key.length + LRU_ENTRY_OVERHEAD;
+const lruEntryCost = (key: string, body: string) => 2 * Buffer.byteLength(body) + key.length + LRU_ENTRY_OVERHEAD;
 
 export class ResponseCache {
   readonly settings: CacheSettings;

@@ -6,7 +6,7 @@ export const SETTINGS_DOC = 'docs/operations.md';
 const START = '<!-- settings:start (written by npm run docs:settings from lib/settings-table.ts) -->';
 const END = '<!-- settings:end -->';
 
-export function settingsTable(): string {
+function settingsTable(): string {
   const families = SETTING_FAMILIES.map((f) => `| \`${f.name}\` | http/https URL | UPSTREAM_URL | gateway | ${f.description} |`);
   return `${settingsMarkdown(SETTINGS)}\n${families.join('\n')}`;
 }

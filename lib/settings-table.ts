@@ -421,8 +421,6 @@ export const SETTINGS = {
   ...TRACING,
 };
 
-export type SettingName = keyof typeof SETTINGS;
-
 /**
  * Families of settings named after something else (a Mesh source): `<SOURCE>_URL` and
  * `CERTIFICATION_<SOURCE>_URL`, read by server/config.ts feedUrlsFor for each source of .meshrc.yaml.
@@ -438,3 +436,6 @@ export const SETTING_FAMILIES = [
 /** Reads the table from an environment: typed values, problems collected (see lib/settings.ts). */
 export const readAllSettings = (env: NodeJS.ProcessEnv, problems: string[]) => readSettings(SETTINGS, env, problems);
 export type SettingValues = ReturnType<typeof readAllSettings>;
+
+/** Every setting's default: the values of an empty environment. */
+export const SETTING_DEFAULTS: SettingValues = readAllSettings({}, []);

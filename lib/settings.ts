@@ -3,11 +3,10 @@
 // reader that turns an environment into typed values, collecting every problem (each naming its
 // variable) instead of stopping at the first.
 import os from 'node:os';
-import path from 'node:path';
 import { z } from 'zod';
 
 /** "256MiB", "64mb", "1gib", "1000"; bare numbers are bytes. */
-export function parseBytes(value: string): number | null {
+function parseBytes(value: string): number | null {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(b|k|kb|kib|m|mb|mib|g|gb|gib)?\s*$/i.exec(value);
   if (!m) return null;
   const unit = (m[2] ?? 'b').toLowerCase();
@@ -255,9 +254,6 @@ export function readSettings<S extends Record<string, AnySetting>>(table: S, env
   }
   return values as Values<S>;
 }
-
-/** A path setting resolved against the working directory. */
-export const resolvePath = (cwd: string, p: string) => path.resolve(cwd, p);
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 

@@ -6,7 +6,7 @@ import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { schemaPolicy } from '../../resolvers/schema-policy.js';
-import { readAllSettings, type SettingValues } from '../../lib/settings-table.js';
+import { SETTING_DEFAULTS, type SettingValues } from '../../lib/settings-table.js';
 
 export interface QueryLimits {
   maxDepth: number;
@@ -98,6 +98,6 @@ export function queryLimits(s: SettingValues, kind: 'KEYED' | 'PLAYGROUND'): Que
 
 /** The table's defaults of both kinds of listener. */
 export const DEFAULT_LIMITS: Record<'keyed' | 'playground', QueryLimits> = {
-  keyed: queryLimits(readAllSettings({}, []), 'KEYED'),
-  playground: queryLimits(readAllSettings({}, []), 'PLAYGROUND'),
+  keyed: queryLimits(SETTING_DEFAULTS, 'KEYED'),
+  playground: queryLimits(SETTING_DEFAULTS, 'PLAYGROUND'),
 };

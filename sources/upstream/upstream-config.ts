@@ -4,7 +4,7 @@
 //
 // Read from `process.env` unless the caller passes an env (createUpstreamFetch({ env })).
 import { ConfigError } from '../../lib/env-reader.js';
-import { readAllSettings, type SettingValues } from '../../lib/settings-table.js';
+import { readAllSettings, SETTING_DEFAULTS, type SettingValues } from '../../lib/settings-table.js';
 
 export interface UpstreamSettings {
   /** Timeout of calls made outside a feed scope (feeds carry their own `timeoutMs`). */
@@ -42,7 +42,7 @@ export interface UpstreamSettings {
 }
 
 /** The table's defaults (lib/settings-table.ts). */
-export const DEFAULT_UPSTREAM_SETTINGS: UpstreamSettings = upstreamSettingsOf(readAllSettings({}, []));
+export const DEFAULT_UPSTREAM_SETTINGS: UpstreamSettings = upstreamSettingsOf(SETTING_DEFAULTS);
 
 /** The upstream settings of an environment (UPSTREAM_*, STALE_IF_ERROR_* of lib/settings-table.ts); throws a ConfigError. */
 export function loadUpstreamSettings(env: NodeJS.ProcessEnv = process.env): UpstreamSettings {
