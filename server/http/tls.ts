@@ -35,8 +35,14 @@ export interface TlsFiles {
 /** Requests one HTTP/2 session may have in flight at once (SETTINGS_MAX_CONCURRENT_STREAMS). */
 export const H2_MAX_STREAMS = 100;
 
-/** Stream resets one HTTP/2 session may cause within H2_RESET_WINDOW_MS before it is closed. */
-export const H2_MAX_RESETS = 100;
+/**
+ * Stream resets one HTTP/2 session may cause within H2_RESET_WINDOW_MS before it is closed. Below
+ * H2_MAX_STREAMS on purpose: node releases a reset stream's slot only after the read that carried
+ * the reset, so a batch of HEADERS+RST_STREAM pairs fills the slots and node then refuses streams
+ * itself, ending the session with INTERNAL_ERROR after 100 refusals; under the slot count, this
+ * bound is reached first and the GOAWAY says ENHANCE_YOUR_CALM.
+ */
+export const H2_MAX_RESETS = 64;
 export const H2_RESET_WINDOW_MS = 10_000;
 
 export const HSTS = 'max-age=31536000';
@@ -153,8 +159,8 @@ function resetCounter(session: Http2Session): () => void {
     }
     if (++count <= H2_MAX_RESETS || session.destroyed) return;
     // No new stream is accepted; the socket is cut at once (the attacker does not wait for answers).
-    session.goaway(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM);
-    session.destroy();
+    // destroy() sends the GOAWAY itself with this code (a goaway() first is followed by NO_ERROR).
+    session.destroy(new Error('too many stream resets'), http2.constants.NGHTTP2_ENHANCE_YOUR_CALM);
   };
 }
 
