@@ -188,6 +188,20 @@ export function linesEncoder(): BatchEncoder {
   };
 }
 
+/** The records of an embedded segment's text; a torn line (a write cut short) is skipped. */
+export function decodeLines(text: string): ReplayRecord[] {
+  const out: ReplayRecord[] = [];
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    try {
+      out.push(JSON.parse(line) as ReplayRecord);
+    } catch {
+      // torn line
+    }
+  }
+  return out;
+}
+
 /** A whole batch as a chunk's JSON text (tests). */
 export function encodeChunk(records: ReplayRecord[]): { json: string; ids: string[]; newest: number; skipped: number } {
   const enc = chunkEncoder();

@@ -14,21 +14,13 @@ export interface ReplayFacets {
   zips: string[];
 }
 
-export type Outcome = 'ok' | 'graphql-errors' | 'refused' | 'server-errors';
-export const OUTCOMES: readonly Outcome[] = ['ok', 'graphql-errors', 'refused', 'server-errors'];
+export { OUTCOMES, outcomeOf, type Outcome } from './replay-match.js';
 
 /** Answers larger than this are scanned for codes instead of parsed. */
 const PARSE_LIMIT = 256 * 1024;
 const MAX_VALUES = 8;
 const CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
 const ZIP = /^\d{5}$/;
-
-/** The outcome of a recorded answer; records written before facets existed go by status alone. */
-export function outcomeOf(status: number, facets: ReplayFacets | undefined): Outcome {
-  if (status >= 500) return 'server-errors';
-  if (status >= 400) return 'refused';
-  return facets && facets.errors > 0 ? 'graphql-errors' : 'ok';
-}
 
 /** GraphQL errors and their codes in an answer body. */
 export function answerErrors(body: string): { errors: number; codes: string[] } {

@@ -36,38 +36,14 @@ import path from 'node:path';
 import { canReach, type RedisClient } from '../../cache/redis-health.js';
 import type { ReplaySettings } from '../../cache/cache-config.js';
 import type { ReplayRecord } from './replay-record.js';
-import { outcomeOf, type Outcome } from './replay-facets.js';
+import { recordMatches, type ReplayQuery } from './replay-match.js';
+import { scanThread } from './scan-thread.js';
 import { chunkEncoder, decodeChunk, linesEncoder, packChunk, unpackChunk, type BatchEncoder, type EncodedBatch } from './replay-chunk.js';
 
 export { decodeChunk, encodeChunk, packChunk, unpackChunk } from './replay-chunk.js';
 
 export type { ReplayRecord, ReplayUpstreamCall } from './replay-record.js';
-
-export interface ReplayQuery {
-  partner?: string;
-  /** ms since epoch: records at or after. */
-  since?: number;
-  until?: number;
-  /** "200", "429", "4xx", "5xx"... */
-  status?: string;
-  environment?: string;
-  /** ok, graphql-errors, refused (4xx) or server-errors (5xx). */
-  outcome?: Outcome;
-  /** An `extensions.code` of the answer's errors. */
-  errorCode?: string;
-  clientIp?: string;
-  rootField?: string;
-  zip?: string;
-  /**
-   * A partner's request refused before its body was read (a key of another environment, or
-   * revoked) has no known root field or ZIP: with this set it matches those filters rather than
-   * hiding from a search for the partner's failed call.
-   */
-  unreadMatches?: boolean;
-  /** HIT, MISS, BYPASS, STALE, COALESCED. */
-  cache?: string;
-  limit?: number;
-}
+export { bodyUnread, recordMatches, statusMatches, type ReplayQuery } from './replay-match.js';
 
 export interface SearchOptions {
   /** From a previous slice's `next`; absent: from the newest. */
@@ -164,42 +140,6 @@ export function pickRecord(all: ReplayRecord[], partner?: string): { record: Rep
 /** Process-wide counters over every replay store, for metrics. */
 export const replayStats = { enqueued: 0, written: 0, dropped: 0, writeErrors: 0, retries: 0 };
 
-export function statusMatches(status: number, filter: string | undefined): boolean {
-  if (!filter) return true;
-  const f = filter.trim().toLowerCase();
-  const m = /^([1-5])xx$/.exec(f);
-  if (m) return Math.floor(status / 100) === Number(m[1]);
-  return String(status) === f;
-}
-
-/** The request was answered before its body was read: its operation, root fields and ZIPs are unknown. */
-export function bodyUnread(r: ReplayRecord): boolean {
-  return r.query === null && !r.queryDigest && !r.personalData && r.status >= 400;
-}
-
-/** The filters read from the record's facets: outcome, error code, root field, ZIP. */
-function facetsMatch(r: ReplayRecord, q: ReplayQuery): boolean {
-  if (q.outcome !== undefined && outcomeOf(r.status, r.facets) !== q.outcome) return false;
-  if (q.errorCode !== undefined && !r.facets?.codes.includes(q.errorCode)) return false;
-  const unknown = q.unreadMatches === true && r.partnerCode !== null && bodyUnread(r);
-  if (q.rootField !== undefined && !unknown && !r.facets?.rootFields.includes(q.rootField)) return false;
-  if (q.zip !== undefined && !unknown && !r.facets?.zips.includes(q.zip)) return false;
-  return true;
-}
-
-export function recordMatches(r: ReplayRecord, q: ReplayQuery): boolean {
-  if (q.partner !== undefined && r.partnerCode !== q.partner) return false;
-  if (q.environment !== undefined && r.environment !== q.environment) return false;
-  if (!statusMatches(r.status, q.status)) return false;
-  if (q.clientIp !== undefined && r.clientIp !== q.clientIp) return false;
-  if (q.cache !== undefined && r.cache !== q.cache) return false;
-  if (!facetsMatch(r, q)) return false;
-  const t = Date.parse(r.time);
-  if (q.since !== undefined && t < q.since) return false;
-  if (q.until !== undefined && t > q.until) return false;
-  return true;
-}
-
 /** Approximate memory of a queued record, for the queue's byte bound. */
 function approxSize(r: ReplayRecord): number {
   return 512 + r.responseBody.length + (r.query?.length ?? 0) + (r.queryDigest?.head.length ?? 0);
@@ -214,8 +154,8 @@ interface Backend {
   list(q: ReplayQuery): Promise<ReplayRecord[]>;
   /** Up to `n` units after `from`, newest first, none wholly older than `since`. */
   peek(from: ScanPosition | null, n: number, since: number): Promise<ScanUnit[]>;
-  /** The records of one unit (yielding to the event loop while it parses). */
-  read(unit: ScanUnit): Promise<ReplayRecord[]>;
+  /** The records of one unit that match `q` (unpacked and filtered on the scan thread). */
+  scan(unit: ScanUnit, q: ReplayQuery): Promise<ReplayRecord[]>;
   close(): Promise<void>;
 }
 
@@ -713,9 +653,9 @@ class RedisBackend implements Backend {
     return units;
   }
 
-  async read(unit: ScanUnit): Promise<ReplayRecord[]> {
+  async scan(unit: ScanUnit, q: ReplayQuery): Promise<ReplayRecord[]> {
     const stored = await this.redis.getBuffer(this.keys.chunk(unit.id));
-    return stored ? decodeChunk(unpackChunk(stored)) : [];
+    return stored ? scanThread.chunk(stored, q) : [];
   }
 
   async close(): Promise<void> {}
@@ -922,26 +862,8 @@ class FileBackend implements Backend {
     return out;
   }
 
-  async read(unit: ScanUnit): Promise<ReplayRecord[]> {
-    let text: string;
-    try {
-      text = await fsp.readFile(unit.id, 'utf8');
-    } catch {
-      return [];
-    }
-    const out: ReplayRecord[] = [];
-    let n = 0;
-    for (const line of text.split('\n')) {
-      if (!line) continue;
-      try {
-        out.push(JSON.parse(line) as ReplayRecord);
-      } catch {
-        // torn line
-      }
-      // Parsing a large segment is many milliseconds: let requests in between.
-      if (++n % 500 === 0) await yieldToLoop();
-    }
-    return out;
+  scan(unit: ScanUnit, q: ReplayQuery): Promise<ReplayRecord[]> {
+    return scanThread.lines(unit.id, q);
   }
 
   async close(): Promise<void> {}
@@ -1085,7 +1007,7 @@ class PartitionedBackend {
       if (best === null) break;
       const unit = queues.get(best)!.shift()!;
       if (units > 0 && spent + unit.cost > budget) break;
-      for (const r of await this.part(best).read(unit)) if (recordMatches(r, q)) out.push(r);
+      out.push(...(await this.part(best).scan(unit, q)));
       spent += unit.cost;
       units++;
       const prev = positions[best];

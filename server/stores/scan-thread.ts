@@ -1,0 +1,131 @@
+// Support searches read whole units of replay storage (a Redis chunk of up to 500 records, or an
+// embedded segment file): inflating and parsing one is several milliseconds of CPU in one step.
+// On the thread that serves partners, six concurrent 7-day searches raised keyed p99 4.7× quiet
+// (docs/benchmark.md, `console search`). So the unpacking, parsing and filtering run on one
+// worker thread per process, at a lower CPU priority (SCAN_THREAD_NICE): the serving thread only
+// fetches the stored bytes and receives the matching records. One thread, one unit at a time:
+// the console's share of the process is bounded whatever the number of searches (they queue).
+// A thread that cannot start or dies is replaced on the next unit; after three failures in a row
+// the units are read on the calling thread, as before, and `fallbacks` counts them.
+import { Worker } from 'node:worker_threads';
+import { decodeChunk, decodeLines, unpackChunk } from './replay-chunk.js';
+import { recordMatches, type ReplayQuery } from './replay-match.js';
+import type { ReplayRecord } from './replay-record.js';
+import fsp from 'node:fs/promises';
+
+type Job = { kind: 'chunk'; data: Uint8Array; query: ReplayQuery } | { kind: 'lines'; path: string; query: ReplayQuery };
+export type ScanRequest = Job & { id: number };
+export type ScanResponse = { id: number; records: ReplayRecord[] } | { id: number; error: string };
+
+/** Niceness of the scan thread (the serving thread's is 0): the kernel gives it ~10% of a contended core. */
+export const SCAN_THREAD_NICE = 10;
+const MAX_FAILURES = 3;
+
+interface Pending {
+  resolve(records: ReplayRecord[]): void;
+  reject(err: Error): void;
+}
+
+class ThreadGone extends Error {}
+
+class ScanThread {
+  private worker: Worker | null = null;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private failures = 0;
+  /** Units read on the calling thread because the scan thread could not run. */
+  fallbacks = 0;
+  /** Units the scan thread read. */
+  scanned = 0;
+
+  /** The records of one deflated Redis chunk that match `query`. */
+  chunk(stored: Buffer, query: ReplayQuery): Promise<ReplayRecord[]> {
+    // Copied to the thread (a chunk is ~15 KB), kept here for a scan that fails.
+    return this.run({ kind: 'chunk', data: stored, query });
+  }
+
+  /** The records of one embedded segment file that match `query`. */
+  lines(path: string, query: ReplayQuery): Promise<ReplayRecord[]> {
+    return this.run({ kind: 'lines', path, query });
+  }
+
+  private async run(job: Job): Promise<ReplayRecord[]> {
+    const worker = this.failures < MAX_FAILURES ? this.start() : null;
+    if (!worker) return this.inline(job);
+    const id = this.nextId++;
+    const records = new Promise<ReplayRecord[]>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    // Held open while it has work (a CLI process may have nothing else), let go when idle.
+    if (this.pending.size === 1) worker.ref();
+    worker.postMessage({ ...job, id });
+    try {
+      return await records;
+    } catch (err) {
+      // A unit the thread could not read (corrupt) fails as it would here; a thread gone is replaced.
+      if (err instanceof ThreadGone) return this.inline(job);
+      throw err;
+    }
+  }
+
+  private start(): Worker | null {
+    if (this.worker) return this.worker;
+    let worker: Worker;
+    try {
+      worker = new Worker(...workerScript());
+    } catch {
+      this.failures++;
+      return null;
+    }
+    worker.on('message', (reply: ScanResponse) => {
+      const p = this.pending.get(reply.id);
+      if (!p) return;
+      this.pending.delete(reply.id);
+      if (this.pending.size === 0) worker.unref();
+      this.failures = 0;
+      this.scanned++;
+      if ('error' in reply) p.reject(new Error(reply.error));
+      else p.resolve(reply.records);
+    });
+    const fail = (err: ThreadGone) => {
+      if (this.worker !== worker) return;
+      this.worker = null;
+      this.failures++;
+      for (const p of this.pending.values()) p.reject(err);
+      this.pending.clear();
+    };
+    worker.on('error', (err) => fail(new ThreadGone(err.message)));
+    worker.on('exit', (code) => fail(new ThreadGone(`scan thread exited (${code})`)));
+    worker.unref();
+    return (this.worker = worker);
+  }
+
+  /** The unit read on this thread: a unit whose scan failed, or every unit once the thread cannot run. */
+  private async inline(job: Job): Promise<ReplayRecord[]> {
+    this.fallbacks++;
+    const records =
+      job.kind === 'chunk'
+        ? decodeChunk(unpackChunk(Buffer.from(job.data)))
+        : decodeLines(await fsp.readFile(job.path, 'utf8').catch(() => ''));
+    return records.filter((r) => recordMatches(r, job.query));
+  }
+
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = null;
+    await worker?.terminate();
+  }
+}
+
+/**
+ * The worker's file beside this module: scan-worker.mjs in the bundle (dist/, built by
+ * scripts/build.mjs), scan-worker.ts from the sources (tests, tsx), loaded through tsx.
+ */
+function workerScript(): [URL, { execArgv: string[]; workerData: { nice: number } }] {
+  const fromSources = import.meta.url.endsWith('.ts');
+  return [
+    new URL(fromSources ? './scan-worker.ts' : './scan-worker.mjs', import.meta.url),
+    { execArgv: fromSources ? ['--import', 'tsx'] : [], workerData: { nice: SCAN_THREAD_NICE } },
+  ];
+}
+
+/** The process's scan thread, started on the first unit a search reads. */
+export const scanThread = new ScanThread();

@@ -1,0 +1,42 @@
+// The scan thread's code (see scan-thread.ts): unpacks and parses one unit of replay storage (a
+// Redis chunk or an embedded segment file) and returns the records a search wants. It runs at a
+// lower CPU priority than the thread that serves partners, first thing.
+import fs from 'node:fs';
+import os from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
+import { decodeChunk, decodeLines, unpackChunk } from './replay-chunk.js';
+import { recordMatches } from './replay-match.js';
+import type { ScanRequest, ScanResponse } from './scan-thread.js';
+
+lowerOwnPriority(Number((workerData as { nice?: number } | undefined)?.nice));
+
+parentPort!.on('message', (job: ScanRequest) => {
+  let reply: ScanResponse;
+  try {
+    const records = job.kind === 'chunk' ? decodeChunk(unpackChunk(Buffer.from(job.data))) : decodeLines(readText(job.path));
+    reply = { id: job.id, records: records.filter((r) => recordMatches(r, job.query)) };
+  } catch (err) {
+    reply = { id: job.id, error: (err as Error)?.message ?? String(err) };
+  }
+  parentPort!.postMessage(reply);
+});
+
+/** A segment deleted by retention since it was listed reads as empty. */
+function readText(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** On Linux a niceness belongs to a thread: this one's, through its id in /proc/thread-self. */
+function lowerOwnPriority(nice: number): void {
+  if (!Number.isInteger(nice) || nice <= 0 || nice > 19) return;
+  try {
+    const tid = Number(fs.readlinkSync('/proc/thread-self').split('/').pop());
+    if (os.getPriority(tid) < nice) os.setPriority(tid, nice);
+  } catch {
+    // Not Linux, or not allowed: the scan runs at the process's priority.
+  }
+}
