@@ -4,7 +4,7 @@
 //   show <id> [--env E] [--body]
 //                            the record as JSON; --body prints only the response body, byte for byte
 //                            as the partner received it. Personal data only with REPLAY_PII_KEY.
-//   list [--partner CODE] [--since 2h] [--until T] [--status 4xx|429|200] [--env E] [--limit N] [--json]
+//   list [--partner CODE] [--since 2h] [--until T] [--status 4xx|429|200] [--env E] [--limit N] [--cursor C] [--json]
 //                            newest first, as a table (or JSON lines)
 //   rerun <id> [--json]      executes the same operation now against the current feeds and prints a
 //                            structured diff with the recorded answer
@@ -38,8 +38,10 @@ Commands:
         sent needs --partner (and --env). Personal data is shown only
         with REPLAY_PII_KEY set (the key the gateway sealed it with); else masked.
   list [--partner CODE] [--since 2h|ISO] [--until 2h|ISO] [--status 200|429|4xx|5xx]
-       [--env production|certification|playground] [--limit N] [--json]
-        Records, newest first.
+       [--env production|certification|playground] [--limit N] [--cursor C] [--json]
+        Records, newest first, from a bounded read (256 chunks or 128 MiB of segments); when it
+        stops before the time range does it says how far back it read and prints the --cursor
+        that reads on.
   rerun <request-id> [--env E] [--partner CODE] [--json] [--url URL [--key KEY]]
         Execute the recorded operation again now and diff the answers.
         Exit 0 when identical, 1 when different, 2 on errors.
@@ -175,6 +177,7 @@ const OPTIONS = {
   status: { type: 'string' },
   env: { type: 'string' },
   limit: { type: 'string' },
+  cursor: { type: 'string' },
   url: { type: 'string' },
   key: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -239,10 +242,12 @@ function listQuery(values: Options): ReplayQuery {
 }
 
 async function listRecords(q: ReplayQuery, values: Options, config: GatewayConfig, io: Io): Promise<number> {
-  const records = await withStore(config, (store) => store.list(q));
+  const { records, complete, searchedBack, next } = await withStore(config, (store) => store.listing(q, values.cursor ?? null));
   if (values.json) for (const r of records) io.out(JSON.stringify(r));
   else if (records.length) io.out(table(records));
   else io.err('no records match');
+  // The read is bounded (as a console search): say where it stopped and how to read on.
+  if (!complete && next) io.err(`searched back to ${new Date(searchedBack!).toISOString()} only; to read on, add --cursor ${next}`);
   return records.length ? 0 : 1;
 }
 

@@ -10,7 +10,9 @@
 //                                                           partners or keyed environments carry it (a
 //                                                           reused x-request-id): 300 listing them all,
 //                                                           until partner and env pick one
-//   GET  /replay?partner=&since=&until=&status=&env=&limit=  records, newest first
+//   GET  /replay?partner=&since=&until=&status=&env=&limit=  records, newest first, from a bounded
+//       [&cursor=]                                          read (`complete: false`: how far back it
+//                                                           read, and `next`, the cursor to read on)
 //   POST /cache/purge?field=<rootField>[&field=...] | ?all=1 purge the response cache
 //   GET  /certification/allow-list/check?partner=&ip=        is this IP enabled for the partner's
 //                                                           certification checkout (from memory)
@@ -150,8 +152,14 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
     }
     const { query, problems } = replayQuery(url, now());
     if (problems.length) return send(res, 400, { error: 'bad request', problems });
-    const records = await opts.replay.list(query);
-    return send(res, 200, { count: records.length, records });
+    // Bounded (LIST_UNITS): when the bound stops it first, say how far back it read.
+    const { records, complete, searchedBack, next } = await opts.replay.listing(query, url.searchParams.get('cursor'));
+    return send(res, 200, {
+      count: records.length,
+      records,
+      complete,
+      ...(next ? { searchedBack: new Date(searchedBack!).toISOString(), next } : {}),
+    });
   }
 
   async function purgeRoute(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {

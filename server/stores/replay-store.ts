@@ -36,7 +36,7 @@ import path from 'node:path';
 import { canReach, type RedisClient } from '../../cache/redis-health.js';
 import type { ReplaySettings } from '../../cache/cache-config.js';
 import type { ReplayRecord } from './replay-record.js';
-import { recordMatches, type ReplayQuery } from './replay-match.js';
+import type { ReplayQuery } from './replay-match.js';
 import { scanThread } from './scan-thread.js';
 import { chunkEncoder, decodeChunk, linesEncoder, packChunk, unpackChunk, type BatchEncoder, type EncodedBatch } from './replay-chunk.js';
 
@@ -65,6 +65,19 @@ export interface SearchSlice {
 
 /** Units one search slice reads by default: ~32 chunks of up to 500 records. */
 export const SEARCH_UNITS = 32;
+
+/** Units one listing reads at most: 256 chunks of up to 500 records, or 128 MiB of segments. */
+export const LIST_UNITS = 8 * SEARCH_UNITS;
+
+export interface ReplayListing {
+  records: ReplayRecord[];
+  /** Every unit of the time range was read, or `limit` records were found. */
+  complete: boolean;
+  /** When not complete: the newest record time (ms) not read yet. */
+  searchedBack?: number;
+  /** When not complete: the cursor that reads on from there (nothing read is skipped: fewer than `limit` matched). */
+  next?: string;
+}
 
 /** A unit of a partition's storage a search reads whole, in the partition's newest-first order. */
 export interface ScanUnit {
@@ -110,7 +123,13 @@ export interface ReplayStore {
    * request id another partner used, so an id alone does not name one record.
    */
   getAll(id: string, environment?: string): Promise<ReplayRecord[]>;
-  /** Newest first. */
+  /**
+   * Up to `limit` matching records, newest first, from at most LIST_UNITS units (admin
+   * `GET /replay`, `replay list`), from `cursor` on. `complete` is false when the bound stopped it
+   * first; `searchedBack` then says how far back it read and `next` continues it.
+   */
+  listing(query: ReplayQuery, cursor?: string | null): Promise<ReplayListing>;
+  /** listing()'s records. */
   list(query: ReplayQuery): Promise<ReplayRecord[]>;
   /**
    * One bounded slice of a search (the support console): reads at most `maxUnits` chunks (Redis)
@@ -151,7 +170,6 @@ interface Backend {
   write(batch: EncodedBatch): Promise<void>;
   get(id: string, environment?: string): Promise<ReplayRecord | null>;
   getAll(id: string): Promise<ReplayRecord[]>;
-  list(q: ReplayQuery): Promise<ReplayRecord[]>;
   /** Up to `n` units after `from`, newest first, none wholly older than `since`. */
   peek(from: ScanPosition | null, n: number, since: number): Promise<ScanUnit[]>;
   /** The records of one unit that match `q` (unpacked and filtered on the scan thread). */
@@ -321,8 +339,12 @@ class QueuedReplayStore implements ReplayStore {
     return this.backend.getAll(id, environment);
   }
 
-  list(query: ReplayQuery): Promise<ReplayRecord[]> {
-    return this.backend.list(query);
+  listing(query: ReplayQuery, cursor: string | null = null): Promise<ReplayListing> {
+    return this.backend.listing(query, cursor);
+  }
+
+  async list(query: ReplayQuery): Promise<ReplayRecord[]> {
+    return (await this.backend.listing(query, null)).records;
   }
 
   search(query: ReplayQuery, opts: SearchOptions = {}): Promise<SearchSlice> {
@@ -600,43 +622,6 @@ class RedisBackend implements Backend {
     }
   }
 
-  async list(q: ReplayQuery): Promise<ReplayRecord[]> {
-    const limit = q.limit ?? 50;
-    const min = Math.max(q.since ?? 0, this.now() - this.settings.retentionMs);
-    const query = { ...q, since: min };
-    const out: ReplayRecord[] = [];
-    let offset = 0;
-    const PAGE = 20;
-    // Chunks come newest first by their newest record; a chunk may still hold records newer than
-    // those of the chunk before it (instances interleave), so read on until the next chunk's newest
-    // record is older than the oldest record kept.
-    for (;;) {
-      const page = await this.redis.zrevrangebyscore(this.keys.index, '+inf', String(min), 'WITHSCORES', 'LIMIT', offset, PAGE);
-      if (page.length === 0) break;
-      offset += page.length / 2;
-      const chunkIds: string[] = [];
-      let stop = false;
-      for (let i = 0; i < page.length; i += 2) {
-        if (out.length >= limit && Number(page[i + 1]) < Date.parse(out[limit - 1]!.time)) {
-          stop = true;
-          break;
-        }
-        chunkIds.push(page[i]!);
-      }
-      if (chunkIds.length) {
-        const values = await this.redis.mgetBuffer(...chunkIds.map(this.keys.chunk));
-        for (const stored of values) {
-          if (!stored) continue;
-          for (const r of decodeChunk(unpackChunk(stored))) if (recordMatches(r, query)) out.push(r);
-        }
-        out.sort((a, b) => Date.parse(b.time) - Date.parse(a.time));
-        if (out.length > limit) out.length = limit;
-      }
-      if (stop || offset > 100_000) break;
-    }
-    return out;
-  }
-
   async peek(from: ScanPosition | null, n: number, since: number): Promise<ScanUnit[]> {
     const min = Math.max(since, this.now() - this.settings.retentionMs);
     const page = await this.redis.zrevrangebyscore(
@@ -807,40 +792,6 @@ class FileBackend implements Backend {
     return null;
   }
 
-  async list(q: ReplayQuery): Promise<ReplayRecord[]> {
-    const limit = q.limit ?? 50;
-    const since = Math.max(q.since ?? 0, this.now() - this.settings.retentionMs);
-    const query = { ...q, since };
-    const out: ReplayRecord[] = [];
-    for (const s of await this.newestFirst(since)) {
-      let text: string;
-      try {
-        text = await fsp.readFile(s.file, 'utf8');
-      } catch {
-        continue;
-      }
-      const lines = text.split('\n');
-      const batch: ReplayRecord[] = [];
-      for (const line of lines) {
-        if (!line) continue;
-        try {
-          const r = JSON.parse(line) as ReplayRecord;
-          if (recordMatches(r, query)) batch.push(r);
-        } catch {
-          // torn line
-        }
-      }
-      batch.sort((a, b) => Date.parse(b.time) - Date.parse(a.time));
-      for (const r of batch) {
-        out.push(r);
-        if (out.length >= limit) break;
-      }
-      if (out.length >= limit) break;
-    }
-    // Several writers (processes) may interleave segments: order the page by time.
-    return out.sort((a, b) => Date.parse(b.time) - Date.parse(a.time)).slice(0, limit);
-  }
-
   /** A segment is read in pieces of this many bytes' worth of budget. */
   private static readonly UNIT_BYTES = 512 * 1024;
 
@@ -967,13 +918,13 @@ class PartitionedBackend {
     return found.flat().sort((a, b) => Date.parse(b.time) - Date.parse(a.time));
   }
 
-  async list(q: ReplayQuery): Promise<ReplayRecord[]> {
+  async listing(q: ReplayQuery, cursor: string | null): Promise<ReplayListing> {
     const limit = q.limit ?? 50;
-    const pages = await Promise.all(this.partitionsOf(q.environment).map((p) => this.part(p).list(q)));
-    return pages
-      .flat()
-      .sort((a, b) => Date.parse(b.time) - Date.parse(a.time))
-      .slice(0, limit);
+    const slice = await this.search({ ...q, limit }, { cursor, maxUnits: LIST_UNITS });
+    // Limit reached: the newest `limit` are the answer (the rest of the last unit is not offered
+    // through a cursor, which would skip it).
+    if (slice.next === null || slice.records.length >= limit) return { records: slice.records.slice(0, limit), complete: true };
+    return { records: slice.records, complete: false, searchedBack: slice.searchedBack, next: slice.next };
   }
 
   async close(): Promise<void> {

@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
-import { createReplayStore, type ReplayRecord, type ReplayStore } from '../../server/stores/replay-store.js';
+import { createReplayStore, LIST_UNITS, type ReplayRecord, type ReplayStore } from '../../server/stores/replay-store.js';
 import type { ReplaySettings } from '../../cache/cache-config.js';
 import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 
@@ -125,6 +125,35 @@ describe('bounded search slices', () => {
   it('Redis: a slice reads at most its budget of chunks, and the cursor covers every chunk once', async () => {
     const store = createReplayStore({ redis: client, dataDir: dir, settings: settings() });
     await exercise(store, 6);
+    await store.close();
+  });
+
+  it('a listing (admin GET /replay, replay list) reads at most LIST_UNITS chunks, says how far back it got, and its cursor reads on', async () => {
+    await client.flushall();
+    const store = createReplayStore({ redis: client, dataDir: dir, settings: settings() });
+    const start = Date.now() - 3_600_000;
+    let rare = '';
+    for (let b = 0; b < LIST_UNITS + 20; b++) {
+      const r = record({ environment: 'certification' }, start + b * 1000);
+      if (b === 0) {
+        r.clientIp = '203.0.113.78';
+        rare = r.id;
+      }
+      store.enqueue(r);
+      await store.flush();
+    }
+    const first = await store.listing({ clientIp: '203.0.113.78', environment: 'certification', since: 0, limit: 10 });
+    expect(first.records).toEqual([]);
+    expect(first.complete).toBe(false);
+    expect(first.searchedBack).toBeLessThan(start + 21 * 1000);
+    const rest = await store.listing({ clientIp: '203.0.113.78', environment: 'certification', since: 0, limit: 10 }, first.next);
+    expect(rest.records.map((r) => r.id)).toEqual([rare]);
+    expect(rest.complete).toBe(true);
+    // A listing that finds its limit is complete: the newest records, no cursor.
+    const newest = await store.listing({ environment: 'certification', since: 0, limit: 5 });
+    expect(newest).toMatchObject({ complete: true });
+    expect(newest.records).toHaveLength(5);
+    expect(newest.next).toBeUndefined();
     await store.close();
   });
 
