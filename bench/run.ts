@@ -84,6 +84,7 @@ type Options = Parameters<typeof autocannon>[0];
 type Result = Awaited<ReturnType<typeof autocannon>>;
 import { freePort, startTestRedis, type TestRedis } from '../scripts/harness/redis-server.js';
 import { startOtlpReceiver } from '../scripts/harness/otlp-receiver.js';
+import { scrape } from '../scripts/harness/metrics-text.js';
 import { issueKey } from '../server/keys/key-store.js';
 import { connectRedis } from '../cache/redis-connection.js';
 import { writeStockMeshConfig } from './mesh-start/config.js';
@@ -484,21 +485,6 @@ async function startGatewayChild(
       metrics: `http://127.0.0.1:${ops}/metrics`,
     },
   };
-}
-
-/** Sums a metric's samples whose labels include every `match` label. */
-async function scrape(url: string): Promise<(name: string, match?: Record<string, string>) => number> {
-  const text = await (await fetch(url)).text();
-  const samples: { name: string; labels: Record<string, string>; value: number }[] = [];
-  for (const l of text.split('\n')) {
-    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})?\s+(\S+)$/.exec(l);
-    if (!m) continue;
-    const labels: Record<string, string> = {};
-    for (const lm of (m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[lm[1]!] = lm[2]!;
-    samples.push({ name: m[1]!, labels, value: Number(m[3]) });
-  }
-  return (name, match = {}) =>
-    samples.filter((s) => s.name === name && Object.entries(match).every(([k, v]) => s.labels[k] === v)).reduce((a, s) => a + s.value, 0);
 }
 
 /** V8 heap figures from the gateway's own /metrics (prom-client default metrics), MB. */

@@ -150,6 +150,7 @@ async function assemble(
       connections: keyed ? config.connections.keyed : config.connections.playground,
       health,
       onInternalError: (err, state) => logger.error({ err, requestId: state.requestId, environment }, 'internal error'),
+      logger,
       now: opts.now,
     };
   };

@@ -5,6 +5,7 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { SettingValues } from '../../lib/settings-table.js';
+import type { DefenceReport } from './defences.js';
 
 export interface ConnectionLimits {
   /** Open sockets this listener accepts at once; over it, a new socket is closed at once. 0 = no cap. */
@@ -53,9 +54,10 @@ function connectionKey(socket: { remoteAddress?: string; remotePort?: number }):
  * Caps open sockets per peer address and per listener. At the listener's cap, sockets that have not
  * sent a complete request yet are shed first, oldest first (a silent-socket flood then evicts
  * itself), so sockets that carry requests, such as partners' keep-alive connections, stay open and
- * a new connection is refused only when every open one has sent a request.
+ * a new connection is refused only when every open one has sent a request. Each refused or shed
+ * socket is reported (per_ip_cap, silent_shed).
  */
-export function capConnections(server: Server, limits: ConnectionLimits): void {
+export function capConnections(server: Server, limits: ConnectionLimits, report: DefenceReport = () => {}): void {
   // At most maxConnections entries: an address leaves when its last socket closes.
   const perIp = new Map<string, number>();
   // Sockets that have not sent a complete request, in the order they connected (oldest first).
@@ -66,6 +68,7 @@ export function capConnections(server: Server, limits: ConnectionLimits): void {
     const n = (perIp.get(ip) ?? 0) + 1;
     if (limits.maxConnectionsPerIp > 0 && n > limits.maxConnectionsPerIp) {
       socket.destroy();
+      report('per_ip_cap', ip, { maxConnectionsPerIp: limits.maxConnectionsPerIp });
       return;
     }
     perIp.set(ip, n);
@@ -91,6 +94,7 @@ export function capConnections(server: Server, limits: ConnectionLimits): void {
     for (const [key, socket] of silent) {
       if (count-- <= 0) break;
       silent.delete(key);
+      report('silent_shed', socket.remoteAddress, { maxConnections: limits.maxConnections });
       socket.destroy();
     }
   }

@@ -7,6 +7,14 @@ import type { FeedTracer } from '../../sources/upstream/feed-scope.js';
 
 export type EnvironmentName = 'production' | 'certification' | 'playground';
 
+/**
+ * A listener defence that refused or cut off a client before any request reached the plugins
+ * (server/http/defences.ts): a socket over the per-address cap, a socket that sent no request shed
+ * at the listener's cap, an HTTP/2 connection closed for too many stream resets, and the 431, 400
+ * and 408 the listener answers itself.
+ */
+export type DefenceReason = 'per_ip_cap' | 'silent_shed' | 'h2_rapid_reset' | 'headers_too_large' | 'malformed' | 'request_timeout';
+
 /** The parameters of a GraphQL request, as read from its body (request-body.ts). */
 export interface GraphQLRequestBody {
   /** '' when the request names a persisted query by hash only (then `persistedQuery` is set). */
@@ -91,6 +99,8 @@ export interface HttpPlugin {
   onExecuted?(state: RequestState, op: PreparedOperation, reply: Reply, result: ExecutedResult): void | Promise<void>;
   /** After the reply is sent; must not throw or block (replay, logs, metrics). */
   onResponse?(state: RequestState, reply: Reply): void;
+  /** A listener defence acted (no request, no RequestState); must not throw or block (metrics). */
+  onDefence?(reason: DefenceReason): void;
   close?(): Promise<void> | void;
 }
 

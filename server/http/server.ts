@@ -4,6 +4,8 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { GraphQLSchema } from 'graphql';
 import fs from 'node:fs';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { createPreparer, type PreparedOperation } from '../graphql/prepare.js';
 import { executeOperation } from '../graphql/execute.js';
 import type { QueryLimits } from '../graphql/limits.js';
@@ -16,6 +18,9 @@ import { corsHeaders, JSON_HEADERS } from './security-headers.js';
 import { answerHeaderList } from './answer-headers.js';
 import { ASSET_PREFIX, playgroundAssetReply, playgroundPageReply } from './playground-page.js';
 import { createHttpServer, type TlsFiles } from './tls.js';
+import { defenceReporter, type DefenceReport } from './defences.js';
+import type { DefenceReason } from './plugin.js';
+import type { Warn } from '../../lib/throttled-warning.js';
 
 export interface ListenerOptions {
   environment: EnvironmentName;
@@ -38,6 +43,8 @@ export interface ListenerOptions {
   /** Readiness: false until the process can serve, and while a dependency is down (reported, not fatal). */
   health(): { ok: boolean; details: Record<string, unknown> };
   onInternalError(err: unknown, state: RequestState): void;
+  /** Where the connection defences' throttled warnings go (server/http/defences.ts); none without it. */
+  logger?: { warn: Warn } | null;
   now?: () => Date;
   /** Serve HTTPS with this certificate and key (server/http/tls.ts). */
   tls?: TlsFiles | null;
@@ -60,6 +67,7 @@ export function createListener(opts: ListenerOptions): http.Server {
   const onExecutedPlugins = opts.plugins.filter((p) => p.onExecuted);
   const onResponsePlugins = opts.plugins.filter((p) => p.onResponse);
   const servesPage = opts.environment === 'playground';
+  const report = defenceReporter({ environment: opts.environment, logger: opts.logger, plugins: opts.plugins });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const incomingId = req.headers['x-request-id'];
@@ -187,24 +195,37 @@ export function createListener(opts: ListenerOptions): http.Server {
     return reply;
   }
 
-  const server = createHttpServer(opts.tls ?? null, { maxHeaderSize: 16 * 1024, ...serverTimeouts(opts.connections) }, (req, res) => {
-    handle(req, res).catch(() => {
-      if (!res.headersSent) res.writeHead(500, JSON_HEADERS);
-      res.end(JSON.stringify({ errors: [{ message: 'Internal error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] }));
-    });
-  });
-  // Malformed HTTP (bad headers, oversize headers): answer with a JSON body rather than drop.
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+  const server = createHttpServer(
+    opts.tls ?? null,
+    { maxHeaderSize: 16 * 1024, ...serverTimeouts(opts.connections) },
+    (req, res) => {
+      handle(req, res).catch(() => {
+        if (!res.headersSent) res.writeHead(500, JSON_HEADERS);
+        res.end(JSON.stringify({ errors: [{ message: 'Internal error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] }));
+      });
+    },
+    report,
+  );
+  server.on('clientError', clientErrorHandler(report));
+  capConnections(server, opts.connections, report);
+  return server;
+}
+
+const CLIENT_ERRORS: Record<number, { reason: DefenceReason; message: string }> = {
+  431: { reason: 'headers_too_large', message: 'Request headers are too large.' },
+  408: { reason: 'request_timeout', message: 'Request timed out.' },
+  400: { reason: 'malformed', message: 'Malformed HTTP request.' },
+};
+
+/** Malformed HTTP, oversize headers, a request not received in time: answered with a JSON body rather than dropped, and reported. */
+function clientErrorHandler(report: DefenceReport) {
+  return (err: NodeJS.ErrnoException, socket: Duplex) => {
+    // A socket the client already reset or closed is no defence's doing: not reported.
     if (!socket.writable) return socket.destroy();
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    const body = JSON.stringify({
-      errors: [
-        {
-          message: status === 431 ? 'Request headers are too large.' : status === 408 ? 'Request timed out.' : 'Malformed HTTP request.',
-          extensions: { code: 'BAD_REQUEST' },
-        },
-      ],
-    });
+    const { reason, message } = CLIENT_ERRORS[status]!;
+    report(reason, (socket as Socket).remoteAddress, { status });
+    const body = JSON.stringify({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] });
     // Closed a second later whatever the client does: one that never reads (an idle-socket flood)
     // must not hold it half-open; the second lets a client that does read get the answer.
     socket.end(
@@ -212,9 +233,7 @@ export function createListener(opts: ListenerOptions): http.Server {
         `${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
     );
     setTimeout(() => socket.destroy(), 1000).unref();
-  });
-  capConnections(server, opts.connections);
-  return server;
+  };
 }
 
 function prefersGraphQLResponse(req: IncomingMessage): boolean {

@@ -19,11 +19,14 @@
 //   reset attack: open a stream, cancel it, in a loop) is closed with GOAWAY ENHANCE_YOUR_CALM;
 // - request headers over the listener's bound get 431 as on HTTP/1.1 (up to twice the bound; past
 //   that, or past 128 header fields, node resets the stream with ENHANCE_YOUR_CALM).
+// The GOAWAY, the 431 and the 408 of HTTP/2 are reported like the listener's other defences
+// (server/http/defences.ts: counted and logged).
 import http2, { type Http2SecureServer, type Http2Session, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import fs from 'node:fs';
 import http, { type IncomingMessage, type RequestListener, type ServerOptions } from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
+import type { DefenceReport } from './defences.js';
 
 export interface TlsFiles {
   certFile: string;
@@ -78,19 +81,24 @@ export type ListenerServerOptions = ServerOptions & {
 };
 
 /** An HTTP/1.1 server, over TLS when `files` is given, with HTTP/2 beside it when they say so. */
-export function createHttpServer(files: TlsFiles | null, options: ListenerServerOptions, handler: RequestListener): http.Server {
+export function createHttpServer(
+  files: TlsFiles | null,
+  options: ListenerServerOptions,
+  handler: RequestListener,
+  report: DefenceReport = () => {},
+): http.Server {
   if (!files) return http.createServer(options, handler);
   const withHsts: RequestListener = (req: IncomingMessage, res) => {
     res.setHeader('strict-transport-security', HSTS);
     handler(req, res);
   };
-  if (files.http2) return createHttp2Server(files, options, withHsts);
+  if (files.http2) return createHttp2Server(files, options, withHsts, report);
   const server = https.createServer({ ...options, ...loadTlsPair(files), minVersion: 'TLSv1.2' }, withHsts);
   // https.Server has every http.Server method the listeners use (close*, timeouts).
   return server as unknown as http.Server;
 }
 
-function createHttp2Server(files: TlsFiles, options: ListenerServerOptions, handler: RequestListener): http.Server {
+function createHttp2Server(files: TlsFiles, options: ListenerServerOptions, handler: RequestListener, report: DefenceReport): http.Server {
   const server: Http2SecureServer = http2.createSecureServer({
     ...loadTlsPair(files),
     minVersion: 'TLSv1.2',
@@ -103,10 +111,15 @@ function createHttp2Server(files: TlsFiles, options: ListenerServerOptions, hand
   Object.assign(server, { headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval, maxHeaderSize });
 
   const sessions = new Set<Http2Session>();
+  // Each session's peer, read when it opens: a destroyed session's socket throws when asked.
+  const peers = new WeakMap<Http2Session, string | undefined>();
+  const peerOf = (req: Http2ServerRequest) => peers.get(req.stream.session as Http2Session);
   server.on('session', (session: Http2Session) => {
     sessions.add(session);
     let open = 0;
-    const resets = resetCounter(session);
+    const remoteAddress = session.socket.remoteAddress;
+    peers.set(session, remoteAddress);
+    const resets = resetCounter(session, () => report('h2_rapid_reset', remoteAddress, { maxResets: H2_MAX_RESETS }));
     session.on('stream', (stream) => {
       open++;
       stream.once('close', () => {
@@ -124,8 +137,13 @@ function createHttp2Server(files: TlsFiles, options: ListenerServerOptions, hand
 
   server.on('request', (req: Http2ServerRequest | IncomingMessage, res: Http2ServerResponse | http.ServerResponse) => {
     if (req.httpVersionMajor === 2) {
-      if (headerListSize(req.rawHeaders) > maxHeaderSize) return headersTooLarge(res as Http2ServerResponse);
-      limitRequestTime(req as Http2ServerRequest, res as Http2ServerResponse, requestTimeout);
+      if (headerListSize(req.rawHeaders) > maxHeaderSize) {
+        report('headers_too_large', peerOf(req as Http2ServerRequest), { maxHeaderSize });
+        return headersTooLarge(res as Http2ServerResponse);
+      }
+      limitRequestTime(req as Http2ServerRequest, res as Http2ServerResponse, requestTimeout, () =>
+        report('request_timeout', peerOf(req as Http2ServerRequest), { requestTimeoutMs: requestTimeout }),
+      );
     }
     handler(req as IncomingMessage, res as http.ServerResponse);
   });
@@ -147,8 +165,11 @@ function createHttp2Server(files: TlsFiles, options: ListenerServerOptions, hand
   return server as unknown as http.Server;
 }
 
-/** Counts a session's stream resets in a fixed window; past H2_MAX_RESETS the session gets GOAWAY ENHANCE_YOUR_CALM. */
-function resetCounter(session: Http2Session): () => void {
+/**
+ * Counts a session's stream resets in a fixed window; past H2_MAX_RESETS the session gets GOAWAY
+ * ENHANCE_YOUR_CALM and `onClosed` is called (once: the session is destroyed).
+ */
+function resetCounter(session: Http2Session, onClosed: () => void): () => void {
   let windowStart = Date.now();
   let count = 0;
   return () => {
@@ -161,6 +182,7 @@ function resetCounter(session: Http2Session): () => void {
     // No new stream is accepted; the socket is cut at once (the attacker does not wait for answers).
     // destroy() sends the GOAWAY itself with this code (a goaway() first is followed by NO_ERROR).
     session.destroy(new Error('too many stream resets'), http2.constants.NGHTTP2_ENHANCE_YOUR_CALM);
+    onClosed();
   };
 }
 
@@ -184,12 +206,13 @@ function headersTooLarge(res: Http2ServerResponse): void {
   });
 }
 
-/** The HTTP/2 counterpart of node:http's requestTimeout: the whole request within `ms`, else 408. */
-function limitRequestTime(req: Http2ServerRequest, res: Http2ServerResponse, ms: number): void {
+/** The HTTP/2 counterpart of node:http's requestTimeout: the whole request within `ms`, else 408 (`onTimeout` is told). */
+function limitRequestTime(req: Http2ServerRequest, res: Http2ServerResponse, ms: number, onTimeout: () => void): void {
   // Headers that ended the stream (no body): the request is complete; a slow answer is not the client's doing.
   if (req.stream.endAfterHeaders) return;
   const timer = setTimeout(() => {
     if (req.complete) return;
+    onTimeout();
     const stream = res.stream;
     // The client may still be sending: once the answer is out, the stream is ended without error
     // (RST_STREAM NO_ERROR after a complete response, RFC 9113 section 8.1).

@@ -10,6 +10,9 @@
 //   gateway_upstream_request_duration_seconds{feed}          histogram, one sample per upstream call
 //   gateway_upstream_errors_total{feed,kind}                 kind: timeout, network, status, ...
 //   gateway_playground_calls_total{result}                   counted | refused | free
+// Per listener defence event (an onDefence plugin hook; server/http/defences.ts):
+//   gateway_connections_refused_total{environment,reason}    per_ip_cap | silent_shed | h2_rapid_reset |
+//                                                            headers_too_large | malformed | request_timeout
 // Read when scraped:
 //   gateway_upstream_circuit_breaker_state{feed}             0 closed, 1 half-open, 2 open
 //   gateway_upstream_{calls,attempts,dedup_hits,retries,stale_served}_total{feed}
@@ -25,7 +28,8 @@
 // layers (upstreamStats, responseCacheStats, replayStats): one gateway per process in production.
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { tallyCounter, tallyHistogram, type TallyHistogramSeries, type TallySeries } from './tally.js';
-import type { EnvironmentName, HttpPlugin, Reply, RequestState } from '../http/plugin.js';
+import type { DefenceReason, EnvironmentName, HttpPlugin, Reply, RequestState } from '../http/plugin.js';
+import { DEFENCE_REASONS } from '../http/defences.js';
 import { upstreamStats, type FeedStats } from '../../sources/upstream/stats.js';
 import { feedEventCounts } from '../../transforms/feed-events.js';
 import { responseCacheStats } from '../../cache/response-cache.js';
@@ -107,6 +111,7 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
     'Playground /graphql requests: counted against the allowance, refused (used up or store down), free (introspection, page loads, errors before validation).',
     ['result'],
   );
+  const refusedConnections = refusedConnectionsCounter(registry);
   const playgroundResult = {
     counted: playground.series({ result: 'counted' }),
     refused: playground.series({ result: 'refused' }),
@@ -167,11 +172,15 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
       const hitChild = hits.series({ environment });
       const missChild = misses.series({ environment });
       const coalescedChild = coalesced.series({ environment });
+      const refusedChild = refusedConnections(environment);
       let counts = hitCounts.get(environment);
       if (!counts) hitCounts.set(environment, (counts = { hits: 0, misses: 0 }));
       const hc = counts;
       return {
         name: 'metrics',
+        onDefence(reason: DefenceReason): void {
+          refusedChild[reason].inc();
+        },
         onResponse(state: RequestState, reply: Reply): void {
           requestChild(reply.status).inc();
           durationChild.observe(Math.max(0, Date.now() - state.receivedAt) / 1000);
@@ -202,6 +211,28 @@ export function createGatewayMetrics(opts: MetricsOptions): GatewayMetrics {
       };
     },
   };
+}
+
+/**
+ * gateway_connections_refused_total: a listener defence's events, by environment and reason. Each
+ * environment's series of every reason is exported at 0 from its listener's start, so a rate or an
+ * alert sees the first event.
+ */
+function refusedConnectionsCounter(registry: Registry): (environment: EnvironmentName) => Record<DefenceReason, TallySeries> {
+  const counter = tallyCounter<'environment' | 'reason'>(
+    registry,
+    'gateway_connections_refused_total',
+    'Sockets, HTTP/2 connections and requests refused or closed by a listener defence before reaching the gateway (not in ' +
+      'gateway_requests_total), by environment and reason: per_ip_cap (socket over the per-address cap), silent_shed (socket ' +
+      "that sent no request, closed at the listener's cap), h2_rapid_reset (HTTP/2 connection closed for too many stream resets), " +
+      'headers_too_large (431), malformed (400), request_timeout (408).',
+    ['environment', 'reason'],
+  );
+  return (environment) =>
+    Object.fromEntries(DEFENCE_REASONS.map((reason) => [reason, counter.series({ environment, reason })])) as Record<
+      DefenceReason,
+      TallySeries
+    >;
 }
 
 /** Counters read at scrape time from process-wide tallies: upstream calls, feed events, the response cache, replay, enums. */

@@ -1,11 +1,14 @@
 // Partners are served through a connection flood: one address holding thousands of silent sockets
 // on a keyed listener (reconnecting each one that is closed) leaves another address's keyed
 // requests all answered, whether the flood meets the per-address cap (the default) or, with that
-// cap off, the listener's own cap, where never-requested sockets are shed oldest first.
+// cap off, the listener's own cap, where never-requested sockets are shed oldest first. Either
+// defence is counted on /metrics and logged at warn, throttled, with the flooding address.
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
-import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
+import { freePort, startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
+import { captureLog } from '../../scripts/harness/log-capture.js';
+import { scrape } from '../../scripts/harness/metrics-text.js';
 import { eventually } from '../../scripts/harness/eventually.js';
 import { startSocketFlood } from '../../scripts/harness/socket-flood.js';
 
@@ -56,8 +59,10 @@ async function partnerRun(t: TestGateway, n: number): Promise<Record<string, num
   return outcomes;
 }
 
-async function floodAndServe(env: Record<string, string>, count: number) {
-  const t = await startTestGateway({ REDIS_URL: redis.url, ...env });
+async function floodAndServe(env: Record<string, string>, count: number, reason: string) {
+  const log = captureLog('warn');
+  const ops = await freePort();
+  const t = await startTestGateway({ REDIS_URL: redis.url, OPS_PORT: String(ops), ...env }, { logger: log.logger });
   const u = new URL(t.g.urls.production!);
   // Each closed socket reconnects after 500 ms: the flood shares this process (and 2 cores) with the gateway.
   const flood = startSocketFlood({ host: u.hostname, port: Number(u.port), count, localAddress: '127.0.0.3', reconnectMs: 500 });
@@ -65,7 +70,12 @@ async function floodAndServe(env: Record<string, string>, count: number) {
     // Every flood socket was accepted or refused once before partners start.
     await eventually(async () => flood.open + flood.closedByServer >= count, 30_000, 100);
     const outcomes = await partnerRun(t, 140);
-    return { outcomes, closedByServer: flood.closedByServer };
+    const refused = (await scrape(`http://127.0.0.1:${ops}/metrics`))('gateway_connections_refused_total', {
+      environment: 'production',
+      reason,
+    });
+    const warnings = log.lines.filter((l) => l.reason === reason && l.environment === 'production');
+    return { outcomes, closedByServer: flood.closedByServer, refused, warnings };
   } finally {
     flood.stop();
     await t.close();
@@ -74,13 +84,25 @@ async function floodAndServe(env: Record<string, string>, count: number) {
 
 describe('keyed listener under a silent-socket flood', () => {
   it('default per-address cap: 4,200 silent sockets from one address, partner requests from another all answered', async () => {
-    const { outcomes } = await floodAndServe({}, 4200);
+    const { outcomes, refused, warnings } = await floodAndServe({}, 4200, 'per_ip_cap');
     expect(outcomes).toEqual({ 200: 140 });
+    expect(refused).toBeGreaterThanOrEqual(4200 - 512);
+    // Thousands of refusals, a handful of lines: each names the address and the cap.
+    expect(warnings.length).toBeGreaterThan(0);
+    expect(warnings.length).toBeLessThan(refused / 10);
+    expect(warnings[0]).toMatchObject({ level: 40, remoteAddress: '127.0.0.3', maxConnectionsPerIp: 512 });
   }, 120_000);
 
   it('per-address cap off: at the listener cap, never-requested sockets are shed oldest first and partners get in', async () => {
-    const { outcomes, closedByServer } = await floodAndServe({ KEYED_MAX_CONNECTIONS_PER_IP: '0', KEYED_MAX_CONNECTIONS: '300' }, 400);
+    const { outcomes, closedByServer, refused, warnings } = await floodAndServe(
+      { KEYED_MAX_CONNECTIONS_PER_IP: '0', KEYED_MAX_CONNECTIONS: '300' },
+      400,
+      'silent_shed',
+    );
     expect(outcomes).toEqual({ 200: 140 });
     expect(closedByServer).toBeGreaterThanOrEqual(100);
+    expect(refused).toBeGreaterThanOrEqual(100);
+    expect(warnings.length).toBeGreaterThan(0);
+    expect(warnings[0]).toMatchObject({ level: 40, remoteAddress: '127.0.0.3', maxConnections: 300 });
   }, 120_000);
 });

@@ -1,7 +1,8 @@
 // HTTP/2 (TLS_HTTP2) against abusive clients: a connection that opens and cancels streams in a loop
 // (rapid reset) is closed with GOAWAY ENHANCE_YOUR_CALM after a bounded number of resets while
 // another connection is served; request headers over the 16 KiB bound get 431 as on HTTP/1.1, and
-// past twice the bound a stream reset with ENHANCE_YOUR_CALM (docs/deployment.md).
+// past twice the bound a stream reset with ENHANCE_YOUR_CALM (docs/deployment.md). The GOAWAY
+// and the 431 are counted on /metrics and logged at warn with the client's address.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,7 +10,9 @@ import http2 from 'node:http2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../scripts/harness/eventually.js';
 import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
-import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
+import { freePort, startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
+import { captureLog } from '../../scripts/harness/log-capture.js';
+import { scrape } from '../../scripts/harness/metrics-text.js';
 import { connectRawH2 } from '../../scripts/harness/h2-raw-client.js';
 import { makeCert } from '../../scripts/harness/tls-cert.js';
 import { H2_MAX_RESETS } from '../../server/http/tls.js';
@@ -19,12 +22,26 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-h2-'));
 let redis: TestRedis;
 let gw: TestGateway;
 let ca: string;
+let lines: Record<string, any>[];
+let metricsUrl: string;
+
+/** The listener-defence count of production for `reason` on /metrics. */
+const refusedCount = async (reason: string) =>
+  (await scrape(metricsUrl))('gateway_connections_refused_total', { environment: 'production', reason });
+const defenceWarnings = (reason: string) => lines.filter((l) => l.environment === 'production' && l.reason === reason);
 
 beforeAll(async () => {
   redis = await startTestRedis();
   const pair = makeCert(dir, 'h2');
   ca = pair.cert;
-  gw = await startTestGateway({ TLS_CERT_FILE: pair.certFile, TLS_KEY_FILE: pair.keyFile, TLS_HTTP2: 'on', REDIS_URL: redis.url });
+  const log = captureLog('warn');
+  lines = log.lines;
+  const ops = await freePort();
+  metricsUrl = `http://127.0.0.1:${ops}/metrics`;
+  gw = await startTestGateway(
+    { TLS_CERT_FILE: pair.certFile, TLS_KEY_FILE: pair.keyFile, TLS_HTTP2: 'on', REDIS_URL: redis.url, OPS_PORT: String(ops) },
+    { logger: log.logger },
+  );
 }, 60_000);
 afterAll(async () => {
   await gw?.close();
@@ -86,6 +103,16 @@ describe('HTTP/2 rapid reset', () => {
       expect(sent).toBeLessThan(H2_MAX_RESETS * 20);
       const answer = await send(partner, headers());
       expect(answer.status).toBe(200);
+      // One connection closed: counted once, and a warning names the attacker's address.
+      expect(await refusedCount('h2_rapid_reset')).toBe(1);
+      expect(defenceWarnings('h2_rapid_reset')).toMatchObject([
+        {
+          level: 40,
+          remoteAddress: expect.stringMatching(/127\.0\.0\.1$/),
+          maxResets: H2_MAX_RESETS,
+          msg: expect.stringMatching(/rapid reset/),
+        },
+      ]);
     } finally {
       attacker.destroy();
       partner.close();
@@ -115,6 +142,12 @@ describe('HTTP/2 request headers over the bound', () => {
       const big = await send(session, headers({ 'x-pad': 'a'.repeat(20_000) }));
       expect(big.status).toBe(431);
       expect(JSON.parse(big.text!).errors[0].message).toBe('Request headers are too large.');
+      expect(await refusedCount('headers_too_large')).toBeGreaterThanOrEqual(1);
+      expect(defenceWarnings('headers_too_large')[0]).toMatchObject({
+        level: 40,
+        remoteAddress: expect.any(String),
+        maxHeaderSize: 16_384,
+      });
       expect((await send(session, headers())).status).toBe(200);
     } finally {
       session.close();

@@ -1,15 +1,16 @@
 // Defences of the request path against a real gateway on a real redis-server:
 // documents refused before parsing, free requests rate-limited per IP (through Redis), hostile
-// variables refused with 400, connection caps and timeouts, refusal warnings throttled, and
-// operationName logged only when it names an operation. Each case uses its own client IP
+// variables refused with 400, connection caps and timeouts, refusal warnings throttled, the
+// listener's own refusals (caps, 400/408/431) counted on /metrics and logged, and operationName
+// logged only when it names an operation. Each case uses its own client IP
 // (X-Forwarded-For with TRUST_PROXY=1) so the per-IP state of one does not touch another.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import net from 'node:net';
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { Redis } from 'ioredis';
 import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
-import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
+import { freePort, startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
+import { captureLog } from '../../scripts/harness/log-capture.js';
+import { scrape } from '../../scripts/harness/metrics-text.js';
 import { eventually } from '../../scripts/harness/eventually.js';
 import { allowanceKey, freeRateKey } from '../../cache/allowance.js';
 
@@ -21,19 +22,17 @@ const ACCOUNTS =
 let redis: TestRedis;
 let t: TestGateway;
 let lines: Record<string, any>[];
+let metricsUrl: string;
 let ipCounter = 0;
 /** A fresh client address per case. */
 const nextIp = () => `10.12.${Math.floor(++ipCounter / 250)}.${(ipCounter % 250) + 1}`;
 
 beforeAll(async () => {
   redis = await startTestRedis();
-  lines = [];
-  const stream = new Writable({
-    write(chunk, _enc, cb) {
-      for (const l of String(chunk).split('\n')) if (l) lines.push(JSON.parse(l));
-      cb();
-    },
-  });
+  const log = captureLog();
+  lines = log.lines;
+  const ops = await freePort();
+  metricsUrl = `http://127.0.0.1:${ops}/metrics`;
   t = await startTestGateway(
     {
       REDIS_URL: redis.url,
@@ -46,8 +45,9 @@ beforeAll(async () => {
       PLAYGROUND_KEEP_ALIVE_TIMEOUT_MS: '1000',
       KEYED_MAX_CONNECTIONS: '10',
       CACHE_ENABLED: 'true',
+      OPS_PORT: String(ops),
     },
-    { logger: pino({ level: 'info' }, stream) },
+    { logger: log.logger },
   );
 });
 afterAll(async () => {
@@ -241,6 +241,27 @@ function idleSocket(url: string): Promise<{ socket: net.Socket; closed: Promise<
   });
 }
 
+/** Writes `text` on a new socket; what the server answered before closing it. */
+function rawExchange(url: string, text: string): Promise<string> {
+  const { port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(port), '127.0.0.1');
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (d) => (answer += d));
+    socket.on('error', () => {});
+    socket.once('close', () => resolve(answer));
+    socket.end(text);
+  });
+}
+
+/** The listener-defence count of one environment and reason on /metrics. */
+const refusedCount = async (environment: string, reason: string) =>
+  (await scrape(metricsUrl))('gateway_connections_refused_total', { environment, reason });
+/** The listener-defence warnings of one environment and reason logged since line `since`. */
+const defenceWarnings = (environment: string, reason: string, since: number) =>
+  lines.slice(since).filter((l) => l.level === 40 && l.environment === environment && l.reason === reason);
+
 describe('row 5: connections', () => {
   it('an idle keep-alive socket is closed after the keep-alive timeout', async () => {
     const { socket, closed } = await idleSocket(t.g.urls.playground!);
@@ -256,6 +277,9 @@ describe('row 5: connections', () => {
   });
 
   it('idle sockets to the playground past the per-IP cap are closed at once, and production keeps serving', async () => {
+    const since = lines.length;
+    const [capped, timedOut] = [await refusedCount('playground', 'per_ip_cap'), await refusedCount('playground', 'request_timeout')];
+    const started = Date.now();
     const sockets = await Promise.all(Array.from({ length: 60 }, () => idleSocket(t.g.urls.playground!)));
     let closedCount = 0;
     for (const s of sockets) void s.closed.then(() => closedCount++);
@@ -267,14 +291,48 @@ describe('row 5: connections', () => {
       throw new Error(`${e.message}: ${closedCount} closed`);
     });
     for (const s of sockets) s.socket.destroy();
+    // Counted on /metrics and logged, throttled: the refusals over the cap, then the 408s of the rest.
+    expect((await refusedCount('playground', 'per_ip_cap')) - capped).toBeGreaterThanOrEqual(20);
+    expect((await refusedCount('playground', 'request_timeout')) - timedOut).toBeGreaterThanOrEqual(1);
+    // The trailing line of the second stands for the refusals held back.
+    await eventually(async () => defenceWarnings('playground', 'per_ip_cap', since).some((l) => l.refusedSinceLastWarning > 0), 3000);
+    const capLines = defenceWarnings('playground', 'per_ip_cap', since);
+    expect(capLines.length).toBeLessThanOrEqual(Math.ceil((Date.now() - started) / 1000) + 1);
+    expect(capLines[0]).toMatchObject({
+      remoteAddress: expect.stringMatching(/127\.0\.0\.1$/),
+      maxConnectionsPerIp: 40,
+      msg: expect.stringMatching(/per-address connection cap/),
+    });
+    expect(defenceWarnings('playground', 'request_timeout', since)[0]).toMatchObject({ status: 408 });
   });
 
   it('a keyed listener caps its sockets too', async () => {
+    const since = lines.length;
+    const shed = await refusedCount('certification', 'silent_shed');
     const sockets = await Promise.all(Array.from({ length: 14 }, () => idleSocket(t.g.urls.certification!)));
     let closedCount = 0;
     for (const s of sockets) void s.closed.then(() => closedCount++);
     await eventually(async () => closedCount >= 4, 5000);
     for (const s of sockets) s.socket.destroy();
+    expect((await refusedCount('certification', 'silent_shed')) - shed).toBeGreaterThanOrEqual(4);
+    expect(defenceWarnings('certification', 'silent_shed', since)[0]).toMatchObject({
+      maxConnections: 10,
+      remoteAddress: expect.any(String),
+    });
+  });
+
+  it('malformed requests (400) and oversized headers (431) are answered by the listener, counted and logged', async () => {
+    const since = lines.length;
+    const [malformed, tooLarge] = [await refusedCount('production', 'malformed'), await refusedCount('production', 'headers_too_large')];
+    expect(await rawExchange(t.g.urls.production!, 'NOT HTTP AT ALL\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /);
+    const pad = 'a'.repeat(20_000);
+    expect(await rawExchange(t.g.urls.production!, `GET /healthz HTTP/1.1\r\nhost: x\r\nx-pad: ${pad}\r\n\r\n`)).toMatch(
+      /^HTTP\/1\.1 431 /,
+    );
+    expect((await refusedCount('production', 'malformed')) - malformed).toBe(1);
+    expect((await refusedCount('production', 'headers_too_large')) - tooLarge).toBe(1);
+    expect(defenceWarnings('production', 'malformed', since)).toMatchObject([{ status: 400, msg: expect.stringMatching(/malformed/) }]);
+    expect(defenceWarnings('production', 'headers_too_large', since)).toMatchObject([{ status: 431 }]);
   });
 });
 
