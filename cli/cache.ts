@@ -69,13 +69,15 @@ async function cacheCommand(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pro
   const what = values.all ? 'every cached answer' : `cached answers selecting ${fields.join(', ')}`;
 
   if (config.redisUrl) {
-    const { epochs, receivers, live } = await withRedis(config.redisUrl, (redis) =>
-      purgeInRedis(redis, values.all ? { all: true } : { fields }),
+    const { epochs, receivers, live, dropped } = await withRedis(config.redisUrl, (redis) =>
+      purgeInRedis(redis, values.all ? { all: true } : { fields }, undefined, (err) =>
+        io.err(`cache: some stored answers stay in Redis until their TTL (${(err as Error)?.message ?? err})`),
+      ),
     );
     const others = unreached({ applied: receivers, refused: 0, live }, 'they re-read the purge epochs within CACHE_EPOCH_REFRESH_MS, 5 s');
     io.out(
       `purged ${what} on every gateway instance using ${safeTarget(config.redisUrl)} (epochs ${JSON.stringify(epochs)}; ${receivers} ` +
-        `instance(s) notified: ${receivers} of ${live} live instance(s) confirmed${others})`,
+        `instance(s) notified: ${receivers} of ${live} live instance(s) confirmed${others}; ${dropped} stored answer(s) dropped from Redis)`,
     );
     return 0;
   }
