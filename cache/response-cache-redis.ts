@@ -74,20 +74,24 @@ redis.call('SET', KEYS[1], ARGV[2], 'PX', ttl)
 redis.call('ZADD', KEYS[2], now + ttl, ARGV[1])
 redis.call('HSET', KEYS[3], ARGV[1], size)
 local total = redis.call('INCRBY', KEYS[4], size)
-for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. now, 'LIMIT', 0, ARGV[6])) do
-  total = drop(2, ARGV[5], member)
-end
-while total > budget do
-  local first = redis.call('ZRANGE', KEYS[2], 0, 0)
+-- The first to expire goes while it has expired (up to a bound) or the shard is over budget.
+local expired = tonumber(ARGV[6])
+while true do
+  local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
   if #first == 0 then
-    redis.call('SET', KEYS[4], 0, 'KEEPTTL')
+    if total ~= 0 then redis.call('SET', KEYS[4], 0, 'KEEPTTL') end
     break
+  end
+  if total <= budget then
+    if tonumber(first[2]) >= now or expired == 0 then break end
+    expired = expired - 1
   end
   total = drop(2, ARGV[5], first[1])
 end
--- The bookkeeping lives as long as its longest entry: a shard no longer written leaves nothing.
+-- The bookkeeping outlives its longest entry (extended once per TTL, not at every store) and
+-- goes after it: a shard no longer written leaves nothing behind.
 if redis.call('PTTL', KEYS[2]) < ttl then
-  for i = 2, 4 do redis.call('PEXPIRE', KEYS[i], ttl) end
+  for i = 2, 4 do redis.call('PEXPIRE', KEYS[i], 2 * ttl) end
 end
 return 1
 `;

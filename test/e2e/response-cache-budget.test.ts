@@ -169,6 +169,21 @@ describe('response cache: the Redis level within CACHE_REDIS_MAX_BYTES', () => {
     expect(await accounted(client)).toBe(0);
     await cache.close();
   });
+
+  it('CACHE_REDIS_MAX_BYTES=0: bounded by TTLs only, one SET per store and no bookkeeping', async () => {
+    await client.flushall();
+    const cache = new ResponseCache({ settings: settings({ redisMaxBytes: 0 }), redis: client });
+    for (let i = 0; i < 100; i++) cache.set(keyOf(cache, i), body(i), 600_000, ['utilities']);
+    await settle(client);
+    const held = await heldOn(client);
+    expect(held.keys.filter(isEntry)).toHaveLength(100);
+    expect(held.keys.filter((k) => !isEntry(k))).toEqual([]);
+    expect(await client.pttl(held.keys[0]!)).toBeGreaterThan(590_000);
+    const other = new ResponseCache({ settings: settings({ redisMaxBytes: 0 }), redis: client });
+    expect(await other.get(keyOf(other, 99))).toMatchObject({ level: 'redis', entry: { body: body(99) } });
+    await cache.close();
+    await other.close();
+  });
 });
 
 const problem = clusterSkipReason('Redis Cluster');
