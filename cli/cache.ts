@@ -5,9 +5,9 @@
 //
 // With REDIS_URL (the gateways' Redis) the purge reaches every instance at once: it bumps the
 // field's purge epoch (part of every cache key), publishes a message on which each instance
-// drops its in-process entries, and drops the purged answers from Redis. Without Redis each gateway's cache lives in its own process: the
-// command then uses the admin endpoint of the local gateway when ADMIN_TOKEN is set (ADMIN_PORT,
-// or --admin-url), and otherwise says it cannot reach it.
+// drops its in-process entries, and drops the purged answers from Redis. Without Redis each
+// gateway's cache lives in its own process: the command then uses the admin endpoint of the local
+// gateway when ADMIN_TOKEN is set (ADMIN_PORT, or --admin-url), and otherwise says it cannot reach it.
 // Exit status: 0 done, 1 failed, 2 usage error.
 import { parseArgs } from 'node:util';
 import path from 'node:path';
