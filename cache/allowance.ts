@@ -24,6 +24,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { canReach, noteRedisFailure, redisDeadline, redisHealth, type RedisClient } from './redis-health.js';
 import { FreeRateCounter, type FreeRate } from './free-rate.js';
+import { defineScripts } from './redis-scripts.js';
 
 export interface AllowanceResult {
   /** True when this call was counted and may be served. */
@@ -127,13 +128,12 @@ export class RedisAllowanceStore implements AllowanceStore {
     freeRate: FreeRate = { points: 0, windowSeconds: 60 },
   ) {
     this.free = new FreeRateCounter(freeRate);
-    const client = redis as RedisClient & Record<string, unknown>;
-    // defineCommand sends EVALSHA and falls back to EVAL on NOSCRIPT (e.g. after a Redis restart).
-    if (typeof client.epgPlaygroundConsume !== 'function')
-      redis.defineCommand('epgPlaygroundConsume', { numberOfKeys: 2, lua: CONSUME_LUA });
-    if (typeof client.epgPlaygroundAdmit !== 'function') redis.defineCommand('epgPlaygroundAdmit', { numberOfKeys: 2, lua: ADMIT_LUA });
-    this.consumeScript = (client.epgPlaygroundConsume as Script).bind(redis);
-    this.admitScript = (client.epgPlaygroundAdmit as Script).bind(redis);
+    const client = defineScripts<{ epgPlaygroundConsume: Script; epgPlaygroundAdmit: Script }>(redis, {
+      epgPlaygroundConsume: { keys: 2, lua: CONSUME_LUA },
+      epgPlaygroundAdmit: { keys: 2, lua: ADMIT_LUA },
+    });
+    this.consumeScript = client.epgPlaygroundConsume.bind(redis);
+    this.admitScript = client.epgPlaygroundAdmit.bind(redis);
   }
 
   async consume(ip: string): Promise<AllowanceResult> {

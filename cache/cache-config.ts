@@ -32,6 +32,8 @@ export interface CacheSettings {
   lruBytes: number;
   /** Larger answers are not cached at all. */
   maxEntryBytes: number;
+  /** Byte budget of the Redis level (what Redis holds for the entries); 0 = bounded by TTLs only. */
+  redisMaxBytes: number;
   /** Give up on a Redis read after this long and answer from upstream (ms). */
   redisReadTimeoutMs: number;
   /** Re-read purge epochs from Redis this often, in case a purge message was missed (ms). */
@@ -178,6 +180,7 @@ export function loadCacheReplaySettings(
       ttl: ttlsOf(doc, where, problems),
       lruBytes: s.CACHE_LRU_BYTES,
       maxEntryBytes: s.CACHE_MAX_ENTRY_BYTES,
+      redisMaxBytes: s.CACHE_REDIS_MAX_BYTES,
       redisReadTimeoutMs: s.CACHE_REDIS_TIMEOUT_MS,
       epochRefreshMs: s.CACHE_EPOCH_REFRESH_MS,
       coalesce: s.CACHE_COALESCE,

@@ -17,6 +17,7 @@
 import { LRUCache } from 'lru-cache';
 import type { RedisClient } from './redis-connection.js';
 import { canReach, noteRedisFailure, redisDeadline } from './redis-health.js';
+import { defineScripts } from './redis-scripts.js';
 
 /** A lookup gives up after this (as a response-cache read does): the request goes on as a miss. */
 export const PERSISTED_QUERY_DEADLINE_MS = 200;
@@ -93,11 +94,7 @@ export function createPersistedQueryStore(opts: {
   const budget = (environment: string) => opts.budgets?.[environment] ?? opts.maxBytes;
   const redis = opts.redis;
   if (redis) {
-    const client = redis as RedisClient & Partial<Scripts>;
-    // defineCommand sends EVALSHA and falls back to EVAL on NOSCRIPT (e.g. after a Redis restart).
-    if (typeof client.epgApqPut !== 'function') redis.defineCommand('epgApqPut', { numberOfKeys: 3, lua: PUT_LUA });
-    if (typeof client.epgApqGet !== 'function') redis.defineCommand('epgApqGet', { numberOfKeys: 2, lua: GET_LUA });
-    const scripts = client as unknown as Scripts;
+    const scripts = defineScripts<Scripts>(redis, { epgApqPut: { keys: 3, lua: PUT_LUA }, epgApqGet: { keys: 2, lua: GET_LUA } });
     return {
       kind: 'redis',
       async get(environment, hash) {

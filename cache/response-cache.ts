@@ -5,7 +5,8 @@
 // fields), the normalized operation, operation name and variables (canonical JSON), the partner
 // when answers depend on it, the config generation, the schema, and a purge epoch per root field.
 // Purging bumps an epoch in Redis and tells every instance over pub/sub; old entries become
-// unreachable at once and expire by their TTL.
+// unreachable at once, and are dropped from Redis (response-cache-redis.ts, which also keeps the
+// Redis level within CACHE_REDIS_MAX_BYTES).
 //
 // Redis trouble never fails a request: reads give up after a short timeout, writes are
 // fire-and-forget, and both are counted (responseCacheStats).
@@ -15,10 +16,10 @@ import { canReach, noteRedisFailure, redisDeadline as withTimeout, redisHealth, 
 import { schemaPolicy } from '../resolvers/schema-policy.js';
 import type { CacheSettings, TtlRule } from './cache-config.js';
 import { announce, PURGE_TOPIC, type InstanceBus } from './instance-registry.js';
+import { purgeRedisEntries, redisEntryKey, storeInRedis } from './response-cache-redis.js';
 
 export type SchemaVariant = 'keyed' | 'playground';
 
-export const REDIS_ENTRY_PREFIX = 'epg:cache:r:';
 export const EPOCHS_KEY = 'epg:cache:epochs';
 /** Epoch field bumped by `purge --all`. */
 export const ALL_FIELDS = '*';
@@ -108,6 +109,8 @@ export interface PurgeResult {
   instancesNotified?: number;
   /** Gateway instances registered as live when it was sent (Redis only). */
   instancesLive?: number;
+  /** Stored answers dropped from Redis (Redis only). */
+  redisEntriesDropped?: number;
 }
 
 export interface ResponseCacheOptions {
@@ -213,16 +216,18 @@ function decodeEntry(raw: string): CachedEntry | null {
 }
 
 /**
- * Bumps purge epochs in Redis and tells every instance. Used by the gateway (admin endpoint) and
- * by `npm run cache -- purge`. Returns the new epochs, how many gateway instances confirmed they
- * applied it (waiting up to `ackWaitMs` for every live one: cache/instance-registry.ts)
- * and how many were live.
+ * Bumps purge epochs in Redis and tells every instance, while the answers it made unreachable are
+ * dropped from Redis. Used by the gateway (admin endpoint) and by `npm run cache -- purge`. Returns
+ * the new epochs, how many gateway instances confirmed they applied it (waiting up to `ackWaitMs`
+ * for every live one: cache/instance-registry.ts), how many were live and how many stored answers
+ * were dropped.
  */
 export async function purgeInRedis(
   redis: RedisClient,
   target: PurgeTarget,
   ackWaitMs?: number,
-): Promise<{ epochs: Record<string, number>; receivers: number; live: number }> {
+  onError: (err: unknown) => void = () => {},
+): Promise<{ epochs: Record<string, number>; receivers: number; live: number; dropped: number }> {
   const fields = target.all ? [ALL_FIELDS] : [...new Set(target.fields ?? [])];
   if (fields.length === 0) throw new Error('nothing to purge: name --field or --all');
   const multi = redis.multi();
@@ -234,8 +239,11 @@ export async function purgeInRedis(
     if (err) throw err;
     epochs[f] = Number(value);
   });
-  const { applied, live } = await announce(redis, PURGE_TOPIC, { fields, epochs }, ackWaitMs);
-  return { epochs, receivers: applied, live };
+  const [{ applied, live }, dropped] = await Promise.all([
+    announce(redis, PURGE_TOPIC, { fields, epochs }, ackWaitMs),
+    purgeRedisEntries(redis, fields, onError),
+  ]);
+  return { epochs, receivers: applied, live, dropped };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -375,7 +383,7 @@ export class ResponseCache {
   /** Past the in-process level (`getLocal` missed): Redis, or a miss. */
   async getShared(key: string): Promise<CacheLookup | null> {
     if (this.redis) {
-      const redisKey = REDIS_ENTRY_PREFIX + key;
+      const redisKey = redisEntryKey(key);
       if (!canReach(this.redis, redisKey)) {
         this.bump('cacheReadErrors');
       } else {
@@ -411,11 +419,12 @@ export class ResponseCache {
     this.bump('stores');
     const redis = this.redis;
     if (redis) {
-      const redisKey = REDIS_ENTRY_PREFIX + key;
+      const redisKey = redisEntryKey(key);
       if (!canReach(redis, redisKey)) {
         this.bump('cacheWriteErrors');
       } else {
-        redis.set(redisKey, encodeEntry(entry), 'PX', Math.max(1, entry.ttlMs)).catch((err: unknown) => {
+        // Within CACHE_REDIS_MAX_BYTES: an answer larger than its share is kept in process only.
+        storeInRedis(redis, key, encodeEntry(entry), Math.max(1, entry.ttlMs), this.settings.redisMaxBytes).catch((err: unknown) => {
           noteRedisFailure(redis, redisKey, err);
           this.bump('cacheWriteErrors');
           this.onError(err, 'cache write');
@@ -438,9 +447,11 @@ export class ResponseCache {
     const fields = target.all ? [ALL_FIELDS] : [...new Set(target.fields ?? [])];
     if (fields.length === 0) throw new Error('nothing to purge: name a field or all');
     if (this.redis) {
-      const { epochs, receivers, live } = await purgeInRedis(this.redis, target);
+      const { epochs, receivers, live, dropped } = await purgeInRedis(this.redis, target, undefined, (err) =>
+        this.onError(err, 'cache purge in Redis'),
+      );
       this.applyEpochs(epochs, fields);
-      return { reach: 'all instances', epochs, instancesNotified: receivers, instancesLive: live };
+      return { reach: 'all instances', epochs, instancesNotified: receivers, instancesLive: live, redisEntriesDropped: dropped };
     }
     const epochs: Record<string, number> = {};
     for (const f of fields) epochs[f] = (this.epochs.get(f) ?? 0) + 1;

@@ -4,10 +4,10 @@
 //   purge --all                                drop every cached answer
 //
 // With REDIS_URL (the gateways' Redis) the purge reaches every instance at once: it bumps the
-// field's purge epoch (part of every cache key) and publishes a message on which each instance
-// drops its in-process entries. Without Redis each gateway's cache lives in its own process: the
-// command then uses the admin endpoint of the local gateway when ADMIN_TOKEN is set (ADMIN_PORT,
-// or --admin-url), and otherwise says it cannot reach it.
+// field's purge epoch (part of every cache key), publishes a message on which each instance
+// drops its in-process entries, and drops the purged answers from Redis. Without Redis each
+// gateway's cache lives in its own process: the command then uses the admin endpoint of the local
+// gateway when ADMIN_TOKEN is set (ADMIN_PORT, or --admin-url), and otherwise says it cannot reach it.
 // Exit status: 0 done, 1 failed, 2 usage error.
 import { parseArgs } from 'node:util';
 import path from 'node:path';
@@ -69,13 +69,15 @@ async function cacheCommand(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pro
   const what = values.all ? 'every cached answer' : `cached answers selecting ${fields.join(', ')}`;
 
   if (config.redisUrl) {
-    const { epochs, receivers, live } = await withRedis(config.redisUrl, (redis) =>
-      purgeInRedis(redis, values.all ? { all: true } : { fields }),
+    const { epochs, receivers, live, dropped } = await withRedis(config.redisUrl, (redis) =>
+      purgeInRedis(redis, values.all ? { all: true } : { fields }, undefined, (err) =>
+        io.err(`cache: some stored answers stay in Redis until their TTL (${(err as Error)?.message ?? err})`),
+      ),
     );
     const others = unreached({ applied: receivers, refused: 0, live }, 'they re-read the purge epochs within CACHE_EPOCH_REFRESH_MS, 5 s');
     io.out(
       `purged ${what} on every gateway instance using ${safeTarget(config.redisUrl)} (epochs ${JSON.stringify(epochs)}; ${receivers} ` +
-        `instance(s) notified: ${receivers} of ${live} live instance(s) confirmed${others})`,
+        `instance(s) notified: ${receivers} of ${live} live instance(s) confirmed${others}; ${dropped} stored answer(s) dropped from Redis)`,
     );
     return 0;
   }

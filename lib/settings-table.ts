@@ -232,6 +232,11 @@ const CACHE = {
     { text: 'CACHE_LRU_BYTES, at most 4 MiB', from: (v) => Math.min(v.CACHE_LRU_BYTES as number, 4 * MiB) },
     'largest answer cached',
   ),
+  CACHE_REDIS_MAX_BYTES: setting(
+    k.bytes(0),
+    256 * MiB,
+    "the Redis level's budget (what Redis holds for it, shared by every instance); the entries that expire first are trimmed; 0 = bounded by TTLs only",
+  ),
   CACHE_REDIS_TIMEOUT_MS: setting(k.int(10, 10_000), 200, 'how long a cache read waits for Redis before answering as a miss'),
   CACHE_EPOCH_REFRESH_MS: setting(
     k.int(100, 3_600_000),

@@ -34,6 +34,7 @@ import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { canReach, type RedisClient } from '../../cache/redis-health.js';
+import { defineScripts } from '../../cache/redis-scripts.js';
 import type { ReplaySettings } from '../../cache/cache-config.js';
 import type { ReplayRecord } from './replay-record.js';
 import type { ReplayQuery } from './replay-match.js';
@@ -493,21 +494,21 @@ end
 return removed
 `;
 
-type ScriptedRedis = RedisClient & {
+type Scripts = {
   epgReplayPutChunk(...args: (string | number | Buffer)[]): Promise<number>;
   epgReplayTrimChunks(...args: (string | number)[]): Promise<number>;
   epgReplayFindChunk(...args: (string | number)[]): Promise<string | number | null>;
   epgReplayFindChunks(...args: (string | number)[]): Promise<(string | number | null)[]>;
 };
+type ScriptedRedis = RedisClient & Scripts;
 
-function defineScripts(redis: RedisClient): ScriptedRedis {
-  const r = redis as ScriptedRedis;
-  if (typeof r.epgReplayPutChunk !== 'function') redis.defineCommand('epgReplayPutChunk', { numberOfKeys: 5, lua: PUT_LUA });
-  if (typeof r.epgReplayFindChunk !== 'function') redis.defineCommand('epgReplayFindChunk', { numberOfKeys: 1, lua: FIND_LUA });
-  if (typeof r.epgReplayFindChunks !== 'function') redis.defineCommand('epgReplayFindChunks', { numberOfKeys: 1, lua: FIND_ALL_LUA });
-  if (typeof r.epgReplayTrimChunks !== 'function') redis.defineCommand('epgReplayTrimChunks', { numberOfKeys: 4, lua: TRIM_LUA });
-  return r;
-}
+const replayScripts = (redis: RedisClient): ScriptedRedis =>
+  defineScripts<Scripts>(redis, {
+    epgReplayPutChunk: { keys: 5, lua: PUT_LUA },
+    epgReplayFindChunk: { keys: 1, lua: FIND_LUA },
+    epgReplayFindChunks: { keys: 1, lua: FIND_ALL_LUA },
+    epgReplayTrimChunks: { keys: 4, lua: TRIM_LUA },
+  });
 
 class RedisBackend implements Backend {
   private readonly redis: ScriptedRedis;
@@ -522,7 +523,7 @@ class RedisBackend implements Backend {
     private readonly now: () => number,
     private readonly keys: ReplayKeys,
   ) {
-    this.redis = defineScripts(redis);
+    this.redis = replayScripts(redis);
   }
 
   encoder(): BatchEncoder {
