@@ -39,6 +39,13 @@ export const SEARCH_PATHS = [
   '/console/search?range=7d&partner=BENCH&outcome=server-errors',
 ];
 
+/** The same searches as the replay store gets them (the console counts outcomes over a partner's matches, then filters). */
+export const SEARCH_QUERIES: readonly Record<string, string>[] = [
+  { clientIp: floodIp(44) },
+  { errorCode: 'PERSISTED_QUERY_NOT_FOUND' },
+  { partner: 'BENCH' },
+];
+
 /** Writes `count` refused sign-ins (raw store, no aggregation) after a few entries a search should still find. */
 export async function fillAuditTrail(redisUrl: string, dataDir: string, count: number): Promise<{ ms: number }> {
   const t0 = performance.now();

@@ -3,8 +3,9 @@
 // On the thread that serves partners, six concurrent 7-day searches raised keyed p99 4.7× quiet
 // (docs/benchmark.md, `console search`). So the unpacking, parsing and filtering run on one
 // worker thread per process, at a lower CPU priority (SCAN_THREAD_NICE): the serving thread only
-// fetches the stored bytes and receives the matching records. One thread, one unit at a time:
-// the console's share of the process is bounded whatever the number of searches (they queue).
+// fetches the stored bytes and receives the matching records. One thread, one unit at a time, at
+// most half a core (SCAN_THREAD_DUTY): the console's share of the machine is bounded whatever the
+// number of searches (they queue and take longer).
 // A thread that cannot start or dies is replaced on the next unit; after three failures in a row
 // the units are read on the calling thread, as before, and `fallbacks` counts them.
 import { Worker } from 'node:worker_threads';
@@ -19,6 +20,8 @@ export type ScanResponse = { id: number; records: ReplayRecord[] } | { id: numbe
 
 /** Niceness of the scan thread (the serving thread's is 0): the kernel gives it ~10% of a contended core. */
 export const SCAN_THREAD_NICE = 10;
+/** The share of one core the scan thread works at most: it rests after each unit as long as the unit took. */
+export const SCAN_THREAD_DUTY = 0.5;
 const MAX_FAILURES = 3;
 
 interface Pending {
@@ -37,6 +40,8 @@ class ScanThread {
   fallbacks = 0;
   /** Units the scan thread read. */
   scanned = 0;
+  /** false: every unit is read on the calling thread (the benchmark's comparison, bench/console-scan.ts). */
+  enabled = true;
 
   /** The records of one deflated Redis chunk that match `query`. */
   chunk(stored: Buffer, query: ReplayQuery): Promise<ReplayRecord[]> {
@@ -50,7 +55,7 @@ class ScanThread {
   }
 
   private async run(job: Job): Promise<ReplayRecord[]> {
-    const worker = this.failures < MAX_FAILURES ? this.start() : null;
+    const worker = this.enabled && this.failures < MAX_FAILURES ? this.start() : null;
     if (!worker) return this.inline(job);
     const id = this.nextId++;
     const records = new Promise<ReplayRecord[]>((resolve, reject) => this.pending.set(id, { resolve, reject }));
