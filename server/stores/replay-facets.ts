@@ -14,8 +14,6 @@ export interface ReplayFacets {
   zips: string[];
 }
 
-export { OUTCOMES, outcomeOf, type Outcome } from './replay-match.js';
-
 /** Answers larger than this are scanned for codes instead of parsed. */
 const PARSE_LIMIT = 256 * 1024;
 const MAX_VALUES = 8;

@@ -8,7 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SupportRole } from '../../keys/key-store.js';
 import type { ReplayQuery } from '../../stores/replay-store.js';
-import { OUTCOMES, outcomeOf, type Outcome } from '../../stores/replay-facets.js';
+import { OUTCOMES, outcomeOf, type Outcome } from '../../stores/replay-match.js';
 import { clientIp } from '../../http/client-ip.js';
 import { actionsFor } from '../../stores/audit-log.js';
 import { ASSETS } from './assets.js';

@@ -2,7 +2,8 @@
 // (no I/O here). The diff page is in diff-page.ts, the partner pages in partner-pages.ts.
 import { parse, print } from 'graphql';
 import { bodyUnread, type ReplayRecord } from '../../stores/replay-store.js';
-import { OUTCOMES, outcomeOf, rootFieldsOf, type Outcome } from '../../stores/replay-facets.js';
+import { rootFieldsOf } from '../../stores/replay-facets.js';
+import { OUTCOMES, outcomeOf, type Outcome } from '../../stores/replay-match.js';
 import type { AuditEntry } from '../../stores/audit-log.js';
 import { schemaPolicy } from '../../../resolvers/schema-policy.js';
 import type { Session } from './session.js';

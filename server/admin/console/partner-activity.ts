@@ -1,7 +1,7 @@
 // A partner's last 7 days per environment, from its replay records: requests, error rate and p95
 // latency per day, and when each key was last used (the key id the key check noted).
 import type { ReplayRecord } from '../../stores/replay-store.js';
-import { outcomeOf } from '../../stores/replay-facets.js';
+import { outcomeOf } from '../../stores/replay-match.js';
 
 export const DAYS = 7;
 const DAY_MS = 86_400_000;
