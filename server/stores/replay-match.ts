@@ -75,3 +75,20 @@ export function recordMatches(r: ReplayRecord, q: ReplayQuery): boolean {
   if (q.until !== undefined && t > q.until) return false;
   return true;
 }
+
+/**
+ * A record as a results table needs it: the answer body, its headers, the upstream calls and the
+ * variables left out, and the query text too where the facets already name its root fields. A
+ * page of 1,000 matches of a cached answer would otherwise copy its body 1,000 times between
+ * threads; the record page reads the whole record by its id.
+ */
+export function summaryOf(r: ReplayRecord): ReplayRecord {
+  return {
+    ...r,
+    query: r.query !== null && r.facets?.rootFields.length ? '' : r.query,
+    variables: null,
+    responseBody: '',
+    responseHeaders: {},
+    upstreamCalls: [],
+  };
+}

@@ -51,6 +51,8 @@ export interface SearchOptions {
   cursor?: string | null;
   /** Chunks (Redis) or 512 KiB of segment (embedded) to read at most; default SEARCH_UNITS. */
   maxUnits?: number;
+  /** Matches as a results table needs them (summaryOf): no bodies, headers, upstream calls or variables. */
+  summary?: boolean;
 }
 
 export interface SearchSlice {
@@ -174,7 +176,7 @@ interface Backend {
   /** Up to `n` units after `from`, newest first, none wholly older than `since`. */
   peek(from: ScanPosition | null, n: number, since: number): Promise<ScanUnit[]>;
   /** The records of one unit that match `q` (unpacked and filtered on the scan thread). */
-  scan(unit: ScanUnit, q: ReplayQuery): Promise<ReplayRecord[]>;
+  scan(unit: ScanUnit, q: ReplayQuery, summary: boolean): Promise<ReplayRecord[]>;
   close(): Promise<void>;
 }
 
@@ -639,9 +641,9 @@ class RedisBackend implements Backend {
     return units;
   }
 
-  async scan(unit: ScanUnit, q: ReplayQuery): Promise<ReplayRecord[]> {
+  async scan(unit: ScanUnit, q: ReplayQuery, summary: boolean): Promise<ReplayRecord[]> {
     const stored = await this.redis.getBuffer(this.keys.chunk(unit.id));
-    return stored ? scanThread.chunk(stored, q) : [];
+    return stored ? scanThread.chunk(stored, q, summary) : [];
   }
 
   async close(): Promise<void> {}
@@ -814,8 +816,8 @@ class FileBackend implements Backend {
     return out;
   }
 
-  scan(unit: ScanUnit, q: ReplayQuery): Promise<ReplayRecord[]> {
-    return scanThread.lines(unit.id, q);
+  scan(unit: ScanUnit, q: ReplayQuery, summary: boolean): Promise<ReplayRecord[]> {
+    return scanThread.lines(unit.id, q, summary);
   }
 
   async close(): Promise<void> {}
@@ -959,7 +961,7 @@ class PartitionedBackend {
       if (best === null) break;
       const unit = queues.get(best)!.shift()!;
       if (units > 0 && spent + unit.cost > budget) break;
-      out.push(...(await this.part(best).scan(unit, q)));
+      out.push(...(await this.part(best).scan(unit, q, opts.summary === true)));
       spent += unit.cost;
       units++;
       const prev = positions[best];

@@ -10,11 +10,12 @@
 // the units are read on the calling thread, as before, and `fallbacks` counts them.
 import { Worker } from 'node:worker_threads';
 import { decodeChunk, decodeLines, unpackChunk } from './replay-chunk.js';
-import { recordMatches, type ReplayQuery } from './replay-match.js';
+import { recordMatches, summaryOf, type ReplayQuery } from './replay-match.js';
 import type { ReplayRecord } from './replay-record.js';
 import fsp from 'node:fs/promises';
 
-type Job = { kind: 'chunk'; data: Uint8Array; query: ReplayQuery } | { kind: 'lines'; path: string; query: ReplayQuery };
+/** `summary`: matches as summaryOf() gives them (a results table), not whole records. */
+type Job = ({ kind: 'chunk'; data: Uint8Array } | { kind: 'lines'; path: string }) & { query: ReplayQuery; summary: boolean };
 export type ScanRequest = Job & { id: number };
 export type ScanResponse = { id: number; records: ReplayRecord[] } | { id: number; error: string };
 
@@ -44,14 +45,14 @@ class ScanThread {
   enabled = true;
 
   /** The records of one deflated Redis chunk that match `query`. */
-  chunk(stored: Buffer, query: ReplayQuery): Promise<ReplayRecord[]> {
+  chunk(stored: Buffer, query: ReplayQuery, summary = false): Promise<ReplayRecord[]> {
     // Copied to the thread (a chunk is ~15 KB), kept here for a scan that fails.
-    return this.run({ kind: 'chunk', data: stored, query });
+    return this.run({ kind: 'chunk', data: stored, query, summary });
   }
 
   /** The records of one embedded segment file that match `query`. */
-  lines(path: string, query: ReplayQuery): Promise<ReplayRecord[]> {
-    return this.run({ kind: 'lines', path, query });
+  lines(path: string, query: ReplayQuery, summary = false): Promise<ReplayRecord[]> {
+    return this.run({ kind: 'lines', path, query, summary });
   }
 
   private async run(job: Job): Promise<ReplayRecord[]> {
@@ -110,7 +111,7 @@ class ScanThread {
       job.kind === 'chunk'
         ? decodeChunk(unpackChunk(Buffer.from(job.data)))
         : decodeLines(await fsp.readFile(job.path, 'utf8').catch(() => ''));
-    return records.filter((r) => recordMatches(r, job.query));
+    return matches(records, job);
   }
 
   async close(): Promise<void> {
@@ -130,6 +131,12 @@ function workerScript(): [URL, { execArgv: string[]; workerData: { nice: number 
     new URL(fromSources ? './scan-worker.ts' : './scan-worker.mjs', import.meta.url),
     { execArgv: fromSources ? ['--import', 'tsx'] : [], workerData: { nice: SCAN_THREAD_NICE } },
   ];
+}
+
+/** What a job wants of a unit's records (on the scan thread, or here when it cannot run). */
+export function matches(records: ReplayRecord[], job: Pick<Job, 'query' | 'summary'>): ReplayRecord[] {
+  const found = records.filter((r) => recordMatches(r, job.query));
+  return job.summary ? found.map(summaryOf) : found;
 }
 
 /** The process's scan thread, started on the first unit a search reads. */

@@ -7,8 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { decodeChunk, decodeLines, unpackChunk } from './replay-chunk.js';
-import { recordMatches } from './replay-match.js';
-import { SCAN_THREAD_DUTY, type ScanRequest, type ScanResponse } from './scan-thread.js';
+import { matches, SCAN_THREAD_DUTY, type ScanRequest, type ScanResponse } from './scan-thread.js';
 
 lowerOwnPriority(Number((workerData as { nice?: number } | undefined)?.nice));
 
@@ -19,7 +18,7 @@ parentPort!.on('message', (job: ScanRequest) => {
   let reply: ScanResponse;
   try {
     const records = job.kind === 'chunk' ? decodeChunk(unpackChunk(Buffer.from(job.data))) : decodeLines(readText(job.path));
-    reply = { id: job.id, records: records.filter((r) => recordMatches(r, job.query)) };
+    reply = { id: job.id, records: matches(records, job) };
   } catch (err) {
     reply = { id: job.id, error: (err as Error)?.message ?? String(err) };
   }

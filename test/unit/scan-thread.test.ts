@@ -54,6 +54,18 @@ describe('scan thread', () => {
     expect(niceness()).toContain(SCAN_THREAD_NICE);
   });
 
+  it('a summary leaves out the answer, its headers, the upstream calls, the variables, and the query where facets name its fields', async () => {
+    const rich = records.map((r, i) =>
+      i % 2 ? { ...r, facets: { errors: 0, codes: [], rootFields: ['utilities'], zips: ['75001'] }, variables: { zip: '75001' } } : r,
+    );
+    const found = await scanThread.chunk(await packChunk(encodeChunk(rich).json), query, true);
+    expect(found.map((r) => r.id)).toEqual(expected);
+    for (const r of found) {
+      expect(r).toMatchObject({ responseBody: '', responseHeaders: {}, upstreamCalls: [], variables: null });
+      expect(r.query).toBe(r.facets ? '' : '{ utilities(zipCode: "75001") { id } }');
+    }
+  });
+
   it('reads an embedded segment file, skipping a torn last line, and a missing file as empty', async () => {
     const file = path.join(dir, 'segment.jsonl');
     fs.writeFileSync(file, `${records.map((r) => JSON.stringify(r)).join('\n')}\n{"id":"torn`);

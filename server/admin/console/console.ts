@@ -203,7 +203,7 @@ export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
     }
     // The outcome is counted over every match, then filtered: the counts stay visible when one is picked.
     // A bounded slice of the store whatever its size; the page links to the next one.
-    const slice = await opts.replay.search({ ...query, limit: SCAN_LIMIT }, { cursor: p.after || null });
+    const slice = await opts.replay.search({ ...query, limit: SCAN_LIMIT }, { cursor: p.after || null, summary: true });
     const scanned = slice.records;
     const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
     for (const r of scanned) counts[outcomeOf(r.status, r.facets)]++;

@@ -32,7 +32,7 @@ export function partnerRoutes(ctx: ConsoleContext): PartnersHandler {
     if (opts.replay) {
       const slice = await opts.replay.search(
         { partner: code, since: windowStart(now()), limit: ACTIVITY_LIMIT },
-        { maxUnits: ACTIVITY_UNITS },
+        { maxUnits: ACTIVITY_UNITS, summary: true },
       );
       activity = partnerActivity(slice.records, now(), slice.next !== null);
     }
