@@ -306,6 +306,11 @@ const CONSOLE = {
   ),
   CONSOLE_SIGN_IN_WINDOW: setting(k.duration(1000, DAY), 5 * 60_000, 'the window of CONSOLE_SIGN_IN_FAILURES'),
   CONSOLE_SESSION_TTL: setting(k.duration(60_000, 7 * DAY), 8 * H, 'console session lifetime'),
+  CONSOLE_PAGES_PER_SECOND: setting(
+    k.int(0, 10_000),
+    50,
+    'console requests started per second per process, evenly spaced (the rest wait their turn, 503 past 10 s); 0 = unpaced',
+  ),
   CHECKOUT_TOKEN: setting(k.secret(24), null, "bearer token for the certification checkout's allow-list routes only"),
 };
 

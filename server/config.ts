@@ -78,6 +78,8 @@ export interface ConsoleSettings {
   signInLimit: { failures: number; windowMs: number };
   /** CONSOLE_SESSION_TTL: how long a console sign-in lasts. */
   sessionTtlMs: number;
+  /** CONSOLE_PAGES_PER_SECOND: console requests started per second per process (0: unpaced). */
+  pagesPerSecond: number;
   /** CHECKOUT_TOKEN: a bearer token for the certification checkout's allow-list routes only. */
   checkoutToken: string | null;
 }
@@ -215,6 +217,7 @@ function consoleSettings(s: SettingValues, cwd: string, keysFile: string, replay
     auditMaxEntries: s.AUDIT_MAX_ENTRIES,
     signInLimit: { failures: s.CONSOLE_SIGN_IN_FAILURES, windowMs: s.CONSOLE_SIGN_IN_WINDOW },
     sessionTtlMs: s.CONSOLE_SESSION_TTL,
+    pagesPerSecond: s.CONSOLE_PAGES_PER_SECOND,
   };
 }
 

@@ -9,6 +9,7 @@ import { PartnerStore } from '../keys/partners.js';
 import { rerunInProcess } from '../admin/rerun.js';
 import { createSupportConsole, type SupportConsole } from '../admin/console/console.js';
 import { limitSignIns } from '../admin/sign-in-limit.js';
+import { paceConsole } from '../admin/console-pace.js';
 import { createUnmasker } from '../admin/console/masking.js';
 import type { WiringContext } from './types.js';
 import { serveKeyChanges } from './key-changes.js';
@@ -53,7 +54,8 @@ export async function openSupportConsole(ctx: WiringContext, replay: ReplayStore
     traceUrlTemplate: config.tracing.urlTemplate,
     trustProxy: config.trustProxy,
   });
-  const console = limitSignIns(unlimited, { ...config.console.signInLimit, redis, audit, trustProxy: config.trustProxy });
+  const limited = limitSignIns(unlimited, { ...config.console.signInLimit, redis, audit, trustProxy: config.trustProxy });
+  const console = paceConsole(limited, config.console.pagesPerSecond);
   return {
     console,
     partners,
