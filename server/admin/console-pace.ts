@@ -7,13 +7,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ASSETS } from './console/assets.js';
 import type { SupportConsole } from './console/console.js';
+import { sendRetryPage } from './retry-page.js';
 
 const MAX_WAIT_MS = 10_000;
-
-const PAGE =
-  '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Console busy</title></head>' +
-  '<body><main><h1>The console is busy</h1><p role="alert">Too many console pages are being loaded on this gateway. ' +
-  'Try again in RETRY seconds.</p></main></body></html>';
 
 export function paceConsole(inner: SupportConsole, pagesPerSecond: number, now: () => number = Date.now): SupportConsole {
   if (pagesPerSecond <= 0) return inner;
@@ -35,14 +31,10 @@ export function paceConsole(inner: SupportConsole, pagesPerSecond: number, now: 
 
 function busy(req: IncomingMessage, res: ServerResponse, retry: number): void {
   req.resume();
-  const body = PAGE.replace('RETRY', String(retry));
-  res.writeHead(503, {
-    'retry-after': String(retry),
-    'content-type': 'text/html; charset=utf-8',
-    'content-length': String(Buffer.byteLength(body)),
-    'cache-control': 'no-store',
-    'content-security-policy': "default-src 'none'",
-    'x-content-type-options': 'nosniff',
-  });
-  res.end(body);
+  sendRetryPage(
+    res,
+    503,
+    { title: 'Console busy', heading: 'The console is busy', text: 'Too many console pages are being loaded on this gateway.' },
+    retry,
+  );
 }

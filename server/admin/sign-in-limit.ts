@@ -9,6 +9,7 @@ import type { RedisClient } from '../../cache/redis-connection.js';
 import type { AuditLog } from '../stores/audit-log.js';
 import { clientIp, type TrustProxy } from '../http/client-ip.js';
 import type { SupportConsole } from './console/console.js';
+import { sendRetryPage } from './retry-page.js';
 
 export interface SignInLimitOptions {
   failures: number;
@@ -17,11 +18,6 @@ export interface SignInLimitOptions {
   audit: AuditLog;
   trustProxy: TrustProxy;
 }
-
-const PAGE =
-  '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Too many sign-ins</title></head>' +
-  '<body><main><h1>Too many refused sign-ins</h1><p role="alert">Too many refused sign-ins from this address. ' +
-  'Try again in RETRY seconds.</p></main></body></html>';
 
 export function limitSignIns(inner: SupportConsole, opts: SignInLimitOptions): SupportConsole {
   const duration = Math.max(1, Math.ceil(opts.windowMs / 1000));
@@ -40,16 +36,12 @@ export function limitSignIns(inner: SupportConsole, opts: SignInLimitOptions): S
         const retry = Math.max(1, Math.ceil(seen.msBeforeNext / 1000));
         await opts.audit.write({ actor: 'anonymous', action: 'sign-in.limited', target: null, from });
         req.resume();
-        const body = PAGE.replace('RETRY', String(retry));
-        res.writeHead(429, {
-          'retry-after': String(retry),
-          'content-type': 'text/html; charset=utf-8',
-          'content-length': String(Buffer.byteLength(body)),
-          'cache-control': 'no-store',
-          'content-security-policy': "default-src 'none'",
-          'x-content-type-options': 'nosniff',
-        });
-        return void res.end(body);
+        return sendRetryPage(
+          res,
+          429,
+          { title: 'Too many sign-ins', heading: 'Too many refused sign-ins', text: 'Too many refused sign-ins from this address.' },
+          retry,
+        );
       }
       await inner.handle(req, res, path, url);
       if (res.statusCode === 401) await limiter.penalty(from, 1).catch(() => memory.penalty(from, 1));
