@@ -923,11 +923,22 @@ class PartitionedBackend {
 
   async listing(q: ReplayQuery, cursor: string | null): Promise<ReplayListing> {
     const limit = q.limit ?? 50;
-    const slice = await this.search({ ...q, limit }, { cursor, maxUnits: LIST_UNITS });
-    // Limit reached: the newest `limit` are the answer (the rest of the last unit is not offered
-    // through a cursor, which would skip it).
-    if (slice.next === null || slice.records.length >= limit) return { records: slice.records.slice(0, limit), complete: true };
-    return { records: slice.records, complete: false, searchedBack: slice.searchedBack, next: slice.next };
+    const records: ReplayRecord[] = [];
+    let units = 0;
+    for (let next = cursor; ;) {
+      const slice = await this.search({ ...q, limit }, { cursor: next, maxUnits: LIST_UNITS - units });
+      units += slice.units;
+      records.push(...slice.records);
+      records.sort((a, b) => Date.parse(b.time) - Date.parse(a.time));
+      next = slice.next;
+      // Limit reached: the newest `limit` are the answer once no unread unit can hold a newer one
+      // (instances interleave their chunks). Past it the cursor is not offered: it would skip the
+      // rest of the last unit read.
+      const full = records.length >= limit;
+      if (next === null || (full && (units >= LIST_UNITS || (slice.searchedBack ?? 0) < Date.parse(records[limit - 1]!.time))))
+        return { records: records.slice(0, limit), complete: true };
+      if (units >= LIST_UNITS) return { records, complete: false, searchedBack: slice.searchedBack, next };
+    }
   }
 
   async close(): Promise<void> {
