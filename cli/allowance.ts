@@ -10,13 +10,12 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from '../server/config.js';
 import { connectRedis, type RedisClient } from '../cache/redis-connection.js';
 import { allowanceKey, appendAllowanceReset, freeRateKey, readAllowanceLog } from '../cache/allowance.js';
 import { allowanceSubject, normalizeIp } from '../server/http/client-ip.js';
 import { createAuditLog } from '../server/stores/audit-log.js';
-import { UsageError, isUsageError, type Io } from './usage.js';
+import { UsageError, isUsageError, type Io, isEntryModule, terminalIo } from './usage.js';
 
 const USAGE = `Usage: npm run allowance -- <show|reset> --ip ADDRESS [--json]
 
@@ -105,13 +104,4 @@ function redactUser(url: string): string {
   return url.replace(/\/\/[^@/]*@/, '//');
 }
 
-const isMain =
-  process.argv[1] &&
-  path.resolve(process.argv[1]).replace(/\.[cm]?[jt]s$/, '') === fileURLToPath(import.meta.url).replace(/\.[cm]?[jt]s$/, '');
-if (isMain) {
-  const code = await runAllowanceCli(process.argv.slice(2), process.env, {
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
-  });
-  process.exitCode = code;
-}
+if (isEntryModule(import.meta.url)) process.exitCode = await runAllowanceCli(process.argv.slice(2), process.env, terminalIo);

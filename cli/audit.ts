@@ -3,8 +3,6 @@
 // store the gateways write (REDIS_URL when set, else DATA_DIR/audit), with the same filters as the
 // console's audit page (run inside the store). Exit status: 0 done, 1 failed, 2 usage error.
 import { parseArgs } from 'node:util';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, type GatewayConfig } from '../server/config.js';
 import { connectRedis } from '../cache/redis-connection.js';
 import {
@@ -17,7 +15,7 @@ import {
   type AuditQuery,
 } from '../server/stores/audit-log.js';
 import { parseTimeBound } from '../server/admin/server.js';
-import { UsageError, isUsageError, type Io } from './usage.js';
+import { UsageError, isUsageError, type Io, isEntryModule, terminalIo } from './usage.js';
 
 const USAGE = `Usage: npm run audit -- list [--actor WHO] [--action WHAT] [--since 7d|ISO] [--until 1h|ISO] [--limit N] [--json]
 
@@ -114,13 +112,4 @@ export async function runAuditCli(argv: string[], env: NodeJS.ProcessEnv, io: Io
   }
 }
 
-const isMain =
-  process.argv[1] &&
-  path.resolve(process.argv[1]).replace(/\.[cm]?[jt]s$/, '') === fileURLToPath(import.meta.url).replace(/\.[cm]?[jt]s$/, '');
-if (isMain) {
-  const code = await runAuditCli(process.argv.slice(2), process.env, {
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
-  });
-  process.exitCode = code;
-}
+if (isEntryModule(import.meta.url)) process.exitCode = await runAuditCli(process.argv.slice(2), process.env, terminalIo);

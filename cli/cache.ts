@@ -10,13 +10,11 @@
 // gateway when ADMIN_TOKEN is set (ADMIN_PORT, or --admin-url), and otherwise says it cannot reach it.
 // Exit status: 0 done, 1 failed, 2 usage error.
 import { parseArgs } from 'node:util';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from '../server/config.js';
 import { safeTarget } from '../cache/redis-connection.js';
 import { unreached, withRedis } from './reach.js';
 import { purgeInRedis } from '../cache/response-cache.js';
-import { UsageError, isUsageError, type Io } from './usage.js';
+import { UsageError, isUsageError, type Io, isEntryModule, terminalIo } from './usage.js';
 import { schemaPolicy } from '../resolvers/schema-policy.js';
 
 const USAGE = `Usage: npm run cache -- purge (--field <rootField> [--field ...] | --all) [--admin-url URL]
@@ -113,12 +111,4 @@ async function cacheCommand(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pro
   return 0;
 }
 
-const isMain =
-  process.argv[1] &&
-  path.resolve(process.argv[1]).replace(/\.[cm]?[jt]s$/, '') === fileURLToPath(import.meta.url).replace(/\.[cm]?[jt]s$/, '');
-if (isMain) {
-  process.exitCode = await runCacheCli(process.argv.slice(2), process.env, {
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
-  });
-}
+if (isEntryModule(import.meta.url)) process.exitCode = await runCacheCli(process.argv.slice(2), process.env, terminalIo);

@@ -13,7 +13,6 @@
 // does for purges). Exit status: 0 done (the file changed, whatever the reach), 1 failed, 2 usage error.
 import { parseArgs } from 'node:util';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from '../server/config.js';
 import {
   isKeyEnvironment,
@@ -28,7 +27,7 @@ import {
   type RevokeSelector,
 } from '../server/keys/key-store.js';
 import { StoreFileError } from '../server/keys/locked-file.js';
-import { UsageError, type Io } from './usage.js';
+import { UsageError, type Io, isEntryModule, terminalIo } from './usage.js';
 import { announce, KEYS_TOPIC } from '../cache/instance-registry.js';
 import { safeTarget } from '../cache/redis-connection.js';
 import { unreached, withRedis } from './reach.js';
@@ -327,13 +326,4 @@ function table(rows: ReturnType<typeof publicView>[]): string {
     .join('\n');
 }
 
-const isMain =
-  process.argv[1] &&
-  path.resolve(process.argv[1]).replace(/\.[cm]?[jt]s$/, '') === fileURLToPath(import.meta.url).replace(/\.[cm]?[jt]s$/, '');
-if (isMain) {
-  const code = await runKeysCli(process.argv.slice(2), process.env, {
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
-  });
-  process.exitCode = code;
-}
+if (isEntryModule(import.meta.url)) process.exitCode = await runKeysCli(process.argv.slice(2), process.env, terminalIo);

@@ -12,12 +12,11 @@
 import { parseArgs } from 'node:util';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from '../server/config.js';
 import { PartnerError, PartnerStore, addTestIp, readPartnersFile, removeTestIp, savePartner } from '../server/keys/partners.js';
 import { StoreFileError } from '../server/keys/locked-file.js';
 import { openAuditLog } from './audit.js';
-import { UsageError, isUsageError, type Io } from './usage.js';
+import { UsageError, isUsageError, type Io, isEntryModule, terminalIo } from './usage.js';
 
 const USAGE = `Usage: npm run partners -- <command> [options]
 
@@ -133,13 +132,4 @@ export async function runPartnersCli(argv: string[], env: NodeJS.ProcessEnv, io:
   }
 }
 
-const isMain =
-  process.argv[1] &&
-  path.resolve(process.argv[1]).replace(/\.[cm]?[jt]s$/, '') === fileURLToPath(import.meta.url).replace(/\.[cm]?[jt]s$/, '');
-if (isMain) {
-  const code = await runPartnersCli(process.argv.slice(2), process.env, {
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
-  });
-  process.exitCode = code;
-}
+if (isEntryModule(import.meta.url)) process.exitCode = await runPartnersCli(process.argv.slice(2), process.env, terminalIo);

@@ -18,8 +18,6 @@
 //
 // Exit status: show/list 0 found, 1 not found; rerun 0 identical, 1 different; 2 usage or error.
 import { parseArgs } from 'node:util';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, type GatewayConfig } from '../server/config.js';
 import { connectRedis, type RedisClient } from '../cache/redis-connection.js';
 import { createReplayStore, pickRecord, type ReplayQuery, type ReplayRecord, type ReplayStore } from '../server/stores/replay-store.js';
@@ -27,7 +25,7 @@ import { unsealPersonalData } from '../server/stores/replay-privacy.js';
 import { diffResponses, formatDiff } from '../server/stores/replay-diff.js';
 import { parseTimeBound } from '../server/admin/server.js';
 import { postRecord, rerunInProcess as rerunOnServer, type RerunAnswer as RerunBody } from '../server/admin/rerun.js';
-import { UsageError, isUsageError, type Io as UsageIo } from './usage.js';
+import { UsageError, isUsageError, type Io as UsageIo, isEntryModule, terminalIo } from './usage.js';
 
 const USAGE = `Usage: npm run replay -- <command> [options]
 
@@ -323,15 +321,8 @@ async function rerunRecord(record: ReplayRecord, values: Options, config: Gatewa
   return diff.identical ? 0 : 1;
 }
 
-const isMain =
-  process.argv[1] &&
-  path.resolve(process.argv[1]).replace(/\.[cm]?[jt]s$/, '') === fileURLToPath(import.meta.url).replace(/\.[cm]?[jt]s$/, '');
-if (isMain) {
-  const code = await runReplayCli(process.argv.slice(2), process.env, {
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
-    raw: (text) => process.stdout.write(text),
-  });
+if (isEntryModule(import.meta.url)) {
+  const code = await runReplayCli(process.argv.slice(2), process.env, { ...terminalIo, raw: (text) => process.stdout.write(text) });
   // Exit now: the in-process gateway of `rerun` may leave sockets in keep-alive.
   process.stdout.write('', () => process.exit(code));
 }

@@ -12,7 +12,7 @@ import { buildSchema, printSchema } from 'graphql';
 import { CriticalityLevel, diff } from '@graphql-inspector/core';
 import { loadGatewayMesh, type SchemaVariant } from '../server/mesh.js';
 import { createUpstreamFetch } from '../sources/upstream/fetch.js';
-import { isUsageError, type Io } from './usage.js';
+import { isEntryModule, isUsageError, type Io } from './usage.js';
 
 const VARIANTS: SchemaVariant[] = ['keyed', 'playground'];
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -112,7 +112,7 @@ async function main(): Promise<number> {
   );
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+if (isEntryModule(import.meta.url)) {
   main().then(
     (code) => process.exit(code),
     (err) => {

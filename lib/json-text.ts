@@ -7,3 +7,17 @@ export const jsonString = (s: string): string => (PLAIN.test(s) ? `"${s}"` : JSO
 
 /** A JSON string literal, or null. */
 export const jsonStringOrNull = (s: string | null): string => (s === null ? 'null' : jsonString(s));
+
+/** The values of JSON lines text (append-only logs): blank lines and lines that do not parse (a torn last line after a crash) are skipped. */
+export function parseJsonLines<T>(text: string): T[] {
+  const out: T[] = [];
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    try {
+      out.push(JSON.parse(line) as T);
+    } catch {
+      // torn line
+    }
+  }
+  return out;
+}

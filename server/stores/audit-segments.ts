@@ -9,6 +9,7 @@
 // Trimming drops whole segments: past AUDIT_RETENTION, then the oldest noise segments (then the
 // oldest others) while the trail holds more than AUDIT_MAX_ENTRIES.
 import fsp from 'node:fs/promises';
+import { parseJsonLines } from '../../lib/json-text.js';
 import path from 'node:path';
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -56,18 +57,7 @@ function emptySummary(file: string, cls: SegmentClass): Summary {
   };
 }
 
-function parseLines(text: string): AuditEntry[] {
-  const out: AuditEntry[] = [];
-  for (const line of text.split('\n')) {
-    if (!line) continue;
-    try {
-      out.push(JSON.parse(line) as AuditEntry);
-    } catch {
-      // a torn line after a crash
-    }
-  }
-  return out;
-}
+const parseLines = (text: string) => parseJsonLines<AuditEntry>(text);
 
 /** An aggregated entry is appended again with its final count: the highest count wins. */
 function dedupe(entries: AuditEntry[]): AuditEntry[] {

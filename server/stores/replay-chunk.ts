@@ -13,7 +13,7 @@ import zlib from 'node:zlib';
 import { promisify } from 'node:util';
 import type { ReplayRecord } from './replay-record.js';
 import { recordJson, safeJson } from './replay-privacy.js';
-import { jsonString as str, jsonStringOrNull as strOrNull } from '../../lib/json-text.js';
+import { jsonString as str, jsonStringOrNull as strOrNull, parseJsonLines } from '../../lib/json-text.js';
 import { ByteBuilder } from '../../lib/byte-builder.js';
 
 /** A batch ready to write: its bytes, its request ids one per line, and the time of its newest record. */
@@ -189,18 +189,7 @@ export function linesEncoder(): BatchEncoder {
 }
 
 /** The records of an embedded segment's text; a torn line (a write cut short) is skipped. */
-export function decodeLines(text: string): ReplayRecord[] {
-  const out: ReplayRecord[] = [];
-  for (const line of text.split('\n')) {
-    if (!line) continue;
-    try {
-      out.push(JSON.parse(line) as ReplayRecord);
-    } catch {
-      // torn line
-    }
-  }
-  return out;
-}
+export const decodeLines = (text: string): ReplayRecord[] => parseJsonLines<ReplayRecord>(text);
 
 /** A whole batch as a chunk's JSON text (tests). */
 export function encodeChunk(records: ReplayRecord[]): { json: string; ids: string[]; newest: number; skipped: number } {

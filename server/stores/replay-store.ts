@@ -661,6 +661,17 @@ interface Segment {
   mtimeMs: number;
 }
 
+/** The record on the line starting at `start`, if it is whole (a torn last line is not) and after `cutoff`. */
+function recordLineAt(text: string, start: number, cutoff: number): ReplayRecord | null {
+  const end = text.indexOf('\n', start);
+  try {
+    const r = JSON.parse(text.slice(start, end < 0 ? undefined : end)) as ReplayRecord;
+    return Date.parse(r.time) >= cutoff ? r : null;
+  } catch {
+    return null;
+  }
+}
+
 class FileBackend implements Backend {
   private current: Segment | null = null;
   private seq = 0;
@@ -743,27 +754,25 @@ class FileBackend implements Backend {
     return (await this.segments()).filter((s) => s.mtimeMs >= since).reverse();
   }
 
+  /** The text of each segment holding records after `cutoff`, newest first (one deleted meanwhile is skipped). */
+  private async *segmentTexts(cutoff: number): AsyncGenerator<string> {
+    for (const s of await this.newestFirst(cutoff)) {
+      try {
+        yield await fsp.readFile(s.file, 'utf8');
+      } catch {
+        // deleted by retention or the size bound since it was listed
+      }
+    }
+  }
+
   async getAll(id: string): Promise<ReplayRecord[]> {
     const needle = `{"id":${JSON.stringify(id)},`;
     const cutoff = this.now() - this.settings.retentionMs;
     const found: ReplayRecord[] = [];
-    for (const s of await this.newestFirst(cutoff)) {
-      let text: string;
-      try {
-        text = await fsp.readFile(s.file, 'utf8');
-      } catch {
-        continue;
-      }
+    for await (const text of this.segmentTexts(cutoff)) {
       for (let at = text.startsWith(needle) ? 0 : text.indexOf(`\n${needle}`); at >= 0; at = text.indexOf(`\n${needle}`, at + 1)) {
-        const start = text[at] === '\n' ? at + 1 : at;
-        const end = text.indexOf('\n', start);
-        try {
-          const r = JSON.parse(text.slice(start, end < 0 ? undefined : end)) as ReplayRecord;
-          if (Date.parse(r.time) >= cutoff) found.push(r);
-        } catch {
-          // A torn last line (crash mid-write): ignore.
-        }
-        if (end < 0) break;
+        const r = recordLineAt(text, text[at] === '\n' ? at + 1 : at, cutoff);
+        if (r) found.push(r);
       }
     }
     return found.sort((a, b) => Date.parse(b.time) - Date.parse(a.time));
@@ -772,25 +781,11 @@ class FileBackend implements Backend {
   async get(id: string): Promise<ReplayRecord | null> {
     const needle = `{"id":${JSON.stringify(id)},`;
     const cutoff = this.now() - this.settings.retentionMs;
-    for (const s of await this.newestFirst(cutoff)) {
-      let text: string;
-      try {
-        text = await fsp.readFile(s.file, 'utf8');
-      } catch {
-        continue;
-      }
+    for await (const text of this.segmentTexts(cutoff)) {
       // The latest record with this id (a reused request id replaces the earlier one).
-      let at = text.lastIndexOf(`\n${needle}`);
-      if (at >= 0) at += 1;
-      else if (text.startsWith(needle)) at = 0;
-      if (at < 0) continue;
-      const end = text.indexOf('\n', at);
-      try {
-        const r = JSON.parse(text.slice(at, end < 0 ? undefined : end)) as ReplayRecord;
-        if (Date.parse(r.time) >= cutoff) return r;
-      } catch {
-        // A torn last line (crash mid-write): ignore.
-      }
+      const at = text.lastIndexOf(`\n${needle}`);
+      const r = at >= 0 ? recordLineAt(text, at + 1, cutoff) : text.startsWith(needle) ? recordLineAt(text, 0, cutoff) : null;
+      if (r) return r;
     }
     return null;
   }
