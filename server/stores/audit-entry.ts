@@ -122,3 +122,16 @@ export function newestFirst(a: AuditEntry, b: AuditEntry): number {
   const d = Date.parse(b.time) - Date.parse(a.time);
   return d !== 0 ? d : a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }
+
+/** Trimming by age and size runs at most once a minute, after a write (either store). */
+const TRIM_EVERY_MS = 60_000;
+
+/** `trim` at most once every TRIM_EVERY_MS, called after each write. */
+export function trimAfterWrites(trim: () => Promise<void>, now: () => number): () => Promise<void> {
+  let last = 0;
+  return async () => {
+    if (now() - last <= TRIM_EVERY_MS) return;
+    last = now();
+    await trim();
+  };
+}

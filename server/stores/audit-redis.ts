@@ -3,7 +3,15 @@
 // reads only the index it names (a family of actions: one index per action, merged), so a flood
 // of refused sign-ins costs a filter on record.unmask nothing. Trimming (age, then size with noise
 // first) runs at most once a minute per process, in bounded batches.
-import { completeEntry, newestFirst, normaliseQuery, NOISE_ACTIONS, type AuditEntry, type AuditLog } from './audit-entry.js';
+import {
+  completeEntry,
+  newestFirst,
+  normaliseQuery,
+  NOISE_ACTIONS,
+  trimAfterWrites,
+  type AuditEntry,
+  type AuditLog,
+} from './audit-entry.js';
 import type { RedisClient } from '../../cache/redis-connection.js';
 
 // One hash tag for every key of the trail: a Redis Cluster keeps them in one slot, so an entry and
@@ -17,7 +25,6 @@ const LEGACY = 'audit:log';
 const byAction = (a: string) => `${P}x:act:${a}`;
 const byActor = (a: string) => `${P}x:who:${a}`;
 const byBoth = (action: string, actor: string) => `${P}x:aw:${action}\n${actor}`;
-const TRIM_EVERY_MS = 60_000;
 const TRIM_BATCH = 5000;
 /** At most this many batches a trim: a trail far over its size shrinks over several minutes. */
 const TRIM_BATCHES = 20;
@@ -27,7 +34,7 @@ function indexesOf(e: AuditEntry): string[] {
 }
 
 export function createRedisAudit(redis: RedisClient, o: { retentionMs: number; maxEntries: number; now: () => number }): AuditLog {
-  let lastTrim = 0;
+  const trimSometimes = trimAfterWrites(() => trim(), o.now);
   let migrated: Promise<void> | null = null;
 
   const add = (m: ReturnType<RedisClient['multi']>, e: AuditEntry) => {
@@ -96,10 +103,7 @@ export function createRedisAudit(redis: RedisClient, o: { retentionMs: number; m
       const m = redis.multi();
       add(m, entry);
       await m.exec();
-      if (o.now() - lastTrim > TRIM_EVERY_MS) {
-        lastTrim = o.now();
-        await trim();
-      }
+      await trimSometimes();
       return entry;
     },
     async list(q = {}) {

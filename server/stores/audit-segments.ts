@@ -13,12 +13,19 @@ import { parseJsonLines } from '../../lib/json-text.js';
 import path from 'node:path';
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { NOISE_ACTIONS, completeEntry, newestFirst, normaliseQuery, type AuditEntry, type AuditLog } from './audit-entry.js';
+import {
+  NOISE_ACTIONS,
+  completeEntry,
+  newestFirst,
+  normaliseQuery,
+  trimAfterWrites,
+  type AuditEntry,
+  type AuditLog,
+} from './audit-entry.js';
 
 export const SEGMENT_BYTES = 256 * 1024;
 /** A full segment untouched this long is not stat-ed again. */
 const SETTLED_MS = 10_000;
-const TRIM_EVERY_MS = 60_000;
 const SEGMENT = /^(main|noise)-(\d{15})\.jsonl$/;
 
 type SegmentClass = 'main' | 'noise';
@@ -241,7 +248,7 @@ export function createSegmentAudit(dataDir: string, o: { retentionMs: number; ma
   const dir = auditDir(dataDir);
   const { refresh, forget } = summaryIndex(dir, o.now);
   const { enqueue, append, forget: close } = segmentWriter(dir);
-  let lastTrim = 0;
+  const trimSometimes = trimAfterWrites(() => trim(), o.now);
   let migrated: Promise<void> | null = null;
 
   const full = (name: string) => path.join(dir, name);
@@ -299,10 +306,7 @@ export function createSegmentAudit(dataDir: string, o: { retentionMs: number; ma
       await ready();
       const entry = completeEntry(e, o.now);
       await enqueue(NOISE_ACTIONS.has(entry.action) ? 'noise' : 'main', entry);
-      if (o.now() - lastTrim > TRIM_EVERY_MS) {
-        lastTrim = o.now();
-        await trim();
-      }
+      await trimSometimes();
       return entry;
     },
     async list(q = {}) {
