@@ -708,6 +708,36 @@ function ipFor(n: number): string {
   return `10.${(i >> 8) & 255}.${i & 255}.${1 + (Math.floor(n / 65536) % 250)}`;
 }
 
+/** A new client address on each call (ipFor), and how many were given. */
+function ipCounter(): { next: () => string; readonly count: number } {
+  let n = 0;
+  return {
+    next: () => ipFor(n++),
+    get count() {
+      return n;
+    },
+  };
+}
+
+/** The playground's residentialPlans posted with a client address from `nextIp` each, so the per-IP allowance stays out of the way. */
+function playgroundFromManyIps(url: string, connections: number, nextIp: () => string): Options {
+  const headers = { 'content-type': 'application/json' };
+  return {
+    url,
+    connections,
+    duration: opts.duration,
+    requests: [
+      {
+        method: 'POST',
+        path: '/graphql',
+        headers,
+        body: BODY,
+        setupRequest: (req: { headers?: Record<string, string> }) => ({ ...req, headers: { ...headers, 'x-forwarded-for': nextIp() } }),
+      },
+    ],
+  };
+}
+
 /** Sends n keyed requests one after the other on one keep-alive connection; returns how many were not 200. */
 async function sequential(url: string, headers: Record<string, string>, n: number): Promise<number> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -852,23 +882,10 @@ async function sharedRedisScenario(gatewayEnv: NodeJS.ProcessEnv, redisUrl: stri
   const a = await startGatewayChild('shared gateway A', gatewayEnv);
   const b = await startGatewayChild('shared gateway B', gatewayEnv);
   try {
-    let n = 0;
-    const headers = { 'content-type': 'application/json' };
+    // One counter for both instances: they share the allowance in Redis.
+    const ips = ipCounter();
     const half = Math.max(1, Math.floor(opts.connections / 2));
-    const options = (g: Gateway): Options => ({
-      url: g.urls.playground,
-      connections: half,
-      duration: opts.duration,
-      requests: [
-        {
-          method: 'POST',
-          path: '/graphql',
-          headers,
-          body: BODY,
-          setupRequest: (req: { headers?: Record<string, string> }) => ({ ...req, headers: { ...headers, 'x-forwarded-for': ipFor(n++) } }),
-        },
-      ],
-    });
+    const options = (g: Gateway): Options => playgroundFromManyIps(g.urls.playground, half, ips.next);
     let redis0: number | null = null;
     let started = 0;
     const before = async () => {
@@ -1474,39 +1491,18 @@ async function gatewayAScenarios(c: Ctx): Promise<void> {
       }
     });
     await run('playground', async () => {
-      let n = 0;
-      const headers = { 'content-type': 'application/json' };
+      const ips = ipCounter();
       const counted = async () => (await scrape(g.urls.metrics))('gateway_playground_calls_total', { result: 'counted' });
       let c0 = 0;
       const r = row(
         'playground',
         'playground residentialPlans from many IPs (allowance in Redis)',
         opts.connections,
-        await load(
-          {
-            url: g.urls.playground,
-            connections: opts.connections,
-            duration: opts.duration,
-            requests: [
-              {
-                method: 'POST',
-                path: '/graphql',
-                headers,
-                body: BODY,
-                setupRequest: (req: { headers?: Record<string, string> }) => ({
-                  ...req,
-                  headers: { ...headers, 'x-forwarded-for': ipFor(n++) },
-                }),
-              },
-            ],
-          },
-          g.child.proc.pid,
-          async () => {
-            c0 = await counted();
-          },
-        ),
+        await load(playgroundFromManyIps(g.urls.playground, opts.connections, ips.next), g.child.proc.pid, async () => {
+          c0 = await counted();
+        }),
       );
-      r.notes = { clientIps: Math.min(n, 65536 * 250), countedCalls: (await counted()) - c0 };
+      r.notes = { clientIps: Math.min(ips.count, 65536 * 250), countedCalls: (await counted()) - c0 };
       table(r);
     });
     memory.gateway = await memoryAfterRun(g);
@@ -1934,27 +1930,7 @@ async function workersScenario(c: Ctx): Promise<void> {
         headers: keyedHeaders,
         body: BODY,
       }),
-      playgroundRequest: (url) => {
-        let n = 0;
-        const headers = { 'content-type': 'application/json' };
-        return {
-          url,
-          connections: opts.connections,
-          duration: opts.duration,
-          requests: [
-            {
-              method: 'POST',
-              path: '/graphql',
-              headers,
-              body: BODY,
-              setupRequest: (req: { headers?: Record<string, string> }) => ({
-                ...req,
-                headers: { ...headers, 'x-forwarded-for': ipFor(n++) },
-              }),
-            },
-          ],
-        };
-      },
+      playgroundRequest: (url) => playgroundFromManyIps(url, opts.connections, ipCounter().next),
       redisCpuMs: () => redisCpuMs(redis.url),
       cpuMsOf,
       table,
