@@ -20,7 +20,14 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type GatewayConfig } from '../server/config.js';
 import { connectRedis, type RedisClient } from '../cache/redis-connection.js';
-import { createReplayStore, pickRecord, type ReplayQuery, type ReplayRecord, type ReplayStore } from '../server/stores/replay-store.js';
+import {
+  createReplayStore,
+  isSearchCursor,
+  pickRecord,
+  type ReplayQuery,
+  type ReplayRecord,
+  type ReplayStore,
+} from '../server/stores/replay-store.js';
 import { unsealPersonalData } from '../server/stores/replay-privacy.js';
 import { diffResponses, formatDiff } from '../server/stores/replay-diff.js';
 import { parseTimeBound } from '../server/admin/server.js';
@@ -240,6 +247,8 @@ function listQuery(values: Options): ReplayQuery {
 }
 
 async function listRecords(q: ReplayQuery, values: Options, config: GatewayConfig, io: Io): Promise<number> {
+  if (values.cursor !== undefined && !isSearchCursor(values.cursor))
+    throw new UsageError('--cursor must be the cursor an earlier `list` printed, unchanged');
   const { records, complete, searchedBack, next } = await withStore(config, (store) => store.listing(q, values.cursor ?? null));
   if (values.json) for (const r of records) io.out(JSON.stringify(r));
   else if (records.length) io.out(table(records));

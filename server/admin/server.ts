@@ -24,7 +24,7 @@
 // `since`/`until`: a duration back from now (2h, 30m, 7d) or an ISO 8601 time.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { pickRecord, type ReplayQuery, type ReplayStore } from '../stores/replay-store.js';
+import { isSearchCursor, pickRecord, type ReplayQuery, type ReplayStore } from '../stores/replay-store.js';
 import type { ResponseCache } from '../../cache/response-cache.js';
 import { parseDuration } from '../../lib/settings.js';
 import { listen } from '../http/listen.js';
@@ -153,7 +153,10 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
     const { query, problems } = replayQuery(url, now());
     if (problems.length) return send(res, 400, { error: 'bad request', problems });
     // Bounded (LIST_UNITS): when the bound stops it first, say how far back it read.
-    const { records, complete, searchedBack, next } = await opts.replay.listing(query, url.searchParams.get('cursor'));
+    const cursor = url.searchParams.get('cursor');
+    if (cursor !== null && !isSearchCursor(cursor))
+      return send(res, 400, { error: 'bad request', problems: ['cursor must be the `next` of an earlier answer, unchanged'] });
+    const { records, complete, searchedBack, next } = await opts.replay.listing(query, cursor);
     return send(res, 200, {
       count: records.length,
       records,

@@ -996,6 +996,11 @@ function encodeCursor(positions: Positions): string {
   return Buffer.from(JSON.stringify(positions)).toString('base64url');
 }
 
+/** Whether `cursor` is one a search or listing gave (tools are told of a typo; a browser's search just starts over). */
+export function isSearchCursor(cursor: string): boolean {
+  return Object.keys(decodeCursor(cursor)).length > 0;
+}
+
 /** A cursor as sent back by a browser: anything malformed starts from the newest. */
 function decodeCursor(cursor: string | null | undefined): Positions {
   if (!cursor || cursor.length > 2000) return {};
@@ -1003,7 +1008,7 @@ function decodeCursor(cursor: string | null | undefined): Positions {
     const raw = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
     const out: Positions = {};
     for (const [k, v] of Object.entries(raw ?? {})) {
-      if (!/^[a-z]+(\.personal)?$/.test(k)) continue;
+      if (!PARTITION_ENVIRONMENTS.includes(k.replace(/\.personal$/, ''))) continue;
       if (v === 'done') out[k] = 'done';
       else if (v && typeof v === 'object' && Number.isFinite((v as ScanPosition).key) && Number.isInteger((v as ScanPosition).skip))
         out[k] = { key: (v as ScanPosition).key, skip: Math.max(0, (v as ScanPosition).skip) };

@@ -327,6 +327,9 @@ describe('replay', () => {
     expect(statuses).toContain(429);
     expect(statuses.every((s) => s >= 400 && s < 500)).toBe(true);
     expect((await replayCli(['list', '--since', 'yesterday'], { REDIS_URL: redis.url })).code).toBe(2);
+    const typo = await replayCli(['list', '--cursor', 'eyJwcm9kdWN0aW9uIjp'], { REDIS_URL: redis.url });
+    expect(typo.code).toBe(2);
+    expect(typo.err).toMatch(/--cursor must be the cursor an earlier `list` printed/);
   });
 
   it('rerun: identical now -> exit 0; after a feed change -> plans diff and exit 1', async () => {
@@ -367,6 +370,7 @@ describe('replay', () => {
     expect(list.count).toBeGreaterThan(0);
     expect(list.count).toBeLessThanOrEqual(5);
     expect(list.records.every((r: ReplayRecord) => r.partnerCode === 'ACME' && r.status === 200)).toBe(true);
+    expect(list.complete).toBe(true);
     expect((await fetch(`${adminUrl}/replay/nope-nope`, { headers: auth })).status).toBe(404);
     const purge = await fetch(`${adminUrl}/cache/purge?field=utilities`, { method: 'POST', headers: auth });
     expect(await purge.json()).toMatchObject({ purged: ['utilities'], reach: 'all instances' });

@@ -110,6 +110,8 @@ describe('operator surfaces', () => {
       `/replay/${'a'.repeat(500)}`,
       '/replay/x?env=nowhere',
       '/replay?env=%00',
+      '/replay?cursor=not-a-cursor',
+      `/replay?cursor=${Buffer.from('{"nowhere":{"key":1,"skip":0}}').toString('base64url')}`,
     ]) {
       const res = await fetch(`http://127.0.0.1:${adminPort}${bad}`, { headers: auth });
       expect(res.status, bad).toBe(400);
