@@ -9,20 +9,11 @@
 // A thread that cannot start or dies is replaced on the next unit; after three failures in a row
 // the units are read on the calling thread, as before, and `fallbacks` counts them.
 import { Worker } from 'node:worker_threads';
-import { decodeChunk, decodeLines, unpackChunk } from './replay-chunk.js';
-import { recordMatches, summaryOf, type ReplayQuery } from './replay-match.js';
-import type { ReplayRecord } from './replay-record.js';
 import fsp from 'node:fs/promises';
+import type { ReplayQuery } from './replay-match.js';
+import type { ReplayRecord } from './replay-record.js';
+import { SCAN_THREAD_NICE, scanUnit, type ScanJob, type ScanResponse } from './scan-job.js';
 
-/** `summary`: matches as summaryOf() gives them (a results table), not whole records. */
-type Job = ({ kind: 'chunk'; data: Uint8Array } | { kind: 'lines'; path: string }) & { query: ReplayQuery; summary: boolean };
-export type ScanRequest = Job & { id: number };
-export type ScanResponse = { id: number; records: ReplayRecord[] } | { id: number; error: string };
-
-/** Niceness of the scan thread (the serving thread's is 0): the kernel gives it ~10% of a contended core. */
-export const SCAN_THREAD_NICE = 10;
-/** The share of one core the scan thread works at most: it rests after each unit as long as the unit took. */
-export const SCAN_THREAD_DUTY = 0.5;
 const MAX_FAILURES = 3;
 
 interface Pending {
@@ -55,7 +46,7 @@ class ScanThread {
     return this.run({ kind: 'lines', path, query, summary });
   }
 
-  private async run(job: Job): Promise<ReplayRecord[]> {
+  private async run(job: ScanJob): Promise<ReplayRecord[]> {
     const worker = this.enabled && this.failures < MAX_FAILURES ? this.start() : null;
     if (!worker) return this.inline(job);
     const id = this.nextId++;
@@ -105,13 +96,10 @@ class ScanThread {
   }
 
   /** The unit read on this thread: a unit whose scan failed, or every unit once the thread cannot run. */
-  private async inline(job: Job): Promise<ReplayRecord[]> {
+  private async inline(job: ScanJob): Promise<ReplayRecord[]> {
     this.fallbacks++;
-    const records =
-      job.kind === 'chunk'
-        ? decodeChunk(unpackChunk(Buffer.from(job.data)))
-        : decodeLines(await fsp.readFile(job.path, 'utf8').catch(() => ''));
-    return matches(records, job);
+    const text = job.kind === 'lines' ? await fsp.readFile(job.path, 'utf8').catch(() => '') : '';
+    return scanUnit(job, () => text);
   }
 
   async close(): Promise<void> {
@@ -131,12 +119,6 @@ function workerScript(): [URL, { execArgv: string[]; workerData: { nice: number 
     new URL(fromSources ? './scan-worker.ts' : './scan-worker.mjs', import.meta.url),
     { execArgv: fromSources ? ['--import', 'tsx'] : [], workerData: { nice: SCAN_THREAD_NICE } },
   ];
-}
-
-/** What a job wants of a unit's records (on the scan thread, or here when it cannot run). */
-export function matches(records: ReplayRecord[], job: Pick<Job, 'query' | 'summary'>): ReplayRecord[] {
-  const found = records.filter((r) => recordMatches(r, job.query));
-  return job.summary ? found.map(summaryOf) : found;
 }
 
 /** The process's scan thread, started on the first unit a search reads. */

@@ -6,8 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { decodeChunk, decodeLines, unpackChunk } from './replay-chunk.js';
-import { matches, SCAN_THREAD_DUTY, type ScanRequest, type ScanResponse } from './scan-thread.js';
+import { SCAN_THREAD_DUTY, scanUnit, type ScanRequest, type ScanResponse } from './scan-job.js';
 
 lowerOwnPriority(Number((workerData as { nice?: number } | undefined)?.nice));
 
@@ -17,8 +16,7 @@ parentPort!.on('message', (job: ScanRequest) => {
   const started = performance.now();
   let reply: ScanResponse;
   try {
-    const records = job.kind === 'chunk' ? decodeChunk(unpackChunk(Buffer.from(job.data))) : decodeLines(readText(job.path));
-    reply = { id: job.id, records: matches(records, job) };
+    reply = { id: job.id, records: scanUnit(job, readText) };
   } catch (err) {
     reply = { id: job.id, error: (err as Error)?.message ?? String(err) };
   }

@@ -8,7 +8,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { packChunk, encodeChunk } from '../../server/stores/replay-chunk.js';
 import { recordMatches } from '../../server/stores/replay-match.js';
 import type { ReplayRecord } from '../../server/stores/replay-record.js';
-import { scanThread, SCAN_THREAD_NICE } from '../../server/stores/scan-thread.js';
+import { SCAN_THREAD_NICE } from '../../server/stores/scan-job.js';
+import { scanThread } from '../../server/stores/scan-thread.js';
 
 const record = (i: number, over: Partial<ReplayRecord> = {}): ReplayRecord => ({
   id: `req-${i}`,
