@@ -80,6 +80,21 @@ const LISTENERS = {
   ADMIN_TOKEN: setting(k.secret(24), null, 'admin HTTP endpoint for support tools and the support console; unset = off'),
   ADMIN_HOST: setting(k.text(), '127.0.0.1', 'address of the admin endpoint'),
   ADMIN_PORT: setting(k.port(), shifted(4020), 'admin endpoint port (only with ADMIN_TOKEN)'),
+  ADMIN_PROCESS: setting(
+    k.bool(),
+    true,
+    'the admin listener (admin API and support console) in a process of its own, at a lower CPU priority than the keyed listeners',
+  ),
+  ADMIN_NICE: setting(k.int(0, 19), 10, "the admin process's niceness (a lower CPU priority than the keyed listeners)"),
+  ADMIN_CHILD_NICE: setting(
+    k.int(0, 19),
+    null,
+    'the niceness the admin process applies to its threads; marks the admin process',
+    ['admin process'],
+    {
+      internal: true,
+    },
+  ),
   SHUTDOWN_GRACE_MS: setting(k.int(0, 120_000), 10_000, 'how long SIGTERM waits for in-flight requests before cutting connections'),
   TLS_CERT_FILE: setting(
     k.path(),

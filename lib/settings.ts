@@ -195,7 +195,7 @@ export const kinds = {
 };
 
 /** Which process reads a setting (the docs' "read by" column). */
-export type Reader = 'gateway' | 'playground process' | 'npm start' | 'CLI' | 'reference upstream';
+export type Reader = 'gateway' | 'playground process' | 'admin process' | 'npm start' | 'CLI' | 'reference upstream';
 
 export interface Setting<T, D extends T | null = T | null> {
   kind: Kind<T>;

@@ -10,11 +10,11 @@ import { listen } from './http/listen.js';
 import { watchTlsFiles } from './http/tls.js';
 import type { EnvironmentName, HttpPlugin } from './http/plugin.js';
 import { createLogger, type Logger } from '../lib/logger.js';
-import { connectRedis, redisHealth, safeTarget, watchRedis, type RedisClient } from '../cache/redis-connection.js';
+import { redisHealth } from '../cache/redis-connection.js';
+import { openSharedRedis } from './wiring/shared-redis.js';
 import type { Capability, CapabilitySetup } from './wiring/types.js';
-import { storeErrorLog } from './wiring/store-errors.js';
-import { InstanceBus } from '../cache/instance-registry.js';
 import { capabilities } from './wiring/index.js';
+import type { PurgeResult, PurgeTarget } from '../cache/response-cache.js';
 
 export interface GatewayHandle {
   config: GatewayConfig;
@@ -24,6 +24,8 @@ export interface GatewayHandle {
   logger: Logger;
   /** An unbound server of one environment with the given plugins (in-process reruns); never listen() on it. */
   createPrivateListener(environment: EnvironmentName, plugins: HttpPlugin[]): Server;
+  /** The response cache's purge (every instance with Redis); null when the cache is off. */
+  purgeCache: ((target: PurgeTarget) => Promise<PurgeResult>) | null;
   close(): Promise<void>;
 }
 
@@ -75,23 +77,8 @@ async function assemble(
   const keyedOnlyFields = new Set(Object.keys(mesh.schemas.keyed.getQueryType()?.getFields() ?? {}).filter((f) => !(f in playgroundRoot)));
   const supplierFeeds = mesh.feeds.byKind('offers').length;
 
-  let redis: RedisClient | null = null;
-  let bus: InstanceBus | null = null;
-  if (config.redisUrl) {
-    redis = await connectRedis(config.redisUrl);
-    const unwatch = watchRedis(redis);
-    closers.push(() => {
-      unwatch();
-      return redis!.quit().then(
-        () => undefined,
-        () => redis!.disconnect(),
-      );
-    });
-    logger.info({ redis: safeTarget(config.redisUrl) }, 'store: Redis');
-    bus = await InstanceBus.open(redis, storeErrorLog(logger, 'purges and key changes reach this instance by polling'));
-    // Closed after the capabilities (closers run in reverse): it leaves the registries last.
-    closers.push(() => bus!.close());
-  } else {
+  const { redis, bus } = await openSharedRedis(config.redisUrl, logger, closers);
+  if (!redis) {
     logger.info({ dataDir: config.dataDir }, 'store: embedded (no REDIS_URL): in-process cache, allowance counters in the data directory');
   }
   const setups: CapabilitySetup[] = opts.capabilities ?? capabilities;
@@ -184,6 +171,7 @@ async function assemble(
     mesh,
     logger,
     createPrivateListener,
+    purgeCache: caps.find((c) => c.purgeCache)?.purgeCache ?? null,
     async close() {
       for (const c of closers.reverse()) await Promise.resolve(c()).catch((err) => logger.warn({ err }, 'error while closing'));
     },

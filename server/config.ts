@@ -53,6 +53,8 @@ export interface GatewayConfig {
   shutdownGraceMs: number;
   /** `npm start`: the playground in a process of its own (server/playground-process.ts). */
   playgroundProcess: PlaygroundProcessSettings;
+  /** `npm start`: the admin listener in a process of its own (server/admin-process.ts), at this niceness (0 = the keyed listeners'). */
+  adminProcess: { enabled: boolean; nice: number };
   /** WORKERS: node:cluster workers sharing each listener's port (server/workers.ts); 1 = one process, no cluster. */
   workers: number;
   /** HTTPS on the partner listeners (TLS_CERT_FILE + TLS_KEY_FILE; HTTP/2 too with TLS_HTTP2), null for plain HTTP. */
@@ -145,6 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       nice: s.PLAYGROUND_NICE,
       workers: workersOf(s, 'PLAYGROUND_WORKERS', problems),
     },
+    adminProcess: { enabled: s.ADMIN_PROCESS, nice: s.ADMIN_NICE },
     workers: workersOf(s, 'WORKERS', problems),
     cacheReplay,
     certificationEnrollmentBaseUrl: s.CERTIFICATION_ENROLLMENT_BASE_URL,

@@ -1,5 +1,7 @@
 // `npm start`: the reference upstream and all three environments on local ports, the playground
-// in a process of its own (server/playground-process.ts; PLAYGROUND_PROCESS=off keeps one process).
+// in a process of its own (server/playground-process.ts; PLAYGROUND_PROCESS=off keeps one process),
+// and the admin listener, when ADMIN_TOKEN is set, in another (server/admin-process.ts;
+// ADMIN_PROCESS=off keeps it in the serving process).
 // WORKERS=N (or auto): this process becomes a cluster primary that supervises N workers sharing the
 // keyed listeners' ports and serves the ops port for all of them (server/workers.ts).
 //
@@ -12,14 +14,12 @@
 import { launchGateway as startGateway, startConfiguredUpstream } from './launch.js';
 import { startGateway as startWorkerGateway } from './app.js';
 import { ConfigError, loadConfig, type GatewayConfig } from './config.js';
-import {
-  applyPlaygroundChildPriority,
-  exitWithParent,
-  keyedEnvironments,
-  playgroundProcessEnv,
-  startPlaygroundProcess,
-  type PlaygroundProcess,
-} from './playground-process.js';
+import { keyedEnvironments, playgroundProcessEnv } from './playground-process.js';
+import { applyChildPriority, exitWithParent, superviseChildProcess, type ChildProcessHandle } from './child-process.js';
+import { AdminProcessRefused, adminApart, adminProcessEnv, isAdminProcess, runAdminProcess, startAdminProcess } from './admin-process.js';
+import type { ServingProcess } from './wiring/support-console.js';
+import { rerunInProcess } from './admin/rerun.js';
+import type { GatewayHandle } from './app.js';
 import { MeshStartupError } from './mesh.js';
 import { reportReady, startWorkerPool, workerSlot } from './workers.js';
 import { startClusterOpsServer } from './observability/cluster-metrics.js';
@@ -35,44 +35,103 @@ const EXIT_CONFIG = 78;
 const CLOSE_MARGIN_MS = 5_000;
 
 try {
-  applyPlaygroundChildPriority(process.env);
+  applyChildPriority(process.env);
   const settings = loadConfig(process.env);
   const keyed = keyedEnvironments(settings.playgroundProcess, settings.environments);
   const slot = workerSlot();
-  if (slot !== null) await runWorker(settings, slot);
+  if (isAdminProcess(process.env)) await runAdmin(settings);
+  else if (slot !== null) await runWorker(settings, slot);
   else if (settings.workers > 1) await runPrimary(settings, keyed);
   else await runSingle(settings, keyed);
 } catch (err) {
   if (err instanceof ConfigError || err instanceof MeshStartupError || err instanceof PortInUseError) {
     console.error(`gateway: ${err.message}`);
     process.exit(EXIT_CONFIG);
+  } else if (err instanceof AdminProcessRefused) {
+    console.error(`gateway: ${err.message}`);
+    process.exit(err.exitCode === EXIT_CONFIG ? EXIT_CONFIG : 1);
   } else {
     console.error(`gateway: could not start: ${(err as Error)?.message ?? err}`);
   }
   process.exit(1);
 }
 
-/** One process serving every environment it is given (and its playground process). */
+/** One process serving every environment it is given (and its playground and admin processes). */
 async function runSingle(settings: GatewayConfig, keyed: EnvironmentName[] | null): Promise<void> {
-  const gateway = await startGateway(keyed ? { env: { ...process.env, ENVIRONMENTS: keyed.join(',') } } : {});
+  const config = keyed ? loadConfig({ ...process.env, ENVIRONMENTS: keyed.join(',') }) : settings;
+  const logger = createLogger(config.logLevel);
   let stop: ((reason: string, code: number) => void) | null = null;
+  const { gateway, admin } = await withAdminProcess(
+    config,
+    logger,
+    () => stop,
+    (c) => startGateway({ config: c, logger }),
+  );
   const playground = keyed
-    ? startPlayground(settings, gateway.upstreamUrl, gateway.logger, () => stop?.('playground process could not start', 1))
+    ? startPlayground(settings, gateway.upstreamUrl, logger, () => stop?.('playground process could not start', 1))
     : null;
   // The playground process (supervised by its parent) leaves Ctrl-C to the parent, which stops it with SIGTERM.
-  stop = handleShutdown(gateway.logger, settings.shutdownGraceMs, { interrupt: !shutdownSignals.supervised() }, async () => {
-    await Promise.all([gateway.close(), playground?.close(settings.shutdownGraceMs)]);
+  stop = handleShutdown(logger, settings.shutdownGraceMs, { interrupt: !shutdownSignals.supervised() }, async () => {
+    await Promise.all([gateway.close(), playground?.close(settings.shutdownGraceMs), admin?.close(settings.shutdownGraceMs)]);
   });
 }
 
-/** A cluster worker: a whole gateway whose ops port is the primary's, and the admin port in slot 1 only. */
+/** A cluster worker: a whole gateway whose ops port is the primary's, and the admin listener in slot 1 only. */
 async function runWorker(settings: GatewayConfig, slot: number): Promise<void> {
   const config: GatewayConfig = { ...settings, ports: { ...settings.ports, ops: null, admin: slot === 1 ? settings.ports.admin : null } };
   const logger = createLogger(config.logLevel, { worker: slot });
-  const gateway = await startWorkerGateway({ config, logger });
+  let stop: ((reason: string, code: number) => void) | null = null;
+  const { gateway, admin } = await withAdminProcess(
+    config,
+    logger,
+    () => stop,
+    (c) => startWorkerGateway({ config: c, logger }),
+  );
   // Ctrl-C reaches every process of the terminal's group: the primary alone decides, with SIGTERM.
-  handleShutdown(logger, config.shutdownGraceMs, { interrupt: false }, () => gateway.close());
+  stop = handleShutdown(logger, config.shutdownGraceMs, { interrupt: false }, async () => {
+    await Promise.all([gateway.close(), admin?.close(config.shutdownGraceMs)]);
+  });
   reportReady();
+}
+
+/** The admin process: the admin listener alone, asking its parent for reruns and purges. */
+async function runAdmin(settings: GatewayConfig): Promise<void> {
+  const logger = createLogger(settings.logLevel, { process: 'admin' });
+  const admin = await runAdminProcess(settings, logger);
+  handleShutdown(logger, settings.shutdownGraceMs, { interrupt: false }, () => admin.close());
+}
+
+/**
+ * Starts the gateway, and beside it the admin process when the admin listener is this process's
+ * and ADMIN_PROCESS is on (the gateway then binds no admin port). Resolves once both are up.
+ */
+async function withAdminProcess(
+  config: GatewayConfig,
+  logger: Logger,
+  stop: () => ((reason: string, code: number) => void) | null,
+  start: (config: GatewayConfig) => Promise<GatewayHandle>,
+): Promise<{ gateway: GatewayHandle; admin: ChildProcessHandle | null }> {
+  if (!adminApart(config)) return { gateway: await start(config), admin: null };
+  let serve: (s: ServingProcess) => void = () => {};
+  const admin = startAdminProcess({
+    env: adminProcessEnv(process.env, config.adminProcess),
+    nice: config.adminProcess.nice,
+    logger,
+    serving: new Promise<ServingProcess>((resolve) => (serve = resolve)),
+    onRefused: () => stop()?.('admin process could not start', EXIT_CONFIG),
+    refusedExitCode: EXIT_CONFIG,
+  });
+  let gateway: GatewayHandle | null = null;
+  try {
+    gateway = await start({ ...config, ports: { ...config.ports, admin: null } });
+    const g = gateway;
+    serve({ rerun: (record) => rerunInProcess(record, g.createPrivateListener), cache: g.purgeCache ? { purge: g.purgeCache } : null });
+    await admin.ready;
+    return { gateway, admin: admin.process };
+  } catch (err) {
+    await Promise.all([admin.process.close(config.shutdownGraceMs), gateway?.close()]);
+    throw err;
+  }
 }
 
 /** WORKERS > 1: forks and supervises the workers, serves the ops port, runs the playground process. */
@@ -91,7 +150,7 @@ async function runPrimary(settings: GatewayConfig, keyed: EnvironmentName[] | nu
     await ops?.close();
     await upstream?.close();
   };
-  let playground: PlaygroundProcess | null = null;
+  let playground: ChildProcessHandle | null = null;
   let ops: Awaited<ReturnType<typeof startClusterOpsServer>> | null = null;
   try {
     if (settings.ports.ops !== null) {
@@ -109,8 +168,9 @@ async function runPrimary(settings: GatewayConfig, keyed: EnvironmentName[] | nu
   logger.info({ workers: settings.workers, pids: pool.pids() }, 'workers ready');
 }
 
-function startPlayground(settings: GatewayConfig, upstreamUrl: string, logger: Logger, onRefused: () => void): PlaygroundProcess {
-  return startPlaygroundProcess({
+function startPlayground(settings: GatewayConfig, upstreamUrl: string, logger: Logger, onRefused: () => void): ChildProcessHandle {
+  return superviseChildProcess({
+    name: 'playground process',
     env: playgroundProcessEnv(process.env, upstreamUrl, settings.playgroundProcess),
     nice: settings.playgroundProcess.nice,
     logger,

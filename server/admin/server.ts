@@ -37,7 +37,8 @@ export interface AdminServerOptions {
   port: number;
   token: string;
   replay: ReplayStore | null;
-  cache: ResponseCache | null;
+  /** The response cache's purge (the serving process's, relayed when the admin listener runs apart). */
+  cache: Pick<ResponseCache, 'purge'> | null;
   /** Partner records: the certification checkout's allow-list questions. */
   partners?: PartnerStore | null;
   /** A token for the checkout routes only (CHECKOUT_TOKEN), so the checkout needs no admin token. */

@@ -1,14 +1,15 @@
 // Response cache + replay log: one cache and one replay store per process, on Redis when
 // REDIS_URL is set (shared by every instance) and embedded otherwise (in-process LRU; JSONL files
 // under DATA_DIR/replay). Plugins for every environment: the cache (each environment and schema
-// variant its own key space), then replay. Also starts the admin endpoint when ADMIN_TOKEN is set.
+// variant its own key space), then replay. Also starts the admin endpoint when ADMIN_TOKEN is set and
+// the admin listener is this process's.
 import { createHash } from 'node:crypto';
 import { printSchema } from 'graphql';
 import { ResponseCache } from '../../cache/response-cache.js';
 import { createReplayStore, REPLAY_KEYS } from '../stores/replay-store.js';
 import { canReach } from '../../cache/redis-health.js';
-import { startAdminServer, type AdminServer } from '../admin/server.js';
-import { openSupportConsole, type SupportParts } from './support-console.js';
+import { startAdminEndpoint } from './support-console.js';
+import { rerunInProcess } from '../admin/rerun.js';
 import { responseCachePlugin } from '../plugins/response-cache.js';
 import { requestCoalescingPlugin } from '../plugins/request-coalescing.js';
 import { replayPlugin } from '../plugins/replay.js';
@@ -51,25 +52,19 @@ export const cacheReplayCapability: CapabilitySetup = async (ctx) => {
     'response cache and replay log',
   );
 
-  let admin: AdminServer | null = null;
-  let support: SupportParts | null = null;
+  // Here unless `npm start` moved the admin listener to a process of its own (ports.admin is then null).
+  let admin: Awaited<ReturnType<typeof startAdminEndpoint>> | null = null;
   if (config.adminToken && config.ports.admin !== null) {
     try {
-      support = await openSupportConsole(ctx, replay);
-      admin = await startAdminServer({
-        host: config.adminHost,
-        port: config.ports.admin,
-        token: config.adminToken,
-        replay,
-        cache,
+      admin = await startAdminEndpoint({
+        config,
         logger,
-        console: support.console,
-        partners: support.partners,
-        checkoutToken: config.console.checkoutToken,
+        redis,
+        bus,
+        replay,
+        serving: { rerun: (record) => rerunInProcess(record, ctx.createPrivateListener), cache },
       });
-      logger.info({ url: admin.url }, 'admin endpoint listening');
     } catch (err) {
-      await support?.close();
       await cache?.close();
       await replay?.close();
       throw err;
@@ -83,6 +78,7 @@ export const cacheReplayCapability: CapabilitySetup = async (ctx) => {
 
   return {
     name: 'cache-replay',
+    ...(cache ? { purgeCache: (target) => cache.purge(target) } : {}),
     plugins(environment) {
       const plugins: HttpPlugin[] = [];
       if (cache) {
@@ -126,7 +122,6 @@ export const cacheReplayCapability: CapabilitySetup = async (ctx) => {
     },
     async close() {
       await admin?.close();
-      await support?.close();
       await replay?.close();
       await cache?.close();
     },

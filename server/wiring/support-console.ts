@@ -1,27 +1,80 @@
-// The support console and certification onboarding, on the admin listener: support
+// The admin listener: the admin API, the support console and certification onboarding. Support
 // tokens (a KeyStore of its own over the keys file, hot-reloaded), partner records (polled every
-// 250 ms, so a change reaches every instance within a second), the audit log, reruns in process (an
-// unbound server of this gateway, no socket), and the unmasking seam.
-import type { ReplayStore } from '../stores/replay-store.js';
+// 250 ms, so a change reaches every instance within a second), the audit log, and the unmasking
+// seam. Reruns and cache purges are the serving process's: in that process, or relayed to it when
+// the admin listener runs in a process of its own (server/admin-process.ts).
+import type { Logger } from '../../lib/logger.js';
+import type { RedisClient } from '../../cache/redis-connection.js';
+import type { InstanceBus } from '../../cache/instance-registry.js';
+import type { PurgeResult, PurgeTarget } from '../../cache/response-cache.js';
+import type { GatewayConfig } from '../config.js';
+import type { ReplayRecord, ReplayStore } from '../stores/replay-store.js';
 import { createAuditLog } from '../stores/audit-log.js';
 import { KeyStore } from '../keys/key-store.js';
 import { PartnerStore } from '../keys/partners.js';
-import { rerunInProcess } from '../admin/rerun.js';
+import type { RerunAnswer } from '../admin/rerun.js';
+import { startAdminServer, type AdminServer } from '../admin/server.js';
 import { createSupportConsole, type SupportConsole } from '../admin/console/console.js';
 import { limitSignIns } from '../admin/sign-in-limit.js';
 import { paceConsole } from '../admin/console-pace.js';
 import { createUnmasker } from '../admin/console/masking.js';
-import type { WiringContext } from './types.js';
 import { serveKeyChanges } from './key-changes.js';
 
-export interface SupportParts {
+/** What the admin listener asks of the process that serves partners. */
+export interface ServingProcess {
+  /** Runs a record as its partner on an unbound server of the serving process (server/admin/rerun.ts). */
+  rerun(record: ReplayRecord): Promise<RerunAnswer>;
+  /** Null when the response cache is off. */
+  cache: { purge(target: PurgeTarget): Promise<PurgeResult> } | null;
+}
+
+export interface AdminEndpointParts {
+  config: GatewayConfig;
+  logger: Logger;
+  redis: RedisClient | null;
+  bus: InstanceBus | null;
+  replay: ReplayStore | null;
+  serving: ServingProcess;
+}
+
+interface SupportParts {
   console: SupportConsole;
   partners: PartnerStore;
   close(): Promise<void>;
 }
 
-export async function openSupportConsole(ctx: WiringContext, replay: ReplayStore | null): Promise<SupportParts> {
-  const { config, logger, redis, bus } = ctx;
+/** The admin listener on ADMIN_HOST:ADMIN_PORT (only with ADMIN_TOKEN), with the support console. */
+export async function startAdminEndpoint(parts: AdminEndpointParts): Promise<{ url: string; close(): Promise<void> }> {
+  const { config, logger } = parts;
+  const support = await openSupportConsole(parts);
+  let admin: AdminServer;
+  try {
+    admin = await startAdminServer({
+      host: config.adminHost,
+      port: config.ports.admin!,
+      token: config.adminToken!,
+      replay: parts.replay,
+      cache: parts.serving.cache,
+      logger,
+      console: support.console,
+      partners: support.partners,
+      checkoutToken: config.console.checkoutToken,
+    });
+  } catch (err) {
+    await support.close();
+    throw err;
+  }
+  logger.info({ url: admin.url }, 'admin endpoint listening');
+  return {
+    url: admin.url,
+    async close() {
+      await admin.close();
+      await support.close();
+    },
+  };
+}
+
+async function openSupportConsole({ config, logger, redis, bus, replay, serving }: AdminEndpointParts): Promise<SupportParts> {
   const keys = await KeyStore.open(config.keysFile, { logger, reloadMs: 1000 });
   serveKeyChanges(bus, keys);
   let partners: PartnerStore;
@@ -47,7 +100,7 @@ export async function openSupportConsole(ctx: WiringContext, replay: ReplayStore
     audit,
     partners,
     partnersFile: config.console.partnersFile,
-    rerun: (record) => rerunInProcess(record, ctx.createPrivateListener),
+    rerun: (record) => serving.rerun(record),
     // The replay store's decrypt function takes over once records are encrypted (REPLAY_PII_KEY).
     unmasker: createUnmasker({ piiKey: config.cacheReplay.replay.piiKey }),
     sessionTtlMs: config.console.sessionTtlMs,

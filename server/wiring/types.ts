@@ -7,6 +7,7 @@ import type { Logger } from '../../lib/logger.js';
 import type { RedisClient } from '../../cache/redis-connection.js';
 import type { GatewayMesh } from '../mesh.js';
 import type { InstanceBus } from '../../cache/instance-registry.js';
+import type { PurgeResult, PurgeTarget } from '../../cache/response-cache.js';
 
 export interface WiringContext {
   config: GatewayConfig;
@@ -30,6 +31,8 @@ export interface Capability {
   plugins(environment: EnvironmentName): HttpPlugin[];
   /** Merged into /readyz details; ok=false marks the gateway degraded. */
   health?(): { ok: boolean; details: Record<string, unknown> };
+  /** The response cache's purge, for an admin listener in a process of its own (the cache capability). */
+  purgeCache?(target: PurgeTarget): Promise<PurgeResult>;
   close?(): Promise<void> | void;
 }
 

@@ -2,100 +2,10 @@
 // playground flood cannot queue partners' requests on one event loop. The real entry point, as a child process: its playground child is found by the
 // pid it logs, killed, started again by the parent, and taken down with it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
-import { freePort } from '../../scripts/harness/redis-server.js';
 import { eventually } from '../../scripts/harness/eventually.js';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
-
-interface Started {
-  proc: ChildProcess;
-  lines: Record<string, unknown>[];
-  ports: { production: number; certification: number; playground: number; upstream: number; ops: number; playgroundOps: number };
-  exited: Promise<number | null>;
-}
-
-async function startMain(extra: Record<string, string> = {}): Promise<Started> {
-  const ports = {
-    production: await freePort(),
-    certification: await freePort(),
-    playground: await freePort(),
-    upstream: await freePort(),
-    ops: await freePort(),
-    playgroundOps: await freePort(),
-  };
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-split-'));
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH,
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'info',
-      PRODUCTION_PORT: String(ports.production),
-      CERTIFICATION_PORT: String(ports.certification),
-      PLAYGROUND_PORT: String(ports.playground),
-      UPSTREAM_PORT: String(ports.upstream),
-      OPS_PORT: String(ports.ops),
-      PLAYGROUND_OPS_PORT: String(ports.playgroundOps),
-      ...extra,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: Record<string, unknown>[] = [];
-  let rest = '';
-  proc.stdout!.on('data', (d: Buffer) => {
-    const parts = (rest + d.toString()).split('\n');
-    rest = parts.pop()!;
-    for (const l of parts) {
-      try {
-        lines.push(JSON.parse(l));
-      } catch {
-        // not a log line
-      }
-    }
-  });
-  proc.stderr!.resume();
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-  return { proc, lines, ports, exited };
-}
-
-const up = async (port: number) => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null))?.status === 200;
-const utilities = (port: number) =>
-  fetch(`http://127.0.0.1:${port}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query: '{ utilities(zipCode: "75001") { id } }' }),
-  });
-
-/**
- * startMain, until both listeners are ours: free ports are found, then bound, and another test
- * process may take one in between (EADDRINUSE), when its own listener would answer in ours' place.
- */
-async function startListening(extra: Record<string, string> = {}): Promise<Started> {
-  for (let attempt = 1; ; attempt++) {
-    const started = await startMain(extra);
-    const listening = (environment: string, port: number) =>
-      started.lines.some((l) => l.msg === 'listening' && l.environment === environment && String(l.url).includes(`:${port}/`));
-    const taken = () => started.lines.some((l) => /EADDRINUSE/.test(JSON.stringify(l)));
-    await eventually(
-      async () =>
-        taken() ||
-        (listening('production', started.ports.production) &&
-          listening('playground', started.ports.playground) &&
-          (await up(started.ports.production)) &&
-          (await up(started.ports.playground))),
-      120_000,
-      250,
-    );
-    if (!taken()) return started;
-    started.proc.kill('SIGKILL');
-    await started.exited;
-    if (attempt >= 3) throw new Error('a port was taken by another process three times in a row');
-  }
-}
+import { startListening, up, utilities, type Started } from '../support/main-process.js';
 
 describe('npm start: the playground in a process of its own', () => {
   let s: Started;

@@ -1,11 +1,11 @@
 // Run as a child process by test/unit/playground-priority.test.ts: starts a worker thread (a thread
-// created before the playground's priority is applied, at this process's own), applies it as the
+// created before the helper process's priority is applied, at this process's own), applies it as the
 // playground process does first thing, starts another worker, and prints every thread's niceness
 // as JSON.
 import fs from 'node:fs';
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { applyPlaygroundChildPriority } from '../../server/playground-process.js';
+import { applyChildPriority } from '../../server/child-process.js';
 
 const worker = () =>
   new Promise<Worker>((resolve) => {
@@ -14,7 +14,7 @@ const worker = () =>
   });
 
 const before = await worker();
-applyPlaygroundChildPriority(process.env);
+applyChildPriority(process.env);
 const after = await worker();
 const nice = fs.readdirSync('/proc/self/task').map((tid) => os.getPriority(Number(tid)));
 process.stdout.write(`${JSON.stringify({ main: os.getPriority(0), threads: nice })}\n`);
