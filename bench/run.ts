@@ -381,13 +381,25 @@ interface MemoryReading {
   settleSeconds?: number;
 }
 
-/** Resident set size and its peak, MB, from /proc (Linux). */
-/** The gateway's memory plus its child processes' (the playground process under `npm start`). */
+/** Which of the gateway's processes a pid is: its parent sets a variable naming each helper process. */
+function processRole(pid: number | undefined): 'serving' | 'playground' | 'admin' {
+  try {
+    const environ = fs.readFileSync(`/proc/${pid}/environ`, 'latin1');
+    if (/(^|\0)PLAYGROUND_CHILD_NICE=/.test(environ)) return 'playground';
+    if (/(^|\0)ADMIN_CHILD_NICE=/.test(environ)) return 'admin';
+  } catch {
+    // not on Linux, or gone
+  }
+  return 'serving';
+}
+
+/** The gateway's memory plus its child processes' (the playground and admin processes under `npm start`), MB from /proc (Linux). */
 function memoryWithChildren(pid: number | undefined): {
   rssMb: number | null;
   peakRssMb: number | null;
-  rssByProcessMb: (number | null)[];
-  pids: (number | undefined)[];
+  /** By role: serving (the keyed process), playground, admin. */
+  rssByProcessMb: Record<string, number | null>;
+  pids: Record<string, number | undefined>;
 } {
   let children: number[] = [];
   try {
@@ -395,10 +407,15 @@ function memoryWithChildren(pid: number | undefined): {
   } catch {
     // not on Linux, or gone
   }
-  const all = [pid, ...children].map(memoryOf);
+  const procs = [pid, ...children].map((p) => ({ pid: p, role: processRole(p), ...memoryOf(p) }));
   const sum = (k: 'rssMb' | 'peakRssMb') =>
-    all.every((m) => m[k] !== null) ? Math.round(all.reduce((a, m) => a + m[k]!, 0) * 10) / 10 : null;
-  return { rssMb: sum('rssMb'), peakRssMb: sum('peakRssMb'), rssByProcessMb: all.map((m) => m.rssMb), pids: [pid, ...children] };
+    procs.every((m) => m[k] !== null) ? Math.round(procs.reduce((a, m) => a + m[k]!, 0) * 10) / 10 : null;
+  return {
+    rssMb: sum('rssMb'),
+    peakRssMb: sum('peakRssMb'),
+    rssByProcessMb: Object.fromEntries(procs.map((m) => [m.role, m.rssMb])),
+    pids: Object.fromEntries(procs.map((m) => [m.role, m.pid])),
+  };
 }
 
 function memoryOf(pid: number | undefined): { rssMb: number | null; peakRssMb: number | null } {
@@ -1169,7 +1186,7 @@ async function isolationScenario(
 
   // One client (one X-Forwarded-For) flooding the playground with free requests; the probe starts
   // once the flood runs, and the flood outlasts it.
-  const playPid = memoryWithChildren(pid).pids[1];
+  const playPid = memoryWithChildren(pid).pids.playground;
   // Long enough for the probe's start-up, warm-up and run.
   const flooding = startFlood(g, opts.warmup + opts.duration + 5);
   await new Promise((r) => setTimeout(r, 1000));

@@ -3,7 +3,7 @@
 // searches, audit pages and their HTML, sessions and the scan thread then compete with partners'
 // keyed requests only through the kernel's scheduler, which favours the keyed process, instead of
 // queueing on its event loop and garbage collector. Started and supervised as the playground is
-// (server/child-process.ts).
+// (server/child-process.ts), from an entry of its own (server/admin-main.ts).
 //
 // The admin process loads no Mesh. It opens the stores itself (Redis, or the embedded files, which
 // are read per call and written by appends), and asks the serving process, over the IPC channel,
@@ -12,6 +12,7 @@
 // serving process from there.
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import type { GatewayConfig } from './config.js';
 import type { Logger } from '../lib/logger.js';
 import { createReplayStore } from './stores/replay-store.js';
@@ -30,11 +31,6 @@ const READY = 'admin:ready';
 /** Does this process run the admin listener apart, beside the keyed listeners it would otherwise hold? */
 export function adminApart(config: GatewayConfig): boolean {
   return config.adminProcess.enabled && !!config.adminToken && config.ports.admin !== null;
-}
-
-/** In the admin process (its parent set ADMIN_CHILD_NICE). */
-export function isAdminProcess(env: NodeJS.ProcessEnv): boolean {
-  return env.ADMIN_CHILD_NICE !== undefined && env.ADMIN_CHILD_NICE !== '';
 }
 
 /** The admin process's environment: the parent's, one process (no workers, no playground of its own). */
@@ -90,6 +86,7 @@ export function startAdminProcess(opts: {
   };
   const handle = superviseChildProcess({
     name: 'admin process',
+    script: adminScript(),
     env: opts.env,
     nice: opts.nice,
     logger: opts.logger,
@@ -108,6 +105,14 @@ export function startAdminProcess(opts: {
     },
   });
   return { process: handle, ready };
+}
+
+/**
+ * The admin process's entry beside this module: admin.mjs in the bundle (dist/, scripts/build.mjs),
+ * admin-main.ts from the sources (through tsx, which is in execArgv).
+ */
+function adminScript(): string {
+  return fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './admin-main.ts' : './admin.mjs', import.meta.url));
 }
 
 function purge(serving: ServingProcess, target: Parameters<NonNullable<ServingProcess['cache']>['purge']>[0]) {

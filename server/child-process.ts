@@ -1,6 +1,6 @@
-// The gateway's helper processes under `npm start`: the playground (server/playground-process.ts)
-// and the admin listener (server/admin-process.ts). Each is this same program forked again with an
-// environment that says what to serve, at a lower CPU priority, so its work competes with partners'
+// The gateway's helper processes under `npm start`: the playground (server/playground-process.ts:
+// this same program forked again, serving the playground only) and the admin listener
+// (server/admin-process.ts, an entry of its own). Each runs at a lower CPU priority, so its work competes with partners'
 // keyed requests only through the kernel's scheduler, which favours the keyed process.
 //
 // The parent supervises it: a child that dies is started again (with a growing pause), a parent
@@ -62,6 +62,8 @@ const HEALTHY_AFTER_MS = 60_000;
 export function superviseChildProcess(opts: {
   /** For log lines: 'playground process', 'admin process'. */
   name: string;
+  /** The entry to fork (default: this program's own). */
+  script?: string;
   env: NodeJS.ProcessEnv;
   nice: number;
   logger: Logger;
@@ -79,7 +81,11 @@ export function superviseChildProcess(opts: {
   const start = () => {
     restartTimer = null;
     const startedAt = Date.now();
-    const proc = fork(process.argv[1]!, process.argv.slice(2), { env: opts.env, execArgv: process.execArgv, stdio: 'inherit' });
+    const proc = fork(opts.script ?? process.argv[1]!, opts.script ? [] : process.argv.slice(2), {
+      env: opts.env,
+      execArgv: process.execArgv,
+      stdio: 'inherit',
+    });
     child = proc;
     if (proc.pid !== undefined && opts.nice !== 0) {
       try {

@@ -13,47 +13,30 @@
 // once they all have.
 import { launchGateway as startGateway, startConfiguredUpstream } from './launch.js';
 import { startGateway as startWorkerGateway } from './app.js';
-import { ConfigError, loadConfig, type GatewayConfig } from './config.js';
+import { loadConfig, type GatewayConfig } from './config.js';
 import { keyedEnvironments, playgroundProcessEnv } from './playground-process.js';
-import { applyChildPriority, exitWithParent, superviseChildProcess, type ChildProcessHandle } from './child-process.js';
-import { AdminProcessRefused, adminApart, adminProcessEnv, isAdminProcess, runAdminProcess, startAdminProcess } from './admin-process.js';
+import { applyChildPriority, superviseChildProcess, type ChildProcessHandle } from './child-process.js';
+import { adminApart, adminProcessEnv, startAdminProcess } from './admin-process.js';
+import { CLOSE_MARGIN_MS, EXIT_CONFIG, exitOnStartError, handleShutdown } from './process-lifecycle.js';
 import type { ServingProcess } from './wiring/support-console.js';
 import { rerunInProcess } from './admin/rerun.js';
 import type { GatewayHandle } from './app.js';
-import { MeshStartupError } from './mesh.js';
 import { reportReady, startWorkerPool, workerSlot } from './workers.js';
 import { startClusterOpsServer } from './observability/cluster-metrics.js';
 import { createLogger, type Logger } from '../lib/logger.js';
 import type { EnvironmentName } from './http/plugin.js';
-import { shutdownRequests, shutdownSignals } from './shutdown-signals.js';
-import { PortInUseError } from '../lib/ports.js';
-
-/** Exit status of a start refused by its settings or a taken port (EX_CONFIG): the playground's parent does not retry it. */
-const EXIT_CONFIG = 78;
-
-/** Time on top of the grace period for flushing replay and closing Redis before giving up. */
-const CLOSE_MARGIN_MS = 5_000;
+import { shutdownSignals } from './shutdown-signals.js';
 
 try {
   applyChildPriority(process.env);
   const settings = loadConfig(process.env);
   const keyed = keyedEnvironments(settings.playgroundProcess, settings.environments);
   const slot = workerSlot();
-  if (isAdminProcess(process.env)) await runAdmin(settings);
-  else if (slot !== null) await runWorker(settings, slot);
+  if (slot !== null) await runWorker(settings, slot);
   else if (settings.workers > 1) await runPrimary(settings, keyed);
   else await runSingle(settings, keyed);
 } catch (err) {
-  if (err instanceof ConfigError || err instanceof MeshStartupError || err instanceof PortInUseError) {
-    console.error(`gateway: ${err.message}`);
-    process.exit(EXIT_CONFIG);
-  } else if (err instanceof AdminProcessRefused) {
-    console.error(`gateway: ${err.message}`);
-    process.exit(err.exitCode === EXIT_CONFIG ? EXIT_CONFIG : 1);
-  } else {
-    console.error(`gateway: could not start: ${(err as Error)?.message ?? err}`);
-  }
-  process.exit(1);
+  exitOnStartError(err);
 }
 
 /** One process serving every environment it is given (and its playground and admin processes). */
@@ -92,13 +75,6 @@ async function runWorker(settings: GatewayConfig, slot: number): Promise<void> {
     await Promise.all([gateway.close(), admin?.close(config.shutdownGraceMs)]);
   });
   reportReady();
-}
-
-/** The admin process: the admin listener alone, asking its parent for reruns and purges. */
-async function runAdmin(settings: GatewayConfig): Promise<void> {
-  const logger = createLogger(settings.logLevel, { process: 'admin' });
-  const admin = await runAdminProcess(settings, logger);
-  handleShutdown(logger, settings.shutdownGraceMs, { interrupt: false }, () => admin.close());
 }
 
 /**
@@ -178,55 +154,4 @@ function startPlayground(settings: GatewayConfig, upstreamUrl: string, logger: L
     onRefused,
     refusedExitCode: EXIT_CONFIG,
   });
-}
-
-/** Signals, a vanished parent, and errors nobody caught: drain through `close`, then exit. Returns the stop it calls. */
-function handleShutdown(
-  logger: Logger,
-  graceMs: number,
-  opts: { interrupt: boolean },
-  close: () => Promise<void>,
-): (reason: string, code: number) => void {
-  const decide = shutdownRequests();
-  const stop = async (reason: string, code: number) => {
-    const decision = decide(reason);
-    if (decision === 'ignore') {
-      logger.debug({ reason }, 'shutdown request relayed again (already shutting down)');
-      return;
-    }
-    if (decision === 'exit-now') {
-      logger.warn({ reason }, 'second shutdown request: exiting now');
-      process.exit(1);
-    }
-    logger.info({ reason, graceMs }, 'shutting down: no new connections, finishing in-flight requests');
-    const watchdog = setTimeout(() => {
-      logger.error({ reason }, 'shutdown did not finish in time: exiting');
-      process.exit(1);
-    }, graceMs + CLOSE_MARGIN_MS);
-    watchdog.unref();
-    try {
-      await close();
-      logger.info({ reason }, 'shut down cleanly');
-    } catch (err) {
-      logger.error({ err }, 'error while shutting down');
-      code = 1;
-    }
-    // The last lines (shut down cleanly) written in order before the exit.
-    await new Promise<void>((resolve) => logger.flush(() => resolve()));
-    process.exit(code);
-  };
-  exitWithParent((reason) => void stop(reason, 0));
-  process.on('SIGTERM', () => void stop('SIGTERM', 0));
-  process.on('SIGINT', () => (opts.interrupt ? void stop('SIGINT', 0) : logger.debug({ signal: 'SIGINT' }, 'left to the parent process')));
-  // A forgotten promise somewhere must not take every partner's traffic down with it: log it and
-  // keep serving. An exception thrown out of an event handler leaves unknown state: drain and exit
-  // non-zero so the orchestrator restarts us.
-  process.on('unhandledRejection', (reason) => {
-    logger.error({ err: reason }, 'unhandled promise rejection (kept serving)');
-  });
-  process.on('uncaughtException', (err) => {
-    logger.fatal({ err }, 'uncaught exception: shutting down');
-    void stop('uncaughtException', 1);
-  });
-  return (reason, code) => void stop(reason, code);
 }

@@ -1,0 +1,18 @@
+// The admin process's entry (server/admin-process.ts): started by the serving process, bundled
+// apart (dist/admin.mjs) so that it loads no Mesh and no GraphQL execution, only what the admin
+// listener needs.
+import { loadConfig } from './config.js';
+import { createLogger } from '../lib/logger.js';
+import { applyChildPriority } from './child-process.js';
+import { runAdminProcess } from './admin-process.js';
+import { exitOnStartError, handleShutdown } from './process-lifecycle.js';
+
+try {
+  applyChildPriority(process.env);
+  const settings = loadConfig(process.env);
+  const logger = createLogger(settings.logLevel, { process: 'admin' });
+  const admin = await runAdminProcess(settings, logger);
+  handleShutdown(logger, settings.shutdownGraceMs, { interrupt: false }, () => admin.close());
+} catch (err) {
+  exitOnStartError(err);
+}
