@@ -11,7 +11,7 @@ import path from 'node:path';
 import { eventually } from '../../scripts/harness/eventually.js';
 import { issueKey } from '../../server/keys/key-store.js';
 import { consoleClient } from '../support/console-client.js';
-import { startListening, startMain, up, type Started } from '../support/main-process.js';
+import { startListening, stopsCleanly, startMain, up, type Started } from '../support/main-process.js';
 
 const ADMIN_TOKEN = 'admin-token-for-admin-process-0123456789';
 const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -94,21 +94,7 @@ describe('npm start: the admin listener in a process of its own', () => {
   });
 
   it('SIGTERM stops every process cleanly', async () => {
-    const child = adminPids().at(-1)!;
-    s.proc.kill('SIGTERM');
-    expect(await s.exited).toBe(0);
-    await eventually(
-      async () => {
-        try {
-          process.kill(child, 0);
-          return false;
-        } catch {
-          return true;
-        }
-      },
-      20_000,
-      100,
-    );
+    await stopsCleanly(s, adminPids().at(-1)!);
   });
 });
 
@@ -129,12 +115,10 @@ describe('the admin process, other settings', () => {
     const blocker = net.createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as net.AddressInfo).port;
-    let stderr = '';
     try {
       const s = await startMain({ ADMIN_TOKEN, ADMIN_PORT: String(port) });
-      s.proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
       expect(await s.exited).toBe(78);
-      expect(stderr).toMatch(/ADMIN_PORT/);
+      expect(s.stderr()).toMatch(/ADMIN_PORT/);
       expect(await up(s.ports.production)).toBe(false);
     } finally {
       blocker.close();

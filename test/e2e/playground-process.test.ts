@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import { eventually } from '../../scripts/harness/eventually.js';
-import { startListening, up, utilities, type Started } from '../support/main-process.js';
+import { startListening, stopsCleanly, up, utilities, type Started } from '../support/main-process.js';
 
 describe('npm start: the playground in a process of its own', () => {
   let s: Started;
@@ -47,21 +47,7 @@ describe('npm start: the playground in a process of its own', () => {
   });
 
   it('SIGTERM stops both processes cleanly', async () => {
-    const child = playgroundPids().at(-1)!;
-    s.proc.kill('SIGTERM');
-    expect(await s.exited).toBe(0);
-    await eventually(
-      async () => {
-        try {
-          process.kill(child, 0);
-          return false;
-        } catch {
-          return true;
-        }
-      },
-      20_000,
-      100,
-    );
+    await stopsCleanly(s, playgroundPids().at(-1)!);
   });
 });
 

@@ -2,7 +2,6 @@
 // Redis. What one address may do stays exact across workers, a dead worker is started again in its
 // slot without losing shared state, /metrics sums every worker, and SIGTERM drains them all.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -10,54 +9,13 @@ import path from 'node:path';
 import { freePort, startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 import { eventually } from '../../scripts/harness/eventually.js';
 import { issueKey } from '../../server/keys/key-store.js';
+import { alive, spawnMain, type Spawned } from '../support/main-process.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const WORKERS = 4;
-
-interface Started {
-  proc: ChildProcess;
-  lines: Record<string, unknown>[];
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
-function spawnMain(env: Record<string, string>): Started {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: Record<string, unknown>[] = [];
-  let rest = '';
-  proc.stdout!.on('data', (d: Buffer) => {
-    const parts = (rest + d.toString()).split('\n');
-    rest = parts.pop()!;
-    for (const l of parts) {
-      try {
-        lines.push(JSON.parse(l));
-      } catch {
-        // not a log line
-      }
-    }
-  });
-  let err = '';
-  proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-  return { proc, lines, stderr: () => err, exited };
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe(`WORKERS=${WORKERS} on Redis`, () => {
   let redis: TestRedis;
-  let s: Started;
+  let s: Spawned;
   let key: string;
   const ports = { production: 0, playground: 0, ops: 0 };
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-workers-'));

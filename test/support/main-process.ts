@@ -6,12 +6,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../scripts/harness/redis-server.js';
 import { eventually } from '../../scripts/harness/eventually.js';
+import { expect } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-export interface Started {
+/** server/main.ts spawned, its JSON log lines collected and its stderr kept. */
+export interface Spawned {
   proc: ChildProcess;
   lines: Record<string, unknown>[];
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+export interface Started extends Spawned {
   ports: {
     production: number;
     certification: number;
@@ -22,37 +29,12 @@ export interface Started {
     admin: number;
   };
   dataDir: string;
-  exited: Promise<number | null>;
 }
 
-export async function startMain(
-  extra: Record<string, string> = {},
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-split-')),
-): Promise<Started> {
-  const ports = {
-    production: await freePort(),
-    certification: await freePort(),
-    playground: await freePort(),
-    upstream: await freePort(),
-    ops: await freePort(),
-    playgroundOps: await freePort(),
-    admin: await freePort(),
-  };
+export function spawnMain(env: Record<string, string>): Spawned {
   const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
     cwd: ROOT,
-    env: {
-      PATH: process.env.PATH,
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'info',
-      PRODUCTION_PORT: String(ports.production),
-      CERTIFICATION_PORT: String(ports.certification),
-      PLAYGROUND_PORT: String(ports.playground),
-      UPSTREAM_PORT: String(ports.upstream),
-      OPS_PORT: String(ports.ops),
-      PLAYGROUND_OPS_PORT: String(ports.playgroundOps),
-      ADMIN_PORT: String(ports.admin),
-      ...extra,
-    },
+    env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: Record<string, unknown>[] = [];
@@ -68,9 +50,55 @@ export async function startMain(
       }
     }
   });
-  proc.stderr!.resume();
+  let err = '';
+  proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-  return { proc, lines, ports, dataDir, exited };
+  return { proc, lines, stderr: () => err, exited };
+}
+
+/** On free ports, with a data directory of its own unless given one. */
+export async function startMain(
+  extra: Record<string, string> = {},
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-split-')),
+): Promise<Started> {
+  const ports = {
+    production: await freePort(),
+    certification: await freePort(),
+    playground: await freePort(),
+    upstream: await freePort(),
+    ops: await freePort(),
+    playgroundOps: await freePort(),
+    admin: await freePort(),
+  };
+  const spawned = spawnMain({
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+    PRODUCTION_PORT: String(ports.production),
+    CERTIFICATION_PORT: String(ports.certification),
+    PLAYGROUND_PORT: String(ports.playground),
+    UPSTREAM_PORT: String(ports.upstream),
+    OPS_PORT: String(ports.ops),
+    PLAYGROUND_OPS_PORT: String(ports.playgroundOps),
+    ADMIN_PORT: String(ports.admin),
+    ...extra,
+  });
+  return { ...spawned, ports, dataDir };
+}
+
+export const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** SIGTERM to the parent: it exits 0 and takes its helper process `child` down with it. */
+export async function stopsCleanly(s: Spawned, child: number): Promise<void> {
+  s.proc.kill('SIGTERM');
+  expect(await s.exited).toBe(0);
+  await eventually(async () => !alive(child), 20_000, 100);
 }
 
 export const up = async (port: number) => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null))?.status === 200;
