@@ -5,25 +5,14 @@
 import { createHash } from 'node:crypto';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPersistedQueryStore, persistedQueryKeys } from '../../cache/persisted-query-store.js';
-import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
-import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
+import { useTestRedis } from '../support/redis-suite.js';
 
 const BUDGET = 1024 * 1024;
 const HELD_MAX = 1.5 * 1024 * 1024;
 const REGISTRATIONS = 30_000;
-let redis: TestRedis;
-let client: RedisClient;
-
-beforeAll(async () => {
-  redis = await startTestRedis();
-  client = await connectRedis(redis.url);
-}, 30_000);
-afterAll(async () => {
-  await client?.quit();
-  await redis?.stop();
-});
+const db = useTestRedis({ timeout: 30_000, close: 'quit' });
 
 /** Short documents, like a scripted registration flood: the overhead of each entry dominates. */
 function registration(i: number): [string, string] {
@@ -31,17 +20,17 @@ function registration(i: number): [string, string] {
   return [createHash('sha256').update(doc).digest('hex'), doc];
 }
 
-const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await client.info('memory'))![1]);
+const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await db.client.info('memory'))![1]);
 
 describe('persisted-query budget', () => {
   it('holds at most 1.5 MiB in Redis after 30,000 registrations against 1 MiB', async () => {
-    await client.flushall();
+    await db.client.flushall();
     const before = await usedMemory();
-    const store = createPersistedQueryStore({ redis: client, maxBytes: BUDGET });
+    const store = createPersistedQueryStore({ redis: db.client, maxBytes: BUDGET });
     for (let i = 0; i < REGISTRATIONS; i += 500)
       await Promise.all(Array.from({ length: 500 }, (_, j) => store.put('playground', ...registration(i + j))));
     let held = 0;
-    for (const key of persistedQueryKeys('playground')) held += Number(await client.call('MEMORY', 'USAGE', key, 'SAMPLES', '0'));
+    for (const key of persistedQueryKeys('playground')) held += Number(await db.client.call('MEMORY', 'USAGE', key, 'SAMPLES', '0'));
     expect(held).toBeLessThanOrEqual(HELD_MAX);
     expect((await usedMemory()) - before).toBeLessThanOrEqual(HELD_MAX);
     // The newest registrations are there, the oldest were evicted.

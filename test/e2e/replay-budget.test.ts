@@ -2,23 +2,13 @@
 // quiet gateway, or a flood of small free calls spread in time): each chunk counts its keys and
 // bookkeeping, calibrated against used_memory (before, only body and ids were counted and tiny
 // chunks held 3.2 times the budget by MEMORY USAGE over the keys).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
-import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
+import { describe, expect, it } from 'vitest';
+import { useTestRedis } from '../support/redis-suite.js';
 import { createReplayStore, type ReplayRecord } from '../../server/stores/replay-store.js';
 import type { ReplaySettings } from '../../cache/cache-config.js';
 
 const BUDGET = 512 * 1024;
-let redis: TestRedis;
-let client: RedisClient;
-beforeAll(async () => {
-  redis = await startTestRedis();
-  client = await connectRedis(redis.url);
-}, 30_000);
-afterAll(async () => {
-  await client?.quit();
-  await redis?.stop();
-});
+const db = useTestRedis({ timeout: 30_000, close: 'quit' });
 
 const settings: ReplaySettings = {
   enabled: true,
@@ -52,15 +42,15 @@ const record = (i: number): ReplayRecord =>
 
 describe('replay budget in Redis', () => {
   it('holds at most its budget (MEMORY USAGE over its keys) with one record per chunk', async () => {
-    await client.flushall();
-    const store = createReplayStore({ redis: client, dataDir: '/nonexistent', settings });
+    await db.client.flushall();
+    const store = createReplayStore({ redis: db.client, dataDir: '/nonexistent', settings });
     for (let i = 0; i < 3000; i++) {
       store.enqueue(record(i));
       await store.flush();
     }
     await store.close();
     let held = 0;
-    for (const key of await client.keys('epg:{replay}:*')) held += Number(await client.call('MEMORY', 'USAGE', key, 'SAMPLES', '0'));
+    for (const key of await db.client.keys('epg:{replay}:*')) held += Number(await db.client.call('MEMORY', 'USAGE', key, 'SAMPLES', '0'));
     expect(held).toBeLessThanOrEqual(BUDGET);
   }, 120_000);
 });

@@ -6,33 +6,31 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
+import { freePort } from '../../scripts/harness/redis-server.js';
 import { eventually } from '../../scripts/harness/eventually.js';
 import { startReferenceUpstream, type ReferenceUpstream } from '../../sources/reference-upstream/server.js';
 import { issueKey } from '../../server/keys/key-store.js';
 import { loadConfig } from '../../server/config.js';
-import { connectRedis } from '../../cache/redis-connection.js';
 import { createReplayStore } from '../../server/stores/replay-store.js';
+import { useTestRedis } from '../support/redis-suite.js';
 
 const FLUSH_MS = 50;
 // The write in flight when the process dies, and the client seeing its answer after the gateway queued the record.
 const WRITE_SLACK_MS = 40;
 const QUERY = JSON.stringify({ query: '{ utilities(zipCode: "75001") { id } }' });
 
-let redis: TestRedis;
+const db = useTestRedis();
 let upstream: ReferenceUpstream;
 let dir: string;
 let key: string;
 
 beforeAll(async () => {
-  redis = await startTestRedis();
   upstream = await startReferenceUpstream({ port: 0 });
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-durable-'));
   key = (await issueKey(path.join(dir, 'keys.json'), { environment: 'production', partnerCode: 'ACME' })).key;
 }, 60_000);
 afterAll(async () => {
   await upstream?.close();
-  await redis?.stop();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -46,7 +44,7 @@ async function startGatewayProcess(): Promise<{ proc: ChildProcess; url: string 
       OPS_PORT: '0',
       PLAYGROUND_PROCESS: 'false',
       UPSTREAM_URL: upstream.url,
-      REDIS_URL: redis.url,
+      REDIS_URL: db.redis.url,
       KEYS_FILE: path.join(dir, 'keys.json'),
       DATA_DIR: dir,
       LOG_LEVEL: 'warn',
@@ -100,15 +98,13 @@ function load(url: string) {
 }
 
 async function missing(ids: string[]): Promise<Set<string>> {
-  const client = await connectRedis(redis.url);
-  const store = createReplayStore({ redis: client, dataDir: dir, settings: loadConfig({ REDIS_URL: redis.url }).cacheReplay.replay });
+  const store = createReplayStore({ redis: db.client, dataDir: dir, settings: loadConfig({ REDIS_URL: db.redis.url }).cacheReplay.replay });
   try {
     const gone = new Set<string>();
     for (const id of ids) if (!(await store.get(id, 'production'))) gone.add(id);
     return gone;
   } finally {
     await store.close();
-    client.disconnect();
   }
 }
 

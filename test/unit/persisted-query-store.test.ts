@@ -1,6 +1,6 @@
 // The APQ document store is bounded by bytes per environment and evicts the least recently used
 // document first, the same way embedded and on a real redis-server (Lua script).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   createPersistedQueryStore,
   entryCost,
@@ -8,28 +8,18 @@ import {
   PERSISTED_QUERY_DEADLINE_MS,
   type PersistedQueryStore,
 } from '../../cache/persisted-query-store.js';
-import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
-import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
+import { useTestRedis } from '../support/redis-suite.js';
 
-let redis: TestRedis;
-let client: RedisClient;
-beforeAll(async () => {
-  redis = await startTestRedis();
-  client = await connectRedis(redis.url);
-});
-afterAll(async () => {
-  await client?.quit();
-  await redis?.stop();
-});
+const db = useTestRedis({ close: 'quit' });
 
 const doc = (n: number, size = 40) => `{ utilities(zipCode: "${String(n).padStart(5, '0')}") { id } }`.padEnd(size, ' ');
 
 describe.each(['embedded', 'redis'] as const)('%s store', (kind) => {
   let clock = 0;
   const make = (maxBytes: number): PersistedQueryStore =>
-    createPersistedQueryStore({ redis: kind === 'redis' ? client : null, maxBytes, now: () => ++clock });
+    createPersistedQueryStore({ redis: kind === 'redis' ? db.client : null, maxBytes, now: () => ++clock });
   beforeAll(async () => {
-    if (kind === 'redis') await client.flushall();
+    if (kind === 'redis') await db.client.flushall();
   });
 
   it('stores, finds, and keeps environments apart', async () => {
@@ -48,7 +38,7 @@ describe.each(['embedded', 'redis'] as const)('%s store', (kind) => {
     expect(await s.get('playground', '2'.repeat(64))).toBeNull();
     expect(await s.get('playground', '1'.repeat(64))).toBe(doc(1));
     expect(await s.get('playground', '3'.repeat(64))).toBe(doc(3));
-    if (kind === 'redis') expect(Number(await client.get(persistedQueryKeys('playground')[2]))).toBe(2 * entryCost(40, 64));
+    if (kind === 'redis') expect(Number(await db.client.get(persistedQueryKeys('playground')[2]))).toBe(2 * entryCost(40, 64));
   });
 
   it('does not store a document larger than the whole budget, and storing twice costs once', async () => {
@@ -57,21 +47,21 @@ describe.each(['embedded', 'redis'] as const)('%s store', (kind) => {
     expect(await s.get('certification', 'b'.repeat(64))).toBeNull();
     await s.put('certification', 'c'.repeat(64), doc(8));
     await s.put('certification', 'c'.repeat(64), doc(8));
-    if (kind === 'redis') expect(Number(await client.get(persistedQueryKeys('certification')[2]))).toBe(entryCost(40, 64));
+    if (kind === 'redis') expect(Number(await db.client.get(persistedQueryKeys('certification')[2]))).toBe(entryCost(40, 64));
   });
 });
 
 describe('redis store: a Redis that hangs', () => {
   it('a lookup gives up at the deadline (a miss for the client), not at the command timeout', async () => {
-    const s = createPersistedQueryStore({ redis: client, maxBytes: 1000 });
+    const s = createPersistedQueryStore({ redis: db.client, maxBytes: 1000 });
     await s.put('production', 'c'.repeat(64), doc(3));
-    redis.pause();
+    db.redis.pause();
     try {
       const t0 = Date.now();
       await expect(s.get('production', 'c'.repeat(64))).rejects.toThrow(/timed out/);
       expect(Date.now() - t0).toBeLessThan(PERSISTED_QUERY_DEADLINE_MS + 150);
     } finally {
-      redis.resume();
+      db.redis.resume();
     }
     expect(await s.get('production', 'c'.repeat(64))).toBe(doc(3));
   });

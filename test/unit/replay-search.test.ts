@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
 import { createReplayStore, LIST_UNITS, type ReplayRecord, type ReplayStore } from '../../server/stores/replay-store.js';
 import type { ReplaySettings } from '../../cache/cache-config.js';
-import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
+import { useTestRedis } from '../support/redis-suite.js';
+import { testRecord } from '../support/replay-records.js';
 
 const settings = (over: Partial<ReplaySettings> = {}): ReplaySettings => ({
   enabled: true,
@@ -23,26 +23,6 @@ const settings = (over: Partial<ReplaySettings> = {}): ReplaySettings => ({
   ...over,
 });
 
-let seq = 0;
-const record = (over: Partial<ReplayRecord>, t: number): ReplayRecord => ({
-  id: `req-${String(++seq).padStart(8, '0')}`,
-  time: new Date(t).toISOString(),
-  environment: 'production',
-  partnerCode: 'ACME',
-  clientIp: '127.0.0.1',
-  operationName: null,
-  query: '{ utilities(zipCode: "75001") { id } }',
-  variables: null,
-  status: 200,
-  responseBody: '{"data":{"utilities":[{"id":"ONCOR"}]}}',
-  responseHeaders: {},
-  fromCache: false,
-  cache: 'MISS',
-  upstreamCalls: [],
-  durationMs: 3,
-  ...over,
-});
-
 /** 30 batches of 20 records in two environments, the oldest holding the one rare match. */
 async function fill(store: ReplayStore): Promise<{ all: Set<string>; rare: string }> {
   const all = new Set<string>();
@@ -50,7 +30,7 @@ async function fill(store: ReplayStore): Promise<{ all: Set<string>; rare: strin
   let rare = '';
   for (let b = 0; b < 30; b++) {
     for (let i = 0; i < 20; i++) {
-      const r = record({ environment: i % 2 ? 'certification' : 'production' }, start + b * 60_000 + i * 100);
+      const r = testRecord({ environment: i % 2 ? 'certification' : 'production' }, start + b * 60_000 + i * 100);
       if (b === 0 && i === 0) {
         r.clientIp = '203.0.113.77';
         rare = r.id;
@@ -109,32 +89,27 @@ async function exercise(store: ReplayStore, maxUnits: number): Promise<void> {
 
 describe('bounded search slices', () => {
   let dir: string;
-  let redis: TestRedis;
-  let client: RedisClient;
   beforeAll(async () => {
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'replay-search-'));
-    redis = await startTestRedis();
-    client = await connectRedis(redis.url);
   });
   afterAll(async () => {
-    client?.disconnect();
-    await redis?.stop();
     await fs.rm(dir, { recursive: true, force: true });
   });
+  const db = useTestRedis();
 
   it('Redis: a slice reads at most its budget of chunks, and the cursor covers every chunk once', async () => {
-    const store = createReplayStore({ redis: client, dataDir: dir, settings: settings() });
+    const store = createReplayStore({ redis: db.client, dataDir: dir, settings: settings() });
     await exercise(store, 6);
     await store.close();
   });
 
   it('a listing (admin GET /replay, replay list) reads at most LIST_UNITS chunks, says how far back it got, and its cursor reads on', async () => {
-    await client.flushall();
-    const store = createReplayStore({ redis: client, dataDir: dir, settings: settings() });
+    await db.client.flushall();
+    const store = createReplayStore({ redis: db.client, dataDir: dir, settings: settings() });
     const start = Date.now() - 3_600_000;
     let rare = '';
     for (let b = 0; b < LIST_UNITS + 20; b++) {
-      const r = record({ environment: 'certification' }, start + b * 1000);
+      const r = testRecord({ environment: 'certification' }, start + b * 1000);
       if (b === 0) {
         r.clientIp = '203.0.113.78';
         rare = r.id;

@@ -3,7 +3,6 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
 import {
   REPLAY_KEYS,
   createReplayStore,
@@ -13,7 +12,8 @@ import {
   type ReplayRecord,
 } from '../../server/stores/replay-store.js';
 import type { ReplaySettings } from '../../cache/cache-config.js';
-import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
+import { useTestRedis } from '../support/redis-suite.js';
+import { testRecord } from '../support/replay-records.js';
 
 const settings = (over: Partial<ReplaySettings> = {}): ReplaySettings => ({
   enabled: true,
@@ -25,26 +25,6 @@ const settings = (over: Partial<ReplaySettings> = {}): ReplaySettings => ({
   queueMaxRecords: 10_000,
   queueMaxBytes: 64 * 1024 * 1024,
   segmentBytes: 1024 * 1024,
-  ...over,
-});
-
-let seq = 0;
-const record = (over: Partial<ReplayRecord> = {}, t = Date.now()): ReplayRecord => ({
-  id: `req-${String(++seq).padStart(8, '0')}`,
-  time: new Date(t).toISOString(),
-  environment: 'production',
-  partnerCode: 'ACME',
-  clientIp: '127.0.0.1',
-  operationName: null,
-  query: '{ utilities(zipCode: "75001") { id } }',
-  variables: null,
-  status: 200,
-  responseBody: '{"data":{"utilities":[{"id":"ONCOR"}]}}',
-  responseHeaders: { 'x-cache': 'MISS' },
-  fromCache: false,
-  cache: 'MISS',
-  upstreamCalls: [],
-  durationMs: 3,
   ...over,
 });
 
@@ -68,10 +48,10 @@ describe('embedded store (JSONL segments)', () => {
     const store = createReplayStore({ redis: null, dataDir: path.join(dir, 'a'), settings: settings() });
     const t0 = Date.now() - 10_000;
     const recs = [
-      record({ partnerCode: 'ACME', status: 200 }, t0),
-      record({ partnerCode: 'ACME', status: 429, environment: 'playground' }, t0 + 1000),
-      record({ partnerCode: 'OTHER', status: 403 }, t0 + 2000),
-      record({ partnerCode: 'ACME', status: 200 }, t0 + 3000),
+      testRecord({ partnerCode: 'ACME', status: 200 }, t0),
+      testRecord({ partnerCode: 'ACME', status: 429, environment: 'playground' }, t0 + 1000),
+      testRecord({ partnerCode: 'OTHER', status: 403 }, t0 + 2000),
+      testRecord({ partnerCode: 'ACME', status: 200 }, t0 + 3000),
     ];
     for (const r of recs) store.enqueue(r);
     await store.flush();
@@ -89,12 +69,12 @@ describe('embedded store (JSONL segments)', () => {
   it('rotates segments and keeps the total under the size bound, oldest first', async () => {
     const d = path.join(dir, 'b');
     const store = createReplayStore({ redis: null, dataDir: d, settings: settings({ maxBytes: 40_000, segmentBytes: 8_000 }) });
-    const first = record({ responseBody: 'x'.repeat(900) });
+    const first = testRecord({ responseBody: 'x'.repeat(900) });
     store.enqueue(first);
     await store.flush();
     let last!: ReplayRecord;
     for (let i = 0; i < 120; i++) {
-      last = record({ responseBody: 'y'.repeat(900) });
+      last = testRecord({ responseBody: 'y'.repeat(900) });
       store.enqueue(last);
       if (i % 5 === 0) await store.flush();
     }
@@ -123,14 +103,14 @@ describe('embedded store (JSONL segments)', () => {
         personal: { retentionMs: 60_000, maxBytes: 1_000_000 },
       }),
     });
-    const keyed = record({ id: 'shared-id-0001' }, now);
-    const sealed = record({ id: 'personal-0001', personalData: { sealed: null } }, now);
+    const keyed = testRecord({ id: 'shared-id-0001' }, now);
+    const sealed = testRecord({ id: 'personal-0001', personalData: { sealed: null } }, now);
     store.enqueue(keyed);
     store.enqueue(sealed);
     await store.flush();
     for (let i = 0; i < 100; i++) {
       store.enqueue(
-        record(
+        testRecord(
           { id: i === 99 ? 'shared-id-0001' : undefined, environment: 'playground', partnerCode: null, responseBody: 'p'.repeat(900) },
           now + 1 + i,
         ),
@@ -163,7 +143,7 @@ describe('embedded store (JSONL segments)', () => {
       settings: settings({ retentionMs: 60_000, segmentBytes: 1024 }),
       now: () => now,
     });
-    const old = record({ responseBody: 'z'.repeat(1200) }, now);
+    const old = testRecord({ responseBody: 'z'.repeat(1200) }, now);
     store.enqueue(old);
     await store.flush();
     expect(await store.get(old.id)).toEqual(old);
@@ -174,7 +154,7 @@ describe('embedded store (JSONL segments)', () => {
     const seg = (await fs.readdir(path.join(d, 'replay', 'production')))[0]!;
     const past = new Date(Date.now() - 3_600_000);
     await fs.utimes(path.join(d, 'replay', 'production', seg), past, past);
-    store.enqueue(record({}, now));
+    store.enqueue(testRecord({}, now));
     await store.flush();
     expect(await fs.readdir(path.join(d, 'replay', 'production'))).not.toContain(seg);
     await store.close();
@@ -183,7 +163,7 @@ describe('embedded store (JSONL segments)', () => {
   it('records of several partitions queued together each reach their own batch; the queue counts what is not written yet', async () => {
     const store = createReplayStore({ redis: null, dataDir: path.join(dir, 'interleaved'), settings: settings({ queueMaxRecords: 1000 }) });
     const recs = Array.from({ length: 1200 }, (_, i) =>
-      record({
+      testRecord({
         environment: ['production', 'playground', 'certification'][i % 3]!,
         partnerCode: i % 3 === 1 ? null : 'ACME',
         personalData: i % 7 === 0 ? { sealed: null } : undefined,
@@ -210,7 +190,7 @@ describe('embedded store (JSONL segments)', () => {
 
   it('a full queue drops and counts instead of growing', async () => {
     const store = createReplayStore({ redis: null, dataDir: path.join(dir, 'd'), settings: settings({ queueMaxRecords: 3 }) });
-    for (let i = 0; i < 10; i++) store.enqueue(record());
+    for (let i = 0; i < 10; i++) store.enqueue(testRecord());
     expect(store.stats().dropped).toBe(7);
     await store.flush();
     expect(store.stats()).toMatchObject({ written: 3, dropped: 7 });
@@ -219,45 +199,36 @@ describe('embedded store (JSONL segments)', () => {
 });
 
 describe('Redis store', () => {
-  let redis: TestRedis;
-  let client: RedisClient;
-  beforeAll(async () => {
-    redis = await startTestRedis();
-    client = await connectRedis(redis.url);
-  });
-  afterAll(async () => {
-    client?.disconnect();
-    await redis?.stop();
-  });
+  const db = useTestRedis();
 
-  const sizesTotal = async () => (await client.hvals(REPLAY_KEYS.sizes)).reduce((s, v) => s + Number(v), 0);
+  const sizesTotal = async () => (await db.client.hvals(REPLAY_KEYS.sizes)).reduce((s, v) => s + Number(v), 0);
   /** The chunk whose id list holds `id` (the store keeps no per-id index). */
   const chunkOf = async (id: string) => {
-    for (const cid of await client.zrange(REPLAY_KEYS.index, 0, -1)) {
-      if ((await client.get(REPLAY_KEYS.chunkIds(cid)))?.split('\n').includes(id)) return cid;
+    for (const cid of await db.client.zrange(REPLAY_KEYS.index, 0, -1)) {
+      if ((await db.client.get(REPLAY_KEYS.chunkIds(cid)))?.split('\n').includes(id)) return cid;
     }
     return null;
   };
 
   it('writes a batch as one chunk with a TTL, its id list, an index and a byte count; finds and lists', async () => {
-    const store = createReplayStore({ redis: client, dataDir: '/nonexistent', settings: settings({ retentionMs: 3_600_000 }) });
+    const store = createReplayStore({ redis: db.client, dataDir: '/nonexistent', settings: settings({ retentionMs: 3_600_000 }) });
     const t0 = Date.now() - 5000;
-    const a = record({ partnerCode: 'ACME' }, t0);
-    const b = record({ partnerCode: 'ACME', status: 429 }, t0 + 1000);
-    const c = record({ partnerCode: 'OTHER' }, t0 + 2000);
+    const a = testRecord({ partnerCode: 'ACME' }, t0);
+    const b = testRecord({ partnerCode: 'ACME', status: 429 }, t0 + 1000);
+    const c = testRecord({ partnerCode: 'OTHER' }, t0 + 2000);
     [a, b, c].forEach((r) => store.enqueue(r));
     await store.flush();
     expect(await store.get(b.id)).toEqual(b);
     expect(await store.get('req-unknown-id')).toBeNull();
     const chunkId = (await chunkOf(b.id))!;
-    expect(await client.zcard(REPLAY_KEYS.index)).toBe(1);
-    expect(await client.zscore(REPLAY_KEYS.index, chunkId)).toBe(String(t0 + 2000));
-    expect(await client.pttl(REPLAY_KEYS.chunk(chunkId))).toBeGreaterThan(3_500_000);
-    expect(await client.pttl(REPLAY_KEYS.chunkIds(chunkId))).toBeGreaterThan(3_500_000);
+    expect(await db.client.zcard(REPLAY_KEYS.index)).toBe(1);
+    expect(await db.client.zscore(REPLAY_KEYS.index, chunkId)).toBe(String(t0 + 2000));
+    expect(await db.client.pttl(REPLAY_KEYS.chunk(chunkId))).toBeGreaterThan(3_500_000);
+    expect(await db.client.pttl(REPLAY_KEYS.chunkIds(chunkId))).toBeGreaterThan(3_500_000);
     expect((await store.list({ partner: 'ACME' })).map((r) => r.id)).toEqual([b.id, a.id]);
     expect((await store.list({ status: '429' })).map((r) => r.id)).toEqual([b.id]);
     expect((await store.list({ limit: 2 })).map((r) => r.id)).toEqual([c.id, b.id]);
-    expect(Number(await client.get(REPLAY_KEYS.bytes))).toBe(await sizesTotal());
+    expect(Number(await db.client.get(REPLAY_KEYS.bytes))).toBe(await sizesTotal());
     // A reused request id: show returns the newest record; both stay listed.
     store.enqueue({ ...a, status: 500, time: new Date(t0 + 3000).toISOString() });
     await store.flush();
@@ -267,28 +238,28 @@ describe('Redis store', () => {
       [b.id, 429],
       [a.id, 200],
     ]);
-    expect(Number(await client.get(REPLAY_KEYS.bytes))).toBe(await sizesTotal());
+    expect(Number(await db.client.get(REPLAY_KEYS.bytes))).toBe(await sizesTotal());
     await store.close();
-    await client.flushall();
+    await db.client.flushall();
   });
 
   it('finds a record by its whole id only, across more chunks than one search call reads, newest first', async () => {
-    const store = createReplayStore({ redis: client, dataDir: '/nonexistent', settings: settings({ retentionMs: 3_600_000 }) });
+    const store = createReplayStore({ redis: db.client, dataDir: '/nonexistent', settings: settings({ retentionMs: 3_600_000 }) });
     const t0 = Date.now() - 600_000;
     // 300 chunks (one per flush): the first ones are past the first page of the newest-first search.
-    const first = record({ id: 'client-id-1' }, t0);
-    const longer = record({ id: 'client-id-10' }, t0 + 1);
+    const first = testRecord({ id: 'client-id-1' }, t0);
+    const longer = testRecord({ id: 'client-id-10' }, t0 + 1);
     store.enqueue(first);
     store.enqueue(longer);
     await store.flush();
     const all: ReplayRecord[] = [];
     for (let i = 0; i < 299; i++) {
-      const r = record({}, t0 + 1000 + i * 100);
+      const r = testRecord({}, t0 + 1000 + i * 100);
       all.push(r);
       store.enqueue(r);
       await store.flush();
     }
-    expect(await client.zcard(REPLAY_KEYS.index)).toBe(300);
+    expect(await db.client.zcard(REPLAY_KEYS.index)).toBe(300);
     expect(await store.get('client-id-1')).toEqual(first);
     expect(await store.get('client-id-10')).toEqual(longer);
     // A prefix, a part or a neighbour of an id is not that id; nor is an empty id or one spanning lines.
@@ -301,59 +272,59 @@ describe('Redis store', () => {
     await store.flush();
     expect((await store.get('client-id-1'))?.status).toBe(503);
     await store.close();
-    await client.flushall();
+    await db.client.flushall();
   });
 
   it('still finds ids an earlier version indexed in a hash, and drops them with their chunk', async () => {
     let now = Date.now();
     const store = createReplayStore({
-      redis: client,
+      redis: db.client,
       dataDir: '/nonexistent',
       now: () => now,
       settings: settings({ retentionMs: 60_000 }),
     });
-    const r = record({}, now);
+    const r = testRecord({}, now);
     store.enqueue(r);
     await store.flush();
     const cid = (await chunkOf(r.id))!;
     // As the earlier version wrote it: the id in the hash, and no longer in the chunk's id list.
-    await client.hset(REPLAY_KEYS.ids, r.id, cid);
-    await client.set(REPLAY_KEYS.chunkIds(cid), `${r.id}-other`, 'PX', 60_000);
+    await db.client.hset(REPLAY_KEYS.ids, r.id, cid);
+    await db.client.set(REPLAY_KEYS.chunkIds(cid), `${r.id}-other`, 'PX', 60_000);
     expect(await store.get(r.id)).toEqual(r);
-    await client.set(REPLAY_KEYS.chunkIds(cid), r.id, 'PX', 60_000);
+    await db.client.set(REPLAY_KEYS.chunkIds(cid), r.id, 'PX', 60_000);
     now += 61_000;
-    store.enqueue(record({}, now));
+    store.enqueue(testRecord({}, now));
     await store.flush();
-    expect(await client.hget(REPLAY_KEYS.ids, r.id)).toBeNull();
+    expect(await db.client.hget(REPLAY_KEYS.ids, r.id)).toBeNull();
     expect(await store.get(r.id)).toBeNull();
     await store.close();
-    await client.flushall();
+    await db.client.flushall();
   });
 
   it('stores each distinct body of a chunk once (a cached answer sent 200 times)', async () => {
-    const store = createReplayStore({ redis: client, dataDir: '/nonexistent', settings: settings() });
+    const store = createReplayStore({ redis: db.client, dataDir: '/nonexistent', settings: settings() });
     const cached = JSON.stringify({
       data: { residentialPlans: Array.from({ length: 20 }, (_, i) => ({ title: `Plan ${i}`, price: 0.1 + i / 1000 })) },
     });
     const recs = Array.from({ length: 200 }, (_, i) =>
-      record({ responseBody: i % 50 === 0 ? `{"data":{"n":${i}}}` : cached, fromCache: true, cache: 'HIT' }),
+      testRecord({ responseBody: i % 50 === 0 ? `{"data":{"n":${i}}}` : cached, fromCache: true, cache: 'HIT' }),
     );
     recs.forEach((r) => store.enqueue(r));
     await store.flush();
     const chunkId = (await chunkOf(recs[0]!.id))!;
-    const stored = Number(await client.strlen(REPLAY_KEYS.chunk(chunkId)));
+    const stored = Number(await db.client.strlen(REPLAY_KEYS.chunk(chunkId)));
     expect(stored).toBeLessThan(200 * 400 + cached.length * 2);
     for (const r of [recs[0]!, recs[1]!, recs[50]!, recs[199]!]) expect(await store.get(r.id)).toEqual(r);
     expect(store.stats()).toMatchObject({ written: 200, dropped: 0 });
     await store.close();
-    await client.flushall();
+    await db.client.flushall();
   });
 
   it('stores each distinct query and variables of a chunk once; hostile strings and unserializable variables survive', () => {
     const query = `query Plans($zip: String!) { residentialPlans(zipCode: $zip) { title } } # "quoted" \\ \u2028 \u0001`;
     const variables = Object.freeze({ zip: '75001' });
     const recs = Array.from({ length: 100 }, (_, i) =>
-      record({
+      testRecord({
         query,
         variables: i % 10 === 0 ? { zip: `7500${i % 3}`, '"k"': '\n' } : variables,
         fromCache: true,
@@ -363,7 +334,7 @@ describe('Redis store', () => {
     );
     const looped: Record<string, unknown> = { a: 1 };
     looped.self = looped;
-    recs.push(record({ variables: looped }));
+    recs.push(testRecord({ variables: looped }));
     const { json, ids, skipped } = encodeChunk(recs);
     expect(skipped).toBe(0);
     expect(ids).toEqual(recs.map((r) => r.id));
@@ -378,17 +349,17 @@ describe('Redis store', () => {
   });
 
   it('reads chunks of the previous format (v2: bodies only)', () => {
-    const r = record({ fromCache: true, cache: 'HIT' });
+    const r = testRecord({ fromCache: true, cache: 'HIT' });
     const v2 = JSON.stringify({ v: 2, bodies: [r.responseBody], records: [{ ...r, responseBody: 0 }] });
     expect(decodeChunk(v2)).toEqual([r]);
   });
 
   it('keeps the total under the size bound, dropping whole chunks, oldest first', async () => {
-    const store = createReplayStore({ redis: client, dataDir: '/nonexistent', settings: settings({ maxBytes: 20_000 }) });
+    const store = createReplayStore({ redis: db.client, dataDir: '/nonexistent', settings: settings({ maxBytes: 20_000 }) });
     const recs: ReplayRecord[] = [];
     for (let chunk = 0; chunk < 10; chunk++) {
       for (let i = 0; i < 6; i++) {
-        const r = record(
+        const r = testRecord(
           { responseBody: `${chunk}-${i}-${randomBytes(675).toString('base64')}` },
           Date.now() - 60_000 + (chunk * 6 + i) * 100,
         );
@@ -397,32 +368,32 @@ describe('Redis store', () => {
       }
       await store.flush();
     }
-    const bytes = Number(await client.get(REPLAY_KEYS.bytes));
+    const bytes = Number(await db.client.get(REPLAY_KEYS.bytes));
     expect(bytes).toBe(await sizesTotal());
     expect(bytes).toBeLessThanOrEqual(20_000);
     expect(bytes).toBeGreaterThan(10_000);
     expect(await store.get(recs[0]!.id)).toBeNull();
     expect(await store.get(recs[59]!.id)).toEqual(recs[59]);
-    const kept = await client.zcard(REPLAY_KEYS.index);
-    expect(kept).toBe(await client.hlen(REPLAY_KEYS.sizes));
+    const kept = await db.client.zcard(REPLAY_KEYS.index);
+    expect(kept).toBe(await db.client.hlen(REPLAY_KEYS.sizes));
     expect(kept).toBeLessThan(10);
     // No index entry per id is written: ids are found in the chunks' id lists.
-    expect(await client.exists(REPLAY_KEYS.ids)).toBe(0);
+    expect(await db.client.exists(REPLAY_KEYS.ids)).toBe(0);
     expect((await store.list({ limit: 100 })).length).toBe(kept * 6);
     await store.close();
-    await client.flushall();
+    await db.client.flushall();
   });
 
   it('drops chunks past the retention with their ids, and never writes a record already past it', async () => {
     let now = Date.now();
     const store = createReplayStore({
-      redis: client,
+      redis: db.client,
       dataDir: '/nonexistent',
       now: () => now,
       settings: settings({ retentionMs: 60_000 }),
     });
-    const old = record({}, now - 120_000);
-    const fresh = record({}, now);
+    const old = testRecord({}, now - 120_000);
+    const fresh = testRecord({}, now);
     store.enqueue(old);
     store.enqueue(fresh);
     await store.flush();
@@ -432,43 +403,43 @@ describe('Redis store', () => {
     // The record left out is not lost (it would have been trimmed at once), and the queue is empty.
     expect(store.stats()).toMatchObject({ written: 2, dropped: 0, queued: 0, queuedBytes: 0 });
     now += 61_000;
-    const later = record({}, now);
+    const later = testRecord({}, now);
     store.enqueue(later);
     await store.flush();
     expect(await store.get(fresh.id)).toBeNull();
     expect(await chunkOf(fresh.id)).toBeNull();
-    expect(await client.zcard(REPLAY_KEYS.index)).toBe(1);
+    expect(await db.client.zcard(REPLAY_KEYS.index)).toBe(1);
     expect(await store.get(later.id)).toEqual(later);
-    expect(Number(await client.get(REPLAY_KEYS.bytes))).toBe(await sizesTotal());
+    expect(Number(await db.client.get(REPLAY_KEYS.bytes))).toBe(await sizesTotal());
     await store.close();
-    await client.flushall();
+    await db.client.flushall();
   });
 
   it('a record queued while a batch is being written is written after it, with nothing more queued and no flush', async () => {
-    const store = createReplayStore({ redis: client, dataDir: '/nonexistent', settings: settings() });
-    const first = record();
+    const store = createReplayStore({ redis: db.client, dataDir: '/nonexistent', settings: settings() });
+    const first = testRecord();
     store.enqueue(first);
     // Redis holds writes for 400 ms: the first batch's write is under way when the second record comes.
-    await client.call('CLIENT', 'PAUSE', '400', 'WRITE');
+    await db.client.call('CLIENT', 'PAUSE', '400', 'WRITE');
     await new Promise((r) => setTimeout(r, 120));
-    const second = record();
+    const second = testRecord();
     store.enqueue(second);
     const deadline = Date.now() + 5000;
     while (!(await store.get(second.id)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(await store.get(first.id)).toEqual(first);
     expect(await store.get(second.id)).toEqual(second);
     await store.close();
-    await client.flushall();
+    await db.client.flushall();
   });
 
   it('Redis down: records are dropped and counted, enqueue never throws', async () => {
-    const store = createReplayStore({ redis: client, dataDir: '/nonexistent', settings: settings({ writeRetryMs: 0 }) });
-    await redis.stop();
+    const store = createReplayStore({ redis: db.client, dataDir: '/nonexistent', settings: settings({ writeRetryMs: 0 }) });
+    await db.redis.stop();
     await new Promise((r) => setTimeout(r, 100));
-    for (let i = 0; i < 5; i++) store.enqueue(record());
+    for (let i = 0; i < 5; i++) store.enqueue(testRecord());
     await store.flush();
     expect(store.stats()).toMatchObject({ written: 0, dropped: 5 });
-    await redis.start();
+    await db.redis.start();
     await store.close();
   });
 });

@@ -7,30 +7,13 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { packChunk, encodeChunk } from '../../server/stores/replay-chunk.js';
 import { recordMatches } from '../../server/stores/replay-match.js';
-import type { ReplayRecord } from '../../server/stores/replay-record.js';
 import { SCAN_THREAD_NICE } from '../../server/stores/scan-job.js';
 import { scanThread } from '../../server/stores/scan-thread.js';
+import { testRecord } from '../support/replay-records.js';
 
-const record = (i: number, over: Partial<ReplayRecord> = {}): ReplayRecord => ({
-  id: `req-${i}`,
-  time: new Date(Date.UTC(2026, 10, 26, 12, 0, i)).toISOString(),
-  environment: 'production',
-  partnerCode: i % 2 ? 'ACME' : 'GLOBEX',
-  clientIp: '127.0.0.1',
-  operationName: null,
-  query: '{ utilities(zipCode: "75001") { id } }',
-  variables: null,
-  status: i % 5 === 0 ? 500 : 200,
-  responseBody: '{"data":{"utilities":[]}}',
-  responseHeaders: {},
-  fromCache: false,
-  cache: 'MISS',
-  upstreamCalls: [],
-  durationMs: 3,
-  ...over,
-});
-
-const records = Array.from({ length: 200 }, (_, i) => record(i));
+const records = Array.from({ length: 200 }, (_, i) =>
+  testRecord({ id: `req-${i}`, partnerCode: i % 2 ? 'ACME' : 'GLOBEX', status: i % 5 === 0 ? 500 : 200 }),
+);
 const query = { partner: 'ACME', status: '5xx' };
 const expected = records.filter((r) => recordMatches(r, query)).map((r) => r.id);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-scan-'));

@@ -20,6 +20,7 @@ import { createUnmasker } from '../../server/admin/console/masking.js';
 import { startAdminServer, type AdminServer } from '../../server/admin/server.js';
 import { runKeysCli } from '../../cli/keys.js';
 import { consoleClient, type ConsoleClient } from '../support/console-client.js';
+import { testRecord } from '../support/replay-records.js';
 
 const PII_KEY = Buffer.from('b2'.repeat(32), 'hex');
 const ADMIN = 'a'.repeat(32);
@@ -35,25 +36,9 @@ const tokens: Record<string, string> = {};
 const reruns: ReplayRecord[] = [];
 const warnings: string[] = [];
 
+/** With the facets the gateway derives when it writes one. */
 const record = (over: Partial<ReplayRecord>): ReplayRecord => {
-  const r: ReplayRecord = {
-    id: 'req-0000000001',
-    time: new Date(Date.now() - 60_000).toISOString(),
-    environment: 'production',
-    partnerCode: 'ACME',
-    clientIp: '198.51.100.9',
-    operationName: null,
-    query: '{ utilities(zipCode: "75001") { id } }',
-    variables: null,
-    status: 200,
-    responseBody: '{"data":{"utilities":[{"id":"ONCOR"}]}}',
-    responseHeaders: { 'x-request-id': over.id ?? 'req-0000000001' },
-    fromCache: false,
-    cache: 'MISS',
-    upstreamCalls: [],
-    durationMs: 12,
-    ...over,
-  };
+  const r = testRecord(over);
   r.facets ??= replayFacets({ body: r.responseBody, rootFields: undefined, query: r.query ?? r.queryDigest?.head, variables: r.variables });
   if (r.facets.rootFields.length === 0 && r.query) r.facets.rootFields = [/\{\s*(\w+)/.exec(r.query.replace(/^[^{]*/, ''))?.[1] ?? ''];
   return r;

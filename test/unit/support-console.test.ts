@@ -8,13 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.js';
 import { KeyStore, issueKey } from '../../server/keys/key-store.js';
 import { PartnerStore } from '../../server/keys/partners.js';
-import { createReplayStore, type ReplayRecord, type ReplayStore } from '../../server/stores/replay-store.js';
+import { createReplayStore, type ReplayStore } from '../../server/stores/replay-store.js';
 import { createAuditLog, type AuditLog } from '../../server/stores/audit-log.js';
 import { createSupportConsole } from '../../server/admin/console/console.js';
 import { sealPersonalData } from '../../server/stores/replay-privacy.js';
 import { createUnmasker } from '../../server/admin/console/masking.js';
 import { startAdminServer, type AdminServer } from '../../server/admin/server.js';
 import { consoleClient } from '../support/console-client.js';
+import { testRecord } from '../support/replay-records.js';
 
 const PII_KEY = 'a1'.repeat(32);
 let dir: string;
@@ -26,25 +27,6 @@ let admin: AdminServer;
 let token: string;
 let clock = Date.now();
 
-const record = (over: Partial<ReplayRecord>): ReplayRecord => ({
-  id: 'req-0000000001',
-  time: new Date().toISOString(),
-  environment: 'production',
-  partnerCode: 'ACME',
-  clientIp: '198.51.100.9',
-  operationName: null,
-  query: '{ utilities(zipCode: "75001") { id } }',
-  variables: null,
-  status: 200,
-  responseBody: '{"data":{"utilities":[{"id":"ONCOR"}]}}',
-  responseHeaders: { 'x-request-id': 'req-0000000001' },
-  fromCache: false,
-  cache: 'MISS',
-  upstreamCalls: [],
-  durationMs: 12,
-  ...over,
-});
-
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-console-'));
   const config = loadConfig({ DATA_DIR: dir });
@@ -53,9 +35,9 @@ beforeAll(async () => {
   await keys.reload();
   partners = await PartnerStore.open(path.join(dir, 'partners.json'));
   replay = createReplayStore({ redis: null, dataDir: dir, settings: config.cacheReplay.replay });
-  replay.enqueue(record({}));
+  replay.enqueue(testRecord({ id: 'req-0000000001' }));
   // As the replay plugin stores it: personal data sealed under the gateway's REPLAY_PII_KEY.
-  const personal = record({
+  const personal = testRecord({
     id: 'req-pii-000001',
     query: 'query A($a: String!) { utilityAccounts(address: $a, zipCode: "75201") { accountId } }',
     variables: { a: '1500 Marilla St' },
