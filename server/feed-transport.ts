@@ -13,6 +13,7 @@ import {
   isListType,
   isNonNullType,
   isObjectType,
+  isUnionType,
   type GraphQLField,
   type GraphQLResolveInfo,
   type GraphQLSchema,
@@ -39,11 +40,15 @@ const REFERENCE = /^(args|context|env)((?:\.[A-Za-z_$][\w$]*)+)$/;
 
 /**
  * The operation's call with Mesh's request and our response handling, or null when its answer must
- * go through Mesh's resolver: a return type other than an object (a union's member is chosen from
- * the response metadata), or a template naming something other than `args.*`, `context.*` and
- * `env.*` (the request would not be a function of what the key holds). `handler`: the source's
- * handler configuration in .meshrc.yaml, whose templates (endpoint, headers, query parameters)
- * the resolver interpolates too.
+ * go through Mesh's resolver: a return type other than an object or a union (or a list of unions),
+ * or a template naming something other than `args.*`, `context.*` and `env.*` (the request would
+ * not be a function of what the key holds). `handler`: the source's handler configuration in
+ * .meshrc.yaml, whose templates (endpoint, headers, query parameters) the resolver interpolates too.
+ *
+ * A union's member is chosen from the answer's status code (Mesh's type resolver reads the
+ * `$statusCode` the resolver defines on the JSON): the payload carries it the same way, and an
+ * answer the type resolver does not place without the rest of Mesh's metadata goes to Mesh's
+ * resolver.
  */
 export function feedFetch(
   schema: GraphQLSchema,
@@ -52,10 +57,12 @@ export function feedFetch(
   info: GraphQLResolveInfo,
   handler: unknown,
 ): FeedFetch | null {
-  if (handler === undefined || !isObjectType(getNamedType(field.type))) return null;
+  const named = getNamedType(field.type);
+  const list = isListType(isNonNullType(field.type) ? field.type.ofType : field.type);
+  const union = isUnionType(named) && !list ? named : null;
+  if (handler === undefined || !(isObjectType(named) || union)) return null;
   const refs = templateReferences([handler, getDirectiveExtensions(field, schema), getDirectiveExtensions(schema, schema)?.transport]);
   if (!refs) return null;
-  const list = isListType(isNonNullType(field.type) ? field.type.ofType : field.type);
   const contextPaths = refs.filter((r) => r[0] === 'context').map((r) => r.slice(1));
   const envNames = refs.filter((r) => r[0] === 'env').map((r) => r[1]!);
   const fetchInfo = { ...info, sourceName: getDirectiveExtensions(field, schema)?.httpOperation?.[0]?.subgraph };
@@ -84,6 +91,12 @@ export function feedFetch(
     return made;
   };
 
+  /** Whether the union's type resolver names a member for the payload, which then carries its status as Mesh's would. */
+  const placed = (payload: object, status: number, context: unknown): boolean => {
+    Object.defineProperty(payload, '$statusCode', { value: status, configurable: true });
+    return typeof union!.resolveType?.(payload, context, info, union!) === 'string';
+  };
+
   /** Mesh's resolver, answered by `response` instead of a second call. */
   const meshWith = (args: Record<string, unknown>, context: Record<string | symbol, unknown>, response: Response) =>
     resolve(undefined, args, { ...context, fetch: () => Promise.resolve(response) }, info);
@@ -104,7 +117,7 @@ export function feedFetch(
     if (status < 200 || status >= 300 || status === 204 || status === 205) return meshWith(args, context, response);
     const text = await response.text();
     const payload = shaped(parsed(text), list);
-    if (payload !== undefined) return payload;
+    if (payload !== undefined && (!union || placed(payload as object, status, context))) return payload;
     const again = new Response(text, { status, statusText: response.statusText, headers: response.headers });
     return meshWith(args, context, again);
   };
