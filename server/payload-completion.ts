@@ -51,6 +51,7 @@ interface ObjectShape {
 
 /** Changes the completion would have made, three entries each: `target[key] = value`. Flat: no array per change. */
 type Patches = unknown[];
+const scratch: Patches = [];
 
 /**
  * Completes `payload` in place for `field`'s selection; true when it now equals what graphql-jit
@@ -69,10 +70,16 @@ export function payloadCompletion(field: GraphQLField<unknown, unknown>, selecti
   return (payload, context, info) => {
     // A resolver's Error is a field error; graphql-jit reports it.
     if (payload === null || payload === undefined || payload instanceof Error) return false;
-    const patches: Patches = [];
-    if (!conforms(payload, root, context, info, patches)) return false;
-    for (let i = 0; i < patches.length; i += 3) (patches[i] as Record<string | number, unknown>)[patches[i + 1] as string] = patches[i + 2];
-    return true;
+    // One list for every walk (a walk runs to its end without yielding), emptied after use.
+    const patches = scratch;
+    try {
+      if (!conforms(payload, root, context, info, patches)) return false;
+      for (let i = 0; i < patches.length; i += 3)
+        (patches[i] as Record<string | number, unknown>)[patches[i + 1] as string] = patches[i + 2];
+      return true;
+    } finally {
+      patches.length = 0;
+    }
   };
 }
 
