@@ -8,7 +8,20 @@ import yaml from 'js-yaml';
 import { InMemoryStoreStorageAdapter, MeshStore } from '@graphql-mesh/store';
 import { getMesh, type MeshInstance } from '@graphql-mesh/runtime';
 import { filterSchema, pruneSchema } from '@graphql-tools/utils';
-import { isSpecifiedDirective, parse, type GraphQLSchema } from 'graphql';
+import {
+  getVariableValues,
+  isSpecifiedDirective,
+  Kind,
+  parse,
+  type DocumentNode,
+  type ExecutionResult,
+  type FieldNode,
+  type GraphQLField,
+  type GraphQLResolveInfo,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type VariableDefinitionNode,
+} from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { PROJECT_ROOT } from '../lib/project-root.js';
 import { bindingsFromConfig } from '../transforms/mapping/index.js';
@@ -22,6 +35,8 @@ import * as meshLoggerModule from './mesh-logger.js';
 import { createFeedEvents, type WarnLogger } from '../transforms/feed-events.js';
 import { createFeedMemo } from '../transforms/feed-memo.js';
 import { meshrcShapeProblem } from './meshrc-shape.js';
+import { completionSchema, payloadCompletion } from './payload-completion.js';
+import { feedFetch, type FeedFetch } from './feed-transport.js';
 
 export type SchemaVariant = 'keyed' | 'playground';
 
@@ -111,7 +126,8 @@ export async function loadGatewayMesh(opts: {
   dropUnmergeableTypes(mesh.schema);
   const bound = feeds.map((binding) => {
     const source = mesh.rawSources.find((s) => s.name === binding.source);
-    return Object.freeze({ ...binding, execute: source ? sourceCall(source.schema, binding) : undefined });
+    const handler = (raw.sources as { name?: unknown; handler?: unknown }[] | undefined)?.find((s) => s?.name === binding.source)?.handler;
+    return Object.freeze({ ...binding, execute: source ? sourceCall(source.schema, binding, handler) : undefined });
   });
   // Public root fields are those of schema/public.graphql; everything else on Query is a raw
   // source operation and stays hidden.
@@ -140,15 +156,15 @@ export async function loadGatewayMesh(opts: {
  * re-walks the request document on every call; the answer is the same. The selection is checked
  * against the schema the feed-mapping transform saw; a source transform that reshaped the schema
  * before it would make the compile below fail at start-up, naming the feed.
+ *
+ * The operation's resolver is called directly and its parsed JSON completed in place
+ * (payload-completion.ts) when it conforms to the selection; graphql-jit completes it otherwise
+ * (or for a selection the in-place walk does not cover), exactly as a compiled query would.
  */
-export function sourceCall(schema: GraphQLSchema, binding: FeedBinding): FeedBinding['execute'] {
+export function sourceCall(schema: GraphQLSchema, binding: FeedBinding, handler?: unknown): FeedBinding['execute'] {
   const field = schema.getQueryType()?.getFields()[binding.operation];
   if (!field) return undefined;
-  const declared = field.args.map((a) => `$${a.name}: ${String(a.type)}`).join(', ');
-  const passed = field.args.map((a) => `${a.name}: $${a.name}`).join(', ');
-  const document = parse(
-    `query${declared ? `(${declared})` : ''} { ${binding.operation}${passed ? `(${passed})` : ''} ${binding.selectionSet} }`,
-  );
+  const document = feedDocument(field, binding);
   const names = field.args.map((a) => a.name);
   // Compiled once (graphql-jit): completing the payload's fields, a few hundred per call, is
   // generated code instead of graphql-js walking the selection for every value.
@@ -157,10 +173,7 @@ export function sourceCall(schema: GraphQLSchema, binding: FeedBinding): FeedBin
     throw new MeshStartupError(
       `feed ${binding.source}: cannot compile its selection: ${compiled.errors?.map((e) => e.message).join('; ')}`,
     );
-  return async (args, context) => {
-    const variableValues: Record<string, unknown> = {};
-    for (const n of names) if (args[n] !== undefined) variableValues[n] = args[n];
-    const result = await compiled.query(undefined, context, variableValues);
+  const answer = (result: ExecutionResult) => {
     const payload = (result.data as Record<string, unknown> | null | undefined)?.[binding.operation] ?? null;
     // An error inside the payload (a record with a value of the wrong type) nulls that value and
     // the mapping rejects the record; only a failed call (no payload) fails the feed.
@@ -168,6 +181,105 @@ export function sourceCall(schema: GraphQLSchema, binding: FeedBinding): FeedBin
     if (payload === null && error) throw error.originalError ?? error;
     return payload;
   };
+  const variablesOf = (args: Record<string, unknown>) => {
+    const variableValues: Record<string, unknown> = {};
+    for (const n of names) if (args[n] !== undefined) variableValues[n] = args[n];
+    return variableValues;
+  };
+  const direct = directCall(schema, field, document, binding.operation, handler);
+  if (!direct) return async (args, context) => answer((await compiled.query(undefined, context, variablesOf(args))) as ExecutionResult);
+  return async (args, context) => {
+    const variableValues = variablesOf(args);
+    let coerced = variableValues;
+    if (!direct.stringsOnly || !givenAsStrings(direct.stringsOnly, variableValues)) {
+      const values = getVariableValues(schema, direct.variables, variableValues);
+      // Arguments the operation refuses: the compiled query reports them as it always did.
+      if (values.errors) return answer((await compiled.query(undefined, context, variableValues)) as ExecutionResult);
+      coerced = values.coerced;
+    }
+    const payload = await direct.call(coerced, context as Record<string | symbol, unknown>);
+    if (direct.complete(payload, context, direct.info)) return payload;
+    return answer((await direct.completeOnly.query(undefined, { ...context, [RAW_PAYLOAD]: payload }, variableValues)) as ExecutionResult);
+  };
+}
+
+/** The feed call as a document: the operation with every argument as a variable, and the mapping's selection. */
+export function feedDocument(field: GraphQLField<unknown, unknown>, binding: FeedBinding): DocumentNode {
+  const declared = field.args.map((a) => `$${a.name}: ${String(a.type)}`).join(', ');
+  const passed = field.args.map((a) => `${a.name}: $${a.name}`).join(', ');
+  return parse(`query${declared ? `(${declared})` : ''} { ${binding.operation}${passed ? `(${passed})` : ''} ${binding.selectionSet} }`);
+}
+
+const RAW_PAYLOAD = Symbol('raw feed payload');
+
+/**
+ * What calling the operation's resolver directly needs: its resolver, the resolve info it gets (the
+ * same for every call), the in-place completion and, for payloads that do not conform, the same
+ * selection compiled over a copy of the schema whose field answers the payload already fetched.
+ * Undefined when the selection needs graphql-jit throughout.
+ */
+function directCall(
+  schema: GraphQLSchema,
+  field: GraphQLField<unknown, unknown>,
+  document: DocumentNode,
+  operation: string,
+  handler: unknown,
+) {
+  const op = document.definitions[0] as OperationDefinitionNode;
+  const node = op.selectionSet.selections[0] as FieldNode;
+  const complete = node.selectionSet && field.resolve ? payloadCompletion(field, node.selectionSet) : null;
+  if (!complete || !field.resolve) return undefined;
+  let completeOnly;
+  try {
+    completeOnly = compileQuery(
+      completionSchema(schema, operation, (context) => (context as Record<symbol, unknown>)[RAW_PAYLOAD]),
+      document,
+    );
+  } catch {
+    return undefined;
+  }
+  if (!isCompiledQuery(completeOnly)) return undefined;
+  const queryType = schema.getQueryType()!;
+  const info: GraphQLResolveInfo = {
+    fieldName: operation,
+    fieldNodes: [node],
+    returnType: field.type,
+    parentType: queryType,
+    path: { prev: undefined, key: operation, typename: queryType.name },
+    schema,
+    fragments: {},
+    rootValue: undefined,
+    operation: op,
+    variableValues: {},
+  };
+  const resolve = field.resolve;
+  const call: FeedFetch =
+    feedFetch(schema, field, resolve, info, handler) ?? ((args, context) => Promise.resolve(resolve(undefined, args, context, info)));
+  const variables = op.variableDefinitions ?? [];
+  return { call, info, complete, completeOnly, variables, stringsOnly: stringVariables(variables) };
+}
+
+/**
+ * The variables by name, each with whether it is required, when all are String or ID: values given
+ * as strings then coerce to themselves, and graphql-js's coercion need not run on every call.
+ */
+function stringVariables(variables: readonly VariableDefinitionNode[]): { name: string; required: boolean }[] | undefined {
+  const out: { name: string; required: boolean }[] = [];
+  for (const v of variables) {
+    const required = v.type.kind === Kind.NON_NULL_TYPE;
+    const named = v.type.kind === Kind.NON_NULL_TYPE ? v.type.type : v.type;
+    if (named.kind !== Kind.NAMED_TYPE || (named.name.value !== 'String' && named.name.value !== 'ID') || v.defaultValue) return undefined;
+    out.push({ name: v.variable.name.value, required });
+  }
+  return out;
+}
+
+function givenAsStrings(variables: { name: string; required: boolean }[], values: Record<string, unknown>): boolean {
+  for (const v of variables) {
+    const value = values[v.name];
+    if (typeof value !== 'string' && (v.required || value !== undefined)) return false;
+  }
+  return true;
 }
 
 /**

@@ -3,7 +3,7 @@
 // caller starts the call; later callers with the same key join it until it settles. Every caller
 // then builds its own Response from the buffered body (see transport.ts toResponse), so one
 // caller reading or cancelling its body cannot affect another.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** Request headers that never change an upstream answer and differ per request. */
 const IGNORED_HEADERS = new Set([
@@ -34,9 +34,8 @@ export function requestKey(method: string, url: string, headers: Headers): strin
     if (!IGNORED_HEADERS.has(name)) kept.push(`${name}:${value}`);
   });
   kept.sort();
-  return createHash('sha256')
-    .update(`${method.toUpperCase()} ${url}\n${kept.join('\n')}`)
-    .digest('base64url');
+  // One-shot: no Hash object per call (a feed call made one for each request).
+  return hash('sha256', `${method.toUpperCase()} ${url}\n${kept.join('\n')}`, 'base64url');
 }
 
 export interface InFlight {

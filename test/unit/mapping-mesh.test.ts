@@ -12,7 +12,9 @@ import { tsImport } from 'tsx/esm/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReferenceUpstream, type ReferenceUpstream } from '../../sources/reference-upstream/server.js';
 import { bindingsFromConfig, FeedPayloadError, type CompiledFeedBinding, type FeedInput } from '../../transforms/mapping/index.js';
-import { sourceCall } from '../../server/mesh.js';
+import { compileQuery, isCompiledQuery } from 'graphql-jit';
+import { feedDocument, sourceCall } from '../../server/mesh.js';
+import { feedFetch } from '../../server/feed-transport.js';
 
 const DIR = fileURLToPath(new URL('../..', import.meta.url));
 const MESHRC = path.join(DIR, '.meshrc.yaml');
@@ -119,6 +121,134 @@ describe('the feed mappings in a real Mesh', () => {
     expect(payload).toMatchObject({ __typename: 'VoltifyError' });
     expect(() => feed('Voltify').map(payload)).toThrow(FeedPayloadError);
     expect(() => feed('Voltify').map(payload)).toThrow(/answered VoltifyError, not VoltifyOffersResponse/);
+  });
+
+  describe("a payload completed in place maps as the source schema's completion of it", () => {
+    // What the feed call did before payloads were completed in place: the whole selection through graphql-jit.
+    const jitCall = async (b: CompiledFeedBinding, input: FeedInput, context: Record<string, any>) => {
+      const schema = mesh.rawSources.find((s) => s.name === b.source)!.schema;
+      const compiled = compileQuery(schema, feedDocument(schema.getQueryType()!.getFields()[b.operation]!, b));
+      if (!isCompiledQuery(compiled)) throw new Error('not compiled');
+      const result = await compiled.query(undefined, context, b.args(input));
+      return (result.data as Record<string, unknown> | null)?.[b.operation] ?? null;
+    };
+    /**
+     * The context with every feed answer edited by `edit` (its parsed JSON) before Mesh's transport
+     * reads it, marked with a field no selection names (a copy by graphql-jit leaves it out), and
+     * each request recorded.
+     */
+    const editing = (edit: (json: any) => void = () => {}) => {
+      const requests: string[] = [];
+      const context = {
+        ...ctx,
+        fetch: async (url: string, init: RequestInit, c: unknown, info: unknown) => {
+          requests.push(`${init.method} ${url} ${JSON.stringify(init.headers)} ${init.body ?? ''}`);
+          const res: Response = await ctx.fetch(url, init, c, info);
+          const json = await res.json();
+          edit(json);
+          if (json && typeof json === 'object' && !Array.isArray(json)) json.unselectedMarker = true;
+          return new Response(JSON.stringify(json), { status: res.status, headers: res.headers });
+        },
+      };
+      return { context, requests };
+    };
+    const both = async (source: string, input: FeedInput, edit?: (json: any) => void) => {
+      const b = feed(source);
+      const schema = mesh.rawSources.find((s) => s.name === b.source)!.schema;
+      const handler = sourcesOnly().sources.find((s) => s.name === source).handler;
+      const first = editing(edit);
+      const direct = await sourceCall(schema, b, handler)!(b.args(input), first.context);
+      // Twice: the second call sends the request the first one took from Mesh's resolver.
+      const again = editing(edit);
+      await sourceCall(schema, b, handler)!(b.args(input), again.context);
+      const old = editing(edit);
+      const jit = await jitCall(b, input, old.context);
+      expect(first.requests).toEqual(old.requests);
+      expect(again.requests).toEqual(old.requests);
+      const mapped = (p: unknown) => {
+        try {
+          return b.map(p, input);
+        } catch (e) {
+          return { thrown: (e as Error).message };
+        }
+      };
+      return { direct, jit, mappedDirect: mapped(direct), mappedJit: mapped(jit) };
+    };
+    const inPlace = (payload: unknown) => (payload as { unselectedMarker?: boolean } | null)?.unselectedMarker === true;
+
+    it.each([
+      ['Voltify', { zipCode: '75001', customerClass: 'RESIDENTIAL' }],
+      ['Voltify', { zipCode: '75001', customerClass: 'COMMERCIAL' }],
+      ['Brightgrid', { zipCode: '75001', customerClass: 'RESIDENTIAL' }],
+      ['Territories', { zipCode: '75001' }],
+      ['Territories', { zipCode: '10001' }],
+      ['Eia', { state: 'TX' }],
+      ['Premises', { zipCode: '75201', address: '1500 MARILLA ST' }],
+    ] as const)('%s %j: in place, the same records', async (source, input) => {
+      const r = await both(source, input as FeedInput);
+      expect(inPlace(r.direct), source).toBe(true);
+      expect(r.mappedDirect).toEqual(r.mappedJit);
+      expect((r.mappedDirect as { records: unknown[] }).records.length).toBeGreaterThan(0);
+    });
+
+    it("calls every operation without Mesh's transport on each request", () => {
+      for (const b of bindings) {
+        const schema = mesh.rawSources.find((s) => s.name === b.source)!.schema;
+        const field = schema.getQueryType()!.getFields()[b.operation]!;
+        const handler = sourcesOnly().sources.find((s) => s.name === b.source).handler;
+        const direct = feedFetch(schema, field, field.resolve!, {} as never, handler);
+        expect(direct, b.source).not.toBeNull();
+      }
+    });
+
+    it("a 4xx answer: handed to Mesh's resolver, the same error", async () => {
+      const b = feed('Brightgrid');
+      const schema = mesh.rawSources.find((s) => s.name === b.source)!.schema;
+      const handler = sourcesOnly().sources.find((s) => s.name === 'Brightgrid').handler;
+      const input = { zipCode: 'abcde', customerClass: 'RESIDENTIAL' } as const;
+      const direct = await sourceCall(schema, b, handler)!(b.args(input), ctx).catch((e: Error) => e);
+      const old = await jitCall(b, input, ctx).catch((e: Error) => e);
+      expect(direct).toBeInstanceOf(Error);
+      expect(old).toBeNull(); // the compiled query answers null with the error beside it
+      const result = await (async () => {
+        const compiled = compileQuery(schema, feedDocument(schema.getQueryType()!.getFields()[b.operation]!, b));
+        return isCompiledQuery(compiled) ? compiled.query(undefined, ctx, b.args(input)) : null;
+      })();
+      expect((direct as Error).message).toBe(result!.errors![0]!.message);
+    });
+
+    it("Voltify's error member: completed by graphql-jit, the same FeedPayloadError", async () => {
+      const r = await both('Voltify', { zipCode: 'abcde', customerClass: 'RESIDENTIAL' });
+      expect(inPlace(r.direct)).toBe(false);
+      expect(r.mappedDirect).toEqual(r.mappedJit);
+      expect(r.mappedDirect).toMatchObject({ thrown: expect.stringMatching(/answered VoltifyError/) });
+    });
+
+    it.each([
+      [
+        'absent optional fields (made null)',
+        (u: any) => (delete u.choiceCapPercent, delete u.bundledRate, delete u.switching.meterReadDates),
+      ],
+      ['a number as text (coerced)', (u: any) => (u.choiceCapPercent = '15')],
+      ['text as a number (coerced)', (u: any) => (u.name = 42)],
+    ])('%s: completed in place, the same records', async (_what, edit) => {
+      const r = await both('Territories', { zipCode: '75001' }, (json) => json.utilities.forEach(edit));
+      expect(inPlace(r.direct)).toBe(true);
+      expect(r.mappedDirect).toEqual(r.mappedJit);
+    });
+
+    it.each([
+      ['an unknown enum value', (p: any) => (p.contract.type = 'tiered')],
+      ['a negative where the contract says non-negative', (p: any) => (p.contract.lengthMonths = -12)],
+      ['null in a non-null field', (p: any) => (p.id = null)],
+      ['an object where a list is', (p: any) => (p.pricing.components = { kind: 'ENERGY' })],
+      ['text that is no number where a number is', (p: any) => (p.contract.lengthMonths = 'twelve')],
+    ])('%s: completed by graphql-jit as before, the same records and rejections', async (_what, edit) => {
+      const r = await both('Brightgrid', { zipCode: '75001', customerClass: 'RESIDENTIAL' }, (json) => edit(json.data.plans[1]));
+      expect(inPlace(r.direct)).toBe(false);
+      expect(r.mappedDirect).toEqual(r.mappedJit);
+      expect((r.mappedJit as { rejected: unknown[] }).rejected.length).toBeGreaterThan(0);
+    });
   });
 
   it('a wrong mapping stops the start with the feed and key', async () => {

@@ -318,22 +318,28 @@ type FieldReader = (ctx: Record<string, unknown>, where: string, env: ReadEnv) =
 
 function compileTable(c: Ctx, table: FieldTable, raw: FieldSpecs, key: string): TableReader {
   // The block's shape holds the table's keys: no unknown ones, the required ones present.
-  const readers: [string, FieldReader][] = [];
+  // Names and readers side by side, read with an index: no iterator or pair per field and record.
+  const names: string[] = [];
+  const readers: FieldReader[] = [];
   for (const [name, def] of Object.entries(table)) {
     const spec = hasOwn(raw, name) ? raw[name] : undefined;
     if (spec === undefined) {
       const absent = def.absent;
-      readers.push([name, () => (Array.isArray(absent) ? [] : absent)]);
+      names.push(name);
+      readers.push(() => (Array.isArray(absent) ? [] : absent));
       continue;
     }
     const r = compileField(c, def, spec, `${key}.${name}`, name);
-    if (r) readers.push([name, r]);
+    if (r) {
+      names.push(name);
+      readers.push(r);
+    }
   }
   return (ctx, where, env) => {
     const out: Values = {};
-    for (const [name, read] of readers) {
-      const v = read(ctx, where, env);
-      if (v !== undefined) out[name] = v;
+    for (let i = 0; i < readers.length; i++) {
+      const v = readers[i]!(ctx, where, env);
+      if (v !== undefined) out[names[i]!] = v;
     }
     return out;
   };

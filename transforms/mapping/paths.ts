@@ -134,6 +134,12 @@ function matches(el: unknown, key: string, value: string): boolean {
   return (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') && String(v) === value;
 }
 
+function firstMatch(cur: unknown, key: string, value: string): unknown {
+  if (!Array.isArray(cur)) return matches(cur, key, value) ? cur : undefined;
+  for (let i = 0; i < cur.length; i++) if (matches(cur[i], key, value)) return cur[i];
+  return undefined;
+}
+
 /**
  * Reads `path` from `root`. mode 'one': a scalar/object is wanted (a trailing filter yields its first
  * match); mode 'many': a list is wanted (returned as found). Never throws.
@@ -141,19 +147,28 @@ function matches(el: unknown, key: string, value: string): boolean {
 export function readPath(root: unknown, path: ParsedPath, mode: 'one' | 'many'): unknown {
   let cur: unknown = root;
   let filtered = false;
-  for (const seg of path.segments) {
+  const segments = path.segments;
+  for (let s = 0; s < segments.length; s++) {
+    const seg = segments[s]!;
     if (cur === null || cur === undefined) return cur;
     if (Array.isArray(cur)) cur = cur[0]; // a property read on a list reads it on the first element
     if (!isObjectLike(cur)) return undefined;
     cur = own(cur, seg.name);
     filtered = false;
-    for (const sel of seg.selectors) {
+    const selectors = seg.selectors;
+    for (let i = 0; i < selectors.length; i++) {
+      const sel = selectors[i]!;
       if (cur === null || cur === undefined) return cur;
       if (sel.type === 'list') {
         if (!Array.isArray(cur)) return undefined;
       } else if (sel.type === 'index') {
         cur = Array.isArray(cur) ? cur[sel.index] : undefined;
         filtered = false;
+      } else if (i === selectors.length - 1 && (s < segments.length - 1 || mode === 'one')) {
+        // Only the first match is read (by the next segment, or as the answer in mode 'one'):
+        // found without building the list of matches.
+        cur = firstMatch(cur, sel.key, sel.value);
+        if (cur === undefined) return undefined;
       } else {
         const list: unknown[] = Array.isArray(cur) ? cur : [cur];
         cur = list.filter((el) => matches(el, sel.key, sel.value));
