@@ -20,6 +20,11 @@ import { feedEnum } from './enum-values.js';
 
 type Args = Record<string, unknown>;
 
+/** Resolves a field its record holds as a function of the field's arguments. */
+function whenSelected(field: string) {
+  return (record: Record<string, (args: Args) => unknown>, args: Args) => record[field]!(args);
+}
+
 /** Runs a validator; its InputError becomes BAD_USER_INPUT naming the argument. */
 function arg<T>(name: string, check: () => T): T {
   try {
@@ -118,7 +123,22 @@ export const resolvers = {
     parseLiteral,
     specifiedByURL: 'https://www.rfc-editor.org/rfc/rfc3339#section-5.6',
   }))(LocalDateResolver.toConfig()),
-  Utility: { ownership: feedEnum('ownership') },
+  // Fields a record holds as functions, computed only when selected (resolvers/plans.ts,
+  // utility.ts). Every other field of the public types has no resolver and is read as a property
+  // (server/public-field-resolvers.ts), so these must be named here.
+  Utility: {
+    ownership: feedEnum('ownership'),
+    deliveryCharges: whenSelected('deliveryCharges'),
+    priceToCompare: whenSelected('priceToCompare'),
+    pricesToCompare: whenSelected('pricesToCompare'),
+  },
+  Plan: {
+    rates: whenSelected('rates'),
+    rateSpread: whenSelected('rateSpread'),
+    fees: whenSelected('fees'),
+    headlessEnrollmentUrl: whenSelected('headlessEnrollmentUrl'),
+  },
+  BusinessPlan: { fees: whenSelected('fees') },
   UtilityAccount: {
     idType: feedEnum('idType'),
     meterType: feedEnum('meterType'),

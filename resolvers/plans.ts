@@ -1,5 +1,5 @@
 // Turns canonical offers into the public Plan / BusinessPlan records. Fields that cost work per plan
-// (rate tiers, enrollment URL, fees) are functions, which GraphQL's default field resolver calls
+// (rate tiers, enrollment URL, fees) are functions, which their resolvers (resolvers/index.ts) call
 // only when the query selects them: a partner listing titles and prices pays for neither.
 import type { CanonicalOffer, DeliveryCharges, PriceToCompare, Territory } from '../domain/canonical.js';
 import { annualEstimate, basePriceUsdPerKwh, rateTiers, tierUsages, monthlyBillMicro } from '../domain/pricing.js';

@@ -37,6 +37,7 @@ import { createFeedMemo } from '../transforms/feed-memo.js';
 import { meshrcShapeProblem } from './meshrc-shape.js';
 import { completionSchema, payloadCompletion } from './payload-completion.js';
 import { feedFetch, type FeedFetch } from './feed-transport.js';
+import { ownTypesOnly, resolveAsWritten } from './public-field-resolvers.js';
 
 export type SchemaVariant = 'keyed' | 'playground';
 
@@ -74,6 +75,12 @@ const MESH_PACKAGES = new Map<string, () => Promise<unknown>>([
   ['@graphql-mesh/transform-filter-schema', () => import('@graphql-mesh/transform-filter-schema')],
 ]);
 
+/** Our module a .meshrc.yaml id names (relative to the config's folder), if it is one of ours. */
+function ownModule(dir: string, id: string): unknown {
+  const target = id.startsWith('.') ? path.resolve(dir, id) : id;
+  return path.isAbsolute(target) ? OWN_MODULES.get(path.relative(PROJECT_ROOT, target).split(path.sep).join('/')) : undefined;
+}
+
 export class MeshStartupError extends Error {
   constructor(message: string) {
     super(message);
@@ -93,7 +100,7 @@ export async function loadGatewayMesh(opts: {
     // one copy of graphql-js. Anything else (new packages) is imported; relative ids from the
     // config's folder, not Mesh's.
     const target = id.startsWith('.') ? path.resolve(dir, id) : id;
-    const own = path.isAbsolute(target) ? OWN_MODULES.get(path.relative(PROJECT_ROOT, target).split(path.sep).join('/')) : undefined;
+    const own = ownModule(dir, id);
     if (own) return Promise.resolve(own);
     const bundled = MESH_PACKAGES.get(target);
     if (bundled) return bundled();
@@ -133,6 +140,18 @@ export async function loadGatewayMesh(opts: {
   // source operation and stays hidden.
   const keyed = publicSchema(mesh.schema, (name) => schemaPolicy.rootFields.has(name));
   const playground = publicSchema(mesh.schema, (name) => schemaPolicy.playgroundFields.has(name));
+  // Our resolvers alone answer the public types when Mesh wraps nothing around them: the schema is
+  // not wrapped by a root transform and ours are the only additional resolvers.
+  const resolvedByUs =
+    !(raw as { transforms?: unknown[] }).transforms?.length &&
+    Array.isArray((raw as { additionalResolvers?: unknown }).additionalResolvers) &&
+    (raw as { additionalResolvers: unknown[] }).additionalResolvers.every(
+      (id) => typeof id === 'string' && ownModule(dir, id) === resolversModule,
+    );
+  const merged = (mesh.schema.extensions?.stitchingInfo as { mergedTypes?: Record<string, unknown> } | undefined)?.mergedTypes;
+  const sourceSchemas = mesh.rawSources.map((s) => s.schema);
+  for (const schema of [keyed, playground])
+    if (resolvedByUs && ownTypesOnly(schema, sourceSchemas, merged)) resolveAsWritten(schema, resolversModule.resolvers);
   const enveloped = mesh.getEnveloped({});
   const meshContext = (await enveloped.contextFactory({})) as Record<string | symbol, unknown>;
   return {
