@@ -148,8 +148,8 @@ export function createUpstreamFetch(opts: UpstreamFetchOptions = {}): UpstreamFe
               retryAfterMs: parseRetryAfter(headerOf(b, 'retry-after')),
             });
           }
-          const text = method !== 'HEAD' ? validatePayload(b) : undefined;
-          return text === undefined ? b : { ...b, text };
+          const valid = method !== 'HEAD' ? validatePayload(b) : undefined;
+          return valid === undefined ? b : { ...b, text: valid.text, parsed: { value: valid.json } };
         },
       ),
     );
@@ -235,10 +235,10 @@ export function createUpstreamFetch(opts: UpstreamFetchOptions = {}): UpstreamFe
   });
 }
 
-/** The answer as a stale copy keeps it: its bytes, not their decoded text too. */
+/** The answer as a stale copy keeps it: its bytes, not their decoded text and parse too. */
 function withoutText(b: BufferedResponse): BufferedResponse {
-  if (b.text === undefined) return b;
-  const { text: _text, ...plain } = b;
+  if (b.text === undefined && b.parsed === undefined) return b;
+  const { text: _text, parsed: _parsed, ...plain } = b;
   return plain;
 }
 

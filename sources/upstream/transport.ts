@@ -22,6 +22,12 @@ export interface BufferedResponse {
    * in stale copies (their size is counted by the bytes).
    */
   text?: string;
+  /**
+   * The edge validation's parse of the text, taken by the first caller that reads the answer as
+   * JSON (`takeParsed`); later callers parse the text. Only one caller may have it: a caller may
+   * change its copy (server/payload-completion.ts patches it in place). Not kept in stale copies.
+   */
+  parsed?: { value?: unknown };
 }
 
 /** Redirects a feed may answer with before the call fails (as fetch would follow them). */
@@ -166,8 +172,24 @@ export function toResponse(b: BufferedResponse, extraHeaders: Record<string, str
   headers.set('content-length', String(b.body.byteLength));
   for (const [k, v] of Object.entries(extraHeaders)) headers.set(k, v);
   const body = NULL_BODY_STATUS.has(b.status) ? new Uint8Array(0) : b.body;
-  const text = body === b.body ? b.text : undefined;
-  return new BufferedFetchResponse(body, b.status, b.statusText, headers, text) as unknown as Response;
+  const same = body === b.body;
+  return new BufferedFetchResponse(
+    body,
+    b.status,
+    b.statusText,
+    headers,
+    same ? b.text : undefined,
+    same ? b.parsed : undefined,
+  ) as unknown as Response;
+}
+
+/**
+ * The parsed JSON of an answer from `toResponse` when no caller sharing it has taken it yet (its
+ * text must be read as well: the body is then used), else undefined: parse the text.
+ */
+export function takeParsed(response: Response): unknown {
+  if (!(response instanceof BufferedFetchResponse)) return undefined;
+  return response.takeParsed();
 }
 
 const utf8 = new TextDecoder('utf-8');
@@ -184,7 +206,16 @@ class BufferedFetchResponse {
     readonly statusText: string,
     readonly headers: Headers,
     private readonly decoded?: string,
+    private readonly parsed?: { value?: unknown },
   ) {}
+
+  takeParsed(): unknown {
+    const slot = this.parsed;
+    if (!slot || !this.used) return undefined;
+    const value = slot.value;
+    slot.value = undefined;
+    return value;
+  }
 
   get ok(): boolean {
     return this.status >= 200 && this.status < 300;
@@ -224,7 +255,7 @@ class BufferedFetchResponse {
 
   clone(): BufferedFetchResponse {
     if (this.used) throw new TypeError('Response.clone: the body has already been read');
-    return new BufferedFetchResponse(this.data, this.status, this.statusText, new Headers(this.headers), this.decoded);
+    return new BufferedFetchResponse(this.data, this.status, this.statusText, new Headers(this.headers), this.decoded, this.parsed);
   }
 }
 

@@ -10,9 +10,10 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * Throws UpstreamError('malformed') unless the body is a JSON object or array. Returns the body's
- * text when it decoded it (a 2xx), so the callers sharing the answer need not decode it again.
+ * text and its parse when it decoded it (a 2xx), so the callers sharing the answer need not decode
+ * it again, and the first of them need not parse it again either.
  */
-export function validatePayload(b: BufferedResponse): string | undefined {
+export function validatePayload(b: BufferedResponse): { text: string; json: object } | undefined {
   if (b.status < 200 || b.status >= 300 || b.status === 204 || b.status === 205) return undefined;
   let text: string;
   try {
@@ -29,5 +30,5 @@ export function validatePayload(b: BufferedResponse): string | undefined {
   if (value === null || typeof value !== 'object') {
     throw new UpstreamError('malformed', { detail: value === null ? 'JSON null' : `JSON ${typeof value} instead of an object` });
   }
-  return text;
+  return { text, json: value };
 }

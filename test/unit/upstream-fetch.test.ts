@@ -10,7 +10,7 @@ import { validatePayload } from '../../sources/upstream/validate.js';
 import { loadUpstreamSettings } from '../../sources/upstream/upstream-config.js';
 import { ConfigError } from '../../server/config.js';
 import { inScope, scope, settle } from '../support/feed-scope.js';
-import { fetchTransport } from '../../sources/upstream/transport.js';
+import { fetchTransport, takeParsed } from '../../sources/upstream/transport.js';
 
 const BASE = 'http://feed.test';
 const OFFERS = { offers: [{ offerId: 'VOL-1', price: 0.12 }] };
@@ -267,6 +267,28 @@ describe('deduplication', () => {
     await f.close();
   });
 
+  it("the edge validation's parse goes to the first caller that reads the text; the others and a stale copy parse their own", async () => {
+    nock(BASE).get('/offers').delay(20).reply(200, OFFERS);
+    nock(BASE).get('/offers').reply(503, 'busy');
+    const f = makeFetch({ staleIfErrorSeconds: 3600 });
+    const rs = await Promise.all([1, 2, 3].map(() => inScope(scope(), (c) => f(`${BASE}/offers`, undefined, c))));
+    expect(f.seen.urls).toHaveLength(1);
+    // Not before the body is read: the caller must take the answer as its own.
+    expect(takeParsed(rs[1]!)).toBeUndefined();
+    await rs[1]!.text();
+    const first = takeParsed(rs[1]!) as typeof OFFERS;
+    expect(first).toEqual(OFFERS);
+    first.offers.length = 0; // the first caller's to change (the in-place completion patches it)
+    for (const r of [rs[0]!, rs[2]!]) {
+      expect(await r.text()).toBe(JSON.stringify(OFFERS));
+      expect(takeParsed(r)).toBeUndefined();
+    }
+    const stale = await inScope(scope(), (c) => f(`${BASE}/offers`, undefined, c));
+    expect(await stale.text()).toBe(JSON.stringify(OFFERS));
+    expect(takeParsed(stale)).toBeUndefined();
+    await f.close();
+  });
+
   it('a failure is shared too, and each waiter may fall back to its own stale report', async () => {
     nock(BASE).get('/offers').reply(200, OFFERS);
     nock(BASE).get('/offers').times(3).delay(30).reply(503, 'busy');
@@ -381,9 +403,9 @@ describe('edge validation', () => {
       body: typeof text === 'string' ? new TextEncoder().encode(text) : text,
       receivedAt: 0,
     });
-    expect(() => validatePayload(b('{"a":null}'))).not.toThrow();
+    expect(validatePayload(b('{"a":null}'))).toEqual({ text: '{"a":null}', json: { a: null } });
     expect(() => validatePayload(b('[]'))).not.toThrow();
-    expect(() => validatePayload(b('garbage', 404))).not.toThrow();
+    expect(validatePayload(b('garbage', 404))).toBeUndefined();
     expect(() => validatePayload(b(new Uint8Array([0x7b, 0xff, 0xfe, 0x7d])))).toThrow(/malformed payload: not UTF-8/);
   });
 
