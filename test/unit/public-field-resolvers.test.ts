@@ -9,27 +9,12 @@ import { loadGatewayMesh, type GatewayMesh } from '../../server/mesh.js';
 import { resolvers } from '../../resolvers/index.js';
 import { businessPlan, residentialPlan } from '../../resolvers/plans.js';
 import { utility } from '../../resolvers/utility.js';
-import type { CanonicalOffer, Territory } from '../../domain/canonical.js';
+import type { Territory } from '../../domain/canonical.js';
+import { offer as testOffer } from '../support/offer.js';
 import type { ResolverSettings } from '../../resolvers/context.js';
 import { ROOT, writeMeshDir } from '../support/mesh-dir.js';
 
-const offer: CanonicalOffer = {
-  feed: 'Voltify',
-  offerId: 'A',
-  supplierName: 'S',
-  title: 'T',
-  customerClass: 'RESIDENTIAL',
-  utilityId: 'ONCOR',
-  rateType: 'FIXED',
-  termMonths: 12,
-  energyBlocks: [{ fromKwh: 0, toKwh: null, microUsdPerKwh: 120000 }],
-  baseMonthlyMicro: 0,
-  credits: [],
-  minimumUsageFee: null,
-  renewablePercent: 0,
-  cancellationFeeMicro: 0,
-  enrollmentFeeMicro: 0,
-};
+const offer = testOffer();
 const delivery = { fixedMonthlyMicro: 4230000, perKwhMicro: 51893 };
 const territory = {
   utilityId: 'ONCOR',
