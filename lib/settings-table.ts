@@ -85,7 +85,7 @@ const LISTENERS = {
     true,
     'the admin listener (admin API and support console) in a process of its own, at a lower CPU priority than the keyed listeners',
   ),
-  ADMIN_NICE: setting(k.int(0, 19), 10, "the admin process's niceness (a lower CPU priority than the keyed listeners)"),
+  ADMIN_NICE: setting(k.int(0, 19), 19, "the admin process's niceness (the lowest CPU priority by default: its pages are for people)"),
   ADMIN_CHILD_NICE: setting(
     k.int(0, 19),
     null,

@@ -47,9 +47,9 @@ describe('npm start: the admin listener in a process of its own', () => {
     const [pid] = adminPids();
     expect(pid).toBeGreaterThan(0);
     expect(pid).not.toBe(s.proc.pid);
-    expect(os.getPriority(pid!)).toBe(10);
+    expect(os.getPriority(pid!)).toBe(19);
     if (fs.existsSync(`/proc/${pid}/task`)) {
-      for (const tid of fs.readdirSync(`/proc/${pid}/task`)) expect(os.getPriority(Number(tid))).toBe(10);
+      for (const tid of fs.readdirSync(`/proc/${pid}/task`)) expect(os.getPriority(Number(tid))).toBe(19);
     }
     // Logged by the admin process (its lines say so), never by the serving process.
     const listening = s.lines.filter((l) => l.msg === 'admin endpoint listening');

@@ -23,8 +23,8 @@ describe('loadConfig', () => {
     expect(loadConfig({ KEYED_MAX_CONNECTIONS_PER_IP: '0' }).connections.keyed.maxConnectionsPerIp).toBe(0);
   });
 
-  it('runs the admin listener in a process of its own at niceness 10 by default; refuses a bad switch or niceness', () => {
-    expect(loadConfig({}).adminProcess).toEqual({ enabled: true, nice: 10 });
+  it('runs the admin listener in a process of its own at niceness 19 by default; refuses a bad switch or niceness', () => {
+    expect(loadConfig({}).adminProcess).toEqual({ enabled: true, nice: 19 });
     expect(loadConfig({ ADMIN_PROCESS: 'off', ADMIN_NICE: '0' }).adminProcess).toEqual({ enabled: false, nice: 0 });
     for (const [name, value, message] of [
       ['ADMIN_PROCESS', 'maybe', 'ADMIN_PROCESS must be true or false, got "maybe"'],
