@@ -20,6 +20,8 @@ import { openSharedRedis } from './wiring/shared-redis.js';
 import { storeErrorLog } from './wiring/store-errors.js';
 import { startAdminEndpoint, type ServingProcess } from './wiring/support-console.js';
 import { superviseChildProcess, type ChildProcessHandle } from './child-process.js';
+import { closeAll, type Closer } from '../lib/closers.js';
+import type { PurgeTarget } from '../cache/response-cache.js';
 
 /** A reply waits no longer than a rerun may take (60 s) and a margin. */
 const CALL_TIMEOUT_MS = 75_000;
@@ -115,7 +117,7 @@ function adminScript(): string {
   return fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './admin-main.ts' : './admin.mjs', import.meta.url));
 }
 
-function purge(serving: ServingProcess, target: Parameters<NonNullable<ServingProcess['cache']>['purge']>[0]) {
+function purge(serving: ServingProcess, target: PurgeTarget) {
   if (!serving.cache) throw new Error('the response cache is off');
   return serving.cache.purge(target);
 }
@@ -161,10 +163,8 @@ function servingOverIpc(cacheEnabled: boolean): ServingProcess & { close(): void
 
 /** The admin process itself: its stores, the admin listener, and ready reported to the parent. */
 export async function runAdminProcess(config: GatewayConfig, logger: Logger): Promise<{ close(): Promise<void> }> {
-  const closers: (() => Promise<void> | void)[] = [];
-  const close = async () => {
-    for (const c of closers.reverse()) await Promise.resolve(c()).catch((err) => logger.warn({ err }, 'error while closing'));
-  };
+  const closers: Closer[] = [];
+  const close = () => closeAll(closers, (err) => logger.warn({ err }, 'error while closing'));
   try {
     const { redis, bus } = await openSharedRedis(config.redisUrl, logger, closers);
     const replaySettings = config.cacheReplay.replay;

@@ -12,9 +12,10 @@ import type { EnvironmentName, HttpPlugin } from './http/plugin.js';
 import { createLogger, type Logger } from '../lib/logger.js';
 import { redisHealth } from '../cache/redis-connection.js';
 import { openSharedRedis } from './wiring/shared-redis.js';
+import { closeAll, type Closer } from '../lib/closers.js';
 import type { Capability, CapabilitySetup } from './wiring/types.js';
 import { capabilities } from './wiring/index.js';
-import type { PurgeResult, PurgeTarget } from '../cache/response-cache.js';
+import { servingInProcess, type ServingProcess } from './wiring/support-console.js';
 
 export interface GatewayHandle {
   config: GatewayConfig;
@@ -24,8 +25,8 @@ export interface GatewayHandle {
   logger: Logger;
   /** An unbound server of one environment with the given plugins (in-process reruns); never listen() on it. */
   createPrivateListener(environment: EnvironmentName, plugins: HttpPlugin[]): Server;
-  /** The response cache's purge (every instance with Redis); null when the cache is off. */
-  purgeCache: ((target: PurgeTarget) => Promise<PurgeResult>) | null;
+  /** Reruns and cache purges for an admin listener in a process of its own (server/admin-process.ts). */
+  serving: ServingProcess;
   close(): Promise<void>;
 }
 
@@ -48,12 +49,12 @@ export async function startGateway(opts: StartOptions = {}): Promise<GatewayHand
   const env = opts.env ?? process.env;
   const config = opts.config ?? loadConfig(env);
   const logger = opts.logger ?? createLogger(config.logLevel);
-  const closers: (() => Promise<void> | void)[] = [];
+  const closers: Closer[] = [];
   try {
     return await assemble(config, env, logger, opts, closers);
   } catch (err) {
     // Release what was started (ports, store locks) so a retry in the same process works.
-    for (const c of closers.reverse()) await Promise.resolve(c()).catch(() => {});
+    await closeAll(closers);
     throw err;
   }
 }
@@ -63,7 +64,7 @@ async function assemble(
   env: NodeJS.ProcessEnv,
   logger: Logger,
   opts: StartOptions,
-  closers: (() => Promise<void> | void)[],
+  closers: Closer[],
 ): Promise<GatewayHandle> {
   const upstreamUrl = opts.upstreamUrl ?? config.upstream.url;
 
@@ -171,9 +172,9 @@ async function assemble(
     mesh,
     logger,
     createPrivateListener,
-    purgeCache: caps.find((c) => c.purgeCache)?.purgeCache ?? null,
+    serving: servingInProcess(createPrivateListener, caps.find((c) => c.purgeCache)?.purgeCache ?? null),
     async close() {
-      for (const c of closers.reverse()) await Promise.resolve(c()).catch((err) => logger.warn({ err }, 'error while closing'));
+      await closeAll(closers, (err) => logger.warn({ err }, 'error while closing'));
     },
   };
 }

@@ -19,7 +19,6 @@ import { applyChildPriority, superviseChildProcess, type ChildProcessHandle } fr
 import { adminApart, adminProcessEnv, startAdminProcess } from './admin-process.js';
 import { CLOSE_MARGIN_MS, EXIT_CONFIG, exitOnStartError, handleShutdown } from './process-lifecycle.js';
 import type { ServingProcess } from './wiring/support-console.js';
-import { rerunInProcess } from './admin/rerun.js';
 import type { GatewayHandle } from './app.js';
 import { reportReady, startWorkerPool, workerSlot } from './workers.js';
 import { startClusterOpsServer } from './observability/cluster-metrics.js';
@@ -41,7 +40,7 @@ try {
 
 /** One process serving every environment it is given (and its playground and admin processes). */
 async function runSingle(settings: GatewayConfig, keyed: EnvironmentName[] | null): Promise<void> {
-  const config = keyed ? loadConfig({ ...process.env, ENVIRONMENTS: keyed.join(',') }) : settings;
+  const config: GatewayConfig = keyed ? { ...settings, environments: keyed } : settings;
   const logger = createLogger(config.logLevel);
   let stop: ((reason: string, code: number) => void) | null = null;
   const { gateway, admin } = await withAdminProcess(
@@ -100,8 +99,7 @@ async function withAdminProcess(
   let gateway: GatewayHandle | null = null;
   try {
     gateway = await start({ ...config, ports: { ...config.ports, admin: null } });
-    const g = gateway;
-    serve({ rerun: (record) => rerunInProcess(record, g.createPrivateListener), cache: g.purgeCache ? { purge: g.purgeCache } : null });
+    serve(gateway.serving);
     await admin.ready;
     return { gateway, admin: admin.process };
   } catch (err) {

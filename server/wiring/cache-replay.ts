@@ -5,11 +5,10 @@
 // the admin listener is this process's.
 import { createHash } from 'node:crypto';
 import { printSchema } from 'graphql';
-import { ResponseCache } from '../../cache/response-cache.js';
+import { ResponseCache, type PurgeTarget } from '../../cache/response-cache.js';
 import { createReplayStore, REPLAY_KEYS } from '../stores/replay-store.js';
 import { canReach } from '../../cache/redis-health.js';
-import { startAdminEndpoint } from './support-console.js';
-import { rerunInProcess } from '../admin/rerun.js';
+import { servingInProcess, startAdminEndpoint } from './support-console.js';
 import { responseCachePlugin } from '../plugins/response-cache.js';
 import { requestCoalescingPlugin } from '../plugins/request-coalescing.js';
 import { replayPlugin } from '../plugins/replay.js';
@@ -52,6 +51,7 @@ export const cacheReplayCapability: CapabilitySetup = async (ctx) => {
     'response cache and replay log',
   );
 
+  const purgeCache = cache ? (target: PurgeTarget) => cache.purge(target) : null;
   // Here unless `npm start` moved the admin listener to a process of its own (ports.admin is then null).
   let admin: Awaited<ReturnType<typeof startAdminEndpoint>> | null = null;
   if (config.adminToken && config.ports.admin !== null) {
@@ -62,7 +62,7 @@ export const cacheReplayCapability: CapabilitySetup = async (ctx) => {
         redis,
         bus,
         replay,
-        serving: { rerun: (record) => rerunInProcess(record, ctx.createPrivateListener), cache },
+        serving: servingInProcess(ctx.createPrivateListener, purgeCache),
       });
     } catch (err) {
       await cache?.close();
@@ -78,7 +78,7 @@ export const cacheReplayCapability: CapabilitySetup = async (ctx) => {
 
   return {
     name: 'cache-replay',
-    ...(cache ? { purgeCache: (target) => cache.purge(target) } : {}),
+    ...(purgeCache ? { purgeCache } : {}),
     plugins(environment) {
       const plugins: HttpPlugin[] = [];
       if (cache) {

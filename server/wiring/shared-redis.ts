@@ -4,12 +4,13 @@ import { connectRedis, safeTarget, watchRedis, type RedisClient } from '../../ca
 import { InstanceBus } from '../../cache/instance-registry.js';
 import type { Logger } from '../../lib/logger.js';
 import { storeErrorLog } from './store-errors.js';
+import type { Closer } from '../../lib/closers.js';
 
 /** Connects; each thing opened pushes its closer onto `closers` (run in reverse: the bus before the connection). */
 export async function openSharedRedis(
   redisUrl: string | null,
   logger: Logger,
-  closers: (() => Promise<void> | void)[],
+  closers: Closer[],
 ): Promise<{ redis: RedisClient | null; bus: InstanceBus | null }> {
   if (!redisUrl) return { redis: null, bus: null };
   const redis = await connectRedis(redisUrl);

@@ -12,7 +12,9 @@ import type { ReplayRecord, ReplayStore } from '../stores/replay-store.js';
 import { createAuditLog } from '../stores/audit-log.js';
 import { KeyStore } from '../keys/key-store.js';
 import { PartnerStore } from '../keys/partners.js';
-import type { RerunAnswer } from '../admin/rerun.js';
+import type { Server } from 'node:http';
+import { rerunInProcess, type RerunAnswer } from '../admin/rerun.js';
+import type { EnvironmentName, HttpPlugin } from '../http/plugin.js';
 import { startAdminServer, type AdminServer } from '../admin/server.js';
 import { createSupportConsole, type SupportConsole } from '../admin/console/console.js';
 import { limitSignIns } from '../admin/sign-in-limit.js';
@@ -26,6 +28,14 @@ export interface ServingProcess {
   rerun(record: ReplayRecord): Promise<RerunAnswer>;
   /** Null when the response cache is off. */
   cache: { purge(target: PurgeTarget): Promise<PurgeResult> } | null;
+}
+
+/** The serving process's own: reruns on an unbound server of its schema, purges of its cache (null when off). */
+export function servingInProcess(
+  createServer: (environment: EnvironmentName, plugins: HttpPlugin[]) => Server,
+  purge: ((target: PurgeTarget) => Promise<PurgeResult>) | null,
+): ServingProcess {
+  return { rerun: (record) => rerunInProcess(record, createServer), cache: purge ? { purge } : null };
 }
 
 export interface AdminEndpointParts {
