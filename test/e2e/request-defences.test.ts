@@ -276,7 +276,7 @@ describe('row 5: connections', () => {
     await eventually(async () => isClosed, 3000);
   });
 
-  it('idle sockets to the playground past the per-IP cap are closed at once, and production keeps serving', async () => {
+  it('idle sockets to the playground past the per-IP cap are refused (held, then closed), and production keeps serving', async () => {
     const since = lines.length;
     const [capped, timedOut] = [await refusedCount('playground', 'per_ip_cap'), await refusedCount('playground', 'request_timeout')];
     const started = Date.now();
