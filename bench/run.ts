@@ -1188,6 +1188,8 @@ async function isolationScenario(
   await checkOnce(g.urls.production, keyedHeaders);
   const probeNote = `keyed cache hits, ${opts.probeRate} req/s over 4 connections`;
   const quiet = probeRow('keyed quiet', `${probeNote}, nothing else`, await keyedProbe(g, keyedHeaders, opts.duration));
+  // Each process's RSS before any attack: what the attack rows' readings grow from.
+  quiet.notes = { ...quiet.notes, rssByProcessMb: memoryWithChildren(g.child.proc.pid).rssByProcessMb };
   rows.push(quiet);
   if (isolationRows.has('playground')) rows.push(...(await playgroundFloodRows(g, keyedHeaders, quiet, redisUrl)));
   if (isolationRows.has('attacks')) rows.push(...(await attackRows(g, keyedHeaders)));
