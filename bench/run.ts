@@ -69,7 +69,8 @@
 //        --profile DIR (V8 CPU profiles of the gateway processes), --env K=V,K=V (extra gateway
 //        environment, for experiments), --settle 10 (s of idle before the RSS is read again; 0: not),
 //        --rounds 3 (records: interleaved rounds), --gateway-root DIR and --compare DIR (another
-//        checkout's gateway instead, or beside it in the records rounds), --instructions-requests
+//        checkout's gateway instead, or beside it in the records rounds), --upstream-root DIR (that
+//        checkout's reference upstream: an older gateway with the feeds of its day), --instructions-requests
 //        1000 and --instructions-warmup 1000 (instructions), --tracing off,1%,100% (tracing: the levels),
 //        --rows playground,attacks,connections,console (isolation: the rows after the quiet one).
 //        An unknown flag or a bad value exits 2.
@@ -92,6 +93,7 @@ import { connectRedis } from '../cache/redis-connection.js';
 import { writeStockMeshConfig } from './mesh-start/config.js';
 import { checkMeshAnswer, checkMeshHitsUpstream, MESH_QUERY, meshBody } from './mesh-start/query.js';
 import { spreadDocument } from './spread-document.js';
+import { startRuntime } from './start-runtime.js';
 import { AUDIT_PATHS, fillAuditTrail, fillPlaygroundReplay, SEARCH_PATHS } from './console-fill.js';
 import { parseWorkerList, runWorkerScaling, type ScalingScenario } from './workers.js';
 
@@ -131,6 +133,7 @@ const FLAGS = [
   'flood-nice',
   'profile',
   'gateway-root',
+  'upstream-root',
   'compare',
   'env',
   'settle',
@@ -161,6 +164,8 @@ const opts = {
   profile: f.profile ? path.resolve(f.profile) : null,
   /** --gateway-root DIR: run the gateway from another checkout (A/B comparisons of a change). */
   gatewayRoot: f['gateway-root'] ? path.resolve(f['gateway-root']) : ROOT,
+  /** --upstream-root DIR: the reference upstream of another checkout (an older gateway reads only the feeds of its day). */
+  upstreamRoot: f['upstream-root'] ? path.resolve(f['upstream-root']) : ROOT,
   /** --compare DIR: `records` also loads a cached gateway built in that checkout, in the same rounds. */
   compareRoot: f.compare ? path.resolve(f.compare) : null,
   /** --rate N: fixed overall request rate instead of as fast as possible (CPU per request at a steady load). */
@@ -219,7 +224,7 @@ const scalingScenarios = workerList ? SCALING.filter((s) => !f.only || only.has(
 if (workerList && !scalingScenarios.length) usage(`--workers runs ${SCALING.join(', ')}; --only names none of them`);
 if (workerList) only.clear();
 if (opts.runner !== 'tsx' && opts.runner !== 'dist') usage(`--runner must be tsx or dist, got "${opts.runner}"`);
-for (const dir of [opts.gatewayRoot, opts.compareRoot])
+for (const dir of [opts.gatewayRoot, opts.upstreamRoot, opts.compareRoot])
   if (dir && !fs.existsSync(path.join(dir, 'package.json'))) usage(`${dir} is not a checkout of the gateway (no package.json)`);
 if (!/^\d{5}$/.test(opts.zip)) usage(`--zip must be a 5-digit ZIP code, got "${opts.zip}"`);
 for (const kv of f.env ? f.env.split(',') : [])
@@ -445,30 +450,6 @@ interface Gateway {
   child: Child;
   urls: { production: string; playground: string; healthz: string; metrics: string };
   startMs: number;
-}
-
-/**
- * The runtime settings `npm start` gives the bundled gateway (package.json "start": glibc malloc
- * arenas and V8's young generation, both for RSS), read from there so the bench runs it the same way.
- */
-function startRuntime(root = opts.gatewayRoot): { env: Record<string, string>; args: string[] } {
-  const script =
-    (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '';
-  const m = /exec env ((?:\w+=\S+ )*)node ((?:--\S+ )*)dist\/gateway\.mjs/.exec(script);
-  if (!m) throw new Error(`bench: cannot read the node invocation from package.json "start": ${script}`);
-  const env = Object.fromEntries(
-    m[1]!
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map((kv) => {
-        const [k, v] = kv.split('=', 2) as [string, string];
-        // ${NAME:-default} in the script: the default, unless this process has NAME set.
-        const d = /^\$\{(\w+):-(.*)\}$/.exec(v);
-        return [k, d ? (process.env[d[1]!] ?? d[2]!) : v];
-      }),
-  );
-  return { env, args: m[2]!.trim().split(/\s+/).filter(Boolean) };
 }
 
 async function startGatewayChild(
@@ -1391,6 +1372,7 @@ async function setUp(state: BenchState) {
     ['--import', 'tsx', 'sources/reference-upstream/main.ts'],
     { ...process.env, UPSTREAM_PORT: String(upstreamPort) },
     /listening on (\S+)/,
+    opts.upstreamRoot,
   );
   const upstreamUrl = (await withTimeout(up.line, 20_000, 'reference upstream'))![1]!;
 

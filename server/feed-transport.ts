@@ -19,7 +19,7 @@ import {
   type GraphQLResolveInfo,
   type GraphQLSchema,
 } from 'graphql';
-import { takeParsed } from '../sources/upstream/transport.js';
+import { NOT_SHARED, sharedOf, takeParsed } from '../sources/upstream/transport.js';
 
 type Resolve = NonNullable<GraphQLField<unknown, unknown>['resolve']>;
 type Fetch = (url: string, init: RequestInit, context: unknown, info: unknown) => Promise<Response>;
@@ -103,6 +103,12 @@ export function feedFetch(
   const meshWith = (args: Record<string, unknown>, context: Record<string | symbol, unknown>, response: Response) =>
     resolve(undefined, args, { ...context, fetch: () => Promise.resolve(response) }, info);
 
+  /** The JSON as the resolver returns it, or undefined when Mesh's resolver must handle the answer. */
+  const usable = (json: unknown, status: number, context: unknown): unknown => {
+    const payload = shaped(json, list);
+    return payload !== undefined && (!union || placed(payload as object, status, context)) ? payload : undefined;
+  };
+
   return async (args, context) => {
     const fetch = context.fetch as Fetch | undefined;
     if (typeof fetch !== 'function') return resolve(undefined, args, context, info);
@@ -117,9 +123,13 @@ export function feedFetch(
     const response = await fetch(request.url, { method: request.method, headers: { ...request.headers } }, context, fetchInfo);
     const status = response.status;
     if (status < 200 || status >= 300 || status === 204 || status === 205) return meshWith(args, context, response);
+    // One payload per exchange for this operation: callers joining it get the first caller's
+    // (completed in place once, then only read: server/mesh.ts sourceCall, the mapping).
+    const shared = sharedOf(response, usable, (text, json) => usable(json ?? parsed(text), status, context));
+    if (shared !== NOT_SHARED && shared !== undefined) return shared;
     const text = await response.text();
-    const payload = shaped(takeParsed(response) ?? parsed(text), list);
-    if (payload !== undefined && (!union || placed(payload as object, status, context))) return payload;
+    const payload = shared === NOT_SHARED ? usable(takeParsed(response) ?? parsed(text), status, context) : undefined;
+    if (payload !== undefined) return payload;
     const again = new Response(text, { status, statusText: response.statusText, headers: response.headers });
     return meshWith(args, context, again);
   };

@@ -207,6 +207,16 @@ export function sourceCall(schema: GraphQLSchema, binding: FeedBinding, handler?
   };
   const direct = directCall(schema, field, document, binding.operation, handler);
   if (!direct) return async (args, context) => answer((await compiled.query(undefined, context, variablesOf(args))) as ExecutionResult);
+  // Callers joining one exchange get one payload (feed-transport.ts): completed in place by the
+  // first of them, taken as it is by the others (a second completion would see GraphQL's names
+  // where the feed's values were). Decided synchronously: no caller sees it half done.
+  const completions = new WeakMap<object, boolean>();
+  const completed = (payload: unknown, context: unknown): boolean => {
+    if (payload === null || typeof payload !== 'object') return direct.complete(payload, context, direct.info);
+    let done = completions.get(payload);
+    if (done === undefined) completions.set(payload, (done = direct.complete(payload, context, direct.info)));
+    return done;
+  };
   return async (args, context) => {
     const variableValues = variablesOf(args);
     let coerced = variableValues;
@@ -217,7 +227,7 @@ export function sourceCall(schema: GraphQLSchema, binding: FeedBinding, handler?
       coerced = values.coerced;
     }
     const payload = await direct.call(coerced, context as Record<string | symbol, unknown>);
-    if (direct.complete(payload, context, direct.info)) return payload;
+    if (completed(payload, context)) return payload;
     return answer((await direct.completeOnly.query(undefined, { ...context, [RAW_PAYLOAD]: payload }, variableValues)) as ExecutionResult);
   };
 }

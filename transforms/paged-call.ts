@@ -53,11 +53,10 @@ export async function callPaged<K extends FeedKind>(
       break;
     }
     const mapped = b.map(payload, input);
-    // The page's carriers are its own (made by this map call): moved to their place in the whole list.
-    for (const c of mapped.carriers ?? []) {
-      c.position += out.records.length;
-      carriers.push(c);
-    }
+    // The page's carriers, at their place in the whole list (copies: a mapped page is read-only,
+    // shared by every caller of its exchange).
+    const offset = out.records.length;
+    for (const c of mapped.carriers ?? []) carriers.push(offset ? { ...c, position: c.position + offset } : c);
     out.records.push(...mapped.records);
     out.rejected.push(...mapped.rejected.map((r) => (n ? { ...r, reason: `page ${n + 1}: ${r.reason}` } : r)));
     out.doubts.push(...mapped.doubts.map((d) => (n ? { ...d, message: `page ${n + 1}: ${d.message}` } : d)));

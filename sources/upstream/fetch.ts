@@ -149,7 +149,7 @@ export function createUpstreamFetch(opts: UpstreamFetchOptions = {}): UpstreamFe
             });
           }
           const valid = method !== 'HEAD' ? validatePayload(b) : undefined;
-          return valid === undefined ? b : { ...b, text: valid.text, parsed: { value: valid.json } };
+          return valid === undefined ? b : { ...b, text: valid.text, parsed: { value: valid.json }, derived: new Map() };
         },
       ),
     );
@@ -235,10 +235,10 @@ export function createUpstreamFetch(opts: UpstreamFetchOptions = {}): UpstreamFe
   });
 }
 
-/** The answer as a stale copy keeps it: its bytes, not their decoded text and parse too. */
+/** The answer as a stale copy keeps it: its bytes, not their decoded text, parse and what callers derived. */
 function withoutText(b: BufferedResponse): BufferedResponse {
-  if (b.text === undefined && b.parsed === undefined) return b;
-  const { text: _text, parsed: _parsed, ...plain } = b;
+  if (b.text === undefined && b.parsed === undefined && b.derived === undefined) return b;
+  const { text: _text, parsed: _parsed, derived: _derived, ...plain } = b;
   return plain;
 }
 

@@ -28,6 +28,11 @@ export interface BufferedResponse {
    * change its copy (server/payload-completion.ts patches it in place). Not kept in stale copies.
    */
   parsed?: { value?: unknown };
+  /**
+   * What callers derive from this answer, by deriver (`sharedOf`): the first caller of a deriver
+   * computes it, every caller sharing the exchange gets the same value. Not kept in stale copies.
+   */
+  derived?: Map<object, unknown>;
 }
 
 /** Redirects a feed may answer with before the call fails (as fetch would follow them). */
@@ -180,6 +185,7 @@ export function toResponse(b: BufferedResponse, extraHeaders: Record<string, str
     headers,
     same ? b.text : undefined,
     same ? b.parsed : undefined,
+    same ? b.derived : undefined,
   ) as unknown as Response;
 }
 
@@ -190,6 +196,27 @@ export function toResponse(b: BufferedResponse, extraHeaders: Record<string, str
 export function takeParsed(response: Response): unknown {
   if (!(response instanceof BufferedFetchResponse)) return undefined;
   return response.takeParsed();
+}
+
+/**
+ * What `deriver` makes of the answer's JSON text (with the edge validation's parse when no caller
+ * took it: `parsed`, else undefined), computed once per exchange and handed to every caller sharing
+ * it: the same value, so it must be read-only from then on. Synchronous, so two callers never both
+ * compute it. `none` when the answer has no exchange to share (a stale copy, a bodiless status, a
+ * Response not made here): the caller reads it as before. The body is not marked read.
+ */
+export function sharedOf<T>(response: Response, deriver: object, derive: (text: string, parsed: unknown) => T): T | typeof NOT_SHARED {
+  return response instanceof BufferedFetchResponse ? response.shared(deriver, derive) : NOT_SHARED;
+}
+
+export const NOT_SHARED = Symbol('not shared');
+
+/** Values `sharedOf` handed out: one object for every caller of an exchange. */
+const sharedValues = new WeakSet<object>();
+
+/** Whether `value` is what `sharedOf` made of an answer: the same object for every caller of the exchange. */
+export function isSharedAnswer(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && sharedValues.has(value);
 }
 
 const utf8 = new TextDecoder('utf-8');
@@ -207,7 +234,21 @@ class BufferedFetchResponse {
     readonly headers: Headers,
     private readonly decoded?: string,
     private readonly parsed?: { value?: unknown },
+    private readonly derived?: Map<object, unknown>,
   ) {}
+
+  shared<T>(deriver: object, derive: (text: string, parsed: unknown) => T): T | typeof NOT_SHARED {
+    const derived = this.derived;
+    if (!derived) return NOT_SHARED;
+    if (derived.has(deriver)) return derived.get(deriver) as T;
+    const slot = this.parsed;
+    const parsed = slot?.value;
+    if (slot) slot.value = undefined;
+    const value = derive(this.decoded ?? utf8.decode(this.data), parsed);
+    derived.set(deriver, value);
+    if (value !== null && typeof value === 'object') sharedValues.add(value);
+    return value;
+  }
 
   takeParsed(): unknown {
     const slot = this.parsed;
@@ -255,7 +296,15 @@ class BufferedFetchResponse {
 
   clone(): BufferedFetchResponse {
     if (this.used) throw new TypeError('Response.clone: the body has already been read');
-    return new BufferedFetchResponse(this.data, this.status, this.statusText, new Headers(this.headers), this.decoded, this.parsed);
+    return new BufferedFetchResponse(
+      this.data,
+      this.status,
+      this.statusText,
+      new Headers(this.headers),
+      this.decoded,
+      this.parsed,
+      this.derived,
+    );
   }
 }
 

@@ -15,6 +15,10 @@ import { bindingsFromConfig, FeedPayloadError, type CompiledFeedBinding, type Fe
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { feedDocument, sourceCall } from '../../server/mesh.js';
 import { feedFetch } from '../../server/feed-transport.js';
+import { createUpstreamFetch } from '../../sources/upstream/fetch.js';
+import { compliantOffers } from '../../resolvers/compliance.js';
+import { businessPlan, offersFor, residentialPlan } from '../../resolvers/plans.js';
+import type { CanonicalOffer, Territory } from '../../domain/canonical.js';
 
 const DIR = fileURLToPath(new URL('../..', import.meta.url));
 const MESHRC = path.join(DIR, '.meshrc.yaml');
@@ -248,6 +252,68 @@ describe('the feed mappings in a real Mesh', () => {
       expect(inPlace(r.direct)).toBe(false);
       expect(r.mappedDirect).toEqual(r.mappedJit);
       expect((r.mappedJit as { rejected: unknown[] }).rejected.length).toBeGreaterThan(0);
+    });
+  });
+
+  describe('callers joining one exchange', () => {
+    const handlerOf = (source: string) => sourcesOnly().sources.find((s) => s.name === source).handler;
+    const frozenThrough = (value: unknown, where: string): void => {
+      if (value === null || typeof value !== 'object') return;
+      expect(Object.isFrozen(value), where).toBe(true);
+      for (const [k, v] of Object.entries(value)) frozenThrough(v, `${where}.${k}`);
+    };
+
+    it('share one payload and one mapping, records frozen through', async () => {
+      const upstreamFetch = createUpstreamFetch({ env: {} });
+      try {
+        const context = { ...ctx, fetch: upstreamFetch };
+        const cases = [
+          ['Voltify', { zipCode: '75001', customerClass: 'RESIDENTIAL' }],
+          ['Brightgrid', { zipCode: '75001', customerClass: 'RESIDENTIAL' }],
+          ['Territories', { zipCode: '75001' }],
+        ] as const;
+        for (const [source, input] of cases) {
+          const b = feed(source);
+          const schema = mesh.rawSources.find((s) => s.name === b.source)!.schema;
+          const execute = sourceCall(schema, b, handlerOf(source))!;
+          // The first call takes the request from Mesh's resolver; the three after it start together.
+          const alone = await execute(b.args(input), context);
+          const [p1, p2, p3] = await Promise.all([0, 1, 2].map(() => execute(b.args(input), context)));
+          expect(p2, source).toBe(p1);
+          expect(p3, source).toBe(p1);
+          expect(p1, source).not.toBe(alone);
+          const mapped = b.map(p1, input);
+          expect(b.map(p2, input), source).toBe(mapped);
+          // What a caller mapped from an answer of its own, as every caller did before.
+          expect(mapped, source).toEqual(b.map(alone, input));
+          expect(mapped.records.length, source).toBeGreaterThan(0);
+          frozenThrough(mapped, source);
+          expect(() => {
+            (mapped.records[0] as { utilityId: string }).utilityId = 'CHANGED';
+          }).toThrow(TypeError);
+        }
+      } finally {
+        await upstreamFetch.close();
+      }
+    });
+
+    it('every step after the mapping reads shared records without writing to them', async () => {
+      const input = { zipCode: '75001', customerClass: 'RESIDENTIAL' } as const;
+      const offers = [
+        ...feed('Voltify').map(await call(feed('Voltify'), input)).records,
+        ...feed('Brightgrid').map(await call(feed('Brightgrid'), input)).records,
+      ] as CanonicalOffer[];
+      const territories = feed('Territories').map(await call(feed('Territories'), { zipCode: '75001' })).records as Territory[];
+      for (const r of [...offers, ...territories]) frozenThrough(r, 'record');
+      // A write to a frozen record throws (modules are strict): each step below fails if it writes.
+      const served = compliantOffers({ feeds: { byKind: () => [] } }, offers, territories);
+      const settings = { enrollmentBaseUrl: 'https://enroll.example', utmSource: 'test', fillPartnerRef: true };
+      const profile = [800, 800, 750, 800, 1100, 1600, 2000, 2100, 1700, 1100, 800, 800];
+      const plans = offersFor(served, territories, 'RESIDENTIAL').map(({ offer, delivery }) => {
+        const plan = residentialPlan(offer, delivery, '75001', 1200, settings, 'BENCH', null, profile);
+        return [plan.rates(), plan.rateSpread(), plan.fees(), plan.headlessEnrollmentUrl(), businessPlan(offer, delivery, 30_000)];
+      });
+      expect(plans.length).toBeGreaterThan(0);
     });
   });
 

@@ -29,6 +29,7 @@ import {
 import { describeType, isObjectLike, parsePath, PathSyntaxError, readPath, type ParsedPath, type PathSegment } from './paths.js';
 import { convertUnit, DIMENSION_OF, unitsOfDimension, UnitValueError, UNITS, type UnitName } from './units.js';
 import { carriersOf, checkRanges, type RangeFinding } from './plausibility.js';
+import { frozen, mappedOnce } from './shared-mapping.js';
 import {
   kindDef,
   MAX_NESTED_ITEMS,
@@ -168,6 +169,7 @@ export function compileFeedMapping(source: string, rawConfig: unknown): Compiled
   const maxItems = cfg.maxItems ?? DEFAULT_MAX_ITEMS;
   const plan: MappingPlan = { resultType, items, reads, args, maxItems, scope, inputs, pagination: pages?.pagination ?? null };
   const shape: PayloadShape = { source, kind, resultType, items, maxItems, table, units, next: pages?.next ?? null };
+  const mapOnce = mappedOnce((payload, request) => mapPayload(shape, payload, request));
   const binding: CompiledFeedBinding = {
     source,
     kind: kind.kind,
@@ -181,7 +183,7 @@ export function compileFeedMapping(source: string, rawConfig: unknown): Compiled
     ...(cfg.sampleState !== undefined ? { sampleState: cfg.sampleState } : {}),
     plan,
     args: (input: FeedInput) => buildArgs(args, input),
-    map: (payload: unknown, request?: FeedInput) => mapPayload(shape, payload, request ?? {}),
+    map: (payload: unknown, request?: FeedInput) => mapOnce(payload, request ?? {}),
   };
   return Object.freeze(binding);
 }
@@ -827,7 +829,7 @@ function mapPayload<K extends FeedKind>(shape: PayloadShape, payload: unknown, r
       }
       for (const f of findings) doubts.push({ index: i, field: f.field, message: f.message });
       kept.push({ index: i, values, findings });
-      out.push(record);
+      out.push(frozen(record));
     } catch (e) {
       const reason = e instanceof RecordError ? e.message : `could not be mapped: ${e instanceof Error ? e.message : String(e)}`;
       rejected.push({ index: i, reason });
@@ -843,7 +845,8 @@ function mapPayload<K extends FeedKind>(shape: PayloadShape, payload: unknown, r
   // Not enumerable: bookkeeping for the call as a whole (callPaged), not part of what a page maps to.
   Object.defineProperty(mapped, 'carriers', { value: carriersOf(kind.kind, kept), enumerable: false, writable: true, configurable: true });
   if (shape.next) mapped.next = shape.next(payload, records.length);
-  return mapped;
+  // Shared by every caller of the exchange (shared-mapping.ts): read-only from here.
+  return frozen(mapped);
 }
 
 // --------------------------------------------------------------------------------------- selection set

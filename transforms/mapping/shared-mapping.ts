@@ -1,0 +1,31 @@
+// A feed answer that several calls share (callers joining one exchange get one payload:
+// sources/upstream/transport.ts sharedOf) is mapped once per set of request inputs, and every one
+// of those callers gets the same records, rejections and doubts. Nothing may change them after:
+// mapPayload freezes what it returns, records deep (`frozen`), so a step that would write to one
+// throws instead of changing another request's answer.
+import { isSharedAnswer } from '../../sources/upstream/transport.js';
+import type { FeedInput } from './types.js';
+
+type Map_<T> = (payload: unknown, request: FeedInput) => T;
+
+/** `map`, computed once per shared payload and request inputs; payloads not shared are mapped on every call. */
+export function mappedOnce<T>(map: Map_<T>): Map_<T> {
+  const byPayload = new WeakMap<object, Map<string, T>>();
+  return (payload, request) => {
+    if (!isSharedAnswer(payload)) return map(payload, request);
+    let byRequest = byPayload.get(payload as object);
+    if (!byRequest) byPayload.set(payload as object, (byRequest = new Map()));
+    const key = JSON.stringify(request);
+    let mapped = byRequest.get(key);
+    if (mapped === undefined) byRequest.set(key, (mapped = map(payload, request)));
+    return mapped;
+  };
+}
+
+/** `value` and every object and array inside it, frozen. */
+export function frozen<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  for (const key in value) frozen((value as Record<string, unknown>)[key]);
+  return value;
+}
