@@ -2,7 +2,7 @@
 // number) until the feed says there are no more, `maxPages` is reached or the feed's timeout (for
 // all pages together) runs out. Used by the resolvers and by feeds:check, so both see the same.
 import { performance } from 'node:perf_hooks';
-import type { CanonicalByKind, Carrier, Doubt, FeedBinding, FeedInput, FeedKind, Rejection } from './mapping/types.js';
+import type { CanonicalByKind, Carrier, Doubt, FeedBinding, FeedInput, FeedKind, MappedPayload, Rejection } from './mapping/types.js';
 import { dropSystematic } from './mapping/plausibility.js';
 
 /** Calls the feed's operation once with these arguments, within `timeoutMs`. */
@@ -25,6 +25,26 @@ function pageArgs(b: FeedBinding, base: Record<string, unknown>, n: number, curs
   return { ...base, [pg.arg]: pg.first + n, ...(pg.sizeArg ? { [pg.sizeArg]: pg.size } : {}) };
 }
 
+/**
+ * A call's records, rejections and doubts when it took one page: the page's own after the check for
+ * a unit mistake, made once per mapped page. A mapped page is read-only and shared by every caller of
+ * its exchange (mapping/shared-mapping.ts), and so is this.
+ */
+const singlePages = new WeakMap<object, Pick<PagedResult<FeedKind>, 'records' | 'rejected' | 'doubts'>>();
+
+function singlePage<K extends FeedKind>(
+  mapped: MappedPayload<CanonicalByKind[K]>,
+): Pick<PagedResult<K>, 'records' | 'rejected' | 'doubts'> {
+  let result = singlePages.get(mapped) as Pick<PagedResult<K>, 'records' | 'rejected' | 'doubts'> | undefined;
+  if (!result) {
+    const whole = { records: mapped.records, rejected: mapped.rejected, carriers: mapped.carriers ?? [] };
+    dropSystematic(whole);
+    result = { records: whole.records, rejected: whole.rejected, doubts: mapped.doubts };
+    singlePages.set(mapped, result);
+  }
+  return result;
+}
+
 export async function callPaged<K extends FeedKind>(
   b: FeedBinding<K>,
   input: FeedInput,
@@ -33,14 +53,14 @@ export async function callPaged<K extends FeedKind>(
 ): Promise<PagedResult<K>> {
   const base = b.args(input);
   const deadline = now() + b.timeoutMs;
-  const out: PagedResult<K> = { records: [], rejected: [], doubts: [], pages: 0, truncated: null };
-  const carriers: Carrier[] = [];
+  const pages: MappedPayload<CanonicalByKind[K]>[] = [];
+  let truncated: string | null = null;
   let cursor: string | null = null;
   for (;;) {
-    const n = out.pages;
+    const n = pages.length;
     const left = deadline - now();
     if (n > 0 && left <= 0) {
-      out.truncated = `stopped after ${n} pages: its timeout (${b.timeoutMs} ms, for all pages) ran out`;
+      truncated = `stopped after ${n} pages: its timeout (${b.timeoutMs} ms, for all pages) ran out`;
       break;
     }
     let payload: unknown;
@@ -49,27 +69,31 @@ export async function callPaged<K extends FeedKind>(
     } catch (err) {
       // A later page that runs past the feed's timeout leaves the pages before it standing.
       if (n === 0 || deadline - now() > 0) throw err;
-      out.truncated = `stopped after ${n} pages: its timeout (${b.timeoutMs} ms, for all pages) ran out`;
+      truncated = `stopped after ${n} pages: its timeout (${b.timeoutMs} ms, for all pages) ran out`;
       break;
     }
     const mapped = b.map(payload, input);
-    // The page's carriers, at their place in the whole list (copies: a mapped page is read-only,
-    // shared by every caller of its exchange).
+    pages.push(mapped);
+    const next = mapped.next;
+    const more = next ? ('cursor' in next ? next.cursor !== null : next.more) : false;
+    if (!more || !b.pagination) break;
+    if (next && 'cursor' in next) cursor = next.cursor;
+    if (pages.length >= b.pagination.maxPages) {
+      truncated = `stopped after ${pages.length} pages (maxPages ${b.pagination.maxPages}); the feed has more`;
+      break;
+    }
+  }
+  if (pages.length === 1) return { ...singlePage(pages[0]!), pages: 1, truncated };
+  const out: PagedResult<K> = { records: [], rejected: [], doubts: [], pages: pages.length, truncated };
+  const carriers: Carrier[] = [];
+  pages.forEach((mapped, n) => {
+    // The page's carriers at their place in the whole list (copies: a mapped page is read-only).
     const offset = out.records.length;
     for (const c of mapped.carriers ?? []) carriers.push(offset ? { ...c, position: c.position + offset } : c);
     out.records.push(...mapped.records);
     out.rejected.push(...mapped.rejected.map((r) => (n ? { ...r, reason: `page ${n + 1}: ${r.reason}` } : r)));
     out.doubts.push(...mapped.doubts.map((d) => (n ? { ...d, message: `page ${n + 1}: ${d.message}` } : d)));
-    out.pages = n + 1;
-    const next = mapped.next;
-    const more = next ? ('cursor' in next ? next.cursor !== null : next.more) : false;
-    if (!more || !b.pagination) break;
-    if (next && 'cursor' in next) cursor = next.cursor;
-    if (out.pages >= b.pagination.maxPages) {
-      out.truncated = `stopped after ${out.pages} pages (maxPages ${b.pagination.maxPages}); the feed has more`;
-      break;
-    }
-  }
+  });
   // A unit mistake shows across the records of every page together.
   const whole = { records: out.records, rejected: out.rejected, carriers };
   dropSystematic(whole);

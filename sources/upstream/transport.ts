@@ -167,26 +167,34 @@ const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
  * offers for a body already in memory (status, headers, text/json/arrayBuffer/blob, clone) without
  * a web stream behind it: building and draining a ReadableStream for a few kilobytes cost more
  * than the JSON parse of them. One per caller (deduplicated calls share the bytes, which nothing
- * here mutates: arrayBuffer, bytes and blob hand out copies) with its own headers.
+ * here mutates: arrayBuffer, bytes and blob hand out copies) with its own headers, made when first read.
  */
 export function toResponse(b: BufferedResponse, extraHeaders: Record<string, string> = {}): Response {
-  const headers = new Headers(b.headers);
-  // The body is already decoded: drop framing headers that described the wire form.
-  headers.delete('content-encoding');
-  headers.delete('transfer-encoding');
-  headers.set('content-length', String(b.body.byteLength));
-  for (const [k, v] of Object.entries(extraHeaders)) headers.set(k, v);
   const body = NULL_BODY_STATUS.has(b.status) ? new Uint8Array(0) : b.body;
   const same = body === b.body;
   return new BufferedFetchResponse(
     body,
     b.status,
     b.statusText,
-    headers,
+    () => responseHeaders(b, extraHeaders),
     same ? b.text : undefined,
     same ? b.parsed : undefined,
     same ? b.derived : undefined,
   ) as unknown as Response;
+}
+
+/** A caller's headers of the answer, made when first read: a caller given the exchange's shared payload never reads them. */
+function responseHeaders(b: BufferedResponse, extraHeaders: Record<string, string>): Headers {
+  // Appended one by one: a Headers made from the list itself may keep it and write to it (seen in
+  // the unit tests' environment), and the list is every caller's and the stale copy's.
+  const headers = new Headers();
+  for (const [name, value] of b.headers) headers.append(name, value);
+  // The body is already decoded: drop framing headers that described the wire form.
+  headers.delete('content-encoding');
+  headers.delete('transfer-encoding');
+  headers.set('content-length', String(b.body.byteLength));
+  for (const [k, v] of Object.entries(extraHeaders)) headers.set(k, v);
+  return headers;
 }
 
 /**
@@ -226,16 +234,21 @@ class BufferedFetchResponse {
   readonly url = '';
   readonly redirected = false;
   private used = false;
+  private made?: Headers;
 
   constructor(
     private readonly data: Uint8Array,
     readonly status: number,
     readonly statusText: string,
-    readonly headers: Headers,
+    private readonly makeHeaders: () => Headers,
     private readonly decoded?: string,
     private readonly parsed?: { value?: unknown },
     private readonly derived?: Map<object, unknown>,
   ) {}
+
+  get headers(): Headers {
+    return (this.made ??= this.makeHeaders());
+  }
 
   shared<T>(deriver: object, derive: (text: string, parsed: unknown) => T): T | typeof NOT_SHARED {
     const derived = this.derived;
@@ -296,15 +309,8 @@ class BufferedFetchResponse {
 
   clone(): BufferedFetchResponse {
     if (this.used) throw new TypeError('Response.clone: the body has already been read');
-    return new BufferedFetchResponse(
-      this.data,
-      this.status,
-      this.statusText,
-      new Headers(this.headers),
-      this.decoded,
-      this.parsed,
-      this.derived,
-    );
+    const headers = new Headers(this.headers);
+    return new BufferedFetchResponse(this.data, this.status, this.statusText, () => headers, this.decoded, this.parsed, this.derived);
   }
 }
 
