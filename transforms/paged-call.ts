@@ -39,6 +39,9 @@ function singlePage<K extends FeedKind>(
   if (!result) {
     const whole = { records: mapped.records, rejected: mapped.rejected, carriers: mapped.carriers ?? [] };
     dropSystematic(whole);
+    // Shared like the page: lists made new by the check (records dropped) are frozen as its are.
+    Object.freeze(whole.records);
+    Object.freeze(whole.rejected);
     result = { records: whole.records, rejected: whole.rejected, doubts: mapped.doubts };
     singlePages.set(mapped, result);
   }
