@@ -4,6 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import type { CanonicalByKind, Carrier, Doubt, FeedBinding, FeedInput, FeedKind, MappedPayload, Rejection } from './mapping/types.js';
 import { dropSystematic } from './mapping/plausibility.js';
+import { frozen } from './mapping/shared-mapping.js';
 
 /** Calls the feed's operation once with these arguments, within `timeoutMs`. */
 export type PageCall = (args: Record<string, unknown>, timeoutMs: number) => Promise<unknown>;
@@ -40,8 +41,8 @@ function singlePage<K extends FeedKind>(
     const whole = { records: mapped.records, rejected: mapped.rejected, carriers: mapped.carriers ?? [] };
     dropSystematic(whole);
     // Shared like the page: lists made new by the check (records dropped) are frozen as its are.
-    Object.freeze(whole.records);
-    Object.freeze(whole.rejected);
+    frozen(whole.records);
+    frozen(whole.rejected);
     result = { records: whole.records, rejected: whole.rejected, doubts: mapped.doubts };
     singlePages.set(mapped, result);
   }

@@ -2,7 +2,10 @@
 // sources/upstream/transport.ts sharedOf) is mapped once per set of request inputs, and every one
 // of those callers gets the same records, rejections and doubts. Nothing may change them after:
 // mapPayload freezes what it returns, records deep (`frozen`), so a step that would write to one
-// throws instead of changing another request's answer.
+// throws instead of changing another request's answer. It does so wherever the tests run, so every
+// step after the mapping is checked read-only there; not under NODE_ENV=production (`npm start`),
+// where frozen lists and records slowed V8's optimised code downstream: +20-40% CPU per uncached
+// request at one connection, where no exchange is shared (docs/benchmark.md, fifth round).
 import { isSharedAnswer } from '../../sources/upstream/transport.js';
 import type { FeedInput } from './types.js';
 
@@ -22,9 +25,11 @@ export function mappedOnce<T>(map: Map_<T>): Map_<T> {
   };
 }
 
+const FREEZE = process.env.NODE_ENV !== 'production';
+
 /** `value` and every object and array inside it, frozen. Index loops for arrays: a third of the time of `for...in`. */
 export function frozen<T>(value: T): T {
-  if (value === null || typeof value !== 'object') return value;
+  if (!FREEZE || value === null || typeof value !== 'object') return value;
   Object.freeze(value);
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
