@@ -127,9 +127,10 @@ export function offersFor(
   for (const offer of offers) {
     const served = byUtility.get(offer.utilityId);
     if (!served || offer.customerClass !== customerClass) continue;
-    const keys = keysOf(offer);
-    if (seenIds.has(keys.id)) continue;
-    const group = groups.get(keys.signature);
+    const idKey = `${offer.feed}\u0000${offer.offerId}\u0000${offer.utilityId}`;
+    if (seenIds.has(idKey)) continue;
+    const signature = `${offer.utilityId}\u0000${offer.supplierName}\u0000${offer.title}\u0000${offer.termMonths}\u0000${offer.rateType}`;
+    const group = groups.get(signature);
     if (group) {
       group.contents ??= new Set(group.offers.map(contentKey));
       const content = contentKey(offer);
@@ -137,47 +138,17 @@ export function offersFor(
       group.contents.add(content);
       group.offers.push(offer);
     } else {
-      groups.set(keys.signature, { offers: [offer] });
+      groups.set(signature, { offers: [offer] });
     }
-    seenIds.add(keys.id);
+    seenIds.add(idKey);
     out.push({ offer, ...served });
   }
   return out;
 }
 
-/** An offer's keys for the duplicate check: its id in its feed, and the fields duplicates share. */
-interface OfferKeys {
-  id: string;
-  signature: string;
-  /** Everything but where it came from (made when two offers share a signature). */
-  content?: string;
-}
-
-/**
- * Keys of frozen offers, made once: a mapped offer is frozen and shared by every request whose feed
- * call joined its exchange (transforms/mapping/shared-mapping.ts), so its keys cannot change.
- */
-const frozenOfferKeys = new WeakMap<CanonicalOffer, OfferKeys>();
-
-function keysOf(offer: CanonicalOffer): OfferKeys {
-  let keys = frozenOfferKeys.get(offer);
-  if (!keys) {
-    keys = {
-      id: `${offer.feed}\u0000${offer.offerId}\u0000${offer.utilityId}`,
-      signature: `${offer.utilityId}\u0000${offer.supplierName}\u0000${offer.title}\u0000${offer.termMonths}\u0000${offer.rateType}`,
-    };
-    if (Object.isFrozen(offer)) frozenOfferKeys.set(offer, keys);
-  }
-  return keys;
-}
-
 function contentKey(offer: CanonicalOffer): string {
-  const keys = keysOf(offer);
-  if (keys.content === undefined) {
-    const { feed: _feed, offerId: _id, ...content } = offer;
-    keys.content = JSON.stringify(content);
-  }
-  return keys.content;
+  const { feed: _feed, offerId: _id, ...content } = offer;
+  return JSON.stringify(content);
 }
 
 export function bySortKey<T extends { sortMicro: number; id: string }>(a: T, b: T): number {

@@ -23,15 +23,22 @@ export interface ConnectionLimits {
 
 export const CONNECTION_SWEEP_MS = 1000;
 
-/** The soft limit on open files (node raises it to the hard limit at start), from /proc; 65,536 where unreadable. */
+let filesLimit: number | undefined;
+
+/**
+ * The soft limit on open files (node raises it to the hard limit at start), from /proc, read once a
+ * process (every listener, rerun servers included, asks); 65,536 where unreadable.
+ */
 function openFilesLimit(): number {
+  if (filesLimit !== undefined) return filesLimit;
+  filesLimit = 65_536;
   try {
     const line = /^Max open files\s+(\d+|unlimited)/m.exec(fs.readFileSync('/proc/self/limits', 'utf8'));
-    if (line) return line[1] === 'unlimited' ? Infinity : Number(line[1]);
+    if (line) filesLimit = line[1] === 'unlimited' ? Infinity : Number(line[1]);
   } catch {
     // Not Linux: assume a server's usual limit.
   }
-  return 65_536;
+  return filesLimit;
 }
 
 /** A listener's limits from the settings table: KEYED_* or PLAYGROUND_* (lib/settings-table.ts). */

@@ -54,7 +54,8 @@ describe('sockets over the per-address cap', () => {
   it('a reconnecting flood is held, not accepted and closed over and over, and let go within two headers timeouts', async () => {
     const s = await cappedServer(LIMITS);
     flood = startSocketFlood({ host: '127.0.0.1', port: s.port, count: 200, localAddress: '127.0.0.3', reconnectMs: 10 });
-    await eventually(async () => flood!.open === 200, 10_000, 50);
+    // The client sees a socket connected before the server has accepted it: wait for both.
+    await eventually(async () => flood!.open === 200 && s.refusals.length >= 192, 10_000, 50);
     const refusedAtOpen = s.refusals.length;
     expect(refusedAtOpen).toBe(192);
     // Closed at once, each of the 192 would have reconnected every ~10 ms: thousands of refusals by now.
