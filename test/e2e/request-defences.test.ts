@@ -12,6 +12,7 @@ import { freePort, startTestRedis, type TestRedis } from '../../scripts/harness/
 import { captureLog } from '../../scripts/harness/log-capture.js';
 import { scrape } from '../../scripts/harness/metrics-text.js';
 import { eventually } from '../../scripts/harness/eventually.js';
+import { monitorRedis } from '../../scripts/harness/redis-monitor.js';
 import { allowanceKey, freeRateKey } from '../../cache/allowance.js';
 
 const FREE = 12;
@@ -129,13 +130,12 @@ describe('row 2: free is not unlimited', () => {
     const ip = nextIp();
     for (let i = 0; i < FREE; i++) expect((await play(ip, { query: `{ __typename } #${i}` })).status).toBe(200);
     // Every command naming this IP's allowance or free-request counter, in the order Redis ran them.
-    const monitor = await new Redis(redis.url).monitor();
-    const client = new Redis(redis.url);
     const keys = [allowanceKey(ip), freeRateKey(ip)];
     const commands: string[] = [];
-    monitor.on('monitor', (_time: string, args: string[]) => {
+    const monitor = await monitorRedis(redis.port, (args) => {
       if (args.some((a) => keys.includes(a))) commands.push(args.join(' '));
     });
+    const client = new Redis(redis.url);
     /** Commands seen up to a marker sent now (MONITOR reports in order, so nothing earlier is still to come). */
     const settled = async () => {
       await client.exists(keys[0]!);
@@ -158,7 +158,7 @@ describe('row 2: free is not unlimited', () => {
         expect(r.headers.get('x-ratelimit-remaining')).toBe('2');
       }
     } finally {
-      monitor.disconnect();
+      monitor.close();
       client.disconnect();
     }
   });
