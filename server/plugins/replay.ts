@@ -55,12 +55,10 @@ export function replayRecord(state: RequestState, reply: Reply, now = Date.now()
   if (state.trace) record.traceId = state.trace.traceId;
   const op = state.operation;
   // Before the text is digested or sealed: the search reads these, never the answer.
-  record.facets = replayFacets({
-    body: reply.body,
-    rootFields: op ? op.rootFields : rootFieldsOf(state.query),
-    query: state.query,
-    variables: state.variables,
-  });
+  record.facets = replayFacets(
+    { body: reply.body, rootFields: op ? op.rootFields : rootFieldsOf(state.query), query: state.query, variables: state.variables },
+    state.cache === 'HIT',
+  );
   // Only an executed operation keeps its text (support re-runs it); the rest keep a digest.
   const executed = !!op && !op.introspectionOnly && reply.status < 400;
   if (!executed && record.query !== null) {
