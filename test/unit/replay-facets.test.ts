@@ -45,6 +45,35 @@ describe('replay facets', () => {
     });
   });
 
+  it("a cache hit's facets are remembered for its body, query and variables, and derived again when any of them differs", () => {
+    const body = '{"data":null,"errors":[{"message":"a","extensions":{"code":"UPSTREAM_TIMEOUT"}}]}';
+    const rootFields = ['residentialPlans'];
+    const query = 'query P($zip: String!) { residentialPlans(zipCode: $zip) { title } }';
+    const variables = Object.freeze({ zip: '75001' });
+    const first = replayFacets({ body, rootFields, query, variables }, true);
+    expect(first).toEqual({ errors: 1, codes: ['UPSTREAM_TIMEOUT'], rootFields, zips: ['75001'] });
+    // The same entry hit again: the same facets, not searched again.
+    expect(replayFacets({ body, rootFields, query, variables }, true)).toBe(first);
+    // The same answer asked with other variables, other root fields or another text.
+    expect(replayFacets({ body, rootFields, query, variables: Object.freeze({ zip: '77002' }) }, true).zips).toEqual(['77002']);
+    expect(replayFacets({ body, rootFields: ['utilities'], query, variables }, true).rootFields).toEqual(['utilities']);
+    expect(
+      replayFacets({ body, rootFields, query: '{ a: residentialPlans(zipCode: "10001") { title } }', variables: null }, true).zips,
+    ).toEqual(['10001']);
+    // Another body with the same request.
+    expect(replayFacets({ body: '{"data":{}}', rootFields, query, variables }, true).errors).toBe(0);
+    // An answer that is not a cache entry's is never remembered.
+    const fresh = replayFacets({ body: '{"data":{"x":1}}', rootFields, query, variables });
+    expect(replayFacets({ body: '{"data":{"x":1}}', rootFields, query, variables })).not.toBe(fresh);
+  });
+
+  it('ZIPs in arguments are found on every call (one expression reused, its position reset)', () => {
+    const q = '{ a: residentialPlans(zipCode: "75001") { id } b: residentialPlans(zipCode: "77002") { id } }';
+    expect(zipsOf(q, null)).toEqual(['75001', '77002']);
+    expect(zipsOf(q, null)).toEqual(['75001', '77002']);
+    expect(zipsOf('{ utilities(ZIPCODE: "30301") { id } }', null)).toEqual(['30301']);
+  });
+
   it('a key refused for its environment is recorded with its partner, and the record keeps its facets through a chunk', () => {
     const keys = { verify: () => ({ ok: false as const, reason: 'wrong_environment' as const, partnerCode: 'ACME' }) };
     const s = state();
