@@ -153,7 +153,16 @@ export function formatMicro(micro: Micro, decimals = 6): string {
   return `${sign}${abs.slice(0, -decimals)}.${abs.slice(-decimals)}`;
 }
 
-/** Number(formatMicro(...)): the double nearest that decimal, so JSON shows exactly that text. */
+/**
+ * Number(formatMicro(...)): the double nearest that decimal, so JSON shows exactly that text.
+ * Computed without the text: the rounded units and 10^decimals are exact doubles, and IEEE division
+ * rounds their exact quotient (the decimal's value) to the nearest double, as Number() rounds the
+ * text. Called per plan, tier and month, it was a string built and parsed each time.
+ */
 export function microToNumber(micro: Micro, decimals = 6): number {
-  return Number(formatMicro(micro, decimals));
+  assertSafeInt(micro, 'micro');
+  if (!Number.isInteger(decimals) || decimals < 0 || decimals > 6) {
+    throw new RangeError(`decimals must be an integer 0..6, got ${decimals}`);
+  }
+  return roundDiv(micro, 10 ** (6 - decimals)) / 10 ** decimals;
 }

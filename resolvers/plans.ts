@@ -66,7 +66,8 @@ export function residentialPlan(
     annualCost: year && {
       totalUsd: year.totalUsd,
       averageRateUsdPerKwh: year.averageRateUsdPerKwh,
-      months: year.months.map((m) => ({ month: m.month, usageKwh: m.usageKwh, billUsd: m.billUsd })),
+      // The year's own month records: the schema's fields (month, usageKwh, billUsd) are all an answer reads.
+      months: year.months,
     },
     rateSpread: () => rateSpread(o, delivery),
     rates: () =>

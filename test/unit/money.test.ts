@@ -191,5 +191,34 @@ describe('formatMicro / microToNumber', () => {
     expect(microToNumber(123_451, 6)).toBe(0.123451);
     expect(microToNumber(102_100_000, 1)).toBe(102.1);
     expect(String(microToNumber(300_000, 6))).toBe('0.3');
+    expect(Object.is(microToNumber(-4, 5), 0)).toBe(true);
+    expect(() => microToNumber(1, 7)).toThrow(RangeError);
+    expect(() => microToNumber(0.5, 2)).toThrow(RangeError);
+  });
+
+  it('a number is the one its exact text parses to, for every safe integer and every precision', () => {
+    fc.assert(
+      fc.property(fc.maxSafeInteger(), fc.integer({ min: 0, max: 6 }), (m, d) => {
+        expect(Object.is(microToNumber(m, d), Number(formatMicro(m, d)))).toBe(true);
+      }),
+      { numRuns: 20_000 },
+    );
+    // Halves, the largest amounts and amounts just past a rounding step, at every precision.
+    for (const m of [
+      5,
+      50,
+      500,
+      5_000,
+      50_000,
+      500_000,
+      -5,
+      -500_000,
+      4_999,
+      5_001,
+      Number.MAX_SAFE_INTEGER,
+      -Number.MAX_SAFE_INTEGER,
+      123_456_789_012_345,
+    ])
+      for (let d = 0; d <= 6; d++) expect(Object.is(microToNumber(m, d), Number(formatMicro(m, d)))).toBe(true);
   });
 });
