@@ -79,8 +79,9 @@ interface FacetInputs {
 /**
  * The facets of recent cached answers. A hit repeats its entry's body string and, for a repeated
  * request text, the same query and frozen variables objects (http/request-body.ts): its facets
- * are found by identity instead of searching the answer again (a 3 KB search and a regex compile
- * were ~2 µs of a 40 µs hit). Bounded in entries and body size; facets are never written to.
+ * are found by identity instead of searching the answer again: with a 3 KB search and a regex
+ * compile on every hit, a hit cost 45-56 µs in records rounds against 39-40 µs without
+ * (docs/benchmark.md). Bounded in entries and body size; facets are never written to.
  */
 const recent = new Map<string, { inputs: FacetInputs; facets: ReplayFacets }>();
 const RECENT_MAX = 64;
