@@ -142,11 +142,7 @@ export function roundDiv(n: number, d: number): number {
  * precision than that it is rounded half away from zero (e.g. formatMicro(12345, 2) = "0.01").
  */
 export function formatMicro(micro: Micro, decimals = 6): string {
-  assertSafeInt(micro, 'micro');
-  if (!Number.isInteger(decimals) || decimals < 0 || decimals > 6) {
-    throw new RangeError(`decimals must be an integer 0..6, got ${decimals}`);
-  }
-  const units = roundDiv(micro, 10 ** (6 - decimals)); // in 10^-decimals USD
+  const units = unitsOf(micro, decimals);
   const abs = String(Math.abs(units)).padStart(decimals + 1, '0');
   const sign = units < 0 ? '-' : '';
   if (decimals === 0) return sign + abs;
@@ -160,9 +156,14 @@ export function formatMicro(micro: Micro, decimals = 6): string {
  * text. Called per plan, tier and month, it was a string built and parsed each time.
  */
 export function microToNumber(micro: Micro, decimals = 6): number {
+  return unitsOf(micro, decimals) / 10 ** decimals;
+}
+
+/** micro-USD in units of 10^-decimals USD (0..6), rounded half away from zero. */
+function unitsOf(micro: Micro, decimals: number): number {
   assertSafeInt(micro, 'micro');
   if (!Number.isInteger(decimals) || decimals < 0 || decimals > 6) {
     throw new RangeError(`decimals must be an integer 0..6, got ${decimals}`);
   }
-  return roundDiv(micro, 10 ** (6 - decimals)) / 10 ** decimals;
+  return roundDiv(micro, 10 ** (6 - decimals));
 }

@@ -15,7 +15,8 @@ export function monitorRedis(port: number, onCommand: (args: string[]) => void):
     let buffered = '';
     let on = false;
     socket.setEncoding('latin1');
-    socket.once('error', reject);
+    // Kept after MONITOR is on: a later socket error is not an uncaught exception in the test.
+    socket.on('error', reject);
     socket.on('connect', () => socket.write('MONITOR\r\n'));
     socket.on('data', (chunk: string) => {
       buffered += chunk;
@@ -24,7 +25,10 @@ export function monitorRedis(port: number, onCommand: (args: string[]) => void):
         const line = buffered.slice(0, end);
         buffered = buffered.slice(end + 2);
         if (!on) {
-          if (line !== '+OK') return reject(new Error(`MONITOR answered ${line}`));
+          if (line !== '+OK') {
+            socket.destroy();
+            return reject(new Error(`MONITOR answered ${line}`));
+          }
           on = true;
           resolve({ close: () => socket.destroy() });
         } else if (line.startsWith('+')) onCommand(parseArgs(line));

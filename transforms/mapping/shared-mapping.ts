@@ -4,8 +4,8 @@
 // mapPayload freezes what it returns, records deep (`frozen`), so a step that would write to one
 // throws instead of changing another request's answer. It does so wherever the tests run, so every
 // step after the mapping is checked read-only there; not under NODE_ENV=production (`npm start`),
-// where frozen lists and records slowed V8's optimised code downstream: +20-40% CPU per uncached
-// request at one connection, where no exchange is shared (docs/benchmark.md, fifth round).
+// where frozen lists and records slowed V8's optimised code downstream: +12% to +65% CPU per
+// uncached request at one connection, where no exchange is shared (docs/benchmark.md, fifth round).
 import { isSharedAnswer } from '../../sources/upstream/transport.js';
 import type { FeedInput } from './types.js';
 
