@@ -31,7 +31,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { freePort } from '../scripts/harness/redis-server.js';
-import { issueKey } from '../server/keys/key-store.js';
+import { issueKey } from '../stores/key-store.js';
 import { premisesInZip } from '../sources/reference-upstream/data/premises.js';
 import { utilityIdsForZip } from '../sources/reference-upstream/data/zips.js';
 import { startRuntime } from './start-runtime.js';

@@ -8,8 +8,8 @@
 //   leaves), so the 7-day search reads full chunks of 500 records.
 import { connectRedis } from '../cache/redis-connection.js';
 import type { ReplaySettings } from '../cache/cache-config.js';
-import { createAuditStore } from '../server/stores/audit-log.js';
-import { createReplayStore, replayKeys, type ReplayRecord } from '../server/stores/replay-store.js';
+import { createAuditStore } from '../support/audit/audit-log.js';
+import { createReplayStore, replayKeys, type ReplayRecord } from '../stores/replay-store.js';
 
 const DAY = 86_400_000;
 const MiB = 1024 * 1024;

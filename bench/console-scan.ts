@@ -1,7 +1,7 @@
 // Support searches and the thread that serves partners, measured in one process: the playground's
 // replay partition filled to 90% of its 32 MiB budget in a redis-server of its own (as the
 // isolation scenario's `console search` row), then 6 concurrent 7-day searches in a loop for
-// --seconds, once with the scan thread (server/stores/scan-thread.ts) and once with every unit read
+// --seconds, once with the scan thread (stores/scan-thread.ts) and once with every unit read
 // on the calling thread (as before it), alternating --rounds times. Per mode: searches done, the
 // calling thread's CPU ms per second (process.threadCpuUsage) and its event-loop delay p99 and max
 // (perf_hooks, 1 ms resolution): what a partner's request on that thread would wait behind.
@@ -14,8 +14,8 @@ import { parseArgs } from 'node:util';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { startTestRedis } from '../scripts/harness/redis-server.js';
 import { connectRedis } from '../cache/redis-connection.js';
-import { createReplayStore, type ReplayQuery } from '../server/stores/replay-store.js';
-import { scanThread } from '../server/stores/scan-thread.js';
+import { createReplayStore, type ReplayQuery } from '../stores/replay-store.js';
+import { scanThread } from '../stores/scan-thread.js';
 import { defaultReplaySettings, fillPlaygroundReplay, SEARCH_QUERIES } from './console-fill.js';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '8' }, rounds: { type: 'string', default: '2' } } });

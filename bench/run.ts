@@ -88,7 +88,7 @@ type Result = Awaited<ReturnType<typeof autocannon>>;
 import { freePort, startTestRedis, type TestRedis } from '../scripts/harness/redis-server.js';
 import { startOtlpReceiver } from '../scripts/harness/otlp-receiver.js';
 import { scrape } from '../scripts/harness/metrics-text.js';
-import { issueKey } from '../server/keys/key-store.js';
+import { issueKey } from '../stores/key-store.js';
 import { connectRedis } from '../cache/redis-connection.js';
 import { writeStockMeshConfig } from './mesh-start/config.js';
 import { checkMeshAnswer, checkMeshHitsUpstream, MESH_QUERY, meshBody } from './mesh-start/query.js';

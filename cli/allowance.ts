@@ -14,7 +14,7 @@ import { ConfigError, loadConfig } from '../server/config.js';
 import { connectRedis, type RedisClient } from '../cache/redis-connection.js';
 import { allowanceKey, appendAllowanceReset, freeRateKey, readAllowanceLog } from '../cache/allowance.js';
 import { allowanceSubject, normalizeIp } from '../server/http/client-ip.js';
-import { createAuditLog } from '../server/stores/audit-log.js';
+import { createAuditLog } from '../support/audit/audit-log.js';
 import { UsageError, isUsageError, type Io, isEntryModule, terminalIo } from './usage.js';
 
 const USAGE = `Usage: npm run allowance -- <show|reset> --ip ADDRESS [--json]

@@ -13,8 +13,8 @@ import {
   type AuditEntry,
   type AuditLog,
   type AuditQuery,
-} from '../server/stores/audit-log.js';
-import { parseTimeBound } from '../server/admin/server.js';
+} from '../support/audit/audit-log.js';
+import { parseTimeBound } from '../support/admin-server.js';
 import { UsageError, isUsageError, type Io, isEntryModule, terminalIo } from './usage.js';
 
 const USAGE = `Usage: npm run audit -- list [--actor WHO] [--action WHAT] [--since 7d|ISO] [--until 1h|ISO] [--limit N] [--json]

@@ -2,7 +2,7 @@
 // .meshrc.yaml and its feed mappings) without starting anything, and prints the effective
 // configuration with secrets left out. Exit 0 when the gateway would start, 1 otherwise.
 import { ConfigError, loadConfig, shownFeedUrls } from '../server/config.js';
-import { loadGatewayMesh, MeshStartupError } from '../server/mesh.js';
+import { loadGatewayMesh, MeshStartupError } from '../mesh/gateway-mesh.js';
 import { createUpstreamFetch, redactUrl } from '../sources/upstream/fetch.js';
 import { SETTINGS, SETTING_FAMILIES } from '../lib/settings-table.js';
 

@@ -2,7 +2,7 @@
 // for a deploy pipeline or after editing .meshrc.yaml.
 //
 //   1. configuration: builds the Mesh from <dir>/.meshrc.yaml exactly as the gateway does at start-up
-//      (server/mesh.ts), which compiles every feed-mapping block and validates it against the schema
+//      (mesh/gateway-mesh.ts), which compiles every feed-mapping block and validates it against the schema
 //      the handler generated from the feed's contract (JSON Schema / OpenAPI): unknown paths,
 //      missing required canonical fields, unknown units... stop here with the feed and key named.
 //   2. contract samples: a `sample.json` next to a contract (JSON Schema, or the OpenAPI
@@ -28,7 +28,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
-import type { GatewayMesh } from '../server/mesh.js';
+import type { GatewayMesh } from '../mesh/gateway-mesh.js';
 import type { UpstreamFetch } from '../sources/upstream/fetch.js';
 import type { FeedScope } from '../sources/upstream/feed-scope.js';
 import type { Doubt, FeedBinding, FeedInput, Rejection } from '../transforms/mapping/types.js';
@@ -43,7 +43,7 @@ import { dropSystematic } from '../transforms/mapping/plausibility.js';
 async function gatewayModules() {
   const [config, mesh, fetch, scope, types, reference, paged, contracts] = await Promise.all([
     import('../server/config.js'),
-    import('../server/mesh.js'),
+    import('../mesh/gateway-mesh.js'),
     import('../sources/upstream/fetch.js'),
     import('../sources/upstream/feed-scope.js'),
     import('../transforms/mapping/types.js'),

@@ -25,8 +25,8 @@ import {
   type KeyEnvironment,
   type KeyRecord,
   type RevokeSelector,
-} from '../server/keys/key-store.js';
-import { StoreFileError } from '../server/keys/locked-file.js';
+} from '../stores/key-store.js';
+import { StoreFileError } from '../stores/locked-file.js';
 import { UsageError, type Io, isEntryModule, terminalIo } from './usage.js';
 import { announce, KEYS_TOPIC } from '../cache/instance-registry.js';
 import { safeTarget } from '../cache/redis-connection.js';

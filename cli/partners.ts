@@ -13,8 +13,8 @@ import { parseArgs } from 'node:util';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../server/config.js';
-import { PartnerError, PartnerStore, addTestIp, readPartnersFile, removeTestIp, savePartner } from '../server/keys/partners.js';
-import { StoreFileError } from '../server/keys/locked-file.js';
+import { PartnerError, PartnerStore, addTestIp, readPartnersFile, removeTestIp, savePartner } from '../support/partners.js';
+import { StoreFileError } from '../stores/locked-file.js';
 import { openAuditLog } from './audit.js';
 import { UsageError, isUsageError, type Io, isEntryModule, terminalIo } from './usage.js';
 

@@ -27,11 +27,11 @@ import {
   type ReplayQuery,
   type ReplayRecord,
   type ReplayStore,
-} from '../server/stores/replay-store.js';
-import { unsealPersonalData } from '../server/stores/replay-privacy.js';
-import { diffResponses, formatDiff } from '../server/stores/replay-diff.js';
-import { parseTimeBound } from '../server/admin/server.js';
-import { postRecord, rerunInProcess as rerunOnServer, type RerunAnswer as RerunBody } from '../server/admin/rerun.js';
+} from '../stores/replay-store.js';
+import { unsealPersonalData } from '../stores/replay-privacy.js';
+import { diffResponses, formatDiff } from '../support/replay-diff.js';
+import { parseTimeBound } from '../support/admin-server.js';
+import { postRecord, rerunInProcess as rerunOnServer, type RerunAnswer as RerunBody } from '../support/rerun.js';
 import { UsageError, isUsageError, type Io as UsageIo, isEntryModule, terminalIo } from './usage.js';
 
 const USAGE = `Usage: npm run replay -- <command> [options]

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { buildSchema, printSchema } from 'graphql';
 import { CriticalityLevel, diff } from '@graphql-inspector/core';
-import { loadGatewayMesh, type SchemaVariant } from '../server/mesh.js';
+import { loadGatewayMesh, type SchemaVariant } from '../mesh/gateway-mesh.js';
 import { createUpstreamFetch } from '../sources/upstream/fetch.js';
 import { isEntryModule, isUsageError, type Io } from './usage.js';
 

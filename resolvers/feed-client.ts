@@ -1,4 +1,4 @@
-// Calls a declared feed on its Mesh source (server/mesh.ts: sourceCall), page by page when it is
+// Calls a declared feed on its Mesh source (mesh/gateway-mesh.ts: sourceCall), page by page when it is
 // paginated, and maps its payload to canonical records. Offers feeds fan out by their call scope:
 // a request-scoped feed once per request, a utility-scoped one once per served choice territory.
 import { GraphQLError } from 'graphql';

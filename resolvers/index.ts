@@ -125,7 +125,7 @@ export const resolvers = {
   }))(LocalDateResolver.toConfig()),
   // Fields a record holds as functions, computed only when selected (resolvers/plans.ts,
   // utility.ts). Every other field of the public types has no resolver and is read as a property
-  // (server/public-field-resolvers.ts), so these must be named here.
+  // (mesh/public-field-resolvers.ts), so these must be named here.
   Utility: {
     ownership: feedEnum('ownership'),
     deliveryCharges: whenSelected('deliveryCharges'),

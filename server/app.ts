@@ -2,7 +2,7 @@
 // upstream is not its concern: server/launch.ts starts it beside the gateway for `npm start`.
 import type { Server } from 'node:http';
 import { loadConfig, feedKeysFor, feedUrlsFor, shownFeedUrls, type GatewayConfig } from './config.js';
-import { loadGatewayMesh, type GatewayMesh } from './mesh.js';
+import { loadGatewayMesh, type GatewayMesh } from '../mesh/gateway-mesh.js';
 import { createUpstreamFetch } from '../sources/upstream/fetch.js';
 import type { Transport } from '../sources/upstream/transport.js';
 import { createListener, type ListenerOptions } from './http/server.js';
@@ -15,7 +15,7 @@ import { openSharedRedis } from './wiring/shared-redis.js';
 import { closeAll, type Closer } from '../lib/closers.js';
 import type { Capability, CapabilitySetup } from './wiring/types.js';
 import { capabilities } from './wiring/index.js';
-import { servingInProcess, type ServingProcess } from './wiring/support-console.js';
+import { servingInProcess, type ServingProcess } from '../support/admin-endpoint.js';
 
 export interface GatewayHandle {
   config: GatewayConfig;
@@ -25,7 +25,7 @@ export interface GatewayHandle {
   logger: Logger;
   /** An unbound server of one environment with the given plugins (in-process reruns); never listen() on it. */
   createPrivateListener(environment: EnvironmentName, plugins: HttpPlugin[]): Server;
-  /** Reruns and cache purges for an admin listener in a process of its own (server/admin-process.ts). */
+  /** Reruns and cache purges for an admin listener in a process of its own (support/admin-process.ts). */
   serving: ServingProcess;
   close(): Promise<void>;
 }

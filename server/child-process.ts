@@ -1,6 +1,6 @@
 // The gateway's helper processes under `npm start`: the playground (server/playground-process.ts:
 // this same program forked again, serving the playground only) and the admin listener
-// (server/admin-process.ts, an entry of its own). Each runs at a lower CPU priority, so its work competes with partners'
+// (support/admin-process.ts, an entry of its own). Each runs at a lower CPU priority, so its work competes with partners'
 // keyed requests only through the kernel's scheduler, which favours the keyed process.
 //
 // The parent supervises it: a child that dies is started again (with a growing pause), a parent

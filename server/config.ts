@@ -47,13 +47,13 @@ export interface GatewayConfig {
   connections: { keyed: ConnectionLimits; playground: ConnectionLimits };
   adminToken: string | null;
   logLevel: LogLevel;
-  /** GraphQL Mesh's own logger (server/mesh-logger.ts reads it from the environment when Mesh loads it). */
+  /** GraphQL Mesh's own logger (mesh/mesh-logger.ts reads it from the environment when Mesh loads it). */
   meshLogLevel: LogLevel;
   /** How long SIGTERM waits for in-flight requests before cutting connections. */
   shutdownGraceMs: number;
   /** `npm start`: the playground in a process of its own (server/playground-process.ts). */
   playgroundProcess: PlaygroundProcessSettings;
-  /** `npm start`: the admin listener in a process of its own (server/admin-process.ts), at this niceness (0 = the keyed listeners'). */
+  /** `npm start`: the admin listener in a process of its own (support/admin-process.ts), at this niceness (0 = the keyed listeners'). */
   adminProcess: { enabled: boolean; nice: number };
   /** WORKERS: node:cluster workers sharing each listener's port (server/workers.ts); 1 = one process, no cluster. */
   workers: number;

@@ -1,6 +1,6 @@
 // `npm start`: the reference upstream and all three environments on local ports, the playground
 // in a process of its own (server/playground-process.ts; PLAYGROUND_PROCESS=off keeps one process),
-// and the admin listener, when ADMIN_TOKEN is set, in another (server/admin-process.ts;
+// and the admin listener, when ADMIN_TOKEN is set, in another (support/admin-process.ts;
 // ADMIN_PROCESS=off keeps it in the serving process).
 // WORKERS=N (or auto): this process becomes a cluster primary that supervises N workers sharing the
 // keyed listeners' ports and serves the ops port for all of them (server/workers.ts).
@@ -16,9 +16,9 @@ import { startGateway as startWorkerGateway } from './app.js';
 import { loadConfig, type GatewayConfig } from './config.js';
 import { keyedEnvironments, playgroundProcessEnv } from './playground-process.js';
 import { applyChildPriority, superviseChildProcess, type ChildProcessHandle } from './child-process.js';
-import { adminApart, adminProcessEnv, startAdminProcess } from './admin-process.js';
+import { adminApart, adminProcessEnv, startAdminProcess } from '../support/admin-process.js';
 import { CLOSE_MARGIN_MS, EXIT_CONFIG, exitOnStartError, handleShutdown } from './process-lifecycle.js';
-import type { ServingProcess } from './wiring/support-console.js';
+import type { ServingProcess } from '../support/admin-endpoint.js';
 import type { GatewayHandle } from './app.js';
 import { reportReady, startWorkerPool, workerSlot } from './workers.js';
 import { startClusterOpsServer } from './observability/cluster-metrics.js';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { launchGateway as startGateway } from '../../server/launch.js';
 import type { GatewayHandle, StartOptions } from '../../server/app.js';
-import { issueKey } from '../../server/keys/key-store.js';
+import { issueKey } from '../../stores/key-store.js';
 
 export interface TestGateway {
   g: GatewayHandle;

@@ -33,7 +33,7 @@ import { DEFENCE_REASONS } from '../http/defences.js';
 import { upstreamStats, type FeedStats } from '../../sources/upstream/stats.js';
 import { feedEventCounts } from '../../transforms/feed-events.js';
 import { responseCacheStats } from '../../cache/response-cache.js';
-import { replayStats } from '../stores/replay-store.js';
+import { replayStats } from '../../stores/replay-store.js';
 import { unknownEnumStats } from '../../resolvers/enum-values.js';
 import { pathOf } from '../http/plugin.js';
 

@@ -5,7 +5,7 @@
 // environment): the reason goes to the log only, and the key is never logged or echoed.
 import type { HttpPlugin, Reply, RequestState } from '../http/plugin.js';
 import { errorReply } from '../http/plugin.js';
-import type { KeyEnvironment, KeyStore, KeyStoreLogger, VerifyResult } from '../keys/key-store.js';
+import type { KeyEnvironment, KeyStore, KeyStoreLogger, VerifyResult } from '../../stores/key-store.js';
 import { throttledWarning } from '../../lib/throttled-warning.js';
 
 export interface ApiKeyPluginOptions {

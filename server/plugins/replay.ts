@@ -3,11 +3,11 @@
 // partner code only, and no request headers. Every request is recorded, whatever its variables;
 // what a record keeps of its text and of personal data is decided in stores/replay-privacy.ts.
 import { pathOf, type HttpPlugin, type Reply, type RequestState } from '../http/plugin.js';
-import type { ReplayRecord, ReplayStore } from '../stores/replay-store.js';
-import { digestQuery, sealPersonalData } from '../stores/replay-privacy.js';
+import type { ReplayRecord, ReplayStore } from '../../stores/replay-store.js';
+import { digestQuery, sealPersonalData } from '../../stores/replay-privacy.js';
 import { schemaPolicy } from '../../resolvers/schema-policy.js';
 import { isoTime } from '../../lib/iso-time.js';
-import { replayFacets, rootFieldsOf } from '../stores/replay-facets.js';
+import { replayFacets, rootFieldsOf } from '../../stores/replay-facets.js';
 
 const KEPT_HEADERS = /^(x-request-id|x-cache|age|retry-after|x-ratelimit-.*)$/i;
 const SECRET_NOTE = /^(x-?api-?key|api_?key|key|token|secret|password|authorization)$/i;

@@ -6,9 +6,9 @@
 import { createHash } from 'node:crypto';
 import { printSchema } from 'graphql';
 import { ResponseCache, type PurgeTarget } from '../../cache/response-cache.js';
-import { createReplayStore, REPLAY_KEYS } from '../stores/replay-store.js';
+import { createReplayStore, REPLAY_KEYS } from '../../stores/replay-store.js';
 import { canReach } from '../../cache/redis-health.js';
-import { servingInProcess, startAdminEndpoint } from './support-console.js';
+import { servingInProcess, startAdminEndpoint } from '../../support/admin-endpoint.js';
 import { responseCachePlugin } from '../plugins/response-cache.js';
 import { requestCoalescingPlugin } from '../plugins/request-coalescing.js';
 import { replayPlugin } from '../plugins/replay.js';

@@ -2,7 +2,7 @@
 // playground allowance on the playground. Runs first in the plugin chain (see wiring/index.ts).
 import type { AllowanceStore } from '../../cache/allowance.js';
 import { createAllowanceStore } from '../../cache/allowance.js';
-import { KeyStore } from '../keys/key-store.js';
+import { KeyStore } from '../../stores/key-store.js';
 import type { HttpPlugin } from '../http/plugin.js';
 import { apiKeyPlugin } from '../plugins/api-key.js';
 import { allowancePlugin } from '../plugins/playground-allowance.js';

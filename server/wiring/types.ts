@@ -5,7 +5,7 @@ import type { GatewayConfig } from '../config.js';
 import type { EnvironmentName, HttpPlugin } from '../http/plugin.js';
 import type { Logger } from '../../lib/logger.js';
 import type { RedisClient } from '../../cache/redis-connection.js';
-import type { GatewayMesh } from '../mesh.js';
+import type { GatewayMesh } from '../../mesh/gateway-mesh.js';
 import type { InstanceBus } from '../../cache/instance-registry.js';
 import type { PurgeResult, PurgeTarget } from '../../cache/response-cache.js';
 
@@ -20,7 +20,7 @@ export interface WiringContext {
   /**
    * A server of this gateway's environment with the given plugins instead of the capabilities'
    * (the console's rerun: no admission, no cache, no replay), never bound to a port: requests are
-   * written into it in process (server/admin/rerun.ts). Callable once the gateway started.
+   * written into it in process (support/rerun.ts). Callable once the gateway started.
    */
   createPrivateListener(environment: EnvironmentName, plugins: HttpPlugin[]): Server;
 }

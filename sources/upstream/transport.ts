@@ -25,7 +25,7 @@ export interface BufferedResponse {
   /**
    * The edge validation's parse of the text, taken by the first caller that reads the answer as
    * JSON (`takeParsed`); later callers parse the text. Only one caller may have it: a caller may
-   * change its copy (server/payload-completion.ts patches it in place). Not kept in stale copies.
+   * change its copy (mesh/payload-completion.ts patches it in place). Not kept in stale copies.
    */
   parsed?: { value?: unknown };
   /**

@@ -9,7 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { eventually } from '../../scripts/harness/eventually.js';
-import { issueKey } from '../../server/keys/key-store.js';
+import { issueKey } from '../../stores/key-store.js';
 import { consoleClient } from '../support/console-client.js';
 import { startListening, stopsCleanly, startMain, up, type Started } from '../support/main-process.js';
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
 import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 import { runAllowanceCli } from '../../cli/allowance.js';
-import { createAuditLog } from '../../server/stores/audit-log.js';
+import { createAuditLog } from '../../support/audit/audit-log.js';
 import { connectRedis } from '../../cache/redis-connection.js';
 
 async function cli(args: string[], env: Record<string, string>) {

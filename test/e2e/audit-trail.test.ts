@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Redis } from 'ioredis';
 import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
-import { createAuditLog, createAuditStore, type AuditLog } from '../../server/stores/audit-log.js';
+import { createAuditLog, createAuditStore, type AuditLog } from '../../support/audit/audit-log.js';
 import { runAuditCli } from '../../cli/audit.js';
 
 const FLOOD = 100_000;

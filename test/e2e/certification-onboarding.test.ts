@@ -9,7 +9,7 @@ import { startTestGateway, type TestGateway } from '../../scripts/harness/gatewa
 import { freePort } from '../../scripts/harness/redis-server.js';
 import { eventually } from '../../scripts/harness/eventually.js';
 import { consoleClient, type ConsoleClient } from '../support/console-client.js';
-import { issueKey } from '../../server/keys/key-store.js';
+import { issueKey } from '../../stores/key-store.js';
 import { runPartnersCli } from '../../cli/partners.js';
 
 const ADMIN_TOKEN = 'admin-token-for-onboarding-tests-012345';

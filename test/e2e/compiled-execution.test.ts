@@ -81,7 +81,7 @@ describe('compiled execution answers exactly like graphql-js', () => {
 describe("Mesh's stitching", () => {
   it('walks no answer for types it has nothing to merge with', () => {
     // Every type of the unified schema was listed as merged, with no key nor resolver, so each
-    // object of every answer went through stitching's result walk for nothing (server/mesh.ts).
+    // object of every answer went through stitching's result walk for nothing (mesh/gateway-mesh.ts).
     const info = t.g.mesh.mesh.schema.extensions?.stitchingInfo as {
       mergedTypes: Record<string, { selectionSets: Map<unknown, unknown> }>;
     };

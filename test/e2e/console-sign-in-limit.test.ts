@@ -7,9 +7,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
 import { freePort, startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
-import { issueKey } from '../../server/keys/key-store.js';
+import { issueKey } from '../../stores/key-store.js';
 import { runAuditCli } from '../../cli/audit.js';
-import type { AuditEntry } from '../../server/stores/audit-log.js';
+import type { AuditEntry } from '../../support/audit/audit-log.js';
 
 const FAILURES = 5;
 const BURST = 40;

@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { launchGateway as startGateway } from '../../server/launch.js';
 import type { GatewayHandle } from '../../server/app.js';
-import { generateKey, issueKey, revokeKeys } from '../../server/keys/key-store.js';
+import { generateKey, issueKey, revokeKeys } from '../../stores/key-store.js';
 import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');

@@ -18,7 +18,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { launchGateway as startGateway } from '../../server/launch.js';
 import type { GatewayHandle } from '../../server/app.js';
-import { issueKey } from '../../server/keys/key-store.js';
+import { issueKey } from '../../stores/key-store.js';
 
 type Env = 'production' | 'certification' | 'playground';
 const ENVS: Env[] = ['production', 'certification', 'playground'];

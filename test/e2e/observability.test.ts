@@ -10,7 +10,7 @@ import pino from 'pino';
 import { register as globalRegistry } from 'prom-client';
 import { launchGateway as startGateway } from '../../server/launch.js';
 import type { GatewayHandle } from '../../server/app.js';
-import { issueKey } from '../../server/keys/key-store.js';
+import { issueKey } from '../../stores/key-store.js';
 import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 
 const PLANS = 'query Plans($zip: String!) { residentialPlans(zipCode: $zip) { title price supplier { name } } }';

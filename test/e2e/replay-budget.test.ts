@@ -4,7 +4,7 @@
 // chunks held 3.2 times the budget by MEMORY USAGE over the keys).
 import { describe, expect, it } from 'vitest';
 import { useTestRedis } from '../support/redis-suite.js';
-import { createReplayStore, type ReplayRecord } from '../../server/stores/replay-store.js';
+import { createReplayStore, type ReplayRecord } from '../../stores/replay-store.js';
 import type { ReplaySettings } from '../../cache/cache-config.js';
 
 const BUDGET = 512 * 1024;

@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/harness/redis-server.js';
 import { eventually } from '../../scripts/harness/eventually.js';
 import { startReferenceUpstream, type ReferenceUpstream } from '../../sources/reference-upstream/server.js';
-import { issueKey } from '../../server/keys/key-store.js';
+import { issueKey } from '../../stores/key-store.js';
 import { loadConfig } from '../../server/config.js';
-import { createReplayStore } from '../../server/stores/replay-store.js';
+import { createReplayStore } from '../../stores/replay-store.js';
 import { useTestRedis } from '../support/redis-suite.js';
 
 const FLUSH_MS = 50;

@@ -7,10 +7,10 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { launchGateway as startGateway } from '../../server/launch.js';
 import type { GatewayHandle } from '../../server/app.js';
-import { issueKey } from '../../server/keys/key-store.js';
+import { issueKey } from '../../stores/key-store.js';
 import { runReplayCli } from '../../cli/replay.js';
 import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
-import { createReplayStore, type ReplayRecord, type ReplayStore } from '../../server/stores/replay-store.js';
+import { createReplayStore, type ReplayRecord, type ReplayStore } from '../../stores/replay-store.js';
 import { loadConfig } from '../../server/config.js';
 import { freePort, startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 import { eventually } from '../../scripts/harness/eventually.js';
@@ -52,7 +52,7 @@ async function replayCli(args: string[], extra: Record<string, string> = {}) {
 
 /** Every byte the replay log holds in Redis, inflated, as one string. */
 async function everythingStored(): Promise<string> {
-  const { unpackChunk } = await import('../../server/stores/replay-store.js');
+  const { unpackChunk } = await import('../../stores/replay-store.js');
   const keys = await reader.keys('epg:{replay}:*');
   let all = '';
   for (const k of keys) {

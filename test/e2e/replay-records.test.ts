@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
 import { freePort, startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 import { eventually } from '../../scripts/harness/eventually.js';
-import { issueKey } from '../../server/keys/key-store.js';
+import { issueKey } from '../../stores/key-store.js';
 import { runReplayCli } from '../../cli/replay.js';
 
 const ADMIN_TOKEN = 'admin-token-for-replay-record-tests-0123';

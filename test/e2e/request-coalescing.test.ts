@@ -2,7 +2,7 @@
 // (fault injection), so identical requests overlap for certain while the first one executes.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startReferenceUpstream, type ReferenceUpstream } from '../../sources/reference-upstream/server.js';
-import { createReplayStore } from '../../server/stores/replay-store.js';
+import { createReplayStore } from '../../stores/replay-store.js';
 import { loadConfig } from '../../server/config.js';
 import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
 import { eventually } from '../../scripts/harness/eventually.js';

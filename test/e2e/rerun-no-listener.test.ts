@@ -12,7 +12,7 @@ import { consoleClient } from '../support/console-client.js';
 import { eventually } from '../../scripts/harness/eventually.js';
 import { startOfferProxy, type OfferProxy } from '../../scripts/harness/offer-proxy.js';
 import { startReferenceUpstream, type ReferenceUpstream } from '../../sources/reference-upstream/server.js';
-import { issueKey } from '../../server/keys/key-store.js';
+import { issueKey } from '../../stores/key-store.js';
 import { runReplayCli } from '../../cli/replay.js';
 
 const ADMIN_TOKEN = 'admin-token-for-rerun-tests-0123456789';

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
 import { freePort, startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
-import { issueKey } from '../../server/keys/key-store.js';
+import { issueKey } from '../../stores/key-store.js';
 import { upstreamStats } from '../../sources/upstream/stats.js';
 import { eventually } from '../../scripts/harness/eventually.js';
 

@@ -14,7 +14,7 @@ import { runCacheCli } from '../../cli/cache.js';
 import { runKeysCli } from '../../cli/keys.js';
 import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
 import { allowanceKey } from '../../cache/allowance.js';
-import { createReplayStore, REPLAY_KEYS } from '../../server/stores/replay-store.js';
+import { createReplayStore, REPLAY_KEYS } from '../../stores/replay-store.js';
 import { loadConfig } from '../../server/config.js';
 
 const problem = clusterSkipReason('Redis Cluster');

@@ -7,7 +7,7 @@ import { startTestGateway, type TestGateway } from '../../scripts/harness/gatewa
 import { clusterSkipReason, startTestSentinel, type TestSentinel } from '../support/redis-cluster.js';
 import { eventually } from '../../scripts/harness/eventually.js';
 import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
-import { createReplayStore } from '../../server/stores/replay-store.js';
+import { createReplayStore } from '../../stores/replay-store.js';
 import { loadConfig } from '../../server/config.js';
 import { runCacheCli } from '../../cli/cache.js';
 

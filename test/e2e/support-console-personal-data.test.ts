@@ -14,7 +14,7 @@ import { eventually } from '../../scripts/harness/eventually.js';
 import { launchChromium } from '../../scripts/harness/browser.js';
 import { startOfferProxy, type OfferProxy } from '../../scripts/harness/offer-proxy.js';
 import { startReferenceUpstream, type ReferenceUpstream } from '../../sources/reference-upstream/server.js';
-import { issueKey } from '../../server/keys/key-store.js';
+import { issueKey } from '../../stores/key-store.js';
 
 const ADMIN_TOKEN = 'admin-token-for-console-tests-0123456789';
 const PII_KEY = 'c3'.repeat(32);

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort, startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 import { eventually } from '../../scripts/harness/eventually.js';
-import { issueKey } from '../../server/keys/key-store.js';
+import { issueKey } from '../../stores/key-store.js';
 import { alive, spawnMain, type Spawned } from '../support/main-process.js';
 
 const WORKERS = 4;

@@ -2,7 +2,7 @@
 // expects `mesh build` artifacts, which this gateway never needs.
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadGatewayMesh } from '../../server/mesh.js';
+import { loadGatewayMesh } from '../../mesh/gateway-mesh.js';
 import { createUpstreamFetch } from '../../sources/upstream/fetch.js';
 
 const saved = process.env.NODE_ENV;

@@ -1,6 +1,6 @@
 // Replay records for tests: a plain 200 answer from the production environment; a test overrides
 // what its assertions depend on.
-import type { ReplayRecord } from '../../server/stores/replay-record.js';
+import type { ReplayRecord } from '../../stores/replay-record.js';
 
 let seq = 0;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { apiKeyPlugin } from '../../server/plugins/api-key.js';
 import type { RequestState } from '../../server/http/plugin.js';
-import type { KeyEnvironment } from '../../server/keys/key-store.js';
+import type { KeyEnvironment } from '../../stores/key-store.js';
 
 const GOOD = 'epk_live_good';
 const keys = {

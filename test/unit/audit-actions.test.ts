@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AUDIT_ACTIONS, AuditFilterError, actionsFor } from '../../server/stores/audit-log.js';
+import { AUDIT_ACTIONS, AuditFilterError, actionsFor } from '../../support/audit/audit-log.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -17,7 +17,7 @@ function sources(dir: string): string[] {
 describe('audit actions', () => {
   it('lists every action the console and the commands write, and docs/support.md documents each', () => {
     const written = new Set<string>();
-    for (const file of [...sources('server'), ...sources('cli')]) {
+    for (const file of [...sources('server'), ...sources('stores'), ...sources('support'), ...sources('cli')]) {
       const text = fs.readFileSync(file, 'utf8');
       for (const m of text.matchAll(/(?:audit\((?:req, (?:s|null), )?|auditKeyChange\(config, |action: )'([a-z]+(?:[.-][a-z]+)*)'/g))
         written.add(m[1]!);

@@ -3,8 +3,8 @@
 // console's own stylesheet and script are not paced.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { paceConsole } from '../../server/admin/console-pace.js';
-import { ASSETS } from '../../server/admin/console/assets.js';
+import { paceConsole } from '../../support/console-pace.js';
+import { ASSETS } from '../../support/console/assets.js';
 
 beforeEach(() => vi.useFakeTimers({ now: 1_000_000 }));
 afterEach(() => vi.useRealTimers());

@@ -1,8 +1,8 @@
 // The support console's record page shows a traced request's trace id, linked through
 // TRACE_URL_TEMPLATE to the operators' trace UI (plain text without a template, absent untraced).
 import { describe, expect, it } from 'vitest';
-import { recordPage } from '../../server/admin/console/pages.js';
-import type { ReplayRecord } from '../../server/stores/replay-store.js';
+import { recordPage } from '../../support/console/pages.js';
+import type { ReplayRecord } from '../../stores/replay-store.js';
 
 const session = { id: 's', user: 'ana', keyId: 'k', csrf: 'c', expiresAt: Date.now() + 60_000, roles: ['viewer' as const] };
 const record: ReplayRecord = {

@@ -14,7 +14,7 @@ import {
   normalizePartnerCode,
   readKeysFile,
   revokeKeys,
-} from '../../server/keys/key-store.js';
+} from '../../stores/key-store.js';
 import { runKeysCli } from '../../cli/keys.js';
 import { eventually } from '../../scripts/harness/eventually.js';
 

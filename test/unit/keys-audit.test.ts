@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runKeysCli } from '../../cli/keys.js';
 import { runAuditCli } from '../../cli/audit.js';
-import type { AuditEntry } from '../../server/stores/audit-log.js';
+import type { AuditEntry } from '../../support/audit/audit-log.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keys-audit-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

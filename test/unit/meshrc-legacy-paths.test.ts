@@ -1,8 +1,8 @@
 // A .meshrc.yaml written for the layout before the design card's folders names `./api/index.ts` and
-// `./feeds/feed-mapping.ts`; it keeps starting the gateway (server/mesh.ts links both to today's modules).
+// `./feeds/feed-mapping.ts`; it keeps starting the gateway (mesh/gateway-mesh.ts links both to today's modules).
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadGatewayMesh, type GatewayMesh } from '../../server/mesh.js';
+import { loadGatewayMesh, type GatewayMesh } from '../../mesh/gateway-mesh.js';
 import { ROOT, writeMeshDir } from '../support/mesh-dir.js';
 
 const rename = (v: string) =>

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { meshrcShapeProblem } from '../../server/meshrc-shape.js';
+import { meshrcShapeProblem } from '../../mesh/meshrc-shape.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 

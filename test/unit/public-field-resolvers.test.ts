@@ -1,11 +1,11 @@
-// The public types' fields are resolved by resolvers/index.ts alone (server/public-field-resolvers.ts):
+// The public types' fields are resolved by resolvers/index.ts alone (mesh/public-field-resolvers.ts):
 // a field without a resolver of ours has none, and is read as a property by the compiled query, so
 // no record may hold a function under a field name without a resolver naming it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GraphQLObjectType, GraphQLSchema } from 'graphql';
-import { loadGatewayMesh, type GatewayMesh } from '../../server/mesh.js';
+import { loadGatewayMesh, type GatewayMesh } from '../../mesh/gateway-mesh.js';
 import { resolvers } from '../../resolvers/index.js';
 import { businessPlan, residentialPlan } from '../../resolvers/plans.js';
 import { utility } from '../../resolvers/utility.js';

@@ -2,8 +2,8 @@
 // encoders: every record reads back exactly as it was queued, whatever it holds.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { chunkEncoder, decodeChunk, encodeChunk, linesEncoder } from '../../server/stores/replay-chunk.js';
-import type { ReplayRecord } from '../../server/stores/replay-record.js';
+import { chunkEncoder, decodeChunk, encodeChunk, linesEncoder } from '../../stores/replay-chunk.js';
+import type { ReplayRecord } from '../../stores/replay-record.js';
 import { ByteBuilder } from '../../lib/byte-builder.js';
 
 const text = fc.string({ unit: 'binary', maxLength: 40 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { diffResponses, formatDiff } from '../../server/stores/replay-diff.js';
+import { diffResponses, formatDiff } from '../../support/replay-diff.js';
 
 const plan = (id: string, price: number, title = `Plan ${id}`, rate = 0.15) => ({
   id,

@@ -1,12 +1,12 @@
 // What a replay record carries for the console's search, derived when it is written: errors and
 // their codes, root fields and ZIPs, and the partner of a key refused for its environment.
 import { describe, expect, it } from 'vitest';
-import { answerErrors, replayFacets, zipsOf } from '../../server/stores/replay-facets.js';
-import { outcomeOf } from '../../server/stores/replay-match.js';
+import { answerErrors, replayFacets, zipsOf } from '../../stores/replay-facets.js';
+import { outcomeOf } from '../../stores/replay-match.js';
 import { replayRecord } from '../../server/plugins/replay.js';
 import { apiKeyPlugin } from '../../server/plugins/api-key.js';
 import type { RequestState } from '../../server/http/plugin.js';
-import { chunkEncoder, decodeChunk } from '../../server/stores/replay-chunk.js';
+import { chunkEncoder, decodeChunk } from '../../stores/replay-chunk.js';
 
 function state(over: Partial<RequestState> = {}): RequestState {
   return {

@@ -7,7 +7,7 @@ import {
   sealPersonalData,
   unsealPersonalData,
   type SealableRecord,
-} from '../../server/stores/replay-privacy.js';
+} from '../../stores/replay-privacy.js';
 import { parsePiiKey } from '../../cache/cache-config.js';
 
 const personal = (): SealableRecord => ({

@@ -3,14 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import {
-  REPLAY_KEYS,
-  createReplayStore,
-  decodeChunk,
-  encodeChunk,
-  statusMatches,
-  type ReplayRecord,
-} from '../../server/stores/replay-store.js';
+import { REPLAY_KEYS, createReplayStore, decodeChunk, encodeChunk, statusMatches, type ReplayRecord } from '../../stores/replay-store.js';
 import type { ReplaySettings } from '../../cache/cache-config.js';
 import { useTestRedis } from '../support/redis-suite.js';
 import { testRecord } from '../support/replay-records.js';

@@ -1,14 +1,14 @@
-// A support search's unpacking, parsing and filtering run on the scan thread (server/stores/
-// scan-thread.ts) at a lower priority, not on the thread that serves partners; a corrupt unit
+// A support search's unpacking, parsing and filtering run on the scan thread (stores/scan-thread.ts)
+// at a lower priority, not on the thread that serves partners; a corrupt unit
 // fails as before; a thread that is gone is replaced; what it returns is what the filter wants.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { packChunk, encodeChunk } from '../../server/stores/replay-chunk.js';
-import { recordMatches } from '../../server/stores/replay-match.js';
-import { SCAN_THREAD_NICE } from '../../server/stores/scan-job.js';
-import { scanThread } from '../../server/stores/scan-thread.js';
+import { packChunk, encodeChunk } from '../../stores/replay-chunk.js';
+import { recordMatches } from '../../stores/replay-match.js';
+import { SCAN_THREAD_NICE } from '../../stores/scan-job.js';
+import { scanThread } from '../../stores/scan-thread.js';
 import { testRecord } from '../support/replay-records.js';
 
 const records = Array.from({ length: 200 }, (_, i) =>

@@ -9,7 +9,7 @@ import { settingsDocSection, SETTINGS_DOC } from '../../lib/settings-docs.js';
 import { readSettings, kinds, setting, settingsMarkdown } from '../../lib/settings.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const FOLDERS = ['lib', 'domain', 'sources/upstream', 'transforms', 'resolvers', 'cache', 'server', 'cli'];
+const FOLDERS = ['lib', 'domain', 'sources/upstream', 'transforms', 'mesh', 'resolvers', 'cache', 'stores', 'server', 'support', 'cli'];
 
 function sources(dir: string): string[] {
   return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {

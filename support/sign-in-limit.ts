@@ -5,9 +5,9 @@
 // sign-in answers 401 on a refusal; a limited attempt is audited as sign-in.limited (aggregated).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { RedisClient } from '../../cache/redis-connection.js';
-import type { AuditLog } from '../stores/audit-log.js';
-import { clientIp, type TrustProxy } from '../http/client-ip.js';
+import type { RedisClient } from '../cache/redis-connection.js';
+import type { AuditLog } from './audit/audit-log.js';
+import { clientIp, type TrustProxy } from '../server/http/client-ip.js';
 import type { SupportConsole } from './console/console.js';
 import { sendRetryPage } from './retry-page.js';
 

@@ -2,29 +2,29 @@
 // tokens (a KeyStore of its own over the keys file, hot-reloaded), partner records (polled every
 // 250 ms, so a change reaches every instance within a second), the audit log, and the unmasking
 // seam. Reruns and cache purges are the serving process's: in that process, or relayed to it when
-// the admin listener runs in a process of its own (server/admin-process.ts).
-import type { Logger } from '../../lib/logger.js';
-import type { RedisClient } from '../../cache/redis-connection.js';
-import type { InstanceBus } from '../../cache/instance-registry.js';
-import type { PurgeResult, PurgeTarget } from '../../cache/response-cache.js';
-import type { GatewayConfig } from '../config.js';
+// the admin listener runs in a process of its own (support/admin-process.ts).
+import type { Logger } from '../lib/logger.js';
+import type { RedisClient } from '../cache/redis-connection.js';
+import type { InstanceBus } from '../cache/instance-registry.js';
+import type { PurgeResult, PurgeTarget } from '../cache/response-cache.js';
+import type { GatewayConfig } from '../server/config.js';
 import type { ReplayRecord, ReplayStore } from '../stores/replay-store.js';
-import { createAuditLog } from '../stores/audit-log.js';
-import { KeyStore } from '../keys/key-store.js';
-import { PartnerStore } from '../keys/partners.js';
+import { createAuditLog } from './audit/audit-log.js';
+import { KeyStore } from '../stores/key-store.js';
+import { PartnerStore } from './partners.js';
 import type { Server } from 'node:http';
-import { rerunInProcess, type RerunAnswer } from '../admin/rerun.js';
-import type { EnvironmentName, HttpPlugin } from '../http/plugin.js';
-import { startAdminServer, type AdminServer } from '../admin/server.js';
-import { createSupportConsole, type SupportConsole } from '../admin/console/console.js';
-import { limitSignIns } from '../admin/sign-in-limit.js';
-import { paceConsole } from '../admin/console-pace.js';
-import { createUnmasker } from '../admin/console/masking.js';
-import { serveKeyChanges } from './key-changes.js';
+import { rerunInProcess, type RerunAnswer } from './rerun.js';
+import type { EnvironmentName, HttpPlugin } from '../server/http/plugin.js';
+import { startAdminServer, type AdminServer } from './admin-server.js';
+import { createSupportConsole, type SupportConsole } from './console/console.js';
+import { limitSignIns } from './sign-in-limit.js';
+import { paceConsole } from './console-pace.js';
+import { createUnmasker } from './console/masking.js';
+import { serveKeyChanges } from '../server/wiring/key-changes.js';
 
 /** What the admin listener asks of the process that serves partners. */
 export interface ServingProcess {
-  /** Runs a record as its partner on an unbound server of the serving process (server/admin/rerun.ts). */
+  /** Runs a record as its partner on an unbound server of the serving process (support/rerun.ts). */
   rerun(record: ReplayRecord): Promise<RerunAnswer>;
   /** Null when the response cache is off. */
   cache: { purge(target: PurgeTarget): Promise<PurgeResult> } | null;

@@ -1,13 +1,13 @@
 // The console's HTTP plumbing: page headers (a strict CSP), answers, redirects, bounded form
 // bodies, the Origin check, and the context the route modules share (auditing, CSRF and roles).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { SupportRole } from '../../keys/key-store.js';
+import type { SupportRole } from '../../stores/key-store.js';
 import type { Session } from './session.js';
-import type { KeyStore } from '../../keys/key-store.js';
-import type { PartnerStore } from '../../keys/partners.js';
+import type { KeyStore } from '../../stores/key-store.js';
+import type { PartnerStore } from '../partners.js';
 import type { ReplayRecord, ReplayStore } from '../../stores/replay-store.js';
-import type { AuditLog } from '../../stores/audit-log.js';
-import type { TrustProxy } from '../../http/client-ip.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { TrustProxy } from '../../server/http/client-ip.js';
 import type { RerunAnswer } from '../rerun.js';
 import type { Unmasker } from './masking.js';
 

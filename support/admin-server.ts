@@ -25,11 +25,11 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isSearchCursor, pickRecord, type ReplayQuery, type ReplayStore } from '../stores/replay-store.js';
-import type { ResponseCache } from '../../cache/response-cache.js';
-import { parseDuration } from '../../lib/settings.js';
-import { listen } from '../http/listen.js';
-import { throttledWarning } from '../../lib/throttled-warning.js';
-import { PartnerError, type PartnerStore } from '../keys/partners.js';
+import type { ResponseCache } from '../cache/response-cache.js';
+import { parseDuration } from '../lib/settings.js';
+import { listen } from '../server/http/listen.js';
+import { throttledWarning } from '../lib/throttled-warning.js';
+import { PartnerError, type PartnerStore } from './partners.js';
 import type { SupportConsole } from './console/console.js';
 
 export interface AdminServerOptions {

@@ -3,7 +3,7 @@
 // Mesh's stitching merger gives every field we wrote no resolver for stitching's
 // `defaultMergedResolver`, and wraps every field returning an object type in a function that walks
 // its result for type merges (and copies every list it returns). Neither does anything here: no
-// public type merges with another (server/mesh.ts, `dropUnmergeableTypes`) and our resolvers return
+// public type merges with another (mesh/gateway-mesh.ts, `dropUnmergeableTypes`) and our resolvers return
 // plain objects, never a merged source's proxies. They cost a call and, under graphql-jit, a resolve
 // info object per value of every answer: a field without a resolver is read inline by the compiled
 // query instead. Fields whose record holds a function (computed only when selected) have resolvers

@@ -1,11 +1,11 @@
-// The admin process's entry (server/admin-process.ts): started by the serving process, bundled
+// The admin process's entry (support/admin-process.ts): started by the serving process, bundled
 // apart (dist/admin.mjs) so that it loads no Mesh and no GraphQL execution, only what the admin
 // listener needs.
-import { loadConfig } from './config.js';
+import { loadConfig } from '../server/config.js';
 import { createLogger } from '../lib/logger.js';
-import { applyChildPriority } from './child-process.js';
+import { applyChildPriority } from '../server/child-process.js';
 import { runAdminProcess } from './admin-process.js';
-import { exitOnStartError, handleShutdown } from './process-lifecycle.js';
+import { exitOnStartError, handleShutdown } from '../server/process-lifecycle.js';
 
 try {
   applyChildPriority(process.env);

@@ -6,11 +6,11 @@
 // request whatever the page showed. Every sign-in, search, record view, unmasking, rerun and
 // partner change is audited before it answers.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { SupportRole } from '../../keys/key-store.js';
+import type { SupportRole } from '../../stores/key-store.js';
 import type { ReplayQuery } from '../../stores/replay-store.js';
 import { OUTCOMES, outcomeOf, type Outcome } from '../../stores/replay-match.js';
-import { clientIp } from '../../http/client-ip.js';
-import { actionsFor } from '../../stores/audit-log.js';
+import { clientIp } from '../../server/http/client-ip.js';
+import { actionsFor } from '../audit/audit-log.js';
 import { ASSETS } from './assets.js';
 import { PAGE_SIZE, RANGES, auditPage, messagePage, searchPage, signInPage, type SearchParams, type SearchSummary } from './pages.js';
 import { PRE_COOKIE, SESSION_COOKIE, SessionStore, can, cookie, randomToken, readCookie, sameSecret, type Session } from './session.js';

@@ -1,7 +1,7 @@
 // The partner pages: every partner, and one partner's record (edit), keys, certification test
 // IPs, an IP check and a week of activity per environment linking to the matching searches.
-import type { PartnerRecord, CheckAnswer } from '../../keys/partners.js';
-import type { KeyRecord } from '../../keys/key-store.js';
+import type { PartnerRecord, CheckAnswer } from '../partners.js';
+import type { KeyRecord } from '../../stores/key-store.js';
 import type { Session } from './session.js';
 import { can } from './session.js';
 import { csrfField, disabledNote, html, page, type Html } from './html.js';

@@ -8,9 +8,9 @@
 // which asks the admin endpoint whether an IP is enabled for a partner.
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { IpRangeError, findRange, parseIpRange, rangesOverlap, type IpRange } from '../../domain/ip-ranges.js';
-import { normalizePartnerCode } from './key-store.js';
-import { StoreFileError, ensureDir, sameStamp, statStamp, withLock, writeAtomic, type FileStamp } from './locked-file.js';
+import { IpRangeError, findRange, parseIpRange, rangesOverlap, type IpRange } from '../domain/ip-ranges.js';
+import { normalizePartnerCode } from '../stores/key-store.js';
+import { StoreFileError, ensureDir, sameStamp, statStamp, withLock, writeAtomic, type FileStamp } from '../stores/locked-file.js';
 
 export interface TestIp {
   cidr: string;

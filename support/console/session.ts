@@ -5,7 +5,7 @@
 // reloaded (about a second).
 import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { SupportRole } from '../../keys/key-store.js';
+import type { SupportRole } from '../../stores/key-store.js';
 
 export interface Session {
   id: string;

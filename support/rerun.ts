@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import http, { type Server } from 'node:http';
 import { duplexPair } from 'node:stream';
-import type { EnvironmentName, HttpPlugin } from '../http/plugin.js';
+import type { EnvironmentName, HttpPlugin } from '../server/http/plugin.js';
 import type { ReplayRecord } from '../stores/replay-store.js';
 
 export interface RerunAnswer {

@@ -2,7 +2,7 @@
 // address check, a week of activity), and changes, which need the partners role. Every change
 // answers with a redirect (a reload never repeats it) and keeps a refused entry in its field.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { addTestIp, removeTestIp, savePartner, PartnerError, type CheckAnswer } from '../../keys/partners.js';
+import { addTestIp, removeTestIp, savePartner, PartnerError, type CheckAnswer } from '../partners.js';
 import { partnerPage, partnersPage, type Flash, type PartnerView } from './partner-pages.js';
 import { partnerActivity, windowStart } from './partner-activity.js';
 import type { Session } from './session.js';

@@ -1,4 +1,4 @@
-// A feed payload completed where it lies. Calling a feed through its source schema (server/mesh.ts:
+// A feed payload completed where it lies. Calling a feed through its source schema (mesh/gateway-mesh.ts:
 // sourceCall) made graphql-jit copy every selected value of the parsed JSON into a new object tree
 // (a sixth of an uncached request's garbage) only for the mapping to read it once. For the usual
 // payload that copy is the JSON itself, projected onto the selection: the same values, enum values

@@ -3,23 +3,23 @@
 // searches, audit pages and their HTML, sessions and the scan thread then compete with partners'
 // keyed requests only through the kernel's scheduler, which favours the keyed process, instead of
 // queueing on its event loop and garbage collector. Started and supervised as the playground is
-// (server/child-process.ts), from an entry of its own (server/admin-main.ts).
+// (server/child-process.ts), from an entry of its own (support/admin-main.ts).
 //
 // The admin process loads no Mesh. It opens the stores itself (Redis, or the embedded files, which
 // are read per call and written by appends), and asks the serving process, over the IPC channel,
 // for the two things only that process can do: a rerun (an unbound server of its schema, no
-// socket: server/admin/rerun.ts) and a purge of its response cache. Nothing else reaches the
+// socket: support/rerun.ts) and a purge of its response cache. Nothing else reaches the
 // serving process from there.
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import type { GatewayConfig } from './config.js';
+import type { GatewayConfig } from '../server/config.js';
 import type { Logger } from '../lib/logger.js';
-import { createReplayStore } from './stores/replay-store.js';
-import { openSharedRedis } from './wiring/shared-redis.js';
-import { storeErrorLog } from './wiring/store-errors.js';
-import { startAdminEndpoint, type ServingProcess } from './wiring/support-console.js';
-import { superviseChildProcess, type ChildProcessHandle } from './child-process.js';
+import { createReplayStore } from '../stores/replay-store.js';
+import { openSharedRedis } from '../server/wiring/shared-redis.js';
+import { storeErrorLog } from '../server/wiring/store-errors.js';
+import { startAdminEndpoint, type ServingProcess } from './admin-endpoint.js';
+import { superviseChildProcess, type ChildProcessHandle } from '../server/child-process.js';
 import { closeAll, type Closer } from '../lib/closers.js';
 import type { PurgeTarget } from '../cache/response-cache.js';
 

@@ -53,7 +53,7 @@ export interface GatewayMesh {
 const OWN_MODULES = new Map<string, unknown>([
   ['resolvers/index.ts', resolversModule],
   ['transforms/feed-mapping.ts', feedMappingModule],
-  ['server/mesh-logger.ts', meshLoggerModule],
+  ['mesh/mesh-logger.ts', meshLoggerModule],
   // Paths of the layout before the design card's folders, still accepted in existing .meshrc.yaml
   // files (test/unit/meshrc-legacy-paths.test.ts).
   ['api/index.ts', resolversModule],

@@ -2,7 +2,7 @@
 // the two answers with a few lines of context, and the full side-by-side one click away.
 import { diffLines } from 'diff';
 import type { ReplayRecord } from '../../stores/replay-store.js';
-import type { ResponseDiff, ValueChange } from '../../stores/replay-diff.js';
+import type { ResponseDiff, ValueChange } from '../replay-diff.js';
 import type { RerunAnswer } from '../rerun.js';
 import type { Session } from './session.js';
 import { Html, html, page } from './html.js';

@@ -13,8 +13,8 @@ import zlib from 'node:zlib';
 import { promisify } from 'node:util';
 import type { ReplayRecord } from './replay-record.js';
 import { recordJson, safeJson } from './replay-privacy.js';
-import { jsonString as str, jsonStringOrNull as strOrNull, parseJsonLines } from '../../lib/json-text.js';
-import { ByteBuilder } from '../../lib/byte-builder.js';
+import { jsonString as str, jsonStringOrNull as strOrNull, parseJsonLines } from '../lib/json-text.js';
+import { ByteBuilder } from '../lib/byte-builder.js';
 
 /** A batch ready to write: its bytes, its request ids one per line, and the time of its newest record. */
 export interface EncodedBatch {

@@ -5,7 +5,7 @@
 // shape and the answer's real size. Only a session whose token carries the `unmask` role sees them
 // in clear, after giving a reason; nobody types the key into a form.
 import { Kind, parse, type OperationDefinitionNode } from 'graphql';
-import { schemaPolicy } from '../../../resolvers/schema-policy.js';
+import { schemaPolicy } from '../../resolvers/schema-policy.js';
 import type { ReplayRecord } from '../../stores/replay-store.js';
 import { maskUrl, sealPersonalData, unsealPersonalData } from '../../stores/replay-privacy.js';
 

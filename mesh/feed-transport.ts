@@ -124,7 +124,7 @@ export function feedFetch(
     const status = response.status;
     if (status < 200 || status >= 300 || status === 204 || status === 205) return meshWith(args, context, response);
     // One payload per exchange for this operation: callers joining it get the first caller's
-    // (completed in place once, then only read: server/mesh.ts sourceCall, the mapping).
+    // (completed in place once, then only read: mesh/gateway-mesh.ts sourceCall, the mapping).
     const shared = sharedOf(response, usable, (text, json) => usable(json ?? parsed(text), status, context));
     if (shared !== NOT_SHARED && shared !== undefined) return shared;
     const text = await response.text();

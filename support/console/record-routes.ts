@@ -3,7 +3,7 @@
 // personal data only for the unmask role, with a reason, running its sealed operation as sent).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ReplayRecord } from '../../stores/replay-store.js';
-import { diffResponses } from '../../stores/replay-diff.js';
+import { diffResponses } from '../replay-diff.js';
 import { replayFacets, rootFieldsOf } from '../../stores/replay-facets.js';
 import type { RerunAnswer } from '../rerun.js';
 import { maskRecord } from './masking.js';
