@@ -7,7 +7,7 @@
 //   addresses over the last 6 days, each answer distinct (what a flood of distinct free documents
 //   leaves), so the 7-day search reads full chunks of 500 records.
 import { connectRedis } from '../cache/redis-connection.js';
-import type { ReplaySettings } from '../cache/cache-config.js';
+import type { ReplaySettings } from '../stores/replay-settings.js';
 import { createAuditStore } from '../support/audit/audit-log.js';
 import { createReplayStore, replayKeys, type ReplayRecord } from '../stores/replay-store.js';
 

@@ -1,11 +1,10 @@
-// Settings of the response cache and the replay log: TTLs per root field from one config file
-// (`cache.config.yaml`, or `.json`, at the repo root; another file with CACHE_CONFIG), sizes and
-// retention from environment variables. Parsed once by server/config.ts; a bad value stops the
+// Settings of the response cache: TTLs per root field from one config file (`cache.config.yaml`,
+// or `.json`, at the repo root; another file with CACHE_CONFIG), sizes from environment variables. Parsed once by server/config.ts; a bad value stops the
 // process with a message naming the variable or the file.
 import fs from 'node:fs';
 import path from 'node:path';
 import yaml from 'js-yaml';
-import { kinds, parseDuration } from '../lib/settings.js';
+import { parseDuration } from '../lib/settings.js';
 import { readAllSettings, type SettingValues } from '../lib/settings-table.js';
 import { SCHEMA_FILE, schemaPolicy, type SchemaPolicy } from '../resolvers/schema-policy.js';
 
@@ -40,32 +39,6 @@ export interface CacheSettings {
   epochRefreshMs: number;
   /** Concurrent identical misses wait for one execution (request coalescing). */
   coalesce: boolean;
-}
-
-export interface ReplaySettings {
-  enabled: boolean;
-  retentionMs: number;
-  /** Byte budget of each keyed environment (production, certification). */
-  maxBytes: number;
-  /** Byte budget of the playground's records: keyless traffic never evicts keyed records. */
-  playgroundMaxBytes: number;
-  /** Records holding personal data: their own, shorter retention and budget per environment. */
-  personal: { retentionMs: number; maxBytes: number };
-  /** AES-256 key (REPLAY_PII_KEY) that seals personal data in records; null = not stored at all. */
-  piiKey: Buffer | null;
-  queueMaxRecords: number;
-  queueMaxBytes: number;
-  /** Embedded store: a segment file is closed once it reaches this size. */
-  segmentBytes: number;
-  /** How long a failed batch write is retried before its records are dropped (ms; 0 = no retry; default 10 s). */
-  writeRetryMs?: number;
-  /** The longest a record waits in its batch before the batch is written (ms; default 50; a batch of 500 is written at once). */
-  flushMs?: number;
-}
-
-export interface CacheReplaySettings {
-  cache: CacheSettings;
-  replay: ReplaySettings;
 }
 
 /** Every US time zone with a distinct UTC offset (Hawaii to Eastern; Arizona has no DST). */
@@ -159,45 +132,29 @@ function readConfigFile(file: string, problems: string[]): Record<string, unknow
   }
 }
 
-/** The cache and replay settings; `s` is the settings already read (loadConfig), else read here. */
-export function loadCacheReplaySettings(
+/** The response cache's settings; `s` is the settings already read (loadConfig), else read here. */
+export function loadCacheSettings(
   env: NodeJS.ProcessEnv,
   cwd: string,
   problems: string[],
   s: SettingValues = readAllSettings(env, problems),
-): CacheReplaySettings {
+): CacheSettings {
   const file = cacheConfigFile(s.CACHE_CONFIG, cwd);
   const doc = file ? (readConfigFile(file, problems) ?? {}) : {};
   const where = file ?? 'cache config';
   const fileEnabled = fileSettings(doc, where, problems);
-  if (s.REPLAY_PII_RETENTION > s.REPLAY_RETENTION) problems.push('REPLAY_PII_RETENTION must not be longer than REPLAY_RETENTION');
   return {
-    cache: {
-      enabled: s.CACHE_ENABLED ?? fileEnabled,
-      source: file ?? 'defaults',
-      generation: doc.generation === undefined ? '1' : String(doc.generation),
-      defaultTtl: defaultTtlOf(doc, where, problems),
-      ttl: ttlsOf(doc, where, problems),
-      lruBytes: s.CACHE_LRU_BYTES,
-      maxEntryBytes: s.CACHE_MAX_ENTRY_BYTES,
-      redisMaxBytes: s.CACHE_REDIS_MAX_BYTES,
-      redisReadTimeoutMs: s.CACHE_REDIS_TIMEOUT_MS,
-      epochRefreshMs: s.CACHE_EPOCH_REFRESH_MS,
-      coalesce: s.CACHE_COALESCE,
-    },
-    replay: {
-      enabled: s.REPLAY_ENABLED,
-      retentionMs: s.REPLAY_RETENTION,
-      maxBytes: s.REPLAY_MAX_BYTES,
-      playgroundMaxBytes: s.REPLAY_PLAYGROUND_MAX_BYTES,
-      personal: { retentionMs: s.REPLAY_PII_RETENTION, maxBytes: s.REPLAY_PII_MAX_BYTES },
-      piiKey: s.REPLAY_PII_KEY,
-      queueMaxRecords: s.REPLAY_QUEUE_MAX,
-      queueMaxBytes: s.REPLAY_QUEUE_BYTES,
-      segmentBytes: s.REPLAY_SEGMENT_BYTES,
-      writeRetryMs: s.REPLAY_WRITE_RETRY_MS,
-      flushMs: s.REPLAY_FLUSH_MS,
-    },
+    enabled: s.CACHE_ENABLED ?? fileEnabled,
+    source: file ?? 'defaults',
+    generation: doc.generation === undefined ? '1' : String(doc.generation),
+    defaultTtl: defaultTtlOf(doc, where, problems),
+    ttl: ttlsOf(doc, where, problems),
+    lruBytes: s.CACHE_LRU_BYTES,
+    maxEntryBytes: s.CACHE_MAX_ENTRY_BYTES,
+    redisMaxBytes: s.CACHE_REDIS_MAX_BYTES,
+    redisReadTimeoutMs: s.CACHE_REDIS_TIMEOUT_MS,
+    epochRefreshMs: s.CACHE_EPOCH_REFRESH_MS,
+    coalesce: s.CACHE_COALESCE,
   };
 }
 
@@ -245,13 +202,4 @@ function ttlsOf(doc: Record<string, unknown>, where: string, problems: string[])
   // Personal data is never cached, whatever the file says.
   for (const field of schemaPolicy.neverCached) ttl[field] = { kind: 'fixed', ms: 0 };
   return ttl;
-}
-
-/** A REPLAY_PII_KEY typed elsewhere (the console's unmask form): 32 bytes as 64 hex digits or base64. */
-export function parsePiiKey(raw: string | undefined, problems: string[]): Buffer | null {
-  if (!raw?.trim()) return null;
-  const key = kinds.key32().schema.safeParse(raw);
-  if (key.success) return key.data;
-  problems.push(`REPLAY_PII_KEY must be ${kinds.key32().accepts}`);
-  return null;
 }

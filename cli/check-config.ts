@@ -3,6 +3,7 @@
 // configuration with secrets left out. Exit 0 when the gateway would start, 1 otherwise.
 import { ConfigError, loadConfig, shownFeedUrls } from '../server/config.js';
 import { loadGatewayMesh, MeshStartupError } from '../mesh/gateway-mesh.js';
+import { publicApi } from '../resolvers/public-api.js';
 import { createUpstreamFetch, redactUrl } from '../sources/upstream/fetch.js';
 import { SETTINGS, SETTING_FAMILIES } from '../lib/settings-table.js';
 
@@ -29,7 +30,7 @@ async function main(): Promise<number> {
   }
   const fetchFn = createUpstreamFetch();
   try {
-    const mesh = await loadGatewayMesh({ dir: config.meshDir, fetchFn });
+    const mesh = await loadGatewayMesh({ dir: config.meshDir, fetchFn, api: publicApi });
     const effective = {
       environments: config.environments,
       host: config.host,

@@ -32,6 +32,7 @@ import type { GatewayMesh } from '../mesh/gateway-mesh.js';
 import type { UpstreamFetch } from '../sources/upstream/fetch.js';
 import type { FeedScope } from '../sources/upstream/feed-scope.js';
 import type { Doubt, FeedBinding, FeedInput, Rejection } from '../transforms/mapping/types.js';
+import type { CallableFeed } from '../mesh/feed-call.js';
 import type { ReferenceUpstream } from '../sources/reference-upstream/server.js';
 import { UsageError } from './usage.js';
 import { violations } from '../domain/market-rules.js';
@@ -41,9 +42,10 @@ import { dropSystematic } from '../transforms/mapping/plausibility.js';
 
 /** The gateway's modules, loaded only once the arguments are good (--help and usage errors stay fast). */
 async function gatewayModules() {
-  const [config, mesh, fetch, scope, types, reference, paged, contracts] = await Promise.all([
+  const [config, mesh, api, fetch, scope, types, reference, paged, contracts] = await Promise.all([
     import('../server/config.js'),
     import('../mesh/gateway-mesh.js'),
+    import('../resolvers/public-api.js'),
     import('../sources/upstream/fetch.js'),
     import('../sources/upstream/feed-scope.js'),
     import('../transforms/mapping/types.js'),
@@ -55,6 +57,7 @@ async function gatewayModules() {
     feedUrlsFor: config.feedUrlsFor,
     feedKeysFor: config.feedKeysFor,
     loadGatewayMesh: mesh.loadGatewayMesh,
+    publicApi: api.publicApi,
     MeshStartupError: mesh.MeshStartupError,
     createUpstreamFetch: fetch.createUpstreamFetch,
     withFeedScope: scope.withFeedScope,
@@ -250,7 +253,7 @@ function callLabel(b: FeedBinding, input: FeedInput, inputs: FeedInput[]): strin
 
 async function checkFeed(
   m: Modules,
-  b: FeedBinding,
+  b: CallableFeed,
   mesh: GatewayMesh,
   feedUrls: Record<string, string>,
   opts: Options,
@@ -374,7 +377,7 @@ async function serveSamples(samples: Map<string, { files: string[] }>): Promise<
  */
 async function checkSampleValues(
   m: Modules,
-  b: FeedBinding,
+  b: CallableFeed,
   mesh: GatewayMesh,
   feedUrls: Record<string, string>,
   file: string,
@@ -449,7 +452,7 @@ export async function runFeedsCheck(opts: Options, env: NodeJS.ProcessEnv): Prom
     try {
       fetchFn = m.createUpstreamFetch({ env });
       if (!fs.existsSync(path.join(opts.dir, '.meshrc.yaml'))) throw new m.MeshStartupError(`no .meshrc.yaml in ${opts.dir}`);
-      mesh = await m.loadGatewayMesh({ dir: opts.dir, fetchFn, logLevel: 'silent' });
+      mesh = await m.loadGatewayMesh({ dir: opts.dir, fetchFn, logLevel: 'silent', api: m.publicApi });
     } catch (err) {
       if (err instanceof m.MeshStartupError || err instanceof m.FeedConfigError || (err as Error)?.name === 'ConfigError') {
         report.configError = oneLine((err as Error).message, 2000);

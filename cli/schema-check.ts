@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { buildSchema, printSchema } from 'graphql';
 import { CriticalityLevel, diff } from '@graphql-inspector/core';
 import { loadGatewayMesh, type SchemaVariant } from '../mesh/gateway-mesh.js';
+import { publicApi } from '../resolvers/public-api.js';
 import { createUpstreamFetch } from '../sources/upstream/fetch.js';
 import { isEntryModule, isUsageError, type Io } from './usage.js';
 
@@ -34,7 +35,7 @@ export interface SchemaCheckOptions {
 export async function servedSchemas(meshDir: string): Promise<Record<SchemaVariant, string>> {
   const fetchFn = createUpstreamFetch();
   try {
-    const mesh = await loadGatewayMesh({ dir: meshDir, fetchFn, logLevel: 'silent' });
+    const mesh = await loadGatewayMesh({ dir: meshDir, fetchFn, logLevel: 'silent', api: publicApi });
     try {
       return { keyed: `${printSchema(mesh.schemas.keyed)}\n`, playground: `${printSchema(mesh.schemas.playground)}\n` };
     } finally {

@@ -26,38 +26,61 @@ import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { PROJECT_ROOT } from '../lib/project-root.js';
 import { bindingsFromConfig } from '../transforms/mapping/index.js';
 import type { FeedBinding, FeedKind } from '../transforms/mapping/types.js';
-import type { FeedRegistry } from '../resolvers/context.js';
-import { schemaPolicy } from '../resolvers/schema-policy.js';
 import type { MeshFetch } from '../sources/upstream/fetch.js';
-import * as resolversModule from '../resolvers/index.js';
 import * as feedMappingModule from '../transforms/feed-mapping.js';
 import * as meshLoggerModule from './mesh-logger.js';
-import { createFeedEvents, type WarnLogger } from '../transforms/feed-events.js';
-import { createFeedMemo } from '../transforms/feed-memo.js';
+import { createFeedEvents, type FeedEvents, type WarnLogger } from '../transforms/feed-events.js';
+import { createFeedMemo, type FeedMemo } from '../transforms/feed-memo.js';
 import { meshrcShapeProblem } from './meshrc-shape.js';
 import { completionSchema, payloadCompletion } from './payload-completion.js';
 import { feedFetch, type FeedFetch } from './feed-transport.js';
-import { ownTypesOnly, resolveAsWritten } from './public-field-resolvers.js';
+import { ownTypesOnly, resolveAsWritten, type ResolverMap } from './public-field-resolvers.js';
+import type { CallableFeed, FeedCall } from './feed-call.js';
 
 export type SchemaVariant = 'keyed' | 'playground';
+
+/**
+ * The public API served beside the feeds, handed in by the resolvers (resolvers/public-api.ts): the
+ * module .meshrc.yaml's `additionalResolvers` names and the root fields each schema variant keeps.
+ */
+export interface PublicApi {
+  /** The resolvers module's path from the project root, as .meshrc.yaml names it. */
+  resolversPath: string;
+  resolversModule: { resolvers: ResolverMap };
+  rootFields: Record<SchemaVariant, ReadonlySet<string>>;
+}
+
+/** The declared feeds with their calls, and what the resolvers keep beside them. */
+export interface MeshFeeds {
+  all: CallableFeed[];
+  byKind<K extends FeedKind>(kind: K): CallableFeed<K>[];
+  events: FeedEvents;
+  memo: FeedMemo;
+}
 
 export interface GatewayMesh {
   mesh: MeshInstance;
   schemas: Record<SchemaVariant, GraphQLSchema>;
-  feeds: FeedRegistry & { all: FeedBinding[] };
+  feeds: MeshFeeds;
   /** Context entries Mesh's sources need (in-context SDK, fetch, cache...), built once. */
   meshContext: Record<string | symbol, unknown>;
   close(): void;
 }
 
+/** Our modules .meshrc.yaml may name besides the resolvers, by path from the project root. */
 const OWN_MODULES = new Map<string, unknown>([
-  ['resolvers/index.ts', resolversModule],
   ['transforms/feed-mapping.ts', feedMappingModule],
   ['mesh/mesh-logger.ts', meshLoggerModule],
-  // Paths of the layout before the design card's folders, still accepted in existing .meshrc.yaml
-  // files (test/unit/meshrc-legacy-paths.test.ts).
-  ['api/index.ts', resolversModule],
-  ['feeds/feed-mapping.ts', feedMappingModule],
+]);
+
+/**
+ * Where those modules lived in earlier layouts: a .meshrc.yaml written then keeps starting the
+ * gateway (test/unit/meshrc-legacy-paths.test.ts).
+ */
+const FORMER_PATHS = new Map<string, string>([
+  ['api/index.ts', 'resolvers/index.ts'],
+  ['feeds/feed-mapping.ts', 'transforms/feed-mapping.ts'],
+  ['server/mesh-logger.ts', 'mesh/mesh-logger.ts'],
 ]);
 
 /**
@@ -76,9 +99,12 @@ const MESH_PACKAGES = new Map<string, () => Promise<unknown>>([
 ]);
 
 /** Our module a .meshrc.yaml id names (relative to the config's folder), if it is one of ours. */
-function ownModule(dir: string, id: string): unknown {
+function ownModule(dir: string, id: string, api: PublicApi): unknown {
   const target = id.startsWith('.') ? path.resolve(dir, id) : id;
-  return path.isAbsolute(target) ? OWN_MODULES.get(path.relative(PROJECT_ROOT, target).split(path.sep).join('/')) : undefined;
+  if (!path.isAbsolute(target)) return undefined;
+  const written = path.relative(PROJECT_ROOT, target).split(path.sep).join('/');
+  const current = FORMER_PATHS.get(written) ?? written;
+  return current === api.resolversPath ? api.resolversModule : OWN_MODULES.get(current);
 }
 
 export class MeshStartupError extends Error {
@@ -93,14 +119,16 @@ export async function loadGatewayMesh(opts: {
   fetchFn: MeshFetch;
   logLevel?: string;
   logger?: WarnLogger;
+  api: PublicApi;
 }): Promise<GatewayMesh> {
   const dir = path.resolve(opts.dir);
+  const { api } = opts;
   const importFn = (id: string) => {
     // Our own modules named in .meshrc.yaml are linked in already: no per-start transpiling, and
     // one copy of graphql-js. Anything else (new packages) is imported; relative ids from the
     // config's folder, not Mesh's.
     const target = id.startsWith('.') ? path.resolve(dir, id) : id;
-    const own = ownModule(dir, id);
+    const own = ownModule(dir, id, api);
     if (own) return Promise.resolve(own);
     const bundled = MESH_PACKAGES.get(target);
     if (bundled) return bundled();
@@ -131,27 +159,27 @@ export async function loadGatewayMesh(opts: {
     throw new MeshStartupError(startupMessage(errors, err));
   }
   dropUnmergeableTypes(mesh.schema);
-  const bound = feeds.map((binding) => {
+  const bound = feeds.map((binding): CallableFeed => {
     const source = mesh.rawSources.find((s) => s.name === binding.source);
     const handler = (raw.sources as { name?: unknown; handler?: unknown }[] | undefined)?.find((s) => s?.name === binding.source)?.handler;
     return Object.freeze({ ...binding, execute: source ? sourceCall(source.schema, binding, handler) : undefined });
   });
   // Public root fields are those of schema/public.graphql; everything else on Query is a raw
   // source operation and stays hidden.
-  const keyed = publicSchema(mesh.schema, (name) => schemaPolicy.rootFields.has(name));
-  const playground = publicSchema(mesh.schema, (name) => schemaPolicy.playgroundFields.has(name));
+  const keyed = publicSchema(mesh.schema, (name) => api.rootFields.keyed.has(name));
+  const playground = publicSchema(mesh.schema, (name) => api.rootFields.playground.has(name));
   // Our resolvers alone answer the public types when Mesh wraps nothing around them: the schema is
   // not wrapped by a root transform and ours are the only additional resolvers.
   const resolvedByUs =
     !(raw as { transforms?: unknown[] }).transforms?.length &&
     Array.isArray((raw as { additionalResolvers?: unknown }).additionalResolvers) &&
     (raw as { additionalResolvers: unknown[] }).additionalResolvers.every(
-      (id) => typeof id === 'string' && ownModule(dir, id) === resolversModule,
+      (id) => typeof id === 'string' && ownModule(dir, id, api) === api.resolversModule,
     );
   const merged = (mesh.schema.extensions?.stitchingInfo as { mergedTypes?: Record<string, unknown> } | undefined)?.mergedTypes;
   const sourceSchemas = mesh.rawSources.map((s) => s.schema);
   for (const schema of [keyed, playground])
-    if (resolvedByUs && ownTypesOnly(schema, sourceSchemas, merged)) resolveAsWritten(schema, resolversModule.resolvers);
+    if (resolvedByUs && ownTypesOnly(schema, sourceSchemas, merged)) resolveAsWritten(schema, api.resolversModule.resolvers);
   const enveloped = mesh.getEnveloped({});
   const meshContext = (await enveloped.contextFactory({})) as Record<string | symbol, unknown>;
   return {
@@ -159,7 +187,7 @@ export async function loadGatewayMesh(opts: {
     schemas: { keyed, playground },
     feeds: {
       all: bound,
-      byKind: <K extends FeedKind>(kind: K) => bound.filter((f) => f.kind === kind) as unknown as FeedBinding<K>[],
+      byKind: <K extends FeedKind>(kind: K) => bound.filter((f) => f.kind === kind) as unknown as CallableFeed<K>[],
       events: createFeedEvents(opts.logger),
       memo: createFeedMemo(),
     },
@@ -180,7 +208,7 @@ export async function loadGatewayMesh(opts: {
  * (payload-completion.ts) when it conforms to the selection; graphql-jit completes it otherwise
  * (or for a selection the in-place walk does not cover), exactly as a compiled query would.
  */
-export function sourceCall(schema: GraphQLSchema, binding: FeedBinding, handler?: unknown): FeedBinding['execute'] {
+export function sourceCall(schema: GraphQLSchema, binding: FeedBinding, handler?: unknown): FeedCall | undefined {
   const field = schema.getQueryType()?.getFields()[binding.operation];
   if (!field) return undefined;
   const document = feedDocument(field, binding);

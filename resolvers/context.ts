@@ -1,6 +1,7 @@
 // What our resolvers expect in the GraphQL context; the gateway builds it per request.
 import type { GraphQLError } from 'graphql';
-import type { FeedBinding, FeedKind } from '../transforms/mapping/types.js';
+import type { FeedKind } from '../transforms/mapping/types.js';
+import type { CallableFeed } from '../mesh/feed-call.js';
 import type { FeedTracer, UpstreamCall } from '../sources/upstream/feed-scope.js';
 import type { FeedEvents } from '../transforms/feed-events.js';
 import type { FeedMemo } from '../transforms/feed-memo.js';
@@ -15,7 +16,7 @@ export interface ResolverSettings {
 }
 
 export interface FeedRegistry {
-  byKind<K extends FeedKind>(kind: K): FeedBinding<K>[];
+  byKind<K extends FeedKind>(kind: K): CallableFeed<K>[];
   /** Truncated pages, implausible records: counted and logged (throttled). */
   events?: FeedEvents;
   /** Utility-scoped answers shared across the ZIPs of a territory. */

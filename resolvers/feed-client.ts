@@ -1,9 +1,10 @@
-// Calls a declared feed on its Mesh source (mesh/gateway-mesh.ts: sourceCall), page by page when it is
+// Calls a declared feed through its FeedCall (mesh/feed-call.ts, built by the Mesh adapter), page by page when it is
 // paginated, and maps its payload to canonical records. Offers feeds fan out by their call scope:
 // a request-scoped feed once per request, a utility-scoped one once per served choice territory.
 import { GraphQLError } from 'graphql';
 import type { Territory } from '../domain/canonical.js';
-import type { CanonicalByKind, FeedBinding, FeedInput, FeedKind, Rejection } from '../transforms/mapping/types.js';
+import type { CanonicalByKind, FeedInput, FeedKind, Rejection } from '../transforms/mapping/types.js';
+import type { CallableFeed } from '../mesh/feed-call.js';
 import { FeedPayloadError } from '../transforms/mapping/types.js';
 import { callPaged, type PagedResult } from '../transforms/paged-call.js';
 import type { ResolverContext } from './context.js';
@@ -12,7 +13,7 @@ import { withFeedScope, type FeedScope } from '../sources/upstream/feed-scope.js
 
 export async function fetchFeed<K extends FeedKind>(
   ctx: ResolverContext,
-  binding: FeedBinding<K>,
+  binding: CallableFeed<K>,
   input: FeedInput,
 ): Promise<CanonicalByKind[K][]> {
   if (binding.scope === 'utility' && binding.cacheSeconds > 0 && ctx.feeds.memo) {
@@ -30,7 +31,7 @@ export async function fetchFeed<K extends FeedKind>(
 /** `kept.maxAge`: the shortest Cache-Control max-age the feed's answers allowed (0 for no-store). */
 async function fetchLive<K extends FeedKind>(
   ctx: ResolverContext,
-  binding: FeedBinding<K>,
+  binding: CallableFeed<K>,
   input: FeedInput,
   kept?: { maxAge: number },
 ): Promise<CanonicalByKind[K][]> {
@@ -65,21 +66,21 @@ async function fetchLive<K extends FeedKind>(
 }
 
 /** The single feed of a kind (territories, state statistics, premises): the first declared. */
-export function soleFeed<K extends FeedKind>(ctx: ResolverContext, kind: K): FeedBinding<K> {
+export function soleFeed<K extends FeedKind>(ctx: ResolverContext, kind: K): CallableFeed<K> {
   const [binding] = ctx.feeds.byKind(kind);
   if (!binding) throw new GraphQLError(`No ${kind} feed is configured.`, { extensions: { code: 'UPSTREAM_UNAVAILABLE' } });
   return binding;
 }
 
 interface OffersCall {
-  binding: FeedBinding<'offers'>;
+  binding: CallableFeed<'offers'>;
   input: FeedInput;
   /** Set for a utility-scoped call: the one territory it answers for. */
   utilityId?: string;
 }
 
 /** One call per request-scoped feed; one per served territory (deduplicated) per utility-scoped feed. */
-function offersCalls(bindings: FeedBinding<'offers'>[], served: readonly Territory[], input: FeedInput): OffersCall[] {
+function offersCalls(bindings: CallableFeed<'offers'>[], served: readonly Territory[], input: FeedInput): OffersCall[] {
   const utilities = [...new Set(served.map((t) => t.utilityId))];
   return bindings.flatMap((binding): OffersCall[] =>
     binding.scope === 'utility'

@@ -2,7 +2,8 @@
 // them in several blocks, one per operation (EIA's API v2: retail prices and net generation are two
 // routes): every block is called in parallel and their records merge by state, each field from
 // the first block that has it.
-import type { FeedBinding, StateStats } from '../transforms/mapping/types.js';
+import type { StateStats } from '../transforms/mapping/types.js';
+import type { CallableFeed } from '../mesh/feed-call.js';
 import type { ResolverContext } from './context.js';
 import { fetchFeed, soleFeed } from './feed-client.js';
 import { upstreamUnavailable } from './errors.js';
@@ -12,7 +13,7 @@ export type CompleteStateStats = Required<StateStats>;
 const FIELDS = ['name', 'year', 'residentialMicroPerKwh', 'commercialMicroPerKwh', 'generationMwh'] as const;
 
 /** The blocks of the first stateStats source, in the order declared. */
-function blocks(ctx: ResolverContext): FeedBinding<'stateStats'>[] {
+function blocks(ctx: ResolverContext): CallableFeed<'stateStats'>[] {
   const first = soleFeed(ctx, 'stateStats');
   return ctx.feeds.byKind('stateStats').filter((b) => b.source === first.source);
 }

@@ -3,6 +3,7 @@
 import type { Server } from 'node:http';
 import { loadConfig, feedKeysFor, feedUrlsFor, shownFeedUrls, type GatewayConfig } from './config.js';
 import { loadGatewayMesh, type GatewayMesh } from '../mesh/gateway-mesh.js';
+import { publicApi } from '../resolvers/public-api.js';
 import { createUpstreamFetch } from '../sources/upstream/fetch.js';
 import type { Transport } from '../sources/upstream/transport.js';
 import { createListener, type ListenerOptions } from './http/server.js';
@@ -15,7 +16,7 @@ import { openSharedRedis } from './wiring/shared-redis.js';
 import { closeAll, type Closer } from '../lib/closers.js';
 import type { Capability, CapabilitySetup } from './wiring/types.js';
 import { capabilities } from './wiring/index.js';
-import { servingInProcess, type ServingProcess } from '../support/admin-endpoint.js';
+import { servingInProcess, startAdminEndpoint, type ServingProcess } from '../support/admin-endpoint.js';
 
 export interface GatewayHandle {
   config: GatewayConfig;
@@ -70,7 +71,7 @@ async function assemble(
 
   const fetchFn = createUpstreamFetch({ env, logger, transport: opts.upstreamTransport });
   closers.push(() => fetchFn.close());
-  const mesh = await loadGatewayMesh({ dir: config.meshDir, fetchFn, logger });
+  const mesh = await loadGatewayMesh({ dir: config.meshDir, fetchFn, logger, api: publicApi });
   closers.push(() => mesh.close());
   const sources = mesh.feeds.all.map((f) => f.source);
   // Root fields the keyed schema has and the playground's lacks: the playground names them as needing a key.
@@ -90,9 +91,17 @@ async function assemble(
     return privateListener(environment, plugins);
   };
   for (const setup of setups) {
-    const cap = await setup({ config, logger, redis, bus, mesh, createPrivateListener });
+    const cap = await setup({ config, logger, redis, bus, mesh });
     caps.push(cap);
     closers.push(() => cap.close?.());
+  }
+  const serving = servingInProcess(createPrivateListener, caps.find((c) => c.purgeCache)?.purgeCache ?? null);
+  // The admin listener (ADMIN_TOKEN): here unless `npm start` runs it in a process of its own
+  // (support/admin-process.ts; ports.admin is then null). Closed before the stores it reads.
+  if (config.adminToken && config.ports.admin !== null) {
+    const replay = caps.find((c) => c.replay)?.replay ?? null;
+    const admin = await startAdminEndpoint({ config, logger, redis, bus, replay, serving });
+    closers.push(() => admin.close());
   }
   const health = () => {
     const r = redis ? redisHealth(redis) : null;
@@ -172,7 +181,7 @@ async function assemble(
     mesh,
     logger,
     createPrivateListener,
-    serving: servingInProcess(createPrivateListener, caps.find((c) => c.purgeCache)?.purgeCache ?? null),
+    serving,
     async close() {
       await closeAll(closers, (err) => logger.warn({ err }, 'error while closing'));
     },

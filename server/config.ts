@@ -9,8 +9,9 @@ import { parseTrustProxy, type TrustProxy } from './http/client-ip.js';
 import { queryLimits, type QueryLimits } from './graphql/limits.js';
 import type { EnvironmentName } from './http/plugin.js';
 import { connectionLimits, type ConnectionLimits } from './http/connections.js';
-// Response cache and replay settings are parsed in cache/cache-config.ts.
-import { loadCacheReplaySettings, type CacheReplaySettings } from '../cache/cache-config.js';
+// Response cache settings are parsed in cache/cache-config.ts, replay log settings in stores/replay-settings.ts.
+import { loadCacheSettings, type CacheSettings } from '../cache/cache-config.js';
+import { loadReplaySettings, type ReplaySettings } from '../stores/replay-settings.js';
 import { parseRedisUrl } from '../cache/redis-url.js';
 import type { PlaygroundProcessSettings } from './playground-process.js';
 import { loadTlsPair, type TlsFiles } from './http/tls.js';
@@ -60,7 +61,7 @@ export interface GatewayConfig {
   /** HTTPS on the partner listeners (TLS_CERT_FILE + TLS_KEY_FILE; HTTP/2 too with TLS_HTTP2), null for plain HTTP. */
   tls: TlsFiles | null;
   /** TTLs (schema, cache.config.yaml / CACHE_CONFIG), CACHE_* and REPLAY_* sizes and retention. */
-  cacheReplay: CacheReplaySettings;
+  cacheReplay: { cache: CacheSettings; replay: ReplaySettings };
   // Support console and certification onboarding.
   /** Enrollment links answered by the certification environment: the certification checkout. */
   certificationEnrollmentBaseUrl: string;
@@ -99,7 +100,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const s = readAllSettings(env, problems);
   const dataDir = path.resolve(cwd, s.DATA_DIR);
   const keysFile = path.resolve(cwd, s.KEYS_FILE ?? path.join(dataDir, 'keys.json'));
-  const cacheReplay = loadCacheReplaySettings(env, cwd, problems, s);
+  const cacheReplay = { cache: loadCacheSettings(env, cwd, problems, s), replay: loadReplaySettings(env, problems, s) };
   const config: GatewayConfig = {
     environments: environmentsOf(s.ENVIRONMENTS, problems),
     host: s.HOST,

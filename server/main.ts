@@ -11,8 +11,8 @@
 // exits 1 a few seconds after the grace period; a second signal exits 1 at once (one Ctrl-C reaches
 // us more than once: see shutdown-signals.ts). A primary forwards SIGTERM to every worker and exits
 // once they all have.
-import { launchGateway as startGateway, startConfiguredUpstream } from './launch.js';
-import { startGateway as startWorkerGateway } from './app.js';
+import { launchGateway, startConfiguredUpstream } from './launch.js';
+import { startGateway } from './app.js';
 import { loadConfig, type GatewayConfig } from './config.js';
 import { keyedEnvironments, playgroundProcessEnv } from './playground-process.js';
 import { applyChildPriority, superviseChildProcess, type ChildProcessHandle } from './child-process.js';
@@ -47,7 +47,7 @@ async function runSingle(settings: GatewayConfig, keyed: EnvironmentName[] | nul
     config,
     logger,
     () => stop,
-    (c) => startGateway({ config: c, logger }),
+    (c) => launchGateway({ config: c, logger }),
   );
   const playground = keyed
     ? startPlayground(settings, gateway.upstreamUrl, logger, () => stop?.('playground process could not start', 1))
@@ -67,7 +67,7 @@ async function runWorker(settings: GatewayConfig, slot: number): Promise<void> {
     config,
     logger,
     () => stop,
-    (c) => startWorkerGateway({ config: c, logger }),
+    (c) => startGateway({ config: c, logger }),
   );
   // Ctrl-C reaches every process of the terminal's group: the primary alone decides, with SIGTERM.
   stop = handleShutdown(logger, config.shutdownGraceMs, { interrupt: false }, async () => {

@@ -35,7 +35,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { canReach, type RedisClient } from '../cache/redis-health.js';
 import { defineScripts } from '../cache/redis-scripts.js';
-import type { ReplaySettings } from '../cache/cache-config.js';
+import type { ReplaySettings } from './replay-settings.js';
 import type { ReplayRecord } from './replay-record.js';
 import type { ReplayQuery } from './replay-match.js';
 import { scanThread } from './scan-thread.js';

@@ -1,14 +1,13 @@
 // Response cache + replay log: one cache and one replay store per process, on Redis when
 // REDIS_URL is set (shared by every instance) and embedded otherwise (in-process LRU; JSONL files
 // under DATA_DIR/replay). Plugins for every environment: the cache (each environment and schema
-// variant its own key space), then replay. Also starts the admin endpoint when ADMIN_TOKEN is set and
-// the admin listener is this process's.
+// variant its own key space), then replay. The purge and the replay store are handed to the support
+// endpoint by app.ts.
 import { createHash } from 'node:crypto';
 import { printSchema } from 'graphql';
 import { ResponseCache, type PurgeTarget } from '../../cache/response-cache.js';
 import { createReplayStore, REPLAY_KEYS } from '../../stores/replay-store.js';
 import { canReach } from '../../cache/redis-health.js';
-import { servingInProcess, startAdminEndpoint } from '../../support/admin-endpoint.js';
 import { responseCachePlugin } from '../plugins/response-cache.js';
 import { requestCoalescingPlugin } from '../plugins/request-coalescing.js';
 import { replayPlugin } from '../plugins/replay.js';
@@ -52,24 +51,6 @@ export const cacheReplayCapability: CapabilitySetup = async (ctx) => {
   );
 
   const purgeCache = cache ? (target: PurgeTarget) => cache.purge(target) : null;
-  // Here unless `npm start` moved the admin listener to a process of its own (ports.admin is then null).
-  let admin: Awaited<ReturnType<typeof startAdminEndpoint>> | null = null;
-  if (config.adminToken && config.ports.admin !== null) {
-    try {
-      admin = await startAdminEndpoint({
-        config,
-        logger,
-        redis,
-        bus,
-        replay,
-        serving: servingInProcess(ctx.createPrivateListener, purgeCache),
-      });
-    } catch (err) {
-      await cache?.close();
-      await replay?.close();
-      throw err;
-    }
-  }
 
   // A waiter waits no longer than the execution it joined may take: the territories call, then the
   // supplier feeds in parallel, each within its own timeout.
@@ -79,6 +60,7 @@ export const cacheReplayCapability: CapabilitySetup = async (ctx) => {
   return {
     name: 'cache-replay',
     ...(purgeCache ? { purgeCache } : {}),
+    replay,
     plugins(environment) {
       const plugins: HttpPlugin[] = [];
       if (cache) {
@@ -121,7 +103,6 @@ export const cacheReplayCapability: CapabilitySetup = async (ctx) => {
       return { ok: true, details };
     },
     async close() {
-      await admin?.close();
       await replay?.close();
       await cache?.close();
     },

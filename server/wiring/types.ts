@@ -1,6 +1,5 @@
 // How app.ts composes the capabilities: each capability sets itself up once per process and hands
 // out the plugins for each environment's listener.
-import type { Server } from 'node:http';
 import type { GatewayConfig } from '../config.js';
 import type { EnvironmentName, HttpPlugin } from '../http/plugin.js';
 import type { Logger } from '../../lib/logger.js';
@@ -8,6 +7,7 @@ import type { RedisClient } from '../../cache/redis-connection.js';
 import type { GatewayMesh } from '../../mesh/gateway-mesh.js';
 import type { InstanceBus } from '../../cache/instance-registry.js';
 import type { PurgeResult, PurgeTarget } from '../../cache/response-cache.js';
+import type { ReplayStore } from '../../stores/replay-store.js';
 
 export interface WiringContext {
   config: GatewayConfig;
@@ -17,12 +17,6 @@ export interface WiringContext {
   /** Messages to every instance sharing Redis (purges, key changes), with acknowledgements; null without Redis. */
   bus: InstanceBus | null;
   mesh: GatewayMesh;
-  /**
-   * A server of this gateway's environment with the given plugins instead of the capabilities'
-   * (the console's rerun: no admission, no cache, no replay), never bound to a port: requests are
-   * written into it in process (support/rerun.ts). Callable once the gateway started.
-   */
-  createPrivateListener(environment: EnvironmentName, plugins: HttpPlugin[]): Server;
 }
 
 export interface Capability {
@@ -33,6 +27,8 @@ export interface Capability {
   health?(): { ok: boolean; details: Record<string, unknown> };
   /** The response cache's purge, for an admin listener in a process of its own (the cache capability). */
   purgeCache?(target: PurgeTarget): Promise<PurgeResult>;
+  /** The replay store, for the support endpoint's search and reruns (the cache capability; null when off). */
+  replay?: ReplayStore | null;
   close?(): Promise<void> | void;
 }
 

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestRedis } from '../support/redis-suite.js';
 import { createReplayStore, type ReplayRecord } from '../../stores/replay-store.js';
-import type { ReplaySettings } from '../../cache/cache-config.js';
+import type { ReplaySettings } from '../../stores/replay-settings.js';
 
 const BUDGET = 512 * 1024;
 const db = useTestRedis({ timeout: 30_000, close: 'quit' });

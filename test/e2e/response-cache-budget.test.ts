@@ -6,7 +6,7 @@
 // the level was bounded by TTLs only: the same writes held some 13 MiB.
 import { describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { loadCacheReplaySettings, type CacheSettings } from '../../cache/cache-config.js';
+import { loadCacheSettings, type CacheSettings } from '../../cache/cache-config.js';
 import type { RedisClient } from '../../cache/redis-connection.js';
 import { EPOCHS_KEY, ResponseCache } from '../../cache/response-cache.js';
 import { RESPONSE_CACHE_SHARDS } from '../../cache/response-cache-redis.js';
@@ -20,8 +20,8 @@ const ANSWERS = 20_000;
 const FACTOR = { min: 1.0, max: 1.3 };
 
 function settings(over: Partial<CacheSettings>): CacheSettings {
-  const s = loadCacheReplaySettings({}, '/nonexistent-dir-for-tests', []);
-  return { ...s.cache, ...over };
+  const s = loadCacheSettings({}, '/nonexistent-dir-for-tests', []);
+  return { ...s, ...over };
 }
 
 /** Answers of 40 to 2,000 bytes, as distinct documents (aliases, variables) give. */

@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadGatewayMesh } from '../../mesh/gateway-mesh.js';
+import { publicApi } from '../../resolvers/public-api.js';
 import { createUpstreamFetch } from '../../sources/upstream/fetch.js';
 
 const saved = process.env.NODE_ENV;
@@ -14,7 +15,7 @@ describe('NODE_ENV=production', () => {
   it('builds the same public schema', async () => {
     process.env.NODE_ENV = 'production';
     const fetchFn = createUpstreamFetch();
-    const mesh = await loadGatewayMesh({ dir: path.resolve(import.meta.dirname, '../..'), fetchFn });
+    const mesh = await loadGatewayMesh({ dir: path.resolve(import.meta.dirname, '../..'), fetchFn, api: publicApi });
     try {
       expect(Object.keys(mesh.schemas.keyed.getQueryType()!.getFields()).sort()).toEqual([
         'businessPlans',

@@ -1,18 +1,24 @@
 // The design card's folders and their one-way arrows:
-// lib <- domain <- sources (feed transport) <- transforms <- resolvers <- cache <- server <- cli.
+// lib <- domain <- sources (feed transport) <- transforms <- mesh <- resolvers <- cache <- stores
+// <- server <- support <- cli.
 // A folder never imports from a folder above it, no modules import each other in a cycle, bench/
 // and scripts/ may import any layer but never test/, and the reference upstream (a stand-in) is
 // reached only by `npm start`'s composition (server/launch.ts), the feeds:check CLI and the
-// harness that starts it for tests and the benchmark.
+// harness that starts it for tests and the benchmark. support/ uses server/'s settings, helpers and
+// process supervision; the gateway's composition roots (server/main.ts, server/app.ts) alone start
+// it (the admin listener in process or in a process of its own), and nothing else in server/
+// knows it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const LAYERS = ['lib', 'domain', 'sources', 'transforms', 'resolvers', 'cache', 'server', 'cli'] as const;
+const LAYERS = ['lib', 'domain', 'sources', 'transforms', 'mesh', 'resolvers', 'cache', 'stores', 'server', 'support', 'cli'] as const;
 const TOOLS = ['bench', 'scripts'] as const;
 const FIXTURE = 'sources/reference-upstream';
 const FIXTURE_USERS = new Set(['server/launch.ts', 'cli/feeds-check.ts']);
+/** The composition roots that start the support endpoint: the only imports of support/ from server/. */
+const SUPPORT_STARTERS = new Set(['server/main.ts', 'server/app.ts']);
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];
@@ -96,6 +102,7 @@ export function wrongImports(graph: Map<string, string[]>): string[] {
       if (tool && dep.startsWith('test/')) wrong.push(`${file} -> ${dep} (${file.split('/')[0]} may not import test)`);
       if (tool || layerOf(file) < 0) continue;
       const to = layerOf(dep);
+      if (SUPPORT_STARTERS.has(file) && dep.startsWith('support/')) continue;
       if (to > layerOf(file)) wrong.push(`${file} -> ${dep} (${LAYERS[layerOf(file)]} may not import ${LAYERS[to]})`);
     }
   }
@@ -152,10 +159,15 @@ describe('layering', () => {
       ['domain/x.ts', ['server/app.ts']],
       ['bench/b.ts', ['test/support/t.ts']],
       ['transforms/t.ts', ['sources/upstream/fetch.ts']],
+      ['server/app.ts', ['support/admin-endpoint.ts']],
+      ['server/plugins/p.ts', ['support/admin-endpoint.ts']],
+      ['mesh/m.ts', ['resolvers/index.ts']],
     ]);
     expect(wrongImports(bad)).toEqual([
       'domain/x.ts -> server/app.ts (domain may not import server)',
       'bench/b.ts -> test/support/t.ts (bench may not import test)',
+      'server/plugins/p.ts -> support/admin-endpoint.ts (server may not import support)',
+      'mesh/m.ts -> resolvers/index.ts (mesh may not import resolvers)',
     ]);
     const cyclic = new Map([
       ['a.ts', ['b.ts']],

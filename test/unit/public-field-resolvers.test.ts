@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GraphQLObjectType, GraphQLSchema } from 'graphql';
 import { loadGatewayMesh, type GatewayMesh } from '../../mesh/gateway-mesh.js';
+import { publicApi } from '../../resolvers/public-api.js';
 import { resolvers } from '../../resolvers/index.js';
 import { businessPlan, residentialPlan } from '../../resolvers/plans.js';
 import { utility } from '../../resolvers/utility.js';
@@ -35,7 +36,7 @@ const fieldsOf = (schema: GraphQLSchema, type: string) => (schema.getType(type) 
 describe('public fields resolved by our resolvers alone', () => {
   let mesh: GatewayMesh;
   beforeAll(async () => {
-    mesh = await loadGatewayMesh({ dir: ROOT, fetchFn: fetch as never });
+    mesh = await loadGatewayMesh({ dir: ROOT, fetchFn: fetch as never, api: publicApi });
   });
   afterAll(() => mesh?.close());
 
@@ -78,7 +79,7 @@ describe('resolvers Mesh wraps in more than ours', () => {
       fs.writeFileSync(path.join(folder, 'extra.mjs'), 'export const resolvers = { Supplier: { name: (s) => s.name } };\n');
       config.additionalResolvers = [...(config.additionalResolvers as string[]), path.join(folder, 'extra.mjs')];
     });
-    mesh = await loadGatewayMesh({ dir, fetchFn: fetch as never });
+    mesh = await loadGatewayMesh({ dir, fetchFn: fetch as never, api: publicApi });
     expect(fieldsOf(mesh.schemas.keyed, 'Plan').title!.resolve).toBeTypeOf('function');
     expect(fieldsOf(mesh.schemas.keyed, 'Query').residentialPlans!.resolve).not.toBe(resolvers.Query.residentialPlans);
   });

@@ -8,7 +8,7 @@ import {
   unsealPersonalData,
   type SealableRecord,
 } from '../../stores/replay-privacy.js';
-import { parsePiiKey } from '../../cache/cache-config.js';
+import { parsePiiKey } from '../../stores/replay-settings.js';
 
 const personal = (): SealableRecord => ({
   query: 'query A($address: String!) { utilityAccounts(address: $address, zipCode: "75201") { accountId } }',

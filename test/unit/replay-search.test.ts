@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createReplayStore, LIST_UNITS, type ReplayRecord, type ReplayStore } from '../../stores/replay-store.js';
-import type { ReplaySettings } from '../../cache/cache-config.js';
+import type { ReplaySettings } from '../../stores/replay-settings.js';
 import { useTestRedis } from '../support/redis-suite.js';
 import { testRecord } from '../support/replay-records.js';
 

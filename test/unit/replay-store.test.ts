@@ -4,7 +4,7 @@ import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { REPLAY_KEYS, createReplayStore, decodeChunk, encodeChunk, statusMatches, type ReplayRecord } from '../../stores/replay-store.js';
-import type { ReplaySettings } from '../../cache/cache-config.js';
+import type { ReplaySettings } from '../../stores/replay-settings.js';
 import { useTestRedis } from '../support/redis-suite.js';
 import { testRecord } from '../support/replay-records.js';
 

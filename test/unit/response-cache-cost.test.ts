@@ -4,7 +4,7 @@
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { loadCacheReplaySettings } from '../../cache/cache-config.js';
+import { loadCacheSettings } from '../../cache/cache-config.js';
 import { bodyBytes, ResponseCache } from '../../cache/response-cache.js';
 
 v8.setFlagsFromString('--expose-gc');
@@ -17,8 +17,8 @@ const heap = () => {
 const BUDGET = 4 * 1024 * 1024;
 
 function cache(): ResponseCache {
-  const s = loadCacheReplaySettings({}, '/nonexistent-dir-for-tests', []);
-  return new ResponseCache({ settings: { ...s.cache, lruBytes: BUDGET }, redis: null, schemaIds: { keyed: 'k1', playground: 'p1' } });
+  const s = loadCacheSettings({}, '/nonexistent-dir-for-tests', []);
+  return new ResponseCache({ settings: { ...s, lruBytes: BUDGET }, redis: null, schemaIds: { keyed: 'k1', playground: 'p1' } });
 }
 
 describe('response cache cost', () => {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IncomingMessage } from 'node:http';
 import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
 import { InstanceBus } from '../../cache/instance-registry.js';
-import { loadCacheReplaySettings, type CacheSettings } from '../../cache/cache-config.js';
+import { loadCacheSettings, type CacheSettings } from '../../cache/cache-config.js';
+import { loadReplaySettings } from '../../stores/replay-settings.js';
 import {
   ResponseCache,
   canonicalJson,
@@ -21,9 +22,9 @@ const H = 3_600_000;
 function settings(over: Partial<CacheSettings> = {}, env: NodeJS.ProcessEnv = {}): CacheSettings {
   const problems: string[] = [];
   // An empty working directory: no cache.config.yaml, so the built-in defaults apply.
-  const s = loadCacheReplaySettings(env, '/nonexistent-dir-for-tests', problems);
+  const s = loadCacheSettings(env, '/nonexistent-dir-for-tests', problems);
   expect(problems).toEqual([]);
-  return { ...s.cache, ...over };
+  return { ...s, ...over };
 }
 
 const input = (over: Partial<KeyInput> = {}): KeyInput => ({
@@ -119,7 +120,7 @@ describe('TTL rules', () => {
 
   it('the config file cannot make utilityAccounts cacheable', () => {
     const problems: string[] = [];
-    const parsed = loadCacheReplaySettings({ CACHE_CONFIG: 'cache.config.yaml' }, process.cwd(), problems);
+    const parsed = { cache: loadCacheSettings({ CACHE_CONFIG: 'cache.config.yaml' }, process.cwd(), problems) };
     expect(problems).toEqual([]);
     expect(parsed.cache.ttl.utilityAccounts).toEqual({ kind: 'fixed', ms: 0 });
     expect(parsed.cache.ttl.residentialPlans).toEqual({ kind: 'fixed', ms: 15 * 60_000 });
@@ -171,7 +172,7 @@ describe('TTL rules', () => {
       }),
     );
     const problems: string[] = [];
-    const parsed = loadCacheReplaySettings({ CACHE_CONFIG: path.join(dir, 'c.json'), CACHE_LRU_BYTES: '1MiB' }, dir, problems);
+    const parsed = { cache: loadCacheSettings({ CACHE_CONFIG: path.join(dir, 'c.json'), CACHE_LRU_BYTES: '1MiB' }, dir, problems) };
     expect(problems).toEqual([]);
     expect(parsed.cache.generation).toBe('deploy-7');
     expect(parsed.cache.ttl.utilities).toEqual({ kind: 'fixed', ms: 2000 });
@@ -190,7 +191,7 @@ describe('TTL rules', () => {
       'ttl:\n  utilities: soon\n  residentalPlans: 5m\n  businessPlans: 40000000\n  nextStartDate: { untilLocalTime: "00:00", max: 400d }\nttls: {}\n',
     );
     const bad: string[] = [];
-    loadCacheReplaySettings({ CACHE_CONFIG: path.join(dir, 'bad.yaml'), CACHE_LRU_BYTES: 'lots' }, dir, bad);
+    loadCacheSettings({ CACHE_CONFIG: path.join(dir, 'bad.yaml'), CACHE_LRU_BYTES: 'lots' }, dir, bad);
     expect(bad.join('\n')).toMatch(/ttl\.utilities must be a duration/);
     expect(bad.join('\n')).toMatch(/ttl\.residentalPlans: no such root field \(the schema's: utilities, residentialPlans,/);
     expect(bad.join('\n')).toMatch(/ttl\.businessPlans must be at most 365d, got 40000000 \(a bare number is seconds\)/);
@@ -203,8 +204,8 @@ describe('TTL rules', () => {
   it('REPLAY_FLUSH_MS: 50 ms by default, 1 ms to 60 s, anything else named', () => {
     const read = (v?: string) => {
       const problems: string[] = [];
-      const s = loadCacheReplaySettings(v === undefined ? {} : { REPLAY_FLUSH_MS: v }, '/nonexistent-dir-for-tests', problems);
-      return { flushMs: s.replay.flushMs, problems };
+      const s = loadReplaySettings(v === undefined ? {} : { REPLAY_FLUSH_MS: v }, problems);
+      return { flushMs: s.flushMs, problems };
     };
     expect(read()).toEqual({ flushMs: 50, problems: [] });
     expect(read('1')).toEqual({ flushMs: 1, problems: [] });

@@ -8,7 +8,7 @@ import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getIntrospectionQuery, graphqlSync, printSchema } from 'graphql';
 import { policyFromSdl, schemaPolicy, SCHEMA_FILE, SchemaPolicyError } from '../../resolvers/schema-policy.js';
-import { loadCacheReplaySettings, schemaTtls } from '../../cache/cache-config.js';
+import { loadCacheSettings, schemaTtls } from '../../cache/cache-config.js';
 import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
 import { requestLogLine } from '../../server/observability/request-log.js';
 import type { RequestState } from '../../server/http/plugin.js';
@@ -27,7 +27,7 @@ describe('the policy read from schema/public.graphql', () => {
 
   it('gives the TTLs the gateway has always had, and never caches personal data', () => {
     const problems: string[] = [];
-    const { cache } = loadCacheReplaySettings({}, '/nonexistent-dir-for-tests', problems);
+    const cache = loadCacheSettings({}, '/nonexistent-dir-for-tests', problems);
     expect(problems).toEqual([]);
     expect(cache.ttl).toMatchObject({
       utilities: { kind: 'fixed', ms: 24 * H },

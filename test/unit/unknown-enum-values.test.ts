@@ -59,9 +59,6 @@ describe('feedEnum', () => {
       redis: null,
       bus: null,
       mesh: {} as any,
-      createPrivateListener: (() => {
-        throw new Error('not used');
-      }) as any,
     });
     try {
       await run([

@@ -149,8 +149,6 @@ export interface FeedBinding<K extends FeedKind = FeedKind> {
    * unusable (null, wrong type).
    */
   map(payload: unknown, request?: FeedInput): MappedPayload<CanonicalByKind[K]>;
-  /** Calls the operation on the source's schema (set once Mesh has built the sources). */
-  execute?: (args: Record<string, unknown>, context: object) => Promise<unknown>;
   /** Per-feed settings from the YAML. */
   timeoutMs: number;
   sampleZip?: string;
