@@ -12,7 +12,7 @@ import { KeyStore, issueKey } from '../../server/keys/key-store.js';
 import { PartnerStore } from '../../server/keys/partners.js';
 import { createReplayStore, type ReplayRecord, type ReplayStore } from '../../server/stores/replay-store.js';
 import { createAuditLog, type AuditLog } from '../../server/stores/audit-log.js';
-import { createSupportConsole } from '../../server/admin/console/console.js';
+import { createSupportConsole, safeNext } from '../../server/admin/console/console.js';
 import { createUnmasker } from '../../server/admin/console/masking.js';
 import { startAdminServer, type AdminServer } from '../../server/admin/server.js';
 import { sealPersonalData } from '../../server/stores/replay-privacy.js';
@@ -177,6 +177,8 @@ describe('a request id several records carry', () => {
       expect(res.text).not.toMatch(/at \w+ \(/);
     }
     expect((await ui.get(`/console/records/${ID}?partner=NOBODY`)).status).toBe(404);
+    // A form's action (rerun, unmask) comes back after signing in as its record page, selector kept.
+    expect(safeNext(`/console/records/${ID}/rerun?env=production&partner=ACME`)).toBe(`/console/records/${ID}?env=production&partner=ACME`);
     expect((await ui.get(`/console/records/${ID}?partner=-`)).status).toBe(404);
   });
 });

@@ -41,7 +41,7 @@ const SCAN_LIMIT = 1000;
 /** A console page to return to after signing in: a path under /console, never another site. */
 export function safeNext(value: string | null | undefined): string {
   // A form's action (rerun, unmask) comes back as its page.
-  const v = (value ?? '').trim().replace(/\/(rerun|unmask)$/, '');
+  const v = (value ?? '').trim().replace(/\/(rerun|unmask)(\?|$)/, '$2');
   if (v.length > 2000 || !/^\/console\/[^/\\]/.test(v) || v.startsWith('/console/sign-')) return '';
   return /^[\x21-\x7e]+$/.test(v) ? v : '';
 }
