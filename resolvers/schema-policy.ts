@@ -20,6 +20,8 @@ import { PROJECT_ROOT } from '../lib/project-root.js';
 export type TtlSpec = string | { untilLocalTime: string[]; timeZones?: string[]; max?: string };
 
 export interface SchemaPolicy {
+  /** The SDL built as is (gateway directives kept): what the console types recorded operations against. */
+  schema: GraphQLSchema;
   /** Root fields of the SDL's Query type, in SDL order: the public API. */
   rootFields: ReadonlySet<string>;
   /** Root fields served with an issued key only (`@keyedOnly`). */
@@ -128,6 +130,7 @@ export function policyFromSdl(sdl: string, where = 'schema/public.graphql'): Sch
   const rootFields = new Set(roots.map((f) => f.name));
   const keyedOnly = new Set(roots.filter((f) => has(keyedOnlyDirective, f)).map((f) => f.name));
   return {
+    schema,
     rootFields,
     keyedOnly,
     playgroundFields: new Set([...rootFields].filter((f) => !keyedOnly.has(f))),

@@ -29,6 +29,7 @@ import {
 } from './console-http.js';
 import { recordRoutes } from './record-routes.js';
 import { partnerRoutes } from './partner-routes.js';
+import { choicePage, recordHref, recordsMatching } from './record-choice.js';
 
 export type { ConsoleOptions, SupportConsole } from './console-http.js';
 
@@ -40,7 +41,7 @@ const SCAN_LIMIT = 1000;
 /** A console page to return to after signing in: a path under /console, never another site. */
 export function safeNext(value: string | null | undefined): string {
   // A form's action (rerun, unmask) comes back as its page.
-  const v = (value ?? '').trim().replace(/\/(rerun|unmask)$/, '');
+  const v = (value ?? '').trim().replace(/\/(rerun|unmask)(\?|$)/, '$2');
   if (v.length > 2000 || !/^\/console\/[^/\\]/.test(v) || v.startsWith('/console/sign-')) return '';
   return /^[\x21-\x7e]+$/.test(v) ? v : '';
 }
@@ -197,8 +198,10 @@ export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
     const filters = Object.fromEntries(Object.entries(p).filter(([k, v]) => v !== '' && k !== 'id'));
     await audit(req, s, 'search', p.id || null, filters);
     if (p.id) {
-      const record = await opts.replay.get(p.id);
-      if (record) return redirect(res, `/console/records/${encodeURIComponent(record.id)}`);
+      // An id several records carry opens the page that lists them (narrowed by the partner and environment searched).
+      const records = recordsMatching(await opts.replay.getAll(p.id), { env: p.env || undefined, partner: p.partner || undefined });
+      if (records.length === 1) return redirect(res, recordHref(records[0]!));
+      if (records.length > 1) return send(res, 300, choicePage(s, p.id, records));
       return send(res, 404, searchPage(s, p, [], false, [`No record with request id ${p.id} (records are kept for a limited time).`]));
     }
     // The outcome is counted over every match, then filtered: the counts stay visible when one is picked.

@@ -7,6 +7,7 @@ import type { RerunAnswer } from '../rerun.js';
 import type { Session } from './session.js';
 import { Html, html, page } from './html.js';
 import { prettyText } from './pages.js';
+import { recordHref } from './record-choice.js';
 
 /** Lines of unchanged text kept around each change. */
 export const CONTEXT_LINES = 3;
@@ -97,7 +98,7 @@ export function diffPage(session: Session, record: ReplayRecord, answer: RerunAn
   const body = html`
   ${note ? html`<p class="notice">${note}</p>` : ''}
   <p class="mono">Recorded ${record.time} (status ${record.status})
-    · rerun now as <a href="/console/records/${encodeURIComponent(answer.requestId)}">${answer.requestId}</a> (status ${answer.status})</p>
+    · rerun now as <a href="${recordHref({ ...record, id: answer.requestId, time: undefined })}">${answer.requestId}</a> (status ${answer.status})</p>
   ${
     diff.identical
       ? html`<p class="ok" id="verdict" role="status"><strong>identical</strong>: today's feeds give the same answer.</p>`
@@ -105,7 +106,7 @@ export function diffPage(session: Session, record: ReplayRecord, answer: RerunAn
         <strong>different</strong>: ${items.length} change${items.length === 1 ? '' : 's'}${statusChange}</div>
       ${items.length ? html`<h2>What changed</h2><ul class="changes" id="changes">${items}</ul>` : ''}`
   }
-  <div class="actions"><a href="/console/records/${encodeURIComponent(record.id)}">Back to the record</a></div>
+  <div class="actions"><a href="${recordHref(record)}">Back to the record</a></div>
   ${
     diff.identical
       ? ''

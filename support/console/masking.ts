@@ -1,81 +1,69 @@
-// Personal data in replay records: answers of the root fields that carry it (the schema's
-// @personalData, see resolvers/schema-policy.ts) and the values sent with them stay masked in the
-// console. The gateway holds REPLAY_PII_KEY: it opens a sealed record in the server and masks the
-// personal values only (the address, the account data), so a viewer still sees the operation, its
-// shape and the answer's real size. Only a session whose token carries the `unmask` role sees them
-// in clear, after giving a reason; nobody types the key into a form.
-import { Kind, parse, type OperationDefinitionNode } from 'graphql';
-import { schemaPolicy } from '../../resolvers/schema-policy.js';
+// Personal data in replay records: what the schema's @personalData marks (see
+// operation-privacy.ts: positions derived from the typed operation, deny by default) stays masked
+// in the console. The gateway holds REPLAY_PII_KEY: it opens a sealed record in the server and
+// masks the personal values only, so a viewer still sees the operation, its shape and the answer's
+// real size, but never the raw answer or the variables of a record that touches personal data.
+// Only a session whose token carries the `unmask` role sees them in clear, after giving a reason;
+// nobody types the key into a form.
+import { Lexer, Source, TokenKind } from 'graphql';
 import type { ReplayRecord } from '../../stores/replay-store.js';
-import { maskUrl, sealPersonalData, unsealPersonalData } from '../../stores/replay-privacy.js';
+import { maskUrl, sealPersonalData, unsealPersonalData, type QueryDigest } from '../../stores/replay-privacy.js';
+import { MASK, answerHasData, maskLeaves, operationPrivacy } from './operation-privacy.js';
 
-const MASK = '••••';
+const LITERALS = new Set<string>([TokenKind.STRING, TokenKind.BLOCK_STRING, TokenKind.INT, TokenKind.FLOAT]);
 
-/** Response keys (alias or name) of the personal root fields the record's operation selected. */
-export function personalResponseKeys(query: string | null): string[] {
-  if (!query) return [];
+/**
+ * Text that may not parse (the kept start of a refused request) with every literal masked and its
+ * comments dropped; it stops where the text stops being GraphQL tokens (a cut-off string).
+ */
+export function maskTokens(text: string): string {
+  const out: string[] = [];
   try {
-    const doc = parse(query, { noLocation: true });
-    return doc.definitions
-      .filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)
-      .flatMap((op) => op.selectionSet.selections)
-      .flatMap((s) => (s.kind === Kind.FIELD && schemaPolicy.neverCached.has(s.name.value) ? [s.alias?.value ?? s.name.value] : []));
+    const lexer = new Lexer(new Source(text));
+    for (let t = lexer.advance(); t.kind !== TokenKind.EOF; t = lexer.advance())
+      out.push(LITERALS.has(t.kind) ? `"${MASK}"` : (t.value ?? t.kind));
   } catch {
-    // Not parseable: it was refused before execution and answered no data, but mask what it sent.
-    return [...schemaPolicy.neverCached].some((f) => query.includes(f)) ? ['*'] : [];
+    out.push('…');
   }
+  return out.join(' ');
 }
 
-function maskLeaves(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(maskLeaves);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, maskLeaves(x)]));
-  return typeof v === 'string' || typeof v === 'number' ? MASK : v;
-}
-
-/** String values sent with a personal-data operation (literals and variables), 3 characters or longer. */
-function sentStrings(record: ReplayRecord): string[] {
-  const out = new Set<string>();
-  for (const m of (record.query ?? '').matchAll(/"((?:[^"\\\n]|\\.)*)"/g)) out.add(m[1]!);
-  const walk = (v: unknown): void => {
-    if (typeof v === 'string') out.add(v);
-    else if (Array.isArray(v)) v.forEach(walk);
-    else if (v && typeof v === 'object') Object.values(v).forEach(walk);
-  };
-  walk(record.variables);
-  return [...out].filter((x) => x.length >= 3);
+/** A refused request's kept text, masked: typed when it is all of the text and parses, else token by token. */
+function maskedDigest(d: QueryDigest, typed: string | null): QueryDigest {
+  // The digest of a text holding an address would confirm a guessed address: not shown either.
+  const sha256 = 'withheld';
+  if (typed !== null && Buffer.byteLength(d.head) === d.bytes) return { ...d, sha256, head: typed, bytes: Buffer.byteLength(typed) };
+  return { ...d, sha256, head: maskTokens(d.head) };
 }
 
 export interface MaskedRecord {
   record: ReplayRecord;
   /** True when something was masked (the page then says so and offers unmasking to the unmask role). */
   masked: boolean;
+  /** The record touches personal data (by type, or it could not be typed): a viewer sees no raw answer or variables. */
+  personal: boolean;
 }
 
-/** A copy of the record with personal data masked; records without personal fields are returned as they are. */
+/** A copy of the record with personal data masked by type; records that touch none are returned as they are. */
 export function maskRecord(record: ReplayRecord): MaskedRecord {
   // Still sealed (or withheld) at rest: already masked as stored.
-  if (record.personalData && !record.personalData.unsealed) return { record, masked: true };
-  const keys = personalResponseKeys(record.query);
-  if (keys.length === 0 && !record.personalData) return { record, masked: false };
-  let responseBody = record.responseBody;
-  try {
-    const body = JSON.parse(record.responseBody) as { data?: Record<string, unknown> | null };
-    if (body.data)
-      for (const k of Object.keys(body.data)) if (keys.includes('*') || keys.includes(k)) body.data[k] = maskLeaves(body.data[k]);
-    responseBody = JSON.stringify(body);
-  } catch {
-    responseBody = MASK;
-  }
-  // Error messages may quote what was sent (an address): every value sent is masked wherever it appears.
-  for (const sent of sentStrings(record)) responseBody = responseBody.split(JSON.stringify(sent).slice(1, -1)).join(MASK);
+  if (record.personalData && !record.personalData.unsealed) return { record, masked: true, personal: true };
+  const text = record.query ?? record.queryDigest?.head ?? null;
+  // Answered before its body was read: nothing was sent that could be personal.
+  if (text === null && !record.personalData) return { record, masked: false, personal: false };
+  const privacy = operationPrivacy(text, record.operationName);
+  const personal = privacy.personal || (privacy.untypedFields && answerHasData(record.responseBody));
+  if (!personal && !record.personalData) return { record, masked: false, personal: false };
+  const digest = record.queryDigest;
   return {
     masked: true,
+    personal: true,
     record: {
       ...record,
-      // String literals in the operation are the address as typed; variables likewise.
-      query: record.query?.replace(/"(?:[^"\\\n]|\\.)*"/g, `"${MASK}"`) ?? null,
+      query: record.query === null ? null : (privacy.maskedQuery ?? maskTokens(record.query)),
+      ...(digest ? { queryDigest: maskedDigest(digest, privacy.maskedQuery) } : {}),
       variables: record.variables ? (maskLeaves(record.variables) as Record<string, unknown>) : null,
-      responseBody,
+      responseBody: privacy.maskBody(record.responseBody, record.variables),
       // The premises feed carries the street address in its query string.
       upstreamCalls: record.upstreamCalls.map((c) => ({ ...c, url: maskUrl(c.url) })),
     },

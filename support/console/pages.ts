@@ -9,6 +9,7 @@ import { schemaPolicy } from '../../resolvers/schema-policy.js';
 import type { Session } from './session.js';
 import { can } from './session.js';
 import { Html, copyButton, csrfField, disabledNote, html, jsonTree, page, select } from './html.js';
+import { recordHref } from './record-choice.js';
 
 export const PAGE_SIZE = 25;
 
@@ -119,7 +120,7 @@ export function searchPage(
 ): string {
   const rows = records.map(
     (r) => html`<tr>
-    <td data-label="Request id"><a class="mono" href="/console/records/${encodeURIComponent(r.id)}">${r.id}</a></td>
+    <td data-label="Request id"><a class="mono" href="${recordHref(r)}">${r.id}</a></td>
     <td data-label="Time (UTC)" class="mono">${shortTime(r.time)}</td><td data-label="Environment">${r.environment}</td>
       <td data-label="Partner">${r.partnerCode ?? '–'}</td>
     <td data-label="Operation">${r.operationName ?? '–'} <span class="mono">${rootFields(r).join(', ')}</span>${
@@ -286,6 +287,8 @@ export interface RecordView {
   /** The gateway can open this record's personal data (it holds the key that sealed it). */
   canOpen: boolean;
   unmasked: boolean;
+  /** The record touches personal data (by type, or untyped): rerunning it needs the unmask role. */
+  personal: boolean;
   /** Bytes of the answer as sent (a masked view is shorter or longer). */
   responseBytes: number;
   message?: string;
@@ -295,8 +298,7 @@ export interface RecordView {
 
 function rerunControl(session: Session, v: RecordView): Html {
   const r = v.record;
-  const id = encodeURIComponent(r.id);
-  const personal = !!r.personalData;
+  const personal = v.personal;
   let why: string | null = null;
   if (r.query === null) why = 'Rerun is not possible: this request was not executed (refused or invalid), so its operation was not kept.';
   else if (personal && !v.canOpen)
@@ -304,19 +306,18 @@ function rerunControl(session: Session, v: RecordView): Html {
   else if (personal && !can(session, 'unmask')) why = 'Rerun needs the unmask role: this operation was sent with personal data.';
   const disabled = new Html(why ? 'disabled aria-describedby="rerun-why"' : '');
   const button = html`<button type="submit" class="primary" ${disabled}>Rerun against today's feeds and compare</button>`;
-  return html`<form method="post" action="/console/records/${id}/rerun" class="actions">${csrfField(session)}${
+  return html`<form method="post" action="${recordHref(r, 'rerun')}" class="actions">${csrfField(session)}${
     personal && !why ? html`<label>Ticket id for the rerun <input name="reason" required maxlength="80" autocomplete="off"></label>` : ''
   }${button}</form>${why ? disabledNote('rerun-why', why) : ''}`;
 }
 
 function unmaskControl(session: Session, v: RecordView): Html {
-  const id = encodeURIComponent(v.record.id);
   if (!v.canOpen)
     return html`<p>The personal data of this record cannot be opened on this gateway (not stored, or sealed with another REPLAY_PII_KEY).</p>`;
   if (!can(session, 'unmask'))
     return html`<p><button type="button" disabled aria-describedby="unmask-why">Show personal data</button>
       </p>${disabledNote('unmask-why', 'Showing personal data needs the unmask role on your support token.')}`;
-  return html`<form method="post" action="/console/records/${id}/unmask" class="actions">${csrfField(session)}
+  return html`<form method="post" action="${recordHref(v.record, 'unmask')}" class="actions">${csrfField(session)}
     <label>Reason (ticket id) <input name="reason" required maxlength="80" autocomplete="off"></label>
     <button type="submit">Show personal data (logged)</button></form>`;
 }
@@ -347,7 +348,7 @@ export function recordPage(session: Session, v: RecordView): string {
   ${v.unmasked ? html`<p class="notice">Personal data shown in clear. This view was written to the audit log.</p>` : ''}
   <div class="actions">${rerunControl(session, v)}<a href="/console/search">Back to search</a></div>
   ${why.length ? html`<div class="error" id="why"><strong>Why this answer</strong><ul>${why.map((w) => html`<li>${w}</li>`)}</ul></div>` : ''}
-  ${rerunOf ? html`<p class="notice">A console rerun of <a class="mono" href="/console/records/${encodeURIComponent(rerunOf)}">${rerunOf}</a>.</p>` : ''}
+  ${rerunOf ? html`<p class="notice">A console rerun of <a class="mono" href="${recordHref({ ...r, id: rerunOf, time: undefined })}">${rerunOf}</a>.</p>` : ''}
   <dl class="meta" id="meta">
     <dt>Request id</dt><dd class="mono">${r.id}</dd><dt>Time</dt><dd>${r.time}</dd><dt>Environment</dt><dd>${r.environment}</dd>
     <dt>Partner</dt><dd>${r.partnerCode ?? '–'}</dd><dt>Client IP</dt><dd class="mono">${r.clientIp}</dd>
@@ -357,11 +358,17 @@ export function recordPage(session: Session, v: RecordView): string {
     ${r.traceId ? html`<dt>Trace</dt><dd class="mono" id="trace">${traceLink(r.traceId, v.traceUrlTemplate)}</dd>` : ''}
   </dl>
   <h2 id="query-h">Query</h2>${queryView(r)}
-  <h2 id="vars-h">Variables</h2><pre id="variables" aria-labelledby="vars-h">${r.variables ? JSON.stringify(r.variables, null, 2) : '(none)'}</pre>
+  <h2 id="vars-h">Variables</h2><pre id="variables" aria-labelledby="vars-h">${r.variables ? JSON.stringify(r.variables, null, 2) : '(none)'}</pre>${
+    v.masked && r.variables ? html`<p class="n" id="vars-masked">Variable values are not shown: this record touches personal data.</p>` : ''
+  }
   <h2>Response <span class="n" id="response-size">(${v.responseBytes} bytes as sent${v.masked ? '; shown masked' : ', exactly as sent'})</span></h2>
   ${parsed ? html`<div class="tree" id="response-tree">${parsed.tree}</div>` : ''}
-  <details id="raw"><summary>Raw response</summary><pre id="raw-response">${r.responseBody}</pre></details>
-  <div class="actions">${copyButton('raw-response', 'Copy raw response')}</div>
+  ${
+    v.masked
+      ? html`<p class="n" id="raw-withheld">No raw response: this record touches personal data, so only the masked tree above is shown.</p>`
+      : html`<details id="raw"><summary>Raw response</summary><pre id="raw-response">${r.responseBody}</pre></details>
+  <div class="actions">${copyButton('raw-response', 'Copy raw response')}</div>`
+  }
   <h2>Headers sent</h2>
   ${
     headers.length

@@ -1,12 +1,15 @@
 // The record routes of the console: a record page (personal data opened in the server and
-// masked by value), showing personal data to the unmask role, and reruns (a record holding
+// masked by type), showing personal data to the unmask role, and reruns (a record touching
 // personal data only for the unmask role, with a reason, running its sealed operation as sent).
+// A record is named by its id and, since a client chooses its id, its environment, partner and
+// time (record-choice.ts); a link naming several asks which.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ReplayRecord } from '../../stores/replay-store.js';
 import { diffResponses } from '../replay-diff.js';
 import { replayFacets, rootFieldsOf } from '../../stores/replay-facets.js';
 import type { RerunAnswer } from '../rerun.js';
 import { maskRecord } from './masking.js';
+import { choicePage, recordsMatching, recordTarget, selectorOf } from './record-choice.js';
 import { recordPage } from './pages.js';
 import { diffPage } from './diff-page.js';
 import type { Session } from './session.js';
@@ -17,23 +20,36 @@ export type RecordHandler = (req: IncomingMessage, res: ServerResponse, s: Sessi
 export function recordRoutes(ctx: ConsoleContext): RecordHandler {
   const { opts, now, from, audit, checkedForm, requireRole } = ctx;
 
-  async function loadRecord(id: string): Promise<ReplayRecord> {
+  /** The records the link names: one, or several to choose from (never a guess). */
+  async function loadRecords(req: IncomingMessage, id: string): Promise<ReplayRecord[]> {
     if (!REQUEST_ID.test(id)) throw new HttpError(400, 'That is not a request id.');
     if (!opts.replay) throw new HttpError(503, 'The replay log is disabled on this gateway.');
-    const record = await opts.replay.get(id);
-    if (!record) throw new HttpError(404, `No record with request id ${id} (records are kept for a limited time).`);
-    return record;
+    const selector = selectorOf(new URL(req.url ?? '/', 'http://console.invalid').searchParams);
+    const records = recordsMatching(await opts.replay.getAll(id), selector);
+    if (records.length === 0) throw new HttpError(404, `No record with request id ${id} (records are kept for a limited time).`);
+    return records;
+  }
+
+  /** The one record an action is done to: a link naming several is refused. */
+  async function loadRecord(req: IncomingMessage, id: string): Promise<ReplayRecord> {
+    const records = await loadRecords(req, id);
+    if (records.length > 1)
+      throw new HttpError(409, `${records.length} records carry the request id ${id}: open the record page and choose one first.`);
+    return records[0]!;
   }
 
   /** What a page shows of a record: personal data opened in the server, then masked unless `clear`. */
   function view(r: ReplayRecord, clear: boolean) {
     const opened = opts.unmasker.open(r);
-    const canOpen = !!r.personalData && !opened.problem;
+    const m = maskRecord(opened.record);
+    // Sealed: the gateway's key opens it. Stored in clear but personal by type: it is all there.
+    const canOpen = r.personalData ? !opened.problem : m.personal;
     const responseBytes = Buffer.byteLength(opened.record.responseBody);
     const traceUrlTemplate = opts.traceUrlTemplate ?? null;
-    if (clear && canOpen) return { record: opened.record, masked: false, canOpen, unmasked: true, responseBytes, traceUrlTemplate };
-    const m = maskRecord(opened.record);
-    return { record: m.record, masked: m.masked, canOpen, unmasked: false, responseBytes, traceUrlTemplate };
+    const personal = m.personal;
+    if (clear && canOpen)
+      return { record: opened.record, masked: false, canOpen, unmasked: true, personal, responseBytes, traceUrlTemplate };
+    return { record: m.record, masked: m.masked, canOpen, unmasked: false, personal, responseBytes, traceUrlTemplate };
   }
 
   async function rerun(req: IncomingMessage, res: ServerResponse, s: Session, r: ReplayRecord, form: URLSearchParams): Promise<void> {
@@ -44,9 +60,10 @@ export function recordRoutes(ctx: ConsoleContext): RecordHandler {
       );
     let toRun = r;
     let reason: string | null = null;
-    if (r.personalData) {
+    const personal = maskRecord(opts.unmasker.open(r).record).personal;
+    if (personal) {
       // The stored operation is sealed: it is opened here and run as sent, never the mask text.
-      await requireRole(req, s, 'unmask', 'record.rerun', r.id);
+      await requireRole(req, s, 'unmask', 'record.rerun', recordTarget(r));
       reason = reasonOf(form);
       const opened = opts.unmasker.open(r);
       if (opened.problem) throw new HttpError(409, `This record cannot be rerun: ${opened.problem}.`);
@@ -60,8 +77,8 @@ export function recordRoutes(ctx: ConsoleContext): RecordHandler {
       oldRequestId: r.id,
       newRequestId: answer.requestId,
     });
-    recordRerun(req, s, toRun, answer, now() - started);
-    await audit(req, s, 'record.rerun', r.id, {
+    recordRerun(req, s, toRun, answer, now() - started, personal);
+    await audit(req, s, 'record.rerun', recordTarget(r), {
       identical: diff.identical,
       rerunRequestId: answer.requestId,
       ...(reason ? { reason, personalData: true } : {}),
@@ -71,7 +88,14 @@ export function recordRoutes(ctx: ConsoleContext): RecordHandler {
   }
 
   /** The rerun's own record, so its request id can be searched (sealed like any personal record). */
-  function recordRerun(req: IncomingMessage, s: Session, ran: ReplayRecord, answer: RerunAnswer, durationMs: number): void {
+  function recordRerun(
+    req: IncomingMessage,
+    s: Session,
+    ran: ReplayRecord,
+    answer: RerunAnswer,
+    durationMs: number,
+    personal: boolean,
+  ): void {
     if (!opts.replay) return;
     const rec: ReplayRecord = {
       id: answer.requestId,
@@ -92,29 +116,34 @@ export function recordRoutes(ctx: ConsoleContext): RecordHandler {
       notes: { rerunOf: ran.id, by: `support:${s.user}` },
     };
     rec.facets = replayFacets({ body: answer.body, rootFields: rootFieldsOf(ran.query), query: ran.query, variables: ran.variables });
-    if (ran.personalData) opts.unmasker.seal(rec);
+    if (personal) opts.unmasker.seal(rec);
     opts.replay.enqueue(rec);
   }
 
   async function record(req: IncomingMessage, res: ServerResponse, s: Session, id: string, action: string): Promise<void> {
     if (action === '' && req.method === 'GET') {
-      const r = await loadRecord(id);
+      const records = await loadRecords(req, id);
+      if (records.length > 1) return send(res, 300, choicePage(s, id, records));
+      const r = records[0]!;
       const v = view(r, false);
-      await audit(req, s, 'record.view', r.id, v.masked ? { masked: true } : undefined);
+      await audit(req, s, 'record.view', recordTarget(r), v.masked ? { masked: true } : undefined);
       return send(res, 200, recordPage(s, v));
     }
     if (req.method !== 'POST') throw new HttpError(405, 'Use the buttons of the record page.');
     const form = await checkedForm(req, s.csrf);
-    const r = await loadRecord(id);
+    const r = await loadRecord(req, id);
     if (action === 'unmask') {
-      await requireRole(req, s, 'unmask', 'record.unmask', r.id);
+      await requireRole(req, s, 'unmask', 'record.unmask', recordTarget(r));
       const reason = reasonOf(form);
       const v = view(r, true);
       if (!v.unmasked) {
-        await audit(req, s, 'record.unmask.refused', r.id, { reason, problem: opts.unmasker.open(r).problem ?? 'no personal data' });
+        await audit(req, s, 'record.unmask.refused', recordTarget(r), {
+          reason,
+          problem: opts.unmasker.open(r).problem ?? 'no personal data',
+        });
         return send(res, 409, recordPage(s, { ...v, message: 'This record has no personal data this gateway can open.' }));
       }
-      await audit(req, s, 'record.unmask', r.id, { reason });
+      await audit(req, s, 'record.unmask', recordTarget(r), { reason });
       return send(res, 200, recordPage(s, v));
     }
     if (action === 'rerun') return rerun(req, res, s, r, form);

@@ -236,7 +236,7 @@ describe('five partner reports, each traced to its cause with docs/support.md in
       await openRow(null, id);
       expect(await page.locator('#why').count()).toBe(0);
       await page.getByRole('button', { name: /Rerun/ }).click();
-      await page.waitForURL(/\/rerun$/);
+      await page.waitForURL(/\/rerun(\?|$)/);
       expect(await page.locator('#verdict').textContent()).toMatch(/different/);
       // Rate and bill changes are the price changes, in bold.
       const prices = (await page.locator('#changes li.price').allTextContents()).join('\n');

@@ -172,7 +172,7 @@ describe('support console in a browser', () => {
       { out: (l) => out.push(l), err: () => {} },
     );
     expect(code).toBe(0);
-    expect(out.map((l) => JSON.parse(l).target)).toContain(requestId);
+    expect(out.map((l) => JSON.parse(l).target)).toContain(`production/ACME/${requestId}`);
   });
 
   it('signs the user out within a few seconds once the support token is revoked', async () => {

@@ -28,6 +28,7 @@ const view = (r: ReplayRecord, traceUrlTemplate: string | null) =>
     record: r,
     masked: false,
     canOpen: false,
+    personal: false,
     unmasked: false,
     responseBytes: r.responseBody.length,
     traceUrlTemplate,

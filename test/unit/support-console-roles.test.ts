@@ -204,8 +204,8 @@ describe('roles', () => {
     expect(partners.get('ACME')!.name).toBe('Acme Energy');
     const trail = await actions('support:VERA');
     for (const a of [
-      'record.unmask.refused req-pii-000001',
-      'record.rerun.refused req-pii-000001',
+      'record.unmask.refused production/ACME/req-pii-000001',
+      'record.rerun.refused production/ACME/req-pii-000001',
       'partner.save.refused ACME',
       'partner.ip.enable.refused ACME',
     ])
@@ -331,7 +331,7 @@ describe('what a record page tells', () => {
 });
 
 describe('error-aware search', () => {
-  const ids = (text: string) => [...text.matchAll(/href="\/console\/records\/([^"]+)"/g)].map((m) => decodeURIComponent(m[1]!));
+  const ids = (text: string) => [...text.matchAll(/href="\/console\/records\/([^"?]+)/g)].map((m) => decodeURIComponent(m[1]!));
 
   it('filters by outcome and shows the counts per outcome over every match', async () => {
     const ui = await as('viewer');
