@@ -38,7 +38,15 @@ try {
     ...common,
     plugins: [precompiledValidator],
     // The scan thread's code (server/stores/scan-thread.ts) is a file of its own beside the gateway's.
-    entryPoints: { gateway: 'server/main.ts', admin: 'server/admin-main.ts', 'scan-worker': 'server/stores/scan-worker.ts' },
+    // The keys command and the reference upstream too, for the container image (deploy/container),
+    // which carries no sources.
+    entryPoints: {
+      gateway: 'server/main.ts',
+      admin: 'server/admin-main.ts',
+      'scan-worker': 'server/stores/scan-worker.ts',
+      keys: 'cli/keys.ts',
+      upstream: 'sources/reference-upstream/main.ts',
+    },
     // typescript: an optional loader of graphql-tag-pluck the gateway never calls; render-graphiql: only
     // the build below uses it. The OpenTelemetry SDK is imported only when tracing is on
     // (server/observability/tracer.ts), and shares the one copy of @opentelemetry/api with the
