@@ -32,11 +32,24 @@ const precompiledValidator = {
   },
 };
 
+// A CLI module runs itself when it is the process's entry (cli/usage.ts isEntryModule, by its file
+// URL); in a bundle every module has the bundle's URL, so only the bundled command's own module may.
+const entryCli = path.resolve('cli/keys.ts');
+const onlyEntryCliRuns = {
+  name: 'only-entry-cli-runs',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]cli[\\/][^\\/]+\.ts$/ }, async (args) => {
+      const text = await fs.readFile(args.path, 'utf8');
+      return { contents: args.path === entryCli ? text : text.replaceAll('isEntryModule(import.meta.url)', 'false'), loader: 'ts' };
+    });
+  },
+};
+
 let bundled;
 try {
   bundled = await build({
     ...common,
-    plugins: [precompiledValidator],
+    plugins: [precompiledValidator, onlyEntryCliRuns],
     // The scan thread's code (server/stores/scan-thread.ts) is a file of its own beside the gateway's.
     // The keys command and the reference upstream too, for the container image (deploy/container),
     // which carries no sources.

@@ -105,7 +105,8 @@ function withoutClusterPorts(d: KubeObject): KubeObject {
       for (const action of [probe?.httpGet, probe?.tcpSocket]) {
         if (action && typeof action.port === 'string') {
           const n = numbers.get(action.port);
-          if (n === undefined) throw new Error(`${d.metadata.name}: ${key} names port ${action.port}, which the container does not declare`);
+          if (n === undefined)
+            throw new Error(`${d.metadata.name}: ${key} names port ${action.port}, which the container does not declare`);
           action.port = n;
         }
       }

@@ -13,7 +13,11 @@ import { networkArg, parseObjects, podmanPlan, type PodmanPlan } from './kube-po
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OVERLAY = path.join(ROOT, 'deploy/kubernetes/overlays/local');
 const NETWORK = 'energy-plan-gateway-local';
-const IMAGES = ['localhost/energy-plan-gateway:local', 'localhost/energy-plan-gateway-redis:local', 'localhost/energy-plan-gateway-edge:local'];
+const IMAGES = [
+  'localhost/energy-plan-gateway:local',
+  'localhost/energy-plan-gateway-redis:local',
+  'localhost/energy-plan-gateway-edge:local',
+];
 const WAIT_FOR = ['http://127.0.0.1:4402/healthz', 'http://127.0.0.1:4400/readyz'];
 const env = { ...process.env, CONTAINERS_CONF: path.join(ROOT, 'deploy/container/containers.conf') };
 
@@ -92,7 +96,9 @@ async function up(plan: PodmanPlan, timeoutMs: number): Promise<void> {
     }
     await new Promise((r) => setTimeout(r, 500));
   }
-  console.log(`kube: up in ${((Date.now() - started) / 1000).toFixed(1)} s: production 127.0.0.1:4400, certification :4401, playground :4402, admin :4420`);
+  console.log(
+    `kube: up in ${((Date.now() - started) / 1000).toFixed(1)} s: production 127.0.0.1:4400, certification :4401, playground :4402, admin :4420`,
+  );
 }
 
 const command = process.argv[2];
