@@ -85,7 +85,8 @@ async function up(plan: PodmanPlan, timeoutMs: number): Promise<void> {
   if (plan.skipped.length > 0) console.log(`kube: not played by podman: ${plan.skipped.join(', ')}`);
   withPlayFiles(plan, (name, file, aliases) => {
     run('podman', ['kube', 'play', '--network', networkArg(NETWORK, aliases), file]);
-    console.log(`kube: ${name} played${aliases.length ? ` (as ${aliases.join(', ')})` : ''}`);
+    const at = ((Date.now() - started) / 1000).toFixed(1);
+    console.log(`kube: ${name} played${aliases.length ? ` (as ${aliases.join(', ')})` : ''} at ${at} s`);
   });
   for (;;) {
     const ok = await Promise.all(WAIT_FOR.map(answers));
