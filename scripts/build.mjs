@@ -32,13 +32,34 @@ const precompiledValidator = {
   },
 };
 
+// A CLI module runs itself when it is the process's entry (cli/usage.ts isEntryModule, by its file
+// URL); in a bundle every module has the bundle's URL, so only the bundled command's own module may.
+const entryCli = path.resolve('cli/keys.ts');
+const onlyEntryCliRuns = {
+  name: 'only-entry-cli-runs',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]cli[\\/][^\\/]+\.ts$/ }, async (args) => {
+      const text = await fs.readFile(args.path, 'utf8');
+      return { contents: args.path === entryCli ? text : text.replaceAll('isEntryModule(import.meta.url)', 'false'), loader: 'ts' };
+    });
+  },
+};
+
 let bundled;
 try {
   bundled = await build({
     ...common,
-    plugins: [precompiledValidator],
+    plugins: [precompiledValidator, onlyEntryCliRuns],
     // The scan thread's code (stores/scan-thread.ts) is a file of its own beside the gateway's.
-    entryPoints: { gateway: 'server/main.ts', admin: 'support/admin-main.ts', 'scan-worker': 'stores/scan-worker.ts' },
+    // The keys command and the reference upstream too, for the container image (deploy/container),
+    // which carries no sources.
+    entryPoints: {
+      gateway: 'server/main.ts',
+      admin: 'support/admin-main.ts',
+      'scan-worker': 'stores/scan-worker.ts',
+      keys: 'cli/keys.ts',
+      upstream: 'sources/reference-upstream/main.ts',
+    },
     // typescript: an optional loader of graphql-tag-pluck the gateway never calls; render-graphiql: only
     // the build below uses it. The OpenTelemetry SDK is imported only when tracing is on
     // (server/observability/tracer.ts), and shares the one copy of @opentelemetry/api with the
