@@ -15,6 +15,7 @@ import { parseRedisUrl } from '../cache/redis-url.js';
 import type { PlaygroundProcessSettings } from './playground-process.js';
 import { loadTlsPair, type TlsFiles } from './http/tls.js';
 import { loadTracingSettings, type TracingSettings } from './observability/tracing-config.js';
+import { withoutTrailing } from '../lib/trailing.js';
 
 export interface GatewayConfig {
   environments: EnvironmentName[];
@@ -248,7 +249,7 @@ export function feedUrlsFor(
     const key = `${source.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}_URL`;
     const own = env[key];
     const cert = environment === 'certification' ? (env[`CERTIFICATION_${key}`] ?? env.CERTIFICATION_UPSTREAM_URL) : undefined;
-    out[source] = (cert ?? own ?? publicFeedUrl(source, env) ?? fallback).replace(/\/+$/, '');
+    out[source] = withoutTrailing(cert ?? own ?? publicFeedUrl(source, env) ?? fallback, '/');
   }
   return out;
 }

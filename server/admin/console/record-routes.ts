@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ReplayRecord } from '../../stores/replay-store.js';
 import { diffResponses } from '../../stores/replay-diff.js';
-import { replayFacets, rootFieldsOf } from '../../stores/replay-facets.js';
+import { documentOf, replayFacets, rootFieldsOf } from '../../stores/replay-facets.js';
 import type { RerunAnswer } from '../rerun.js';
 import { maskRecord } from './masking.js';
 import { recordPage } from './pages.js';
@@ -91,7 +91,8 @@ export function recordRoutes(ctx: ConsoleContext): RecordHandler {
       durationMs,
       notes: { rerunOf: ran.id, by: `support:${s.user}` },
     };
-    rec.facets = replayFacets({ body: answer.body, rootFields: rootFieldsOf(ran.query), query: ran.query, variables: ran.variables });
+    const document = documentOf(ran.query);
+    rec.facets = replayFacets({ body: answer.body, rootFields: rootFieldsOf(document), document, variables: ran.variables });
     if (ran.personalData) opts.unmasker.seal(rec);
     opts.replay.enqueue(rec);
   }
