@@ -13,8 +13,12 @@ export function craftedQuery(prefix: string, bytes: number): string {
   return prefix.repeat(Math.ceil(bytes / prefix.length));
 }
 
-/** Request body `n`: the prefixes in turn, ~64 KB each, with `operationName` set so the name search runs too. */
-export function craftedBody(n: number, bytes = 64 * 1024): string {
-  const prefix = CRAFTED_PREFIXES[n % CRAFTED_PREFIXES.length]!;
-  return JSON.stringify({ query: craftedQuery(prefix, bytes - 64), operationName: 'zip', variables: { zipCode: '75001' } });
+/**
+ * Request body `n`: the prefixes in turn, as much text as fits `bytes` of JSON (a prefix JSON
+ * escapes takes more room there), with `operationName` set so the name search runs too.
+ */
+export function craftedBody(n: number, bytes = 64 * 1024, prefix: string = CRAFTED_PREFIXES[n % CRAFTED_PREFIXES.length]!): string {
+  const escaped = JSON.stringify(prefix).length - 2;
+  const query = craftedQuery(prefix, Math.floor(((bytes - 96) * prefix.length) / escaped) - prefix.length);
+  return JSON.stringify({ query, operationName: 'zip', variables: { zipCode: '75001' } });
 }

@@ -125,7 +125,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     redisUrl: checked(problems, s.REDIS_URL, (url) => (parseRedisUrl(url), url)),
     dataDir,
     keysFile,
-    trustProxy: checked(problems, s.TRUST_PROXY ?? undefined, parseTrustProxy),
+    trustProxy: checked(problems, s.TRUST_PROXY ?? undefined, (v) => parseTrustProxy(v, s.TRUST_PROXY_HEADER)),
     enrollmentBaseUrl: s.ENROLLMENT_BASE_URL,
     utmSource: s.UTM_SOURCE,
     fillPartnerRef: s.FILL_PARTNER_REF,
