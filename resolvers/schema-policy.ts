@@ -40,6 +40,8 @@ export interface SchemaPolicy {
   };
   /** Directive names used only by the gateway (stripped from the served schema). */
   gatewayDirectives: ReadonlySet<string>;
+  /** The schema the policy was read from (its directives included), for type-aware walks of operations. */
+  schema: GraphQLSchema;
   /** Names of the personal-data arguments of a root field (e.g. address for utilityAccounts). */
   personalArgsOf(field: string): string[];
   /** True when root field `field` (e.g. utilityAccounts) takes argument `arg` as personal data. */
@@ -136,6 +138,7 @@ export function policyFromSdl(sdl: string, where = 'schema/public.graphql'): Sch
     cacheableFields: [...rootFields].filter((f) => !neverCached.has(f)),
     personalData: { args: personalArgs, fields: personalFields },
     gatewayDirectives: new Set(GATEWAY_DIRECTIVES),
+    schema,
     personalArgsOf: (field) =>
       [...personalArgs].filter((a) => a.startsWith(`Query.${field}.`)).map((a) => a.slice(`Query.${field}.`.length)),
     isPersonalArg: (field, arg) => personalArgs.has(`Query.${field}.${arg}`),
