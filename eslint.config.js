@@ -2,6 +2,7 @@
 // promises, and limits on complexity and function length (the worst offenders are split into named steps).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import regexp from 'eslint-plugin-regexp';
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'data/', '.mesh/', 'coverage/', 'examples/partners/generated/', 'bench/results/'] },
@@ -25,6 +26,16 @@ export default tseslint.config(
     },
   },
   { rules: { 'no-control-regex': 'off' } },
+  {
+    // No regular expression may take more than linear time on any text (client text reaches many).
+    plugins: { regexp },
+    rules: { 'regexp/no-super-linear-backtracking': 'error', 'regexp/no-super-linear-move': 'error' },
+  },
+  {
+    // Tests match the gateway's own output (stack-trace checks and the like), never serve client text.
+    files: ['test/**/*.ts'],
+    rules: { 'regexp/no-super-linear-backtracking': 'off', 'regexp/no-super-linear-move': 'off' },
+  },
   {
     files: ['**/*.mjs', '**/*.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', Buffer: 'readonly' } },

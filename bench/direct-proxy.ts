@@ -7,8 +7,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, fetch } from 'undici';
+import { withoutTrailing } from '../lib/trailing.js';
 
-const upstream = (process.env.UPSTREAM_URL ?? 'http://127.0.0.1:4010').replace(/\/+$/, '');
+const upstream = withoutTrailing(process.env.UPSTREAM_URL ?? 'http://127.0.0.1:4010', '/');
 const zip = process.env.ZIP ?? '75001';
 const agent = new Agent({ keepAliveTimeout: 30_000, connections: 64, pipelining: 1 });
 const get = async (url: string) => {

@@ -93,6 +93,7 @@ import { connectRedis } from '../cache/redis-connection.js';
 import { writeStockMeshConfig } from './mesh-start/config.js';
 import { checkMeshAnswer, checkMeshHitsUpstream, MESH_QUERY, meshBody } from './mesh-start/query.js';
 import { spreadDocument } from './spread-document.js';
+import { craftedBody } from './crafted-bodies.js';
 import { startRuntime } from './start-runtime.js';
 import { AUDIT_PATHS, fillAuditTrail, fillPlaygroundReplay, SEARCH_PATHS } from './console-fill.js';
 import { parseWorkerList, runWorkerScaling, type ScalingScenario } from './workers.js';
@@ -1266,6 +1267,22 @@ async function attackRows(g: Gateway, keyedHeaders: Record<string, string>): Pro
     headers: keyedHeaders,
     body: `{"query":${JSON.stringify(accounts)},"variables":{"address":"1500 MARILLA ST","zip":"75201","x":${deep}}}`,
   });
+  // 64 KB crafted bodies (bench/crafted-bodies.ts) to the playground, many IPs, while production is asked.
+  const crafting = autocannon({
+    url: g.urls.playground,
+    connections: 4,
+    duration: opts.warmup + Math.min(opts.duration, 5) + 3,
+    timeout: 30,
+    requests: manyIps(() => craftedBody(n)),
+  });
+  const crafted = probeRow(
+    'attack crafted',
+    'keyed cache hits while 64 KB crafted bodies go to the playground',
+    await keyedProbe(g, keyedHeaders, Math.min(opts.duration, 5)),
+  );
+  const craftedResult = await crafting;
+  crafted.notes = { ...crafted.notes, craftedRequests: craftedResult.requests.total, craftedTimeouts: craftedResult.timeouts };
+  rows.push(crafted);
   // Attack 5: 1,300 idle sockets to the playground, while production is asked.
   const { port } = new URL(g.urls.playground);
   const sockets = await Promise.all(

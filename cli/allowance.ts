@@ -13,7 +13,7 @@ import path from 'node:path';
 import { ConfigError, loadConfig } from '../server/config.js';
 import { connectRedis, type RedisClient } from '../cache/redis-connection.js';
 import { allowanceKey, appendAllowanceReset, freeRateKey, readAllowanceLog } from '../cache/allowance.js';
-import { allowanceSubject, normalizeIp } from '../server/http/client-ip.js';
+import { allowanceSubject, canonicalIp } from '../server/http/client-ip.js';
 import { createAuditLog } from '../support/audit/audit-log.js';
 import { UsageError, isUsageError, type Io, isEntryModule, terminalIo } from './usage.js';
 
@@ -48,8 +48,10 @@ export async function runAllowanceCli(argv: string[], env: NodeJS.ProcessEnv, io
     if (rest.length) throw new UsageError(`unexpected argument "${rest[0]}"`);
     const ip = values.ip?.trim();
     if (!ip) throw new UsageError(`${command} needs --ip ADDRESS`);
-    if (!net.isIP(ip)) throw new UsageError(`--ip must be an IPv4 or IPv6 address, got "${ip}"`);
-    const subject = allowanceSubject(normalizeIp(ip));
+    // As the gateway reads addresses: IPv4-mapped IPv6 (::ffff:203.0.113.11, ::ffff:cb00:710b) is the IPv4 address.
+    const canonical = net.isIP(ip) ? canonicalIp(ip) : null;
+    if (!canonical) throw new UsageError(`--ip must be an IPv4 or IPv6 address, got "${ip.slice(0, 64)}"`);
+    const subject = allowanceSubject(canonical);
     const config = loadConfig(env);
     const limit = config.playgroundAllowance;
     redis = config.redisUrl ? await connectRedis(config.redisUrl) : null;

@@ -16,6 +16,7 @@ import { unreached, withRedis } from './reach.js';
 import { purgeInRedis } from '../cache/response-cache.js';
 import { UsageError, isUsageError, type Io, isEntryModule, terminalIo } from './usage.js';
 import { schemaPolicy } from '../resolvers/schema-policy.js';
+import { withoutTrailing } from '../lib/trailing.js';
 
 const USAGE = `Usage: npm run cache -- purge (--field <rootField> [--field ...] | --all) [--admin-url URL]
 
@@ -92,7 +93,7 @@ async function cacheCommand(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pro
   const qs = values.all ? 'all=1' : fields.map((f) => `field=${encodeURIComponent(f)}`).join('&');
   let res: Response;
   try {
-    res = await fetch(`${adminUrl.replace(/\/+$/, '')}/cache/purge?${qs}`, {
+    res = await fetch(`${withoutTrailing(adminUrl, '/')}/cache/purge?${qs}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${config.adminToken}` },
     });

@@ -42,7 +42,7 @@ async function main(): Promise<number> {
       redis: config.redisUrl ? new URL(config.redisUrl).host : 'embedded store',
       dataDir: config.dataDir,
       keysFile: config.keysFile,
-      trustProxy: config.trustProxy && ('hops' in config.trustProxy ? config.trustProxy : { addresses: [...config.trustProxy.addresses] }),
+      trustProxy: config.trustProxy && { hops: config.trustProxy.hops, ranges: config.trustProxy.ranges, header: config.trustProxy.header },
       enrollmentBaseUrl: config.enrollmentBaseUrl,
       certificationEnrollmentBaseUrl: config.certificationEnrollmentBaseUrl,
       fillPartnerRef: config.fillPartnerRef,

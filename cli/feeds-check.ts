@@ -427,7 +427,7 @@ function distinctDoubts(doubts: Doubt[]): Doubt[] {
   const seen = new Set<string>();
   return doubts
     .filter((d) => {
-      const k = `${d.field}\u0000${d.message.replace(/[0-9.]+ (USD|months|percent)/, '')}`;
+      const k = `${d.field}\u0000${d.message.replace(/(?<![0-9.])[0-9.]+ (USD|months|percent)/, '')}`;
       if (seen.has(k)) return false;
       seen.add(k);
       return true;

@@ -34,10 +34,10 @@ function v4ToBig(ip: string): bigint {
 function v6ToBig(ip: string): bigint {
   let text = ip;
   // An embedded IPv4 tail (::ffff:1.2.3.4) becomes two hextets.
-  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (v4) {
-    const n = v4ToBig(v4[1]!);
-    text = `${text.slice(0, v4.index)}${(n >> 16n).toString(16)}:${(n & 0xffffn).toString(16)}`;
+  const tail4 = text.slice(text.lastIndexOf(':') + 1);
+  if (tail4.includes('.')) {
+    const n = v4ToBig(tail4);
+    text = `${text.slice(0, text.length - tail4.length)}${(n >> 16n).toString(16)}:${(n & 0xffffn).toString(16)}`;
   }
   const [head, tail] = text.includes('::') ? (text.split('::') as [string, string]) : [text, null];
   const h = head ? head.split(':') : [];

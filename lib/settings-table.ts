@@ -103,7 +103,16 @@ const LISTENERS = {
   ),
   TLS_KEY_FILE: setting(k.path(), null, 'the private key of TLS_CERT_FILE'),
   TLS_HTTP2: setting(k.bool(), false, 'HTTP/2 beside HTTP/1.1 on the TLS listeners (ALPN; needs TLS_CERT_FILE and TLS_KEY_FILE)'),
-  TRUST_PROXY: setting(k.text(), null, 'hop count or proxy addresses whose X-Forwarded-For is believed; unset = none'),
+  TRUST_PROXY: setting(
+    k.text(),
+    null,
+    'hop count, or proxy addresses and CIDR ranges (comma-separated), whose forwarding header (TRUST_PROXY_HEADER) is believed; unset = none',
+  ),
+  TRUST_PROXY_HEADER: setting(
+    k.oneOf(['x-forwarded-for', 'forwarded']),
+    'x-forwarded-for',
+    'the header the trusted proxies write the client address in: X-Forwarded-For, or RFC 7239 Forwarded (for=)',
+  ),
   CORS_ORIGINS: setting(k.text(), null, 'browser origins allowed on the keyed environments (* or a comma-separated list); unset = none'),
   BODY_LIMIT_BYTES: setting(k.int(1024, 10 * MiB), 64 * 1024, 'request body limit (413 above)'),
 };

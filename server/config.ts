@@ -16,6 +16,7 @@ import { parseRedisUrl } from '../cache/redis-url.js';
 import type { PlaygroundProcessSettings } from './playground-process.js';
 import { loadTlsPair, type TlsFiles } from './http/tls.js';
 import { loadTracingSettings, type TracingSettings } from './observability/tracing-config.js';
+import { withoutTrailing } from '../lib/trailing.js';
 
 export interface GatewayConfig {
   environments: EnvironmentName[];
@@ -125,7 +126,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     redisUrl: checked(problems, s.REDIS_URL, (url) => (parseRedisUrl(url), url)),
     dataDir,
     keysFile,
-    trustProxy: checked(problems, s.TRUST_PROXY ?? undefined, parseTrustProxy),
+    trustProxy: checked(problems, s.TRUST_PROXY ?? undefined, (v) => parseTrustProxy(v, s.TRUST_PROXY_HEADER)),
     enrollmentBaseUrl: s.ENROLLMENT_BASE_URL,
     utmSource: s.UTM_SOURCE,
     fillPartnerRef: s.FILL_PARTNER_REF,
@@ -249,7 +250,7 @@ export function feedUrlsFor(
     const key = `${source.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}_URL`;
     const own = env[key];
     const cert = environment === 'certification' ? (env[`CERTIFICATION_${key}`] ?? env.CERTIFICATION_UPSTREAM_URL) : undefined;
-    out[source] = (cert ?? own ?? publicFeedUrl(source, env) ?? fallback).replace(/\/+$/, '');
+    out[source] = withoutTrailing(cert ?? own ?? publicFeedUrl(source, env) ?? fallback, '/');
   }
   return out;
 }

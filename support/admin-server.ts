@@ -31,6 +31,7 @@ import { listen } from '../server/http/listen.js';
 import { throttledWarning } from '../lib/throttled-warning.js';
 import { PartnerError, type PartnerStore } from './partners.js';
 import type { SupportConsole } from './console/console.js';
+import { withoutTrailing } from '../lib/trailing.js';
 
 export interface AdminServerOptions {
   host: string;
@@ -204,7 +205,7 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
       req.resume();
       return send(res, 400, { error: 'bad request', problems: ['malformed URL'] });
     }
-    const p = url.pathname.replace(/\/+$/, '') || '/';
+    const p = withoutTrailing(url.pathname, '/') || '/';
     // Browsers ask for /favicon.ico on every page: no authentication to fail, nothing to log.
     if (p === '/favicon.ico') {
       req.resume();

@@ -11,6 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import yaml from 'js-yaml';
+import { withoutTrailing } from '../../lib/trailing.js';
 
 type Json = Record<string, unknown>;
 
@@ -48,7 +49,7 @@ export interface StockMeshConfig {
 /** Writes <dir>/.meshrc.yaml: the project's sources over `upstreamUrl`, nothing of our own. */
 export function writeStockMeshConfig(opts: { projectRoot: string; dir: string; upstreamUrl: string; port: number }): StockMeshConfig {
   const raw = yaml.load(fs.readFileSync(path.join(opts.projectRoot, '.meshrc.yaml'), 'utf8')) as Json;
-  const upstream = opts.upstreamUrl.replace(/\/+$/, '');
+  const upstream = withoutTrailing(opts.upstreamUrl, '/');
   const sources = ((raw.sources ?? []) as Json[]).map((s) => {
     const name = String(s.name);
     const handler = absolutize(s.handler, opts.projectRoot) as Json;

@@ -6,6 +6,7 @@
 // as the raw source root fields, selecting every leaf the gateway's feed mapping reads
 // (.meshrc.yaml, `fields:` of each source). Stock Mesh resolves the three root fields in parallel;
 // the gateway reads the territory first, then both offer feeds in parallel.
+import { withoutTrailing } from '../../lib/trailing.js';
 
 export const MESH_QUERY = `query MeshPlans($zip: String!) {
   territoriesByZip(zip: $zip) {
@@ -45,7 +46,7 @@ export const meshBody = (zip: string) => JSON.stringify({ query: MESH_QUERY, var
 
 /** The upstream URLs those three root fields must call (identical to bench/direct-proxy.ts). */
 export function expectedUpstreamCalls(upstreamUrl: string, zip: string): Record<string, { feed: string; url: string }> {
-  const u = upstreamUrl.replace(/\/+$/, '');
+  const u = withoutTrailing(upstreamUrl, '/');
   return {
     territoriesByZip: { feed: 'territories', url: `${u}/territories/v1/zip/${zip}` },
     listOffers: { feed: 'voltify', url: `${u}/voltify/api/v2/offers?zip=${zip}&class=residential` },
@@ -108,7 +109,7 @@ export async function checkMeshAnswer(
  */
 export async function checkMeshHitsUpstream(meshUrl: string, upstreamUrl: string, zip: string): Promise<Record<string, string>> {
   const expected = expectedUpstreamCalls(upstreamUrl, zip);
-  const control = `${upstreamUrl.replace(/\/+$/, '')}/__faults`;
+  const control = `${withoutTrailing(upstreamUrl, '/')}/__faults`;
   const seen: Record<string, string> = {};
   try {
     for (const [field, { feed, url }] of Object.entries(expected)) {

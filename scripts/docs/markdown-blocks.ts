@@ -23,7 +23,7 @@ export interface RunnableBlock {
   reason?: string;
 }
 
-const MARKER = /^<!--\s*walkthrough:\s*(.*?)\s*-->$/;
+const MARKER = /^<!--\s*walkthrough:(.*)-->$/;
 const FENCE = /^(\s*)```(\S*)\s*$/;
 
 export class MarkdownBlockError extends Error {}
@@ -59,7 +59,7 @@ function markerBefore(lines: string[], fence: number): string | null {
     const l = lines[j]!.trim();
     if (!l) continue;
     const m = MARKER.exec(l);
-    return m ? m[1]! : null;
+    return m ? m[1]!.trim() : null;
   }
   return null;
 }

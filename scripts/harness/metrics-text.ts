@@ -8,7 +8,7 @@ export async function scrape(url: string): Promise<(name: string, match?: Record
     const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})?\s+(\S+)$/.exec(l);
     if (!m) continue;
     const labels: Record<string, string> = {};
-    for (const lm of (m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[lm[1]!] = lm[2]!;
+    for (const lm of (m[2] ?? '').matchAll(/(?<!\w)(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[lm[1]!] = lm[2]!;
     samples.push({ name: m[1]!, labels, value: Number(m[3]) });
   }
   return (name, match = {}) =>

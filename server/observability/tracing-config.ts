@@ -4,6 +4,7 @@
 // what is ours: what a partner's `traceparent` does (TRACE_INCOMING_PARENT) and the link to the
 // operators' trace UI (TRACE_URL_TEMPLATE). Tracing is off unless an OTLP endpoint is set.
 import { TRACE_INCOMING_PARENTS, TRACE_SAMPLERS, type SettingValues } from '../../lib/settings-table.js';
+import { withoutTrailing } from '../../lib/trailing.js';
 
 export type SamplerName = (typeof TRACE_SAMPLERS)[number];
 
@@ -59,7 +60,7 @@ export function loadTracingSettings(s: SettingValues, problems: string[]): Traci
   }
   // The signal-specific variable is the whole URL; the general one is a base that gets /v1/traces.
   const base = s.OTEL_EXPORTER_OTLP_ENDPOINT;
-  const endpoint = s.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base ? `${base.replace(/\/+$/, '')}/v1/traces` : null);
+  const endpoint = s.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base ? `${withoutTrailing(base, '/')}/v1/traces` : null);
   return {
     endpoint: s.OTEL_SDK_DISABLED ? null : endpoint,
     serviceName: s.OTEL_SERVICE_NAME,

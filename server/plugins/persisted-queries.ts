@@ -5,13 +5,16 @@
 // - hash only, unknown    -> 200 with the error `PersistedQueryNotFound` (code
 //                            PERSISTED_QUERY_NOT_FOUND); the client then sends the document too;
 // - hash and document     -> the hash must be the SHA-256 of the document (else 400); the document
-//                            is stored once it has passed validation, and runs.
+//                            is stored once it has passed validation, and runs; a document writing
+//                            personal data in its text (a literal to a @personalData argument) is
+//                            refused with 400 PERSISTED_QUERY_PERSONAL_DATA, and not stored.
 // Nothing runs for a miss, so a miss costs no playground allowance; a stored document counts as
 // what it is (a real query counts, introspection is free).
 import { createHash } from 'node:crypto';
 import type { EnvironmentName, HttpPlugin, Reply } from '../http/plugin.js';
 import { errorReply } from '../http/plugin.js';
 import type { PersistedQueryStore } from '../../cache/persisted-query-store.js';
+import { personalLiterals } from '../../resolvers/personal-literals.js';
 
 const HASH = /^[0-9a-f]{64}$/i;
 const PENDING = Symbol('persisted query to store');
@@ -70,10 +73,27 @@ export function persistedQueryPlugin(opts: {
       if (document === null) return NOT_FOUND;
       return { ...body, query: document };
     },
-    onOperation(state) {
+    onOperation(state, op) {
       // Stored only once it parsed and validated: a store of runnable documents, not of any text.
       const hash = (state.notes as Record<symbol, unknown>)[PENDING] as string | undefined;
-      if (hash && state.query) store.put(environment, hash, state.query).catch((err) => opts.onError(err, 'persisted query write'));
+      if (!hash || !state.query) return;
+      // Never personal data in clear in the store: such a document is refused, and does not run.
+      const personal = personalLiterals(op.document);
+      if (personal.length) {
+        state.notes.persistedQuery = 'refused';
+        return errorReply(400, personalDataMessage(personal), 'PERSISTED_QUERY_PERSONAL_DATA', { arguments: personal });
+      }
+      store.put(environment, hash, state.query).catch((err) => opts.onError(err, 'persisted query write'));
     },
   };
+}
+
+/** What a partner reads when a document to persist holds personal data: which arguments, and what to do instead. */
+function personalDataMessage(coordinates: string[]): string {
+  const args = coordinates.map((c) => c.split('.') as [string, string, string]);
+  const [, field, arg] = args[0]!;
+  return (
+    `A persisted query must not hold personal data in its text: pass ${args.map(([, f, a]) => `${f}(${a}:)`).join(', ')} as a variable ` +
+    `(e.g. ${field}(${arg}: $${arg}), its value in "variables", with no default value), then register the document again.`
+  );
 }

@@ -7,7 +7,8 @@ import type { ReplayRecord, ReplayStore } from '../../stores/replay-store.js';
 import { digestQuery, sealPersonalData } from '../../stores/replay-privacy.js';
 import { schemaPolicy } from '../../resolvers/schema-policy.js';
 import { isoTime } from '../../lib/iso-time.js';
-import { replayFacets, rootFieldsOf } from '../../stores/replay-facets.js';
+import { Kind, type DocumentNode } from 'graphql';
+import { documentOf, replayFacets, rootFieldsOf } from '../../stores/replay-facets.js';
 
 const KEPT_HEADERS = /^(x-request-id|x-cache|age|retry-after|x-ratelimit-.*)$/i;
 const SECRET_NOTE = /^(x-?api-?key|api_?key|key|token|secret|password|authorization)$/i;
@@ -15,6 +16,9 @@ const SECRET_NOTE = /^(x-?api-?key|api_?key|key|token|secret|password|authorizat
 /** Builds the record of one request (exported for tests). */
 export function replayRecord(state: RequestState, reply: Reply, now = Date.now(), piiKey: Buffer | null = null): ReplayRecord {
   // Built field by field (no spread copies): it runs for every answer, cache hits included.
+  const op = state.operation;
+  // Facets and the operation name read the parsed document, never the text (replay-facets.ts).
+  const document = op ? op.document : documentOf(state.query);
   const responseHeaders: Record<string, string> = { 'x-request-id': state.requestId };
   keepHeaders(responseHeaders, state.headers);
   keepHeaders(responseHeaders, reply.headers);
@@ -34,7 +38,7 @@ export function replayRecord(state: RequestState, reply: Reply, now = Date.now()
     environment: state.environment,
     partnerCode: state.partnerCode ?? (typeof auth?.partnerCode === 'string' ? auth.partnerCode : null),
     clientIp: state.clientIp,
-    operationName: recordedOperationName(state),
+    operationName: recordedOperationName(state, document),
     query: state.query ?? null,
     variables: state.variables ?? null,
     status: reply.status,
@@ -53,10 +57,9 @@ export function replayRecord(state: RequestState, reply: Reply, now = Date.now()
   };
   if (notes) record.notes = notes;
   if (state.trace) record.traceId = state.trace.traceId;
-  const op = state.operation;
   // Before the text is digested or sealed: the search reads these, never the answer.
   record.facets = replayFacets(
-    { body: reply.body, rootFields: op ? op.rootFields : rootFieldsOf(state.query), query: state.query, variables: state.variables },
+    { body: reply.body, rootFields: op ? op.rootFields : rootFieldsOf(document), document, variables: state.variables },
     state.cache === 'HIT',
   );
   // Only an executed operation keeps its text (support re-runs it); the rest keep a digest.
@@ -79,17 +82,17 @@ const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,127}$/;
 
 /**
  * The operation name a record keeps: the executed operation's own name; for a document that did
- * not prepare, the sent name only when the text declares an operation of that name. Anything else
+ * not prepare, the sent name only when its document declares an operation of that name. Anything else
  * the client sent as operationName (an address, a token) is stored as '<unknown>', never verbatim.
  */
-function recordedOperationName(state: RequestState): string | null {
+function recordedOperationName(state: RequestState, document: DocumentNode | null): string | null {
   const declared = state.operation?.operationName;
   if (state.operation) return declared ? (GRAPHQL_NAME.test(declared) ? declared : UNKNOWN_OPERATION) : null;
   const sent = state.operationName;
   if (!sent) return null;
-  // A Name holds no regular-expression syntax: it is matched literally.
-  if (GRAPHQL_NAME.test(sent) && state.query && new RegExp(`\\b(query|mutation|subscription)\\s+${sent}\\b`).test(state.query)) return sent;
-  return UNKNOWN_OPERATION;
+  // Looked up in the parsed document (bounded), never by searching the text.
+  const names = document?.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.name?.value === sent);
+  return names && GRAPHQL_NAME.test(sent) ? sent : UNKNOWN_OPERATION;
 }
 
 /** For text that never parsed: true when it may name a personal-data root field (errs on the safe side). */

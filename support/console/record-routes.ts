@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ReplayRecord } from '../../stores/replay-store.js';
 import { diffResponses } from '../replay-diff.js';
-import { replayFacets, rootFieldsOf } from '../../stores/replay-facets.js';
+import { documentOf, replayFacets, rootFieldsOf } from '../../stores/replay-facets.js';
 import type { RerunAnswer } from '../rerun.js';
 import { maskRecord } from './masking.js';
 import { choicePage, recordsMatching, recordTarget, selectorOf } from './record-choice.js';
@@ -115,7 +115,8 @@ export function recordRoutes(ctx: ConsoleContext): RecordHandler {
       durationMs,
       notes: { rerunOf: ran.id, by: `support:${s.user}` },
     };
-    rec.facets = replayFacets({ body: answer.body, rootFields: rootFieldsOf(ran.query), query: ran.query, variables: ran.variables });
+    const document = documentOf(ran.query);
+    rec.facets = replayFacets({ body: answer.body, rootFields: rootFieldsOf(document), document, variables: ran.variables });
     if (personal) opts.unmasker.seal(rec);
     opts.replay.enqueue(rec);
   }

@@ -20,7 +20,7 @@ import { createSupportConsole } from '../../support/console/console.js';
 import { createUnmasker } from '../../support/console/masking.js';
 import { startAdminServer, type AdminServer } from '../../support/admin-server.js';
 import { sealPersonalData } from '../../stores/replay-privacy.js';
-import { replayFacets } from '../../stores/replay-facets.js';
+import { documentOf, replayFacets } from '../../stores/replay-facets.js';
 import { schemaPolicy } from '../../resolvers/schema-policy.js';
 import { consoleClient, type ConsoleClient } from '../support/console-client.js';
 import { testRecord } from '../support/replay-records.js';
@@ -242,7 +242,7 @@ async function store(shape: Shape, address: string, accounts: Account[], sealed:
     responseBody: answer(query, variables, accounts),
     upstreamCalls: [{ feed: 'premises', url: `http://up/premises?address=${encodeURIComponent(address)}`, status: 200, durationMs: 4 }],
   });
-  record.facets = replayFacets({ body: record.responseBody, rootFields: ['utilityAccounts'], query, variables: record.variables });
+  record.facets = replayFacets({ body: record.responseBody, rootFields: ['utilityAccounts'], document: documentOf(query), variables: record.variables });
   if (sealed) sealPersonalData(record, PII_KEY);
   replay.enqueue(record);
   await replay.flush();

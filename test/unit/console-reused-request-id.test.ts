@@ -16,7 +16,7 @@ import { createSupportConsole, safeNext } from '../../support/console/console.js
 import { createUnmasker } from '../../support/console/masking.js';
 import { startAdminServer, type AdminServer } from '../../support/admin-server.js';
 import { sealPersonalData } from '../../stores/replay-privacy.js';
-import { replayFacets } from '../../stores/replay-facets.js';
+import { documentOf, replayFacets } from '../../stores/replay-facets.js';
 import { consoleClient, type ConsoleClient } from '../support/console-client.js';
 import { testRecord } from '../support/replay-records.js';
 
@@ -34,7 +34,7 @@ const reruns: ReplayRecord[] = [];
 
 const rec = (over: Partial<ReplayRecord>, at: number): ReplayRecord => {
   const r = testRecord({ id: ID, ...over }, at);
-  r.facets = replayFacets({ body: r.responseBody, rootFields: ['utilities'], query: r.query, variables: r.variables });
+  r.facets = replayFacets({ body: r.responseBody, rootFields: ['utilities'], document: documentOf(r.query), variables: r.variables });
   return r;
 };
 

@@ -1,7 +1,7 @@
 // What a replay record carries for the console's search, derived when it is written: errors and
 // their codes, root fields and ZIPs, and the partner of a key refused for its environment.
 import { describe, expect, it } from 'vitest';
-import { answerErrors, replayFacets, zipsOf } from '../../stores/replay-facets.js';
+import { answerErrors, documentOf, replayFacets, zipsOf } from '../../stores/replay-facets.js';
 import { outcomeOf } from '../../stores/replay-match.js';
 import { replayRecord } from '../../server/plugins/replay.js';
 import { apiKeyPlugin } from '../../server/plugins/api-key.js';
@@ -36,8 +36,11 @@ describe('replay facets', () => {
   });
 
   it('find ZIPs in arguments and in variables named for them', () => {
-    expect(zipsOf('{ a: residentialPlans(zipCode: "75001") { id } }', { zip: '77002', other: '12345' }).sort()).toEqual(['75001', '77002']);
-    expect(replayFacets({ body: '{}', rootFields: ['utilities', 'utilities'], query: null, variables: null })).toEqual({
+    expect(zipsOf(documentOf('{ a: residentialPlans(zipCode: "75001") { id } }'), { zip: '77002', other: '12345' }).sort()).toEqual([
+      '75001',
+      '77002',
+    ]);
+    expect(replayFacets({ body: '{}', rootFields: ['utilities', 'utilities'], document: null, variables: null })).toEqual({
       errors: 0,
       codes: [],
       rootFields: ['utilities'],
@@ -48,30 +51,34 @@ describe('replay facets', () => {
   it("a cache hit's facets are remembered for its body, query and variables, and derived again when any of them differs", () => {
     const body = '{"data":null,"errors":[{"message":"a","extensions":{"code":"UPSTREAM_TIMEOUT"}}]}';
     const rootFields = ['residentialPlans'];
-    const query = 'query P($zip: String!) { residentialPlans(zipCode: $zip) { title } }';
+    const query = documentOf('query P($zip: String!) { residentialPlans(zipCode: $zip) { title } }');
     const variables = Object.freeze({ zip: '75001' });
-    const first = replayFacets({ body, rootFields, query, variables }, true);
+    const first = replayFacets({ body, rootFields, document: query, variables }, true);
     expect(first).toEqual({ errors: 1, codes: ['UPSTREAM_TIMEOUT'], rootFields, zips: ['75001'] });
     // The same entry hit again: the same facets, not searched again.
-    expect(replayFacets({ body, rootFields, query, variables }, true)).toBe(first);
+    expect(replayFacets({ body, rootFields, document: query, variables }, true)).toBe(first);
     // The same answer asked with other variables, other root fields or another text.
-    expect(replayFacets({ body, rootFields, query, variables: Object.freeze({ zip: '77002' }) }, true).zips).toEqual(['77002']);
-    expect(replayFacets({ body, rootFields: ['utilities'], query, variables }, true).rootFields).toEqual(['utilities']);
+    expect(replayFacets({ body, rootFields, document: query, variables: Object.freeze({ zip: '77002' }) }, true).zips).toEqual(['77002']);
+    expect(replayFacets({ body, rootFields: ['utilities'], document: query, variables }, true).rootFields).toEqual(['utilities']);
     expect(
-      replayFacets({ body, rootFields, query: '{ a: residentialPlans(zipCode: "10001") { title } }', variables: null }, true).zips,
+      replayFacets({ body, rootFields, document: documentOf('{ a: residentialPlans(zipCode: "10001") { title } }'), variables: null }, true)
+        .zips,
     ).toEqual(['10001']);
     // Another body with the same request.
-    expect(replayFacets({ body: '{"data":{}}', rootFields, query, variables }, true).errors).toBe(0);
+    expect(replayFacets({ body: '{"data":{}}', rootFields, document: query, variables }, true).errors).toBe(0);
     // An answer that is not a cache entry's is never remembered.
-    const fresh = replayFacets({ body: '{"data":{"x":1}}', rootFields, query, variables });
-    expect(replayFacets({ body: '{"data":{"x":1}}', rootFields, query, variables })).not.toBe(fresh);
+    const fresh = replayFacets({ body: '{"data":{"x":1}}', rootFields, document: query, variables });
+    expect(replayFacets({ body: '{"data":{"x":1}}', rootFields, document: query, variables })).not.toBe(fresh);
   });
 
-  it('ZIPs in arguments are found on every call (one expression reused, its position reset)', () => {
-    const q = '{ a: residentialPlans(zipCode: "75001") { id } b: residentialPlans(zipCode: "77002") { id } }';
+  it('ZIPs in arguments and input fields are read from the parsed document, on every call', () => {
+    const q = documentOf('{ a: residentialPlans(zipCode: "75001") { id } b: residentialPlans(zipCode: "77002") { id } }');
     expect(zipsOf(q, null)).toEqual(['75001', '77002']);
     expect(zipsOf(q, null)).toEqual(['75001', '77002']);
-    expect(zipsOf('{ utilities(ZIPCODE: "30301") { id } }', null)).toEqual(['30301']);
+    expect(zipsOf(documentOf('{ utilities(ZIPCODE: "30301") { id } }'), null)).toEqual(['30301']);
+    expect(zipsOf(documentOf('{ x(where: { homeZip: "30302" }) { id } }'), null)).toEqual(['30302']);
+    // A ZIP in a comment or an alias is not an argument.
+    expect(zipsOf(documentOf('# zip: "30303"\n{ zip: utilities { id } }'), null)).toEqual([]);
   });
 
   it('a key refused for its environment is recorded with its partner, and the record keeps its facets through a chunk', () => {

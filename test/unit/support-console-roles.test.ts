@@ -15,7 +15,7 @@ import { createReplayStore, type ReplayRecord, type ReplayStore } from '../../st
 import { createAuditLog, type AuditLog } from '../../support/audit/audit-log.js';
 import { createSupportConsole } from '../../support/console/console.js';
 import { SEALED_MASK, digestQuery, sealPersonalData } from '../../stores/replay-privacy.js';
-import { replayFacets } from '../../stores/replay-facets.js';
+import { documentOf, replayFacets } from '../../stores/replay-facets.js';
 import { createUnmasker } from '../../support/console/masking.js';
 import { startAdminServer, type AdminServer } from '../../support/admin-server.js';
 import { runKeysCli } from '../../cli/keys.js';
@@ -39,7 +39,12 @@ const warnings: string[] = [];
 /** With the facets the gateway derives when it writes one. */
 const record = (over: Partial<ReplayRecord>): ReplayRecord => {
   const r = testRecord(over);
-  r.facets ??= replayFacets({ body: r.responseBody, rootFields: undefined, query: r.query ?? r.queryDigest?.head, variables: r.variables });
+  r.facets ??= replayFacets({
+    body: r.responseBody,
+    rootFields: undefined,
+    document: documentOf(r.query ?? r.queryDigest?.head),
+    variables: r.variables,
+  });
   if (r.facets.rootFields.length === 0 && r.query) r.facets.rootFields = [/\{\s*(\w+)/.exec(r.query.replace(/^[^{]*/, ''))?.[1] ?? ''];
   return r;
 };
@@ -110,7 +115,7 @@ beforeAll(async () => {
   personal.facets = replayFacets({
     body: personal.responseBody,
     rootFields: ['utilityAccounts'],
-    query: PII_QUERY,
+    document: documentOf(PII_QUERY),
     variables: personal.variables,
   });
   sealPersonalData(personal, PII_KEY);
