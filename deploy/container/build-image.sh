@@ -80,4 +80,6 @@ podman build --quiet --build-arg "BASE=$base_image" -f "$here/Containerfile" -t 
 podman build --quiet --build-arg "BASE=$base_image" -f "$here/Containerfile.redis" -t localhost/energy-plan-gateway-redis:local "$here" >/dev/null
 podman build --quiet --build-arg "BASE=$base_image" -f "$here/Containerfile.edge" -t localhost/energy-plan-gateway-edge:local "$here" >/dev/null
 
+# Earlier builds' images, untagged now, would pile up at each build.
+podman image prune --force --filter label=io.energy-plan-gateway.image >/dev/null
 podman image ls --format '{{.Repository}}:{{.Tag}}  {{.Size}}' | grep -E "^$image(-redis|-edge)?:(local|$version) " | sort -u
