@@ -7,6 +7,7 @@
 //   allow --partner CODE --ip IP|CIDR                     enable a test IP or range
 //   disallow --partner CODE --ip IP|CIDR                  remove it
 //   check --partner CODE --ip IP                          what the checkout endpoint would answer
+//   quota --partner CODE --env ENV --rate N --burst N     the partner's request quota (or --unlimited, --default)
 //
 // Exit status: 0 done (check: enabled), 1 refused or failed (check: not enabled), 2 usage error.
 import { parseArgs } from 'node:util';
@@ -15,6 +16,8 @@ import path from 'node:path';
 import { ConfigError, loadConfig } from '../server/config.js';
 import { PartnerError, PartnerStore, addTestIp, readPartnersFile, removeTestIp, savePartner } from '../server/keys/partners.js';
 import { StoreFileError } from '../server/keys/locked-file.js';
+import { quotaCommand, QUOTA_OPTIONS, QUOTA_USAGE, quotaListing } from './partner-quota.js';
+import { QuotaError } from '../server/keys/partner-quota.js';
 import { openAuditLog } from './audit.js';
 import { UsageError, isUsageError, type Io, isEntryModule, terminalIo } from './usage.js';
 
@@ -26,6 +29,7 @@ Commands:
   allow --partner CODE --ip IP|CIDR                    enable a test IP or range (IPv4 up to /24, IPv6 up to /48)
   disallow --partner CODE --ip IP|CIDR                 remove a test IP or range
   check --partner CODE --ip IP                         is this IP enabled for the partner (exit 0 yes, 1 no)
+${QUOTA_USAGE}
 
 Options:
   --file <path>   partners file (default: PARTNERS_FILE, else partners.json beside KEYS_FILE)
@@ -40,6 +44,7 @@ const OPTIONS = {
   ip: { type: 'string' },
   file: { type: 'string' },
   json: { type: 'boolean' },
+  ...QUOTA_OPTIONS,
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -59,7 +64,7 @@ export async function runPartnersCli(argv: string[], env: NodeJS.ProcessEnv, io:
       return 0;
     }
     const [command, ...rest] = positionals;
-    if (!command) throw new UsageError('missing command (list, save, allow, disallow or check)');
+    if (!command) throw new UsageError('missing command (list, save, allow, disallow, check or quota)');
     if (rest.length) throw new UsageError(`unexpected argument "${rest[0]}"`);
     const config = loadConfig(env);
     const file = values.file ? path.resolve(values.file) : config.console.partnersFile;
@@ -80,7 +85,7 @@ export async function runPartnersCli(argv: string[], env: NodeJS.ProcessEnv, io:
         else
           for (const p of partners)
             io.out(
-              `${p.code}  ${p.name} <${p.contact}>  test IPs: ${p.testIps.map((t) => `${t.cidr} (${t.addedBy}, ${t.addedAt})`).join(', ') || 'none'}`,
+              `${p.code}  ${p.name} <${p.contact}>  test IPs: ${p.testIps.map((t) => `${t.cidr} (${t.addedBy}, ${t.addedAt})`).join(', ') || 'none'}  ${quotaListing(p)}`,
             );
         return 0;
       }
@@ -114,6 +119,13 @@ export async function runPartnersCli(argv: string[], env: NodeJS.ProcessEnv, io:
           store.close();
         }
       }
+      case 'quota': {
+        const p = await quotaCommand(file, values, actor);
+        await audit('partner.quota', p.code, { environment: p.environment, quota: p.quota });
+        io.out(`quota of ${p.code} in ${p.environment}: ${p.described}`);
+        io.err('Running gateways apply it within a second.');
+        return 0;
+      }
       default:
         throw new UsageError(`unknown command "${command}"`);
     }
@@ -123,7 +135,7 @@ export async function runPartnersCli(argv: string[], env: NodeJS.ProcessEnv, io:
       io.err('Run "npm run partners -- --help" for usage.');
       return 2;
     }
-    if (err instanceof PartnerError || err instanceof StoreFileError || err instanceof ConfigError) {
+    if (err instanceof PartnerError || err instanceof StoreFileError || err instanceof ConfigError || err instanceof QuotaError) {
       io.err(`partners: ${err.message}`);
       return 1;
     }
