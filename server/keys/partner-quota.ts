@@ -6,16 +6,12 @@
 // calls, each answer cached for minutes to a day): 50 requests a second is over four million a
 // day, and a burst of 200 covers a deploy that warms hundreds of ZIP pages at once. They exist to
 // stop a loop gone wrong, not to meter normal use.
+import type { RateQuota } from '../../cache/partner-quota.js';
 
 export type KeyedEnvironment = 'production' | 'certification';
 export const KEYED_ENVIRONMENTS: readonly KeyedEnvironment[] = ['production', 'certification'];
 
-export interface RateQuota {
-  /** Sustained requests a second. */
-  requestsPerSecond: number;
-  /** Requests that may arrive at once (the bucket's size). */
-  burst: number;
-}
+export type { RateQuota };
 
 export type QuotaSetting = RateQuota | 'unlimited';
 
@@ -36,7 +32,8 @@ function wholeNumber(field: string, value: unknown, max: number): number {
   // A string from a form or the command line, or a number from the file.
   const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
   if (!text) throw new QuotaError(`${field} is required: a whole number from 1 to ${max.toLocaleString('en-US')}`);
-  if (!/^\d{1,15}$/.test(text)) throw new QuotaError(`${field} must be a whole number from 1 to ${max.toLocaleString('en-US')}, not "${text.slice(0, 20)}"`);
+  if (!/^\d{1,15}$/.test(text))
+    throw new QuotaError(`${field} must be a whole number from 1 to ${max.toLocaleString('en-US')}, not "${text.slice(0, 20)}"`);
   const n = Number(text);
   if (n < 1) throw new QuotaError(`${field} must be at least 1 (use "unlimited" for no quota)`);
   if (n > max) throw new QuotaError(`${field} is at most ${max.toLocaleString('en-US')} (use "unlimited" for no quota)`);
