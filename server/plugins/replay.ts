@@ -9,7 +9,7 @@ import { schemaPolicy } from '../../resolvers/schema-policy.js';
 import { isoTime } from '../../lib/iso-time.js';
 import { replayFacets, rootFieldsOf } from '../stores/replay-facets.js';
 
-const KEPT_HEADERS = /^(x-request-id|x-cache|age|retry-after|x-ratelimit-.*)$/i;
+const KEPT_HEADERS = /^(x-request-id|x-cache|age|retry-after|x-ratelimit-.*|ratelimit|ratelimit-policy)$/i;
 const SECRET_NOTE = /^(x-?api-?key|api_?key|key|token|secret|password|authorization)$/i;
 
 /** Builds the record of one request (exported for tests). */
