@@ -7,14 +7,17 @@
 //   allow --partner CODE --ip IP|CIDR                     enable a test IP or range
 //   disallow --partner CODE --ip IP|CIDR                  remove it
 //   check --partner CODE --ip IP                          what the checkout endpoint would answer
+//   quota --partner CODE --env ENV --rate N --burst N     the partner's request quota (or --unlimited, --default)
 //
 // Exit status: 0 done (check: enabled), 1 refused or failed (check: not enabled), 2 usage error.
 import { parseArgs } from 'node:util';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../server/config.js';
-import { PartnerError, PartnerStore, addTestIp, readPartnersFile, removeTestIp, savePartner } from '../support/partners.js';
+import { PartnerError, PartnerStore, addTestIp, readPartnersFile, removeTestIp, savePartner } from '../stores/partners.js';
 import { StoreFileError } from '../stores/locked-file.js';
+import { quotaCommand, QUOTA_OPTIONS, QUOTA_USAGE, quotaListing } from './partner-quota.js';
+import { QuotaError } from '../stores/partner-quota.js';
 import { openAuditLog } from './audit.js';
 import { UsageError, isUsageError, type Io, isEntryModule, terminalIo } from './usage.js';
 
@@ -26,6 +29,7 @@ Commands:
   allow --partner CODE --ip IP|CIDR                    enable a test IP or range (IPv4 up to /24, IPv6 up to /48)
   disallow --partner CODE --ip IP|CIDR                 remove a test IP or range
   check --partner CODE --ip IP                         is this IP enabled for the partner (exit 0 yes, 1 no)
+${QUOTA_USAGE}
 
 Options:
   --file <path>   partners file (default: PARTNERS_FILE, else partners.json beside KEYS_FILE)
@@ -40,6 +44,7 @@ const OPTIONS = {
   ip: { type: 'string' },
   file: { type: 'string' },
   json: { type: 'boolean' },
+  ...QUOTA_OPTIONS,
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -51,6 +56,17 @@ function need(values: Values, name: 'partner' | 'name' | 'contact' | 'ip', comma
   return v;
 }
 
+async function listPartners(file: string, json: boolean, io: Io): Promise<void> {
+  const partners = await readPartnersFile(file);
+  if (json) io.out(JSON.stringify(partners, null, 2));
+  else if (!partners.length) io.out('no partners');
+  else
+    for (const p of partners) {
+      const ips = p.testIps.map((t) => `${t.cidr} (${t.addedBy}, ${t.addedAt})`).join(', ') || 'none';
+      io.out(`${p.code}  ${p.name} <${p.contact}>  test IPs: ${ips}  ${quotaListing(p)}`);
+    }
+}
+
 export async function runPartnersCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   try {
     const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
@@ -59,7 +75,7 @@ export async function runPartnersCli(argv: string[], env: NodeJS.ProcessEnv, io:
       return 0;
     }
     const [command, ...rest] = positionals;
-    if (!command) throw new UsageError('missing command (list, save, allow, disallow or check)');
+    if (!command) throw new UsageError('missing command (list, save, allow, disallow, check or quota)');
     if (rest.length) throw new UsageError(`unexpected argument "${rest[0]}"`);
     const config = loadConfig(env);
     const file = values.file ? path.resolve(values.file) : config.console.partnersFile;
@@ -73,17 +89,9 @@ export async function runPartnersCli(argv: string[], env: NodeJS.ProcessEnv, io:
         }
       });
     switch (command) {
-      case 'list': {
-        const partners = await readPartnersFile(file);
-        if (values.json) io.out(JSON.stringify(partners, null, 2));
-        else if (!partners.length) io.out('no partners');
-        else
-          for (const p of partners)
-            io.out(
-              `${p.code}  ${p.name} <${p.contact}>  test IPs: ${p.testIps.map((t) => `${t.cidr} (${t.addedBy}, ${t.addedAt})`).join(', ') || 'none'}`,
-            );
+      case 'list':
+        await listPartners(file, values.json === true, io);
         return 0;
-      }
       case 'save': {
         const p = await savePartner(
           file,
@@ -114,6 +122,13 @@ export async function runPartnersCli(argv: string[], env: NodeJS.ProcessEnv, io:
           store.close();
         }
       }
+      case 'quota': {
+        const p = await quotaCommand(file, values, actor);
+        await audit('partner.quota', p.code, { environment: p.environment, quota: p.quota });
+        io.out(`quota of ${p.code} in ${p.environment}: ${p.described}`);
+        io.err('Running gateways apply it within a second.');
+        return 0;
+      }
       default:
         throw new UsageError(`unknown command "${command}"`);
     }
@@ -123,7 +138,7 @@ export async function runPartnersCli(argv: string[], env: NodeJS.ProcessEnv, io:
       io.err('Run "npm run partners -- --help" for usage.');
       return 2;
     }
-    if (err instanceof PartnerError || err instanceof StoreFileError || err instanceof ConfigError) {
+    if (err instanceof PartnerError || err instanceof StoreFileError || err instanceof ConfigError || err instanceof QuotaError) {
       io.err(`partners: ${err.message}`);
       return 1;
     }

@@ -441,10 +441,35 @@ const TRACING = {
   ),
 };
 
+/** Fair share of uncached executions among partners on the keyed listeners (server/plugins/partner-quota.ts). */
+const PARTNER_SHARE = {
+  PARTNER_EXECUTIONS: setting(
+    k.int(1, 10_000),
+    32,
+    'uncached executions (feed calls, pricing) at once per gateway process on the keyed listeners, handed to waiting partners in turn',
+  ),
+  PARTNER_EXECUTION_SHARE: setting(
+    k.int(1, 10_000),
+    8,
+    "of PARTNER_EXECUTIONS, at most this many one partner's (per environment); its other uncached requests wait behind its own",
+  ),
+  PARTNER_QUEUE: setting(
+    k.int(0, 100_000),
+    32,
+    'uncached requests one partner may have waiting per process; past it HTTP 429 PARTNER_CONCURRENCY',
+  ),
+  PARTNER_QUEUE_WAIT_MS: setting(
+    k.int(1, 600_000),
+    10_000,
+    'longest an uncached request waits for its turn before HTTP 429 PARTNER_CONCURRENCY',
+  ),
+};
+
 export const SETTINGS = {
   ...LISTENERS,
   ...DATA,
   ...PLAYGROUND,
+  ...PARTNER_SHARE,
   ...CONNECTIONS,
   ...QUERY_LIMITS,
   ...CACHE,

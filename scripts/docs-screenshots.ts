@@ -12,7 +12,7 @@ import { launchChromium } from './harness/browser.js';
 import { startOfferProxy } from './harness/offer-proxy.js';
 import { startReferenceUpstream } from '../sources/reference-upstream/server.js';
 import { issueKey } from '../stores/key-store.js';
-import { savePartner } from '../support/partners.js';
+import { savePartner } from '../stores/partners.js';
 
 const ADMIN_TOKEN = 'docs-screenshots-admin-token-0123456789';
 const OUT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'images');

@@ -45,6 +45,8 @@ export interface GatewayConfig {
   playgroundAllowance: number;
   /** Free playground requests per client IP per window (server/plugins/playground-allowance.ts, cache/free-rate.ts); points 0 = off. */
   playgroundFreeRate: { points: number; windowSeconds: number };
+  /** Fair share of uncached keyed executions among partners (lib/fair-share.ts, server/plugins/partner-quota.ts). */
+  partnerShare: { total: number; share: number; queue: number; maxWaitMs: number };
   /** Connection budgets and timeouts of each environment's listener (server/http/connections.ts). */
   connections: { keyed: ConnectionLimits; playground: ConnectionLimits };
   adminToken: string | null;
@@ -137,6 +139,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     limits: { keyed: queryLimits(s, 'KEYED'), playground: queryLimits(s, 'PLAYGROUND') },
     playgroundAllowance: s.PLAYGROUND_ALLOWANCE,
     playgroundFreeRate: { points: s.PLAYGROUND_FREE_REQUESTS, windowSeconds: s.PLAYGROUND_FREE_WINDOW_SECONDS },
+    partnerShare: {
+      total: s.PARTNER_EXECUTIONS,
+      share: s.PARTNER_EXECUTION_SHARE,
+      queue: s.PARTNER_QUEUE,
+      maxWaitMs: s.PARTNER_QUEUE_WAIT_MS,
+    },
     connections: { keyed: connectionLimits(s, 'KEYED'), playground: connectionLimits(s, 'PLAYGROUND') },
     adminToken: s.ADMIN_TOKEN,
     logLevel: s.LOG_LEVEL,

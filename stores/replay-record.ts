@@ -33,7 +33,7 @@ export interface ReplayRecord {
   status: number;
   /** The exact body sent. */
   responseBody: string;
-  /** The headers that matter for support: x-request-id, x-cache, age, X-RateLimit-*, Retry-After. */
+  /** The headers that matter for support: x-request-id, x-cache, age, X-RateLimit-*, RateLimit(-Policy), Retry-After. */
   responseHeaders: Record<string, string>;
   fromCache: boolean;
   cache: string | null;

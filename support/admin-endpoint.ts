@@ -11,7 +11,7 @@ import type { GatewayConfig } from '../server/config.js';
 import type { ReplayRecord, ReplayStore } from '../stores/replay-store.js';
 import { createAuditLog } from './audit/audit-log.js';
 import { KeyStore } from '../stores/key-store.js';
-import { PartnerStore } from './partners.js';
+import { PartnerStore } from '../stores/partners.js';
 import type { Server } from 'node:http';
 import { rerunInProcess, type RerunAnswer } from './rerun.js';
 import type { EnvironmentName, HttpPlugin } from '../server/http/plugin.js';

@@ -29,7 +29,7 @@ import type { ResponseCache } from '../cache/response-cache.js';
 import { parseDuration } from '../lib/settings.js';
 import { listen } from '../server/http/listen.js';
 import { throttledWarning } from '../lib/throttled-warning.js';
-import { PartnerError, type PartnerStore } from './partners.js';
+import { PartnerError, type PartnerStore } from '../stores/partners.js';
 import type { SupportConsole } from './console/console.js';
 import { withoutTrailing } from '../lib/trailing.js';
 

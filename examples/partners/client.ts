@@ -22,9 +22,11 @@ import {
   type UtilitiesQueryVariables,
   type UtilityAccountsQueryVariables,
 } from './generated/graphql.js';
+import { retryingFetch, type RetryOptions } from './retry.js';
 
-export function energyPlanClient(endpoint: string, apiKey?: string) {
-  const client = new GraphQLClient(endpoint, { headers: apiKey ? { 'x-api-key': apiKey } : {} });
+/** A 429 or 503 is retried after its Retry-After seconds (retry.ts; `retry` tunes it). */
+export function energyPlanClient(endpoint: string, apiKey?: string, retry?: RetryOptions) {
+  const client = new GraphQLClient(endpoint, { headers: apiKey ? { 'x-api-key': apiKey } : {}, fetch: retryingFetch(retry) });
   return {
     utilities: (v: UtilitiesQueryVariables) => client.request(UtilitiesDocument, v),
     residentialPlans: (v: ResidentialPlansQueryVariables) => client.request(ResidentialPlansDocument, v),

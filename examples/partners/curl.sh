@@ -19,6 +19,7 @@ for file in "${files[@]}"; do
   body="$(jq -n --rawfile query "$file" --slurpfile variables "${file%.graphql}.variables.json" '{query: $query, variables: $variables[0]}')"
   echo "# $(basename "$file")"
   # GraphQL errors come with HTTP 200: look at "errors" in the answer, not only at the status.
-  curl -sS --fail-with-body "$url" "${headers[@]}" --data "$body"
+  # --retry: a 429 (over the key's quota) or 503 is retried after its Retry-After seconds.
+  curl -sS --fail-with-body --retry 3 --retry-max-time 60 "$url" "${headers[@]}" --data "$body"
   echo
 done

@@ -10,6 +10,7 @@
 //   gateway_upstream_request_duration_seconds{feed}          histogram, one sample per upstream call
 //   gateway_upstream_errors_total{feed,kind}                 kind: timeout, network, status, ...
 //   gateway_playground_calls_total{result}                   counted | refused | free
+//   gateway_partner_requests_total, gateway_partner_queue_seconds   per partner (quota-metrics.ts, its own plugin)
 // Per listener defence event (an onDefence plugin hook; server/http/defences.ts):
 //   gateway_connections_refused_total{environment,reason}    per_ip_cap | silent_shed | h2_rapid_reset |
 //                                                            headers_too_large | malformed | request_timeout

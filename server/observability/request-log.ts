@@ -42,6 +42,8 @@ export interface RequestLogLine {
   upstream?: UpstreamCallLog[];
   allowance?: { counted: boolean; reason?: string; remaining?: number; limit?: number };
   auth?: string;
+  /** PARTNER_QUOTA or PARTNER_CONCURRENCY: the partner quota refused the request. */
+  quota?: string;
   addressGiven?: true;
   traceId?: string;
 }
@@ -143,12 +145,19 @@ export function requestLogFields(state: RequestState, reply: Reply, now = Date.n
     if (remaining !== undefined && Number.isFinite(remaining)) out += `,"remaining":${remaining}`;
     out += '}';
   }
+  out += quotaField(state);
   const auth = state.notes.auth as { ok?: boolean; reason?: string } | undefined;
   if (auth && auth.ok === false && auth.reason) out += `,"auth":${str(auth.reason)}`;
   if (hasPersonalData(state.variables, op?.rootFields)) out += ',"addressGiven":true';
   // A traced (sampled) request's OpenTelemetry trace id: 32 hex digits, safe as is.
   if (state.trace) out += `,"traceId":"${state.trace.traceId}"`;
   return out;
+}
+
+/** A keyed request refused by its partner's quota or fair share (server/plugins/partner-quota.ts). */
+function quotaField(state: RequestState): string {
+  const quota = state.notes.quota as { result?: string; reason?: string } | undefined;
+  return quota?.result === 'refused' && quota.reason ? `,"quota":${str(quota.reason)}` : '';
 }
 
 /** The log line of a request as an object (tests). */

@@ -10,7 +10,7 @@ import { isoTime } from '../../lib/iso-time.js';
 import { Kind, type DocumentNode } from 'graphql';
 import { documentOf, replayFacets, rootFieldsOf } from '../../stores/replay-facets.js';
 
-const KEPT_HEADERS = /^(x-request-id|x-cache|age|retry-after|x-ratelimit-.*)$/i;
+const KEPT_HEADERS = /^(x-request-id|x-cache|age|retry-after|x-ratelimit-.*|ratelimit|ratelimit-policy)$/i;
 const SECRET_NOTE = /^(x-?api-?key|api_?key|key|token|secret|password|authorization)$/i;
 
 /** Builds the record of one request (exported for tests). */

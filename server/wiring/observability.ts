@@ -5,6 +5,7 @@
 import { createGatewayMetrics } from '../observability/metrics.js';
 import { shareWithPrimary } from '../observability/cluster-metrics.js';
 import { startOpsServer, type OpsServer } from '../observability/ops-server.js';
+import { partnerQuotaMetrics } from '../observability/quota-metrics.js';
 import { requestLogPlugin } from '../observability/request-log.js';
 import type { HttpPlugin } from '../http/plugin.js';
 import type { CapabilitySetup } from './types.js';
@@ -20,6 +21,7 @@ export const observabilityCapability: CapabilitySetup = async ({ config, logger,
   const metrics = createGatewayMetrics({ redisUp: redis ? () => isRedisUp(redis) : null });
   // A cluster worker (WORKERS > 1) has no ops port: the primary's sums every worker's registry.
   shareWithPrimary(metrics.registry);
+  const quotaMetrics = partnerQuotaMetrics(metrics.registry);
   const requestLog = requestLogPlugin(requestLineWriter(logger));
   const lastLogged = new Map<string, number>();
   const stopEnumLog = onUnknownEnumValue((type, value) => {
@@ -56,7 +58,9 @@ export const observabilityCapability: CapabilitySetup = async ({ config, logger,
       return { ok: h.ok, details: Object.keys(h.feeds).length ? { feeds: h.feeds } : {} };
     },
     plugins(environment): HttpPlugin[] {
-      return [metrics.plugin(environment), requestLog];
+      return environment === 'playground'
+        ? [metrics.plugin(environment), requestLog]
+        : [metrics.plugin(environment), quotaMetrics(environment), requestLog];
     },
     async close() {
       stopEnumLog();

@@ -61,6 +61,8 @@ export const AUDIT_ACTIONS: Record<string, string> = {
   'partner.ip.enable': 'a certification test IP enabled',
   'partner.ip.disable': 'a certification test IP removed',
   'partner.ip.check': 'a certification test IP checked',
+  'partner.quota': "a partner's request quota set (npm run partners -- quota, or the console)",
+  'partner.quota.refused': 'a quota change refused: the token has no partners role',
   'key.issue': 'an API key or support token issued (npm run keys -- issue)',
   'key.revoke': 'an API key or support token revoked (npm run keys -- revoke)',
 };

@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SupportRole } from '../../stores/key-store.js';
 import type { Session } from './session.js';
 import type { KeyStore } from '../../stores/key-store.js';
-import type { PartnerStore } from '../partners.js';
+import type { PartnerStore } from '../../stores/partners.js';
 import type { ReplayRecord, ReplayStore } from '../../stores/replay-store.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { TrustProxy } from '../../server/http/client-ip.js';

@@ -14,7 +14,20 @@ export interface DayStats {
   p95Ms: number | null;
 }
 
+/** A request refused by the partner's quota (server/plugins/partner-quota.ts), from its record's notes. */
+export interface QuotaRefusal {
+  time: string;
+  environment: string;
+  reason: string;
+  requestId: string;
+}
+
+/** The newest refusals kept for the page. */
+const REFUSALS_SHOWN = 10;
+
 export interface PartnerActivity {
+  /** Quota refusals in the window by environment, and the newest ones. */
+  refusals: { byEnvironment: Map<string, number>; newest: QuotaRefusal[] };
   /** Environment -> the last DAYS UTC days, oldest first. */
   byEnvironment: Map<string, DayStats[]>;
   lastUsed: Map<string, string>;
@@ -39,7 +52,13 @@ export function partnerActivity(records: ReplayRecord[], now: number, capped: bo
   const durations = new Map<string, number[][]>();
   const byEnvironment = new Map<string, DayStats[]>();
   const lastUsed = new Map<string, string>();
+  const refusals = { byEnvironment: new Map<string, number>(), newest: [] as QuotaRefusal[] };
   for (const r of records) {
+    const quota = r.notes?.quota as { result?: unknown; reason?: unknown } | undefined;
+    if (quota?.result === 'refused' && Date.parse(r.time) >= first) {
+      refusals.byEnvironment.set(r.environment, (refusals.byEnvironment.get(r.environment) ?? 0) + 1);
+      refusals.newest.push({ time: r.time, environment: r.environment, reason: String(quota.reason), requestId: r.id });
+    }
     const keyId = (r.notes?.auth as { keyId?: unknown } | undefined)?.keyId;
     if (typeof keyId === 'string' && (lastUsed.get(keyId) ?? '') < r.time) lastUsed.set(keyId, r.time);
     const day = Math.floor((Date.parse(r.time) - first) / DAY_MS);
@@ -58,5 +77,6 @@ export function partnerActivity(records: ReplayRecord[], now: number, capped: bo
     durations.get(r.environment)![day]!.push(r.durationMs);
   }
   for (const [env, days] of byEnvironment) days.forEach((d, i) => (d.p95Ms = p95(durations.get(env)![i]!)));
-  return { byEnvironment, lastUsed, scanned: records.length, capped };
+  refusals.newest = refusals.newest.sort((a, b) => b.time.localeCompare(a.time)).slice(0, REFUSALS_SHOWN);
+  return { byEnvironment, lastUsed, refusals, scanned: records.length, capped };
 }

@@ -1,6 +1,6 @@
 // The partner pages: every partner, and one partner's record (edit), keys, certification test
 // IPs, an IP check and a week of activity per environment linking to the matching searches.
-import type { PartnerRecord, CheckAnswer } from '../partners.js';
+import type { PartnerRecord, CheckAnswer } from '../../stores/partners.js';
 import type { KeyRecord } from '../../stores/key-store.js';
 import type { Session } from './session.js';
 import { can } from './session.js';
@@ -8,6 +8,7 @@ import { csrfField, disabledNote, html, page, type Html } from './html.js';
 import { searchHref } from './pages.js';
 import { weekChart } from './chart.js';
 import type { PartnerActivity } from './partner-activity.js';
+import { quotaSection, type QuotaForm } from './partner-quota-section.js';
 
 export interface Flash {
   ok?: string;
@@ -67,6 +68,8 @@ export interface PartnerView {
   /** The address typed into the add form (kept when refused). */
   cidr?: string;
   check?: { ip: string; answer?: CheckAnswer; error?: string };
+  /** The quota form as sent, when refused. */
+  quotaForm?: QuotaForm;
 }
 
 function removeButton(session: Session, cidr: string): Html {
@@ -117,6 +120,7 @@ export function partnerPage(session: Session, v: PartnerView): string {
     </div>`
       : html`<p id="keys">No keys issued (<code>npm run keys -- issue --env production --partner ${p.code}</code>).</p>`
   }
+  ${quotaSection(session, p, v.activity, v.quotaForm)}
   <h2>Certification test IPs</h2>
   ${
     p.testIps.length

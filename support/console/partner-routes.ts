@@ -2,7 +2,8 @@
 // address check, a week of activity), and changes, which need the partners role. Every change
 // answers with a redirect (a reload never repeats it) and keeps a refused entry in its field.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { addTestIp, removeTestIp, savePartner, PartnerError, type CheckAnswer } from '../partners.js';
+import { addTestIp, removeTestIp, savePartner, setQuota, PartnerError, type CheckAnswer } from '../../stores/partners.js';
+import { QuotaError, keyedEnvironment, parseQuota, type QuotaSetting } from '../../stores/partner-quota.js';
 import { partnerPage, partnersPage, type Flash, type PartnerView } from './partner-pages.js';
 import { partnerActivity, windowStart } from './partner-activity.js';
 import type { Session } from './session.js';
@@ -24,7 +25,7 @@ export function partnerRoutes(ctx: ConsoleContext): PartnersHandler {
     s: Session,
     code: string,
     status: number,
-    extra: Partial<Pick<PartnerView, 'flash' | 'cidr' | 'check'>>,
+    extra: Partial<Pick<PartnerView, 'flash' | 'cidr' | 'check' | 'quotaForm'>>,
   ): Promise<void> {
     const partner = opts.partners.get(code);
     if (!partner) throw new HttpError(404, `No partner ${code}.`);
@@ -37,7 +38,7 @@ export function partnerRoutes(ctx: ConsoleContext): PartnersHandler {
       activity = partnerActivity(slice.records, now(), slice.next !== null);
     }
     const keys = opts.keys.keysOf?.(code).filter((k) => k.environment !== 'support') ?? [];
-    return send(res, status, partnerPage(s, { partner, keys, activity, flash: extra.flash ?? {}, cidr: extra.cidr, check: extra.check }));
+    return send(res, status, partnerPage(s, { partner, keys, activity, ...extra, flash: extra.flash ?? {} }));
   }
 
   /** Messages after a partner change, by a fixed code (a link cannot make the page say anything else). */
@@ -50,6 +51,8 @@ export function partnerRoutes(ctx: ConsoleContext): PartnersHandler {
         return { ok: `${cidr} enabled for the certification checkout.` };
       case 'ip-removed':
         return { ok: `${cidr} removed.` };
+      case 'quota':
+        return { ok: 'Quota saved; every gateway applies it within a second.' };
       default:
         return {};
     }
@@ -59,11 +62,12 @@ export function partnerRoutes(ctx: ConsoleContext): PartnersHandler {
     if (rest.length === 0) return partnerList(req, res, s);
     const code = decode(rest[0]!).toUpperCase();
     const op = rest.slice(1).join('/');
-    if (req.method === 'GET' && (op === '' || op === 'ips' || op === 'ips/remove')) {
+    if (req.method === 'GET' && (op === '' || op === 'ips' || op === 'ips/remove' || op === 'quota')) {
       // A reload after a change lands on the partner page, never on a 404.
       if (op !== '') return redirect(res, `/console/partners/${encodeURIComponent(code)}`);
       return partnerView(req, res, s, code, url);
     }
+    if (req.method === 'POST' && op === 'quota') return changeQuota(req, res, s, code);
     if (req.method !== 'POST' || (op !== 'ips' && op !== 'ips/remove')) throw new HttpError(404, 'No such page.');
     return changeTestIp(req, res, s, code, op === 'ips');
   }
@@ -125,6 +129,29 @@ export function partnerRoutes(ctx: ConsoleContext): PartnersHandler {
       if (!(err instanceof PartnerError)) throw err;
       // The entry stays in the field, to correct rather than retype.
       return showPartner(res, s, code, 400, { flash: { error: err.message }, cidr: enable ? text(cidr, 64) : undefined });
+    }
+  }
+
+  /** A partner's quota in one environment set, made unlimited or put back to the default. */
+  async function changeQuota(req: IncomingMessage, res: ServerResponse, s: Session, code: string): Promise<void> {
+    const form = await checkedForm(req, s.csrf);
+    await requireRole(req, s, 'partners', 'partner.quota', code);
+    const typed = Object.fromEntries(['env', 'mode', 'rate', 'burst'].map((k) => [k, text(form.get(k), 20)]));
+    try {
+      const environment = keyedEnvironment(form.get('env'));
+      const mode = form.get('mode');
+      let quota: QuotaSetting | null;
+      if (mode === 'default') quota = null;
+      else if (mode === 'unlimited') quota = 'unlimited';
+      else if (mode === 'rate') quota = parseQuota({ requestsPerSecond: form.get('rate') ?? '', burst: form.get('burst') ?? '' });
+      else throw new QuotaError('choose a quota: requests a second and burst, unlimited, or the default');
+      await setQuota(opts.partnersFile, code, environment, quota, { actor: `support:${s.user}` });
+      await audit(req, s, 'partner.quota', code, { environment, quota: quota ?? 'default' });
+      await opts.partners.reload();
+      return redirect(res, `/console/partners/${encodeURIComponent(code)}?done=quota`);
+    } catch (err) {
+      if (!(err instanceof PartnerError) && !(err instanceof QuotaError)) throw err;
+      return showPartner(res, s, code, 400, { flash: { error: err.message }, quotaForm: typed });
     }
   }
 

@@ -166,3 +166,36 @@ describe('certification test IPs through the console and the checkout endpoint',
     for (const u of liveUrls) expect(u.startsWith(`${LIVE_BASE}?`)).toBe(true);
   });
 });
+
+describe('request quota on the partner page', () => {
+  const UTILITIES = '{ utilities(zipCode: "75001") { id } }';
+  const policy = async (g: TestGateway) => (await g.post('production', UTILITIES)).headers.get('ratelimit-policy');
+
+  it('sets a quota that every instance applies, shows its refusals, and refuses bad values', async () => {
+    expect((await ui.get('/console/partners/ACME')).text).toMatch(/production<\/td><td>50\/s, burst 200 \(default\)/);
+    const set = await ui.post('/console/partners/ACME/quota', { env: 'production', mode: 'rate', rate: '1', burst: '2' });
+    expect(set.status).toBe(303);
+    for (const g of [a, b]) await eventually(async () => (await policy(g)) === '"default";q=2;w=2', 2000, 20);
+    const answers = await Promise.all(Array.from({ length: 6 }, () => a.post('production', UTILITIES)));
+    expect(answers.some((r) => r.status === 429)).toBe(true);
+    // Replay records are written behind the answers: the page counts them once they are.
+    await eventually(async () => /id="quota-refusals">.*PARTNER_QUOTA/s.test((await ui.get('/console/partners/ACME')).text), 10_000, 200);
+    const page = (await ui.get('/console/partners/ACME')).text;
+    expect(page).toMatch(/production<\/td><td>1\/s, burst 2<\/td>\s*<td class="num"><a href="[^"]*code=RATE_LIMITED[^"]*">[1-9]/);
+
+    for (const [form, message] of [
+      [{ rate: '0', burst: '2' }, /at least 1/],
+      [{ rate: 'lots', burst: '2' }, /whole number from 1 to 10,000, not &quot;lots&quot;/],
+      [{ rate: '5', burst: '9999999' }, /burst is at most 100,000/],
+    ] as const) {
+      const bad = await ui.post('/console/partners/ACME/quota', { env: 'production', mode: 'rate', ...form });
+      expect(bad.status).toBe(400);
+      expect(bad.text).toMatch(message);
+      expect(bad.text).toContain(`value="${form.rate}"`);
+    }
+    expect((await ui.post('/console/partners/ACME/quota', { env: 'staging', mode: 'unlimited' })).status).toBe(400);
+    expect((await ui.post('/console/partners/ACME/quota', { env: 'production', mode: 'default' })).status).toBe(303);
+    for (const g of [a, b]) await eventually(async () => (await policy(g)) === '"default";q=200;w=4', 2000, 20);
+    expect((await ui.get('/console/audit?action=partner.quota')).text).toContain('support:BOB');
+  });
+});

@@ -39,7 +39,7 @@ describe('Grafana dashboard', () => {
     expect(missing).toEqual([]);
   });
 
-  it('covers traffic, latency, cache, coalescing, upstream, breakers, feed data quality, playground, rate limits, connection defences and Redis', () => {
+  it('covers traffic, latency, cache, coalescing, upstream, breakers, feed data quality, playground, rate limits, quotas, connections and Redis', () => {
     for (const name of [
       'gateway_requests_total',
       'gateway_request_duration_seconds',
@@ -54,6 +54,8 @@ describe('Grafana dashboard', () => {
       'gateway_feed_records_dropped_total',
       'gateway_unknown_enum_values_total',
       'gateway_connections_refused_total',
+      'gateway_partner_requests_total',
+      'gateway_partner_queue_seconds',
     ]) {
       expect(queried).toContain(name);
     }

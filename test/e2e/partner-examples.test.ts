@@ -15,6 +15,9 @@ import { ROOT } from '../support/mesh-dir.js';
 import { energyPlanClient } from '../../examples/partners/client.js';
 import * as documents from '../../examples/partners/generated/graphql.js';
 import codegenConfig from '../../examples/partners/codegen.js';
+import { issueKey } from '../../stores/key-store.js';
+import { savePartner, setQuota } from '../../stores/partners.js';
+import { eventually } from '../../scripts/harness/eventually.js';
 
 const EXAMPLES = path.join(ROOT, 'examples/partners');
 const QUERIES = path.join(EXAMPLES, 'queries');
@@ -98,6 +101,26 @@ describe('typed client', () => {
     expect((await api.nextStartDate({ zipCode: '75201' })).nextStartDate?.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect((await api.energyInfoByState({ state: 'TX' })).energyInfoByState.generationMix.length).toBeGreaterThan(0);
     expect((await api.utilityAccounts({ address: '1500 Marilla St', zipCode: '75201' })).utilityAccounts[0]!.meterType).toBe('AMS');
+  });
+});
+
+describe('retrying a 429', () => {
+  it('the client waits out Retry-After and gets its answer', async () => {
+    // A partner of its own with a quota of one request a second, no burst.
+    const key = (await issueKey(path.join(t.dataDir, 'keys.json'), { environment: 'certification', partnerCode: 'RETRY' })).key;
+    const partners = path.join(t.dataDir, 'partners.json');
+    await savePartner(partners, { code: 'RETRY', name: 'Retry', contact: 'qa@retry.example' }, { actor: 'test' });
+    await setQuota(partners, 'RETRY', 'certification', { requestsPerSecond: 1, burst: 1 }, { actor: 'test' });
+    const raw = new GraphQLClient(t.g.urls.certification!, { headers: { 'x-api-key': key } });
+    await eventually(
+      async () => (await raw.rawRequest('{ __typename }').catch(() => null))?.headers.get('ratelimit-policy') === '"default";q=1;w=1',
+    );
+    const waits: number[] = [];
+    const api = energyPlanClient(t.g.urls.certification!, key, { onRetry: (status, seconds) => waits.push(status, seconds) });
+    await new Promise((r) => setTimeout(r, 1100));
+    const answers = await Promise.all([api.utilities({ zipCode: '75001' }), api.utilities({ zipCode: '75001' })]);
+    for (const a of answers) expect(a.utilities.length).toBeGreaterThan(0);
+    expect(waits).toEqual([429, 1]);
   });
 });
 

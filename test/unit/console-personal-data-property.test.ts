@@ -13,7 +13,7 @@ import { execute, parse, validate } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.js';
 import { KeyStore, issueKey } from '../../stores/key-store.js';
-import { PartnerStore } from '../../support/partners.js';
+import { PartnerStore } from '../../stores/partners.js';
 import { createReplayStore, type ReplayRecord, type ReplayStore } from '../../stores/replay-store.js';
 import { createAuditLog } from '../../support/audit/audit-log.js';
 import { createSupportConsole } from '../../support/console/console.js';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.js';
 import { KeyStore, issueKey } from '../../stores/key-store.js';
-import { PartnerStore } from '../../support/partners.js';
+import { PartnerStore } from '../../stores/partners.js';
 import { createReplayStore, type ReplayRecord, type ReplayStore } from '../../stores/replay-store.js';
 import { createAuditLog, type AuditLog } from '../../support/audit/audit-log.js';
 import { createSupportConsole, safeNext } from '../../support/console/console.js';

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PartnerError, PartnerStore, addTestIp, readPartnersFile, removeTestIp, savePartner } from '../../support/partners.js';
+import { PartnerError, PartnerStore, addTestIp, readPartnersFile, removeTestIp, savePartner } from '../../stores/partners.js';
 import { issueKey, KeyStore } from '../../stores/key-store.js';
 import { runKeysCli } from '../../cli/keys.js';
 import { eventually } from '../../scripts/harness/eventually.js';

@@ -69,3 +69,14 @@ describe('request log line', () => {
     expect(at('"}\n{"')).toBeNull();
   });
 });
+
+describe('request log line of a partner quota refusal', () => {
+  it('names the reason', () => {
+    const s = state({ url: '/graphql', requestId: 'r1', partnerCode: 'ACME', reason: '', name: 'Plans' });
+    s.environment = 'production';
+    s.notes = { quota: { partner: 'ACME', policy: '50/s burst 200', result: 'refused', reason: 'PARTNER_QUOTA' } };
+    expect(requestLogLine(s, { status: 429, headers: {}, body: '' }).quota).toBe('PARTNER_QUOTA');
+    s.notes = { quota: { partner: 'ACME', policy: 'unlimited', result: 'allowed' } };
+    expect(requestLogLine(s, { status: 200, headers: {}, body: '' }).quota).toBeUndefined();
+  });
+});

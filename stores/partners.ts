@@ -9,8 +9,9 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { IpRangeError, findRange, parseIpRange, rangesOverlap, type IpRange } from '../domain/ip-ranges.js';
-import { normalizePartnerCode } from '../stores/key-store.js';
-import { StoreFileError, ensureDir, sameStamp, statStamp, withLock, writeAtomic, type FileStamp } from '../stores/locked-file.js';
+import { normalizePartnerCode } from './key-store.js';
+import { StoreFileError, ensureDir, sameStamp, statStamp, withLock, writeAtomic, type FileStamp } from './locked-file.js';
+import { parseQuotas, type KeyedEnvironment, type PartnerQuotas, type QuotaSetting } from './partner-quota.js';
 
 export interface TestIp {
   cidr: string;
@@ -24,6 +25,8 @@ export interface PartnerRecord {
   name: string;
   contact: string;
   testIps: TestIp[];
+  /** Request quotas by keyed environment (partner-quota.ts); absent ones are the defaults. */
+  quotas?: PartnerQuotas;
   updatedBy: string;
   updatedAt: string;
 }
@@ -80,11 +83,13 @@ function parsePartner(raw: unknown, i: number): PartnerRecord {
       ranges.push(parsed);
       return { cidr: parsed.cidr, addedBy: text('addedBy', e.addedBy, MAX_NAME), addedAt: text('addedAt', e.addedAt, 40) };
     });
+    const quotas = parseQuotas(r.quotas);
     return {
       code: partnerCode(r.code),
       name: text('name', r.name, MAX_NAME),
       contact: text('contact', r.contact, MAX_CONTACT),
       testIps: ips,
+      ...(quotas && Object.keys(quotas).length ? { quotas } : {}),
       updatedBy: text('updatedBy', r.updatedBy, MAX_NAME),
       updatedAt: text('updatedAt', r.updatedAt, 40),
     };
@@ -199,6 +204,27 @@ export async function removeTestIp(file: string, code: unknown, cidr: unknown, b
     const [removed] = p.testIps.splice(i, 1);
     Object.assign(p, { updatedBy: by.actor, updatedAt: (by.now ?? new Date()).toISOString() });
     return removed!;
+  });
+}
+
+/** Sets a partner's quota for one environment (null: back to the default). Validate with parseQuota first. */
+export async function setQuota(
+  file: string,
+  code: unknown,
+  environment: KeyedEnvironment,
+  quota: QuotaSetting | null,
+  by: Actor,
+): Promise<PartnerRecord> {
+  const c = partnerCode(code);
+  return updatePartners(file, (partners) => {
+    const p = find(partners, c);
+    const quotas = { ...p.quotas };
+    if (quota) quotas[environment] = quota;
+    else delete quotas[environment];
+    if (Object.keys(quotas).length) p.quotas = quotas;
+    else delete p.quotas;
+    Object.assign(p, { updatedBy: by.actor, updatedAt: (by.now ?? new Date()).toISOString() });
+    return { ...p };
   });
 }
 
