@@ -113,6 +113,11 @@ export interface Territory {
   commercialDeliveryRates?: DeliveryCharges[];
   /** Price to Compare periods: in effect and next, per season or class (empty: only `priceToCompare` is known). */
   pricesToCompare?: PriceToCompare[];
+  /**
+   * Residential default service supply price averaged over the trailing 12 months (Maryland's SOS,
+   * New York's utility supply price): the limit some states put on retail prices (market-rules.ts).
+   */
+  trailingSupplyPrice?: { microPerKwh: Micro; from: string; to: string } | null;
   switching: SwitchingRules;
   /** Business-day calendar switches are processed on; null: weekends and `holidays` only. */
   calendar: { name: string; holidays: HolidayRule[] } | null;

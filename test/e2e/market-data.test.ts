@@ -57,12 +57,13 @@ describe('Texas dates', () => {
 });
 
 describe('meter-read switching', () => {
-  it('Illinois: the 10-day rescission window comes before the start', async () => {
+  it('Illinois and Ohio: the rescission window (10 and 7 days) comes before the start', async () => {
     // Tue 2026-03-03 10:00 CST. Cycle 07 reads 2026-03-13 and 2026-04-13 (04-12 is a Sunday).
-    // Ohio (no window): +7 business days -> 03-12, read 03-13.
+    // Ohio: 7 calendar days to rescind after the utility's confirmation notice (OAC 4901:1-21-06),
+    // which end before the 7-business-day lead does: +7 business days -> 03-12, read 03-13.
     expect(await start('43215', '2026-03-03T16:00:00Z', ', meterReadCycle: "07"')).toMatchObject({
       date: '2026-03-13',
-      rescissionDays: 0,
+      rescissionDays: 7,
     });
     // ComEd: +5 business days -> 03-10, but the window runs to 03-13 -> first business day after is
     // Mon 03-16, so the read is 04-13.

@@ -246,6 +246,8 @@ const territories: KindDef<'territories'> = {
       },
       [],
     ),
+    // The trailing 12-month average default service price some states cap retail prices at (domain/market-rules.ts).
+    trailingSupplyPrice: opt({ type: 'object', nullable: true, fields: { perKwh: req(rate), from: req(isoDate), to: req(isoDate) } }, null),
     switching: req({
       type: 'object',
       nullable: false,
@@ -329,6 +331,11 @@ const territories: KindDef<'territories'> = {
     if (ptc) {
       if ((ptc.expires as string) < (ptc.effective as string)) throw new RecordError('priceToCompare: expires before it takes effect');
       t.priceToCompare = { microPerKwh: ptc.perKwh as number, effective: ptc.effective as string, expires: ptc.expires as string };
+    }
+    const trailing = v.trailingSupplyPrice as Values | null;
+    if (trailing) {
+      if ((trailing.to as string) < (trailing.from as string)) throw new RecordError('trailingSupplyPrice: ends before it starts');
+      t.trailingSupplyPrice = { microPerKwh: trailing.perKwh as number, from: trailing.from as string, to: trailing.to as string };
     }
     if (market === 'DEREGULATED' && !t.delivery) throw new RecordError('delivery: a DEREGULATED utility needs delivery charges');
     const s = t.switching;

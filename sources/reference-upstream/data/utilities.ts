@@ -13,6 +13,7 @@
 
 import { ERCOT, utilityCalendar, type HolidayName, type MarketCalendar } from './holidays.js';
 import { DATA_AS_OF, DELIVERY_HISTORY, PRICE_TO_COMPARE_PERIODS, type PtcPeriod } from './tariffs.js';
+import { nyMonthlyPrices, trailingSupplyPrice, type TrailingPrice } from './supply-prices.js';
 
 export type Market = 'DEREGULATED' | 'REGULATED';
 export type Ownership = 'IOU' | 'MUNICIPAL' | 'COOP';
@@ -38,6 +39,8 @@ export interface Utility {
   priceToCompare: { usdPerKwh: number; effective: string; expires: string } | null;
   /** Choice markets outside Texas: the Price to Compare periods in effect on DATA_AS_OF and the next ones. */
   pricesToCompare: PtcPeriod[] | null;
+  /** Maryland and New York: the residential default service price averaged over the trailing 12 months. */
+  trailingSupplyPrice: TrailingPrice | null;
   /** Michigan: the share of the utility's load retail choice is capped at (MCL 460.10a(1)); absent elsewhere. */
   choiceCapPercent: number | null;
   switching: {
@@ -76,12 +79,13 @@ interface StateRules {
 // switch on the customer's next scheduled meter read that is at least the enrollment lead time away.
 // Illinois: the customer may rescind an enrollment within 10 calendar days of the utility's
 // confirmation (83 Ill. Adm. Code 412.150 and the utilities' supplier tariffs); the switch comes after.
+// Ohio: 7 calendar days after the utility's confirmation notice (Ohio Adm. Code 4901:1-21-06).
 // Michigan: retail open access capped at 10% of each utility's load (MCL 460.10a(1), 2008 PA 286).
 // In states without choice the rules only describe move-in service starts.
 const STATES: Record<string, StateRules> = {
   TX: { timeZone: 'America/Chicago', choice: true, switching: ['OFF_CYCLE', 2, '17:00', 30], holidays: 'ERCOT' },
   PA: { timeZone: 'America/New_York', choice: true, switching: ['ACCELERATED', 3, '16:00', 30], holidays: { extras: ['GOOD_FRIDAY', 'DAY_AFTER_THANKSGIVING'] }, ptcPeriod: ['2026-06-01', '2027-05-31'] },
-  OH: { timeZone: 'America/New_York', choice: true, switching: ['METER_READ', 7, '17:00', 30], holidays: { extras: ['DAY_AFTER_THANKSGIVING'], skip: ['COLUMBUS_DAY'] }, ptcPeriod: ['2026-06-01', '2027-05-31'] },
+  OH: { timeZone: 'America/New_York', choice: true, switching: ['METER_READ', 7, '17:00', 30], holidays: { extras: ['DAY_AFTER_THANKSGIVING'], skip: ['COLUMBUS_DAY'] }, ptcPeriod: ['2026-06-01', '2027-05-31'], rescissionDays: 7 },
   IL: { timeZone: 'America/Chicago', choice: true, switching: ['METER_READ', 5, '17:00', 30], holidays: { extras: ['DAY_AFTER_THANKSGIVING'], skip: ['COLUMBUS_DAY'] }, ptcPeriod: ['2026-06-01', '2027-05-31'], rescissionDays: 10 },
   NY: { timeZone: 'America/New_York', choice: true, switching: ['METER_READ', 10, '16:00', 31], holidays: { extras: ['DAY_AFTER_THANKSGIVING'] }, ptcPeriod: ['2026-11-01', '2027-04-30'] },
   NJ: { timeZone: 'America/New_York', choice: true, switching: ['METER_READ', 10, '16:00', 30], holidays: { extras: ['GOOD_FRIDAY', 'DAY_AFTER_THANKSGIVING'] }, ptcPeriod: ['2026-06-01', '2027-05-31'] },
@@ -203,8 +207,8 @@ const CHOICE_CAP_PERCENT: Record<string, number> = { DTE_ELECTRIC: 10 };
 
 // Price to Compare, USD/kWh, of the choice-market utilities outside Texas (ERCOT has no default
 // service to compare with) whose periods tariffs.ts does not list: one period per state (ptcPeriod).
+// New York's utilities price supply monthly (supply-prices.ts).
 const PRICE_TO_COMPARE: Record<string, number> = {
-  CONED: 0.118, NATIONAL_GRID_NY: 0.0912, NYSEG: 0.0877, RG_E: 0.0853, CENTRAL_HUDSON: 0.0948, ORANGE_ROCKLAND: 0.102,
   PSEG: 0.1208, JCPL: 0.1192, ACE: 0.1175, ROCKLAND_ELECTRIC: 0.1151,
   EVERSOURCE_CT: 0.1388, UI: 0.135, PEPCO_DC: 0.1164,
 };
@@ -241,7 +245,7 @@ function inEffect<T extends { effective: string }>(items: T[], date: string): T 
 }
 
 function pricesToCompare(utilityId: string, state: string, rules: StateRules): PtcPeriod[] | null {
-  const periods = PRICE_TO_COMPARE_PERIODS[utilityId];
+  const periods = PRICE_TO_COMPARE_PERIODS[utilityId] ?? nyMonthlyPrices(utilityId);
   if (periods) return periods.map((p) => ({ ...p }));
   const ptc = PRICE_TO_COMPARE[utilityId];
   if (ptc === undefined || !rules.ptcPeriod) return null;
@@ -291,6 +295,7 @@ function build([utilityId, name, state, ownership, fixedMonthlyUsd, perKwhUsd, e
     bundledRate: market === 'REGULATED' ? { ...charges, effective } : null,
     priceToCompare: residentialPtc && { usdPerKwh: residentialPtc.usdPerKwh, effective: residentialPtc.effective, expires: residentialPtc.expires },
     pricesToCompare: ptcs,
+    trailingSupplyPrice: market === 'DEREGULATED' ? trailingSupplyPrice(utilityId, state, ptcs ?? undefined) : null,
     choiceCapPercent: CHOICE_CAP_PERCENT[utilityId] ?? null,
     switching: {
       kind, leadBusinessDays, sameDayCutoff, meterReadCycleDays,
