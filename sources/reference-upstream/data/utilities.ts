@@ -93,6 +93,9 @@ const STATES: Record<string, StateRules> = {
   MA: { timeZone: 'America/New_York', choice: true, switching: ['METER_READ', 5, '16:00', 30], holidays: { extras: ['DAY_AFTER_THANKSGIVING'], skip: ['COLUMBUS_DAY'] }, ptcPeriod: ['2026-07-01', '2026-12-31'] },
   CT: { timeZone: 'America/New_York', choice: true, switching: ['METER_READ', 5, '16:00', 30], holidays: { extras: ['GOOD_FRIDAY', 'DAY_AFTER_THANKSGIVING'] }, ptcPeriod: ['2026-07-01', '2026-12-31'] },
   NH: { timeZone: 'America/New_York', choice: true, switching: ['METER_READ', 5, '16:00', 30], holidays: { extras: ['DAY_AFTER_THANKSGIVING'] }, ptcPeriod: ['2026-08-01', '2027-01-31'] },
+  DE: { timeZone: 'America/New_York', choice: true, switching: ['METER_READ', 10, '17:00', 30], holidays: { extras: ['GOOD_FRIDAY', 'DAY_AFTER_THANKSGIVING'] }, ptcPeriod: ['2026-06-01', '2027-05-31'] },
+  // Maine: standard offer service, set each January 1.
+  ME: { timeZone: 'America/New_York', choice: true, switching: ['METER_READ', 5, '16:00', 30], holidays: { extras: ['DAY_AFTER_THANKSGIVING'] }, ptcPeriod: ['2026-01-01', '2026-12-31'] },
   DC: { timeZone: 'America/New_York', choice: true, switching: ['METER_READ', 10, '17:00', 30], holidays: { extras: ['DAY_AFTER_THANKSGIVING'] }, ptcPeriod: ['2026-06-01', '2027-05-31'] },
   MI: { timeZone: 'America/Detroit', choice: false, switching: ['OFF_CYCLE', 1, '17:00', 30], holidays: { extras: ['DAY_AFTER_THANKSGIVING'] } },
   CO: { timeZone: 'America/Denver', choice: false, switching: ['OFF_CYCLE', 1, '17:00', 30], holidays: { extras: ['DAY_AFTER_THANKSGIVING'] } },
@@ -131,6 +134,8 @@ const ROWS: Row[] = [
   ['PPL', 'PPL Electric Utilities', 'PA', 'IOU', 19.78, 0.08973, '2026-01-01'],
   ['DUQUESNE', 'Duquesne Light Company', 'PA', 'IOU', 13.5, 0.07251, '2026-01-01'],
   ['MET_ED', 'Met-Ed (FirstEnergy Pennsylvania)', 'PA', 'IOU', 11.96, 0.06602, '2026-01-01'],
+  ['WEST_PENN', 'West Penn Power (FirstEnergy Pennsylvania)', 'PA', 'IOU', 11.96, 0.05618, '2026-01-01'],
+  ['PENN_POWER', 'Penn Power (FirstEnergy Pennsylvania)', 'PA', 'IOU', 11.96, 0.05894, '2026-01-01'],
   ['PENELEC', 'Penelec (FirstEnergy Pennsylvania)', 'PA', 'IOU', 11.96, 0.06245, '2026-01-01'],
   // Ohio
   ['AEP_OHIO', 'AEP Ohio', 'OH', 'IOU', 10, 0.05046, '2026-06-01'],
@@ -178,6 +183,27 @@ const ROWS: Row[] = [
   // New Hampshire
   ['EVERSOURCE_NH', 'Eversource (Public Service Company of New Hampshire)', 'NH', 'IOU', 14.74, 0.08391, '2025-08-01'],
   ['UNITIL_NH', 'Unitil (Unitil Energy Systems)', 'NH', 'IOU', 16.22, 0.07712, '2026-05-01'],
+  // Delaware and Maine
+  ['DELMARVA_DE', 'Delmarva Power (Delaware)', 'DE', 'IOU', 15.18, 0.06152, '2025-01-01'],
+  ['CMP', 'Central Maine Power', 'ME', 'IOU', 24.16, 0.10497, '2026-01-01'],
+  ['VERSANT', 'Versant Power', 'ME', 'IOU', 19.5, 0.12345, '2026-01-01'],
+  // Municipal utilities of towns inside choice-state IOU territories (municipal-towns.ts): no retail
+  // choice, bundled residential rates. Approximate all-in figures (customer charge, and energy plus
+  // power-cost adjustment per kWh) of each utility's residential tariff, to be replaced with the
+  // published sheets.
+  ['GARLAND_PL', 'Garland Power & Light', 'TX', 'MUNICIPAL', 12.5, 0.1095, '2025-10-01'],
+  ['DENTON_ME', 'Denton Municipal Electric', 'TX', 'MUNICIPAL', 14.25, 0.108, '2025-10-01'],
+  ['GEUS', 'GEUS (Greenville Electric Utility System)', 'TX', 'MUNICIPAL', 14, 0.115, '2025-10-01'],
+  ['BROWNSVILLE_PUB', 'Brownsville Public Utilities Board', 'TX', 'MUNICIPAL', 9.4, 0.129, '2025-10-01'],
+  ['NAPERVILLE_ELECTRIC', 'Naperville Electric Utility', 'IL', 'MUNICIPAL', 12.13, 0.1203, '2025-05-01'],
+  ['GENEVA_IL', 'City of Geneva Electric', 'IL', 'MUNICIPAL', 14.5, 0.119, '2025-05-01'],
+  ['WELLESLEY_MLP', 'Wellesley Municipal Light Plant', 'MA', 'MUNICIPAL', 8, 0.155, '2025-01-01'],
+  ['READING_MLD', 'Reading Municipal Light Department', 'MA', 'MUNICIPAL', 7.2, 0.163, '2025-01-01'],
+  ['TAUNTON_MLP', 'Taunton Municipal Lighting Plant', 'MA', 'MUNICIPAL', 7.5, 0.159, '2025-01-01'],
+  ['HOLYOKE_GE', 'Holyoke Gas & Electric', 'MA', 'MUNICIPAL', 6, 0.126, '2025-01-01'],
+  ['EASTON_UTILITIES', 'Easton Utilities', 'MD', 'MUNICIPAL', 12, 0.134, '2025-01-01'],
+  ['NORWICH_PU', 'Norwich Public Utilities', 'CT', 'MUNICIPAL', 12, 0.159, '2025-01-01'],
+  ['WALLINGFORD_ELECTRIC', 'Wallingford Electric Division', 'CT', 'MUNICIPAL', 10, 0.149, '2025-01-01'],
   // Regulated states: bundled tariffs, no retail plans
   ['PGE', 'Pacific Gas and Electric Company', 'CA', 'IOU', 0, 0.3346, '2025-01-01'],
   ['SCE', 'Southern California Edison', 'CA', 'IOU', 0, 0.2981, '2025-01-01'],
@@ -211,6 +237,7 @@ const CHOICE_CAP_PERCENT: Record<string, number> = { DTE_ELECTRIC: 10 };
 const PRICE_TO_COMPARE: Record<string, number> = {
   PSEG: 0.1208, JCPL: 0.1192, ACE: 0.1175, ROCKLAND_ELECTRIC: 0.1151,
   EVERSOURCE_CT: 0.1388, UI: 0.135, PEPCO_DC: 0.1164,
+  DELMARVA_DE: 0.1196, CMP: 0.1452, VERSANT: 0.1318,
 };
 
 // Small business (secondary service) delivery: a higher customer charge and a lower energy-based
