@@ -14,8 +14,10 @@ export interface EnergyBlock {
 }
 
 export interface UsageCredit {
-  /** Credit applies when monthly usage >= minKwh. */
+  /** Credit applies when monthly usage >= minKwh (and <= maxKwh when there is one). */
   minKwh: number;
+  /** Highest monthly usage the credit applies at; null or absent: no upper bound. */
+  maxKwh?: number | null;
   micro: Micro;
 }
 
@@ -50,6 +52,8 @@ export interface DeliveryCharges {
   perKwhMicro: Micro;
   /** YYYY-MM-DD the charges took effect, when the feed says. */
   effective?: string | null;
+  /** The feed marks the charges as an estimate of a tariff not yet approved. */
+  estimated?: boolean;
 }
 
 export type SwitchingKind = 'OFF_CYCLE' | 'ACCELERATED' | 'METER_READ';

@@ -139,6 +139,7 @@ export const resolvers = {
   Plan: {
     rates: whenSelected('rates'),
     rateSpread: whenSelected('rateSpread'),
+    pricing: whenSelected('pricing'),
     fees: whenSelected('fees'),
     headlessEnrollmentUrl: whenSelected('headlessEnrollmentUrl'),
   },
@@ -260,6 +261,8 @@ export const resolvers = {
         state: stats.state,
         name: stats.name,
         dataYear: stats.year,
+        source: stats.source,
+        estimated: stats.estimated,
         averageResidentialRateUsdPerKwh: microToNumber(stats.residentialMicroPerKwh, 6),
         averageCommercialRateUsdPerKwh: microToNumber(stats.commercialMicroPerKwh, 6),
         generationMix: generationMix(byFeedKey(stats.generationMwh)),

@@ -255,4 +255,17 @@ describe('energyInfoByState from the EIA API v2 routes', () => {
     expect(d.energyInfoByState).toMatchObject({ state: 'TX', name: 'Texas', dataYear: 2025, averageResidentialRateUsdPerKwh: 0.16 });
     expect(d.energyInfoByState.generationMix[0]).toEqual({ source: 'NATURAL_GAS', percent: 49.9 });
   });
+
+  it('labels the reference figures as such, and their derived 2025 as estimated', async () => {
+    const d = await data('{ energyInfoByState(state: "TX") { dataYear source estimated } }');
+    expect(d.energyInfoByState).toEqual({ dataYear: 2025, source: 'reference data', estimated: true });
+  });
+});
+
+describe('delivery charges not yet approved', () => {
+  it("Oncor's 2026 periods are estimates, its 2025 ones approved tariff sheets", async () => {
+    const q = (onDate: string) => `{ utilities(zipCode: "75001") { deliveryCharges(onDate: "${onDate}") { effectiveDate estimated } } }`;
+    expect((await data(q('2026-10-01'))).utilities[0].deliveryCharges).toEqual({ effectiveDate: '2026-09-01', estimated: true });
+    expect((await data(q('2025-10-01'))).utilities[0].deliveryCharges).toEqual({ effectiveDate: '2025-09-01', estimated: false });
+  });
 });

@@ -23,6 +23,9 @@
 
 export const DATA_AS_OF = '2026-11-01';
 
+/** Delivery periods taking effect from this day on are estimates (see above), not approved tariff sheets: the feed says so. */
+export const DELIVERY_ESTIMATED_FROM = '2026-01-01';
+
 /** [effective YYYY-MM-DD, residential fixed USD/month, residential USD/kWh] per tariff period, oldest first. */
 export type DeliveryRow = [effective: string, fixedMonthlyUsd: number, perKwhUsd: number];
 

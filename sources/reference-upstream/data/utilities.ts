@@ -12,7 +12,7 @@
 // periods and bundled-rates.ts for municipal and co-op utilities.
 
 import { ERCOT, utilityCalendar, type HolidayName, type MarketCalendar } from './holidays.js';
-import { DATA_AS_OF, DELIVERY_HISTORY, PRICE_TO_COMPARE_PERIODS, type PtcPeriod } from './tariffs.js';
+import { DATA_AS_OF, DELIVERY_ESTIMATED_FROM, DELIVERY_HISTORY, PRICE_TO_COMPARE_PERIODS, type PtcPeriod } from './tariffs.js';
 import { nyMonthlyPrices, trailingSupplyPrice, type TrailingPrice } from './supply-prices.js';
 
 export type Market = 'DEREGULATED' | 'REGULATED';
@@ -20,7 +20,7 @@ export type Ownership = 'IOU' | 'MUNICIPAL' | 'COOP';
 export type SwitchingKind = 'OFF_CYCLE' | 'ACCELERATED' | 'METER_READ';
 
 export interface Charges { fixedMonthlyUsd: number; perKwhUsd: number }
-export interface DeliveryPeriod { effective: string; residential: Charges; commercial: Charges }
+export interface DeliveryPeriod { effective: string; residential: Charges; commercial: Charges; status?: 'ESTIMATED' }
 
 export interface Utility {
   utilityId: string;
@@ -262,7 +262,7 @@ function deliveryPeriods(utilityId: string, row: Charges & { effective: string }
   const rows = DELIVERY_HISTORY[utilityId] ?? [[row.effective, row.fixedMonthlyUsd, row.perKwhUsd]];
   return rows.map(([effective, fixedMonthlyUsd, perKwhUsd]) => {
     const residential = { fixedMonthlyUsd, perKwhUsd };
-    return { effective, residential, commercial: commercial(residential) };
+    return { effective, residential, commercial: commercial(residential), ...(effective >= DELIVERY_ESTIMATED_FROM ? { status: 'ESTIMATED' as const } : {}) };
   });
 }
 
