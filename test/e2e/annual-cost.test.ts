@@ -226,6 +226,9 @@ describe('the docs example cannot drift', () => {
       expect(paragraph).toContain(`(${(tier.allInRateUsdPerKwh * 100).toFixed(4)} cents per kWh all-in)`);
     const s = plan.rateSpread;
     expect(paragraph).toContain(`reads ${s.minRateUsdPerKwh} at ${s.minAtKwh} kWh to ${s.maxRateUsdPerKwh} at ${s.maxAtKwh} kWh`);
+    expect(paragraph).toContain(`(${((year.averageRateUsdPerKwh ?? 0) * 100).toFixed(4)} cents per kWh)`);
+    const under = year.months.filter((m) => m.usageKwh < 1000).map((m) => m.billUsd);
+    expect(paragraph).toContain(`pay ${Math.min(...under).toFixed(2)} to ${Math.max(...under).toFixed(2)} USD each`);
     const may = year.months[4]!;
     expect(paragraph).toContain(`May, at ${may.usageKwh} kWh, pays ${may.billUsd.toFixed(2)} USD`);
   });
