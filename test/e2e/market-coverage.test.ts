@@ -121,3 +121,12 @@ describe('coverage tells an empty list apart', () => {
     expect(Number(r.headers.get('x-ratelimit-remaining'))).toBe(left - 1);
   });
 });
+
+describe('regulated bundled rates', () => {
+  it('PG&E carries its 2026 fixed charge (Base Services Charge, 24.15 USD a month)', async () => {
+    const d = await data('{ utilities(zipCode: "94102") { id market bundledRate { fixedMonthlyUsd perKwhUsd effectiveDate } } }');
+    expect(d.utilities).toEqual([
+      { id: 'PGE', market: 'REGULATED', bundledRate: { fixedMonthlyUsd: 24.15, perKwhUsd: 0.2866, effectiveDate: '2026-03-01' } },
+    ]);
+  });
+});

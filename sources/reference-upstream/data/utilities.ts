@@ -205,7 +205,10 @@ const ROWS: Row[] = [
   ['NORWICH_PU', 'Norwich Public Utilities', 'CT', 'MUNICIPAL', 12, 0.159, '2025-01-01'],
   ['WALLINGFORD_ELECTRIC', 'Wallingford Electric Division', 'CT', 'MUNICIPAL', 10, 0.149, '2025-01-01'],
   // Regulated states: bundled tariffs, no retail plans
-  ['PGE', 'Pacific Gas and Electric Company', 'CA', 'IOU', 0, 0.3346, '2025-01-01'],
+  // PG&E: the income-graduated Base Services Charge (CPUC D.24-05-028), 24.15 USD a month for
+  // customers outside CARE and FERA, from 2026-03-01, with the per-kWh rate lowered to match
+  // (the lowered rate is an estimate until the tariff sheets are entered).
+  ['PGE', 'Pacific Gas and Electric Company', 'CA', 'IOU', 24.15, 0.2866, '2026-03-01'],
   ['SCE', 'Southern California Edison', 'CA', 'IOU', 0, 0.2981, '2025-01-01'],
   ['SDGE', 'San Diego Gas & Electric', 'CA', 'IOU', 0, 0.3721, '2025-01-01'],
   ['LADWP', 'Los Angeles Department of Water and Power', 'CA', 'MUNICIPAL', 0, 0.2187, '2024-07-01'],
