@@ -220,12 +220,12 @@ async function noncompliantOffers(offers: CanonicalOffer[], input: FeedInput, me
   const [territories] = mesh.feeds.byKind('territories');
   if (!territories?.execute) return null;
   const payload = await territories.execute(territories.args({ zipCode: input.zipCode }), ctx);
-  const stateOf = new Map(territories.map(payload).records.map((t) => [t.utilityId, t.state]));
+  const territoryOf = new Map(territories.map(payload).records.map((t) => [t.utilityId, t]));
   return offers.flatMap((o) => {
-    const state = stateOf.get(o.utilityId);
-    return state === undefined
+    const territory = territoryOf.get(o.utilityId);
+    return territory === undefined
       ? []
-      : violations(o, state).map((v) => ({ offerId: o.offerId, rule: v.rule.id, source: v.rule.source, reason: v.reason }));
+      : violations(o, territory).map((v) => ({ offerId: o.offerId, rule: v.rule.id, source: v.rule.source, reason: v.reason }));
   });
 }
 

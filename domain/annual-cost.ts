@@ -21,8 +21,13 @@ export interface MonthCost {
 
 export interface AnnualCost {
   months: MonthCost[];
-  /** Exact sum of the twelve monthly bills. */
+  /** Exact sum of the twelve monthly bills and the one-time fees. */
   totalMicro: Micro;
+  /** One-time fees of the year (the enrollment fee), micro-USD; in totalMicro, in no month. */
+  oneTimeFeesMicro: Micro;
+  oneTimeFeesUsd: number;
+  /** Months of the year the energy price is fixed by contract (0 for variable, indexed and month-to-month). */
+  priceFixedMonths: number;
   /** totalMicro half-up to cents: the rounded sum of the exact bills, not the sum of rounded bills. */
   totalUsd: number;
   /** totalUsd in cents, the ranking key. */
@@ -31,9 +36,15 @@ export interface AnnualCost {
   averageRateUsdPerKwh: number | null;
 }
 
+/** Months of a year a plan's energy price is fixed by contract: min(term, 12) for FIXED, else 0. */
+export function priceFixedMonths(offer: Pick<CanonicalOffer, 'rateType' | 'termMonths'>): number {
+  return offer.rateType === 'FIXED' ? Math.min(Math.max(0, offer.termMonths), MONTHS_PER_YEAR) : 0;
+}
+
 /**
- * The year's cost on one plan for twelve monthly usages (January first). A plan with a shorter
- * term is priced as it is for the whole year: what it renews at is not known.
+ * The year's cost on one plan for twelve monthly usages (January first), one-time fees included.
+ * A plan with a shorter term is priced as it is for the whole year: what it renews at is not known
+ * (priceFixedMonths says for how long the price is actually fixed).
  */
 export function annualCost(offer: CanonicalOffer, delivery: DeliveryCharges, profile: readonly number[]): AnnualCost {
   if (profile.length !== MONTHS_PER_YEAR) throw new RangeError(`a usage profile has ${MONTHS_PER_YEAR} months, got ${profile.length}`);
@@ -47,6 +58,8 @@ export function annualCost(offer: CanonicalOffer, delivery: DeliveryCharges, pro
     totalKwh += usageKwh;
     return { month: i + 1, usageKwh, billMicro, billUsd: microToNumber(billMicro, 2) };
   });
+  const oneTimeFeesMicro = offer.enrollmentFeeMicro;
+  totalMicro += oneTimeFeesMicro;
   if (!Number.isSafeInteger(totalMicro)) throw new RangeError(`offer ${offer.offerId}: annual cost overflows safe integer range`);
   const totalCents = roundDiv(totalMicro, 10_000);
   return {
@@ -54,6 +67,9 @@ export function annualCost(offer: CanonicalOffer, delivery: DeliveryCharges, pro
     totalMicro,
     totalUsd: microToNumber(totalCents * 10_000, 2),
     totalCents,
+    oneTimeFeesMicro,
+    oneTimeFeesUsd: microToNumber(oneTimeFeesMicro, 2),
+    priceFixedMonths: priceFixedMonths(offer),
     averageRateUsdPerKwh: totalKwh > 0 ? microToNumber(roundDiv(totalMicro, totalKwh), 6) : null,
   };
 }

@@ -14,8 +14,10 @@ export interface EnergyBlock {
 }
 
 export interface UsageCredit {
-  /** Credit applies when monthly usage >= minKwh. */
+  /** Credit applies when monthly usage >= minKwh (and <= maxKwh when there is one). */
   minKwh: number;
+  /** Highest monthly usage the credit applies at; null or absent: no upper bound. */
+  maxKwh?: number | null;
   micro: Micro;
 }
 
@@ -50,6 +52,8 @@ export interface DeliveryCharges {
   perKwhMicro: Micro;
   /** YYYY-MM-DD the charges took effect, when the feed says. */
   effective?: string | null;
+  /** The feed marks the charges as an estimate of a tariff not yet approved. */
+  estimated?: boolean;
 }
 
 export type SwitchingKind = 'OFF_CYCLE' | 'ACCELERATED' | 'METER_READ';
@@ -113,6 +117,11 @@ export interface Territory {
   commercialDeliveryRates?: DeliveryCharges[];
   /** Price to Compare periods: in effect and next, per season or class (empty: only `priceToCompare` is known). */
   pricesToCompare?: PriceToCompare[];
+  /**
+   * Residential default service supply price averaged over the trailing 12 months (Maryland's SOS,
+   * New York's utility supply price): the limit some states put on retail prices (market-rules.ts).
+   */
+  trailingSupplyPrice?: { microPerKwh: Micro; from: string; to: string } | null;
   switching: SwitchingRules;
   /** Business-day calendar switches are processed on; null: weekends and `holidays` only. */
   calendar: { name: string; holidays: HolidayRule[] } | null;

@@ -51,6 +51,7 @@ export const PLAUSIBLE_RANGES: Readonly<Record<string, Readonly<Record<string, P
     'commercialDeliveryRates.fixedMonthly': monthly,
     'commercialDeliveryRates.perKwh': deliveryRate,
     'pricesToCompare.perKwh': price,
+    'trailingSupplyPrice.perKwh': price,
   },
   stateStats: {
     residentialPerKwh: averageRate,

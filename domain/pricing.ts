@@ -5,7 +5,7 @@
 // than from the exact bill, and keep the product u × rate off the .x5 tie, so the rule holds under
 // any rounding convention a partner may use to check it (half-up, half-even, JS Math.round on
 // floats, Python round()).
-import type { CanonicalOffer, DeliveryCharges, EnergyBlock, Micro } from './canonical.js';
+import type { CanonicalOffer, DeliveryCharges, EnergyBlock, Micro, UsageCredit } from './canonical.js';
 import { microToNumber, roundDiv } from './money.js';
 
 const MICRO_PER_DECI_USD = 100_000; // 0.1 USD: the precision avgMonthlyBillUsd is published at
@@ -42,10 +42,14 @@ function checkBlocks(blocks: EnergyBlock[], offerId: string): void {
   });
 }
 
+/** Whether a usage credit applies at `usageKwh`: minKwh <= usage <= maxKwh (no upper bound without maxKwh). */
+export const creditApplies = (c: UsageCredit, usageKwh: number): boolean =>
+  c.minKwh <= usageKwh && (c.maxKwh == null || usageKwh <= c.maxKwh);
+
 /**
  * The exact amount a customer pays for one month at `usageKwh` (integer kWh >= 0), in micro-USD:
  *   energy (each kWh at its block's price) + base charge + delivery fixed + delivery per-kWh × usage
- *   + minimum-usage fee (if usage < belowKwh) − every credit with minKwh <= usage.
+ *   + minimum-usage fee (if usage < belowKwh) − every credit whose window [minKwh, maxKwh] holds the usage.
  * Credits never turn into a payout: the total is clamped at 0 (a $100 credit on a $60 bill = $0).
  * Throws RangeError if usage runs past a closed last energy block (we don't guess that price) or
  * the offer is malformed (negative/non-integer amounts, gaps between blocks).
@@ -74,7 +78,7 @@ export function monthlyBillMicro(offer: CanonicalOffer, delivery: DeliveryCharge
   }
   for (const c of offer.credits) {
     nonNegInt(c.micro, () => `offer ${id} credit.micro`);
-    if (c.minKwh <= usageKwh) total -= c.micro;
+    if (creditApplies(c, usageKwh)) total -= c.micro;
   }
   if (!Number.isSafeInteger(total)) throw new RangeError(`offer ${id}: bill overflows safe integer range`);
   return Math.max(0, total);

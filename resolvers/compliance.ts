@@ -6,16 +6,18 @@ import { violations } from '../domain/market-rules.js';
 import type { ResolverContext } from './context.js';
 
 export function compliantOffers(
-  ctx: Pick<ResolverContext, 'feeds'>,
+  ctx: Pick<ResolverContext, 'feeds'> & Partial<Pick<ResolverContext, 'now'>>,
   offers: CanonicalOffer[],
   served: readonly Territory[],
 ): CanonicalOffer[] {
-  const stateOf = new Map(served.map((t) => [t.utilityId, t.state]));
+  const territoryOf = new Map(served.map((t) => [t.utilityId, t]));
+  // Rules are dated: an offer shown today is held to the rules in force today.
+  const today = (ctx.now?.() ?? new Date()).toISOString().slice(0, 10);
   return offers.filter((offer) => {
-    const state = stateOf.get(offer.utilityId);
+    const territory = territoryOf.get(offer.utilityId);
     // Offers for a territory not served here are left out later anyway (plans.ts: offersFor).
-    if (state === undefined) return true;
-    const broken = violations(offer, state);
+    if (territory === undefined) return true;
+    const broken = violations(offer, territory, today);
     if (broken.length === 0) return true;
     for (const v of broken) ctx.feeds.events?.noncompliant(offer.feed, v.rule.id, `offer ${offer.offerId}: ${v.reason} (${v.rule.source})`);
     return false;

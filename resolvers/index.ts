@@ -7,6 +7,7 @@ import { badUserInput } from './errors.js';
 import { fetchFeed, fetchOffers, soleFeed } from './feed-client.js';
 import { bySortKey, businessPlan, offersFor, residentialPlan } from './plans.js';
 import { compliantOffers } from './compliance.js';
+import { coverage } from './coverage.js';
 import { stateStats } from './state-stats.js';
 import { MAX_REQUEST_AHEAD_DAYS, switchDate, UnknownCycleError } from '../domain/start-date.js';
 import { localToday, onStartDates, switchInput } from './territory-dates.js';
@@ -19,6 +20,9 @@ import { LocalDateResolver } from 'graphql-scalars';
 import { feedEnum } from './enum-values.js';
 
 type Args = Record<string, unknown>;
+
+/** A well-formed ZIP that USPS never assigns. */
+const NO_ZIP = '00000';
 
 /** Resolves a field its record holds as a function of the field's arguments. */
 function whenSelected(field: string) {
@@ -135,6 +139,7 @@ export const resolvers = {
   Plan: {
     rates: whenSelected('rates'),
     rateSpread: whenSelected('rateSpread'),
+    pricing: whenSelected('pricing'),
     fees: whenSelected('fees'),
     headlessEnrollmentUrl: whenSelected('headlessEnrollmentUrl'),
   },
@@ -149,6 +154,13 @@ export const resolvers = {
     utilities: async (_: unknown, args: Args, ctx: ResolverContext) => {
       const zipCode = arg('zipCode', () => v.zipCode(args.zipCode));
       return (await territories(ctx, zipCode)).map((t) => utility(ctx, t));
+    },
+
+    coverage: async (_: unknown, args: Args, ctx: ResolverContext) => {
+      // 00000 is refused as input elsewhere; here it is the example of what the answer NOT_A_ZIP is for.
+      if (args.zipCode === NO_ZIP) return coverage(ctx, NO_ZIP, []);
+      const zipCode = arg('zipCode', () => v.zipCode(args.zipCode));
+      return coverage(ctx, zipCode, await territories(ctx, zipCode));
     },
 
     residentialPlans: async (_: unknown, args: Args, ctx: ResolverContext, info: GraphQLResolveInfo) => {
@@ -249,6 +261,8 @@ export const resolvers = {
         state: stats.state,
         name: stats.name,
         dataYear: stats.year,
+        source: stats.source,
+        estimated: stats.estimated,
         averageResidentialRateUsdPerKwh: microToNumber(stats.residentialMicroPerKwh, 6),
         averageCommercialRateUsdPerKwh: microToNumber(stats.commercialMicroPerKwh, 6),
         generationMix: generationMix(byFeedKey(stats.generationMwh)),

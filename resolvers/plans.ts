@@ -8,6 +8,7 @@ import { microToNumber } from '../domain/money.js';
 import { annualCost, rateSpread } from '../domain/annual-cost.js';
 import { monthlySavingsCents } from '../domain/price-to-compare.js';
 import type { ResolverSettings } from './context.js';
+import { planPricing } from './plan-pricing.js';
 
 export interface PlanFees {
   cancellationUsd: number;
@@ -15,7 +16,7 @@ export interface PlanFees {
   baseMonthlyUsd: number;
   minimumUsageFeeUsd: number | null;
   minimumUsageKwh: number | null;
-  usageCredits: { minKwh: number; creditUsd: number }[];
+  usageCredits: { minKwh: number; maxKwh: number | null; creditUsd: number }[];
 }
 
 function fees(o: CanonicalOffer): PlanFees {
@@ -25,7 +26,7 @@ function fees(o: CanonicalOffer): PlanFees {
     baseMonthlyUsd: microToNumber(o.baseMonthlyMicro, 2),
     minimumUsageFeeUsd: o.minimumUsageFee ? microToNumber(o.minimumUsageFee.micro, 2) : null,
     minimumUsageKwh: o.minimumUsageFee ? o.minimumUsageFee.belowKwh : null,
-    usageCredits: o.credits.map((c) => ({ minKwh: c.minKwh, creditUsd: microToNumber(c.micro, 2) })),
+    usageCredits: o.credits.map((c) => ({ minKwh: c.minKwh, maxKwh: c.maxKwh ?? null, creditUsd: microToNumber(c.micro, 2) })),
   };
 }
 
@@ -66,10 +67,13 @@ export function residentialPlan(
     annualCost: year && {
       totalUsd: year.totalUsd,
       averageRateUsdPerKwh: year.averageRateUsdPerKwh,
+      oneTimeFeesUsd: year.oneTimeFeesUsd,
+      priceFixedMonths: year.priceFixedMonths,
       // The year's own month records: the schema's fields (month, usageKwh, billUsd) are all an answer reads.
       months: year.months,
     },
     rateSpread: () => rateSpread(o, delivery),
+    pricing: () => planPricing(o, delivery, 'RESIDENTIAL'),
     rates: () =>
       rateTiers(o, delivery, tierUsages(monthlyUsage)).map((t) => ({
         ...publicTier(t),

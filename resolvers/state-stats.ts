@@ -8,7 +8,26 @@ import type { ResolverContext } from './context.js';
 import { fetchFeed, soleFeed } from './feed-client.js';
 import { upstreamUnavailable } from './errors.js';
 
-export type CompleteStateStats = Required<StateStats>;
+export type CompleteStateStats = Required<Omit<StateStats, 'estimated'>> & {
+  /** Where the figures came from, as the answer names it. */
+  source: string;
+  /** Some figure of the merged record is marked estimated by its feed. */
+  estimated: boolean;
+};
+
+/** EIA's own API host: figures from it are labelled as EIA's. */
+const EIA_HOST = 'api.eia.gov';
+
+function sourceLabel(ctx: ResolverContext, source: string): string {
+  const url = (ctx.feedUrls as Record<string, string> | undefined)?.[source];
+  let host = '';
+  try {
+    host = url ? new URL(url).hostname : '';
+  } catch {
+    host = '';
+  }
+  return host === EIA_HOST ? 'EIA API v2' : 'reference data';
+}
 
 const FIELDS = ['name', 'year', 'residentialMicroPerKwh', 'commercialMicroPerKwh', 'generationMwh'] as const;
 
@@ -29,5 +48,6 @@ export async function stateStats(ctx: ResolverContext, state: string): Promise<C
     for (const f of FIELDS) if (merged[f] === undefined && r[f] !== undefined) (merged as unknown as Record<string, unknown>)[f] = r[f];
   const missing = FIELDS.filter((f) => merged[f] === undefined);
   if (missing.length) throw upstreamUnavailable(parts[0]!.source, `answered without ${missing.join(', ')} for ${state}`);
-  return merged as CompleteStateStats;
+  const estimated = records.some((r) => r.estimated === true);
+  return { ...(merged as Required<Omit<StateStats, 'estimated'>>), source: sourceLabel(ctx, parts[0]!.source), estimated };
 }

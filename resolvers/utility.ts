@@ -14,6 +14,7 @@ export function charges(c: DeliveryCharges | null) {
       fixedMonthlyUsd: microToNumber(c.fixedMonthlyMicro, 2),
       perKwhUsd: microToNumber(c.perKwhMicro, 6),
       effectiveDate: c.effective ?? null,
+      estimated: c.estimated === true,
     }
   );
 }

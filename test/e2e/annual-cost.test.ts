@@ -36,8 +36,9 @@ beforeEach(() => {
 const PLANS = `query Plans($zip: String!, $usage: Int, $profile: [Int!], $annual: Int) {
   residentialPlans(zipCode: $zip, monthlyUsage: $usage, usageProfile: $profile, annualUsageKwh: $annual) {
     id title utilityId
-    rates { usageKwh avgMonthlyBillUsd }
-    annualCost { totalUsd averageRateUsdPerKwh months { month usageKwh billUsd } }
+    rates { usageKwh avgMonthlyBillUsd allInRateUsdPerKwh }
+    term rateType fees { enrollmentUsd }
+    annualCost { totalUsd averageRateUsdPerKwh oneTimeFeesUsd priceFixedMonths months { month usageKwh billUsd } }
     rateSpread { minRateUsdPerKwh minAtKwh maxRateUsdPerKwh maxAtKwh creditThresholdKwh }
   }
 }`;
@@ -49,8 +50,13 @@ interface Plan {
   id: string;
   title: string;
   rates: { usageKwh: number; avgMonthlyBillUsd: number }[];
+  term: number;
+  rateType: string;
+  fees: { enrollmentUsd: number };
   annualCost: {
     totalUsd: number;
+    oneTimeFeesUsd: number;
+    priceFixedMonths: number;
     averageRateUsdPerKwh: number | null;
     months: { month: number; usageKwh: number; billUsd: number }[];
   } | null;
@@ -80,8 +86,11 @@ describe('annual cost over a usage profile', () => {
       // August's bill is the 2,100 kWh tier's bill (that one is published to 0.1 USD).
       const tier = p.rates.find((r) => r.usageKwh === 2100)!;
       expect(Math.abs(p.annualCost!.months[7]!.billUsd - tier.avgMonthlyBillUsd)).toBeLessThanOrEqual(0.05 + 2100e-6);
-      // The total is the rounded exact sum: within half a cent per month of the rounded bills' sum.
-      const cents = p.annualCost!.months.reduce((a, m) => a + Math.round(m.billUsd * 100), 0);
+      // The total is the rounded exact sum of the months and the one-time (enrollment) fee: within
+      // half a cent per month of the rounded bills' sum plus the fee.
+      expect(p.annualCost!.oneTimeFeesUsd).toBe(p.fees.enrollmentUsd);
+      expect(p.annualCost!.priceFixedMonths).toBe(p.rateType === 'FIXED' ? Math.min(p.term, 12) : 0);
+      const cents = p.annualCost!.months.reduce((a, m) => a + Math.round(m.billUsd * 100), Math.round(p.annualCost!.oneTimeFeesUsd * 100));
       expect(Math.abs(Math.round(p.annualCost!.totalUsd * 100) - cents)).toBeLessThanOrEqual(6);
     }
     const keys = list.map((p) => [Math.round(p.annualCost!.totalUsd * 100), p.id] as const);
@@ -193,5 +202,34 @@ describe('what a profile costs', () => {
     const plain = await upstreamFor({ zip: '77003' });
     const annual = await upstreamFor({ zip: '77003', a: 12_000 });
     expect(annual.calls.filter((c) => !plain.calls.includes(c))).toEqual(['/eia/v1/states/TX/residential-sales/monthly']);
+  });
+});
+
+describe('the docs example cannot drift', () => {
+  it("docs/partners.md's 'Lone Star Saver 36' figures are those of a live run", async () => {
+    const docs = (await import('node:fs')).readFileSync(new URL('../../docs/partners.md', import.meta.url), 'utf8');
+    const from = docs.indexOf('With the reference data, "Lone Star Saver 36"');
+    expect(from).toBeGreaterThan(0);
+    const paragraph = docs.slice(from, docs.indexOf('\n\n', from)).replace(/\s+/g, ' ');
+    const list = await plans({ profile: SUMMER_HEAVY });
+    const at1000 = await plans({ usage: 1000 });
+    const i = list.findIndex((p) => p.title === 'Lone Star Saver 36');
+    const plan = list[i]!;
+    const year = plan.annualCost!;
+    const first = at1000[0]!;
+    expect(first.title).toBe('Lone Star Saver 36');
+    const tier = first.rates.find((r) => r.usageKwh === 1000) as { allInRateUsdPerKwh?: number } | undefined;
+    const nth = (n: number) => `${n}${n % 100 >= 11 && n % 100 <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th')}`;
+    expect(paragraph).toContain(`${nth(i + 1)} of ${list.length}`);
+    expect(paragraph).toContain(`year costs ${year.totalUsd.toFixed(2)} USD`);
+    if (tier?.allInRateUsdPerKwh !== undefined)
+      expect(paragraph).toContain(`(${(tier.allInRateUsdPerKwh * 100).toFixed(4)} cents per kWh all-in)`);
+    const s = plan.rateSpread;
+    expect(paragraph).toContain(`reads ${s.minRateUsdPerKwh} at ${s.minAtKwh} kWh to ${s.maxRateUsdPerKwh} at ${s.maxAtKwh} kWh`);
+    expect(paragraph).toContain(`(${((year.averageRateUsdPerKwh ?? 0) * 100).toFixed(4)} cents per kWh)`);
+    const under = year.months.filter((m) => m.usageKwh < 1000).map((m) => m.billUsd);
+    expect(paragraph).toContain(`pay ${Math.min(...under).toFixed(2)} to ${Math.max(...under).toFixed(2)} USD each`);
+    const may = year.months[4]!;
+    expect(paragraph).toContain(`May, at ${may.usageKwh} kWh, pays ${may.billUsd.toFixed(2)} USD`);
   });
 });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
 import { feedsCheck } from '../support/feeds-check-cli.js';
 
-function voltifyOffer(offerId: string, utilityCode: string, rateStructure: string, cancellationFeeUsd: number) {
+function voltifyOffer(offerId: string, utilityCode: string, rateStructure: string, cancellationFeeUsd: number, over: object = {}) {
   return {
     offerId,
     supplierName: 'Rogue Retail Power',
@@ -22,13 +22,37 @@ function voltifyOffer(offerId: string, utilityCode: string, rateStructure: strin
     renewablePercent: 0,
     cancellationFeeUsd,
     enrollmentFeeUsd: 0,
+    ...over,
   };
 }
 
 const OFFERS: Record<string, unknown[]> = {
   ONCOR: [voltifyOffer('TX-FIXED', 'ONCOR', 'Fixed', 150), voltifyOffer('TX-INDEX', 'ONCOR', 'Indexed', 0)],
   COMED: [voltifyOffer('IL-FEE-200', 'COMED', 'Fixed', 200), voltifyOffer('IL-FEE-50', 'COMED', 'Fixed', 50)],
+  // Connecticut: no residential cancellation fee, no variable or indexed price.
+  EVERSOURCE_CT: [
+    voltifyOffer('CT-FEE', 'EVERSOURCE_CT', 'Fixed', 100),
+    voltifyOffer('CT-INDEX', 'EVERSOURCE_CT', 'Indexed', 0),
+    voltifyOffer('CT-OK', 'EVERSOURCE_CT', 'Fixed', 0),
+  ],
+  // Maryland (BGE's trailing SOS average is about 11.4 cents): a 24-month term, a price above it, one that complies.
+  BGE: [
+    voltifyOffer('MD-24', 'BGE', 'Fixed', 0, { termMonths: 24, energyChargeCentsPerKwh: [{ fromKwh: 0, toKwh: null, cents: 10 }] }),
+    voltifyOffer('MD-PRICEY', 'BGE', 'Fixed', 0, { energyChargeCentsPerKwh: [{ fromKwh: 0, toKwh: null, cents: 13 }] }),
+    voltifyOffer('MD-OK', 'BGE', 'Fixed', 0, { energyChargeCentsPerKwh: [{ fromKwh: 0, toKwh: null, cents: 10 }] }),
+  ],
+  // New York (ConEd's trailing supply price is about 11.8 cents): variable without guaranteed savings, fixed too far above, renewable.
+  CONED: [
+    voltifyOffer('NY-VAR', 'CONED', 'Variable', 0, { energyChargeCentsPerKwh: [{ fromKwh: 0, toKwh: null, cents: 9 }] }),
+    voltifyOffer('NY-HIGH', 'CONED', 'Fixed', 0, { energyChargeCentsPerKwh: [{ fromKwh: 0, toKwh: null, cents: 15 }] }),
+    voltifyOffer('NY-GREEN', 'CONED', 'Variable', 0, {
+      renewablePercent: 100,
+      energyChargeCentsPerKwh: [{ fromKwh: 0, toKwh: null, cents: 15 }],
+    }),
+    voltifyOffer('NY-OK', 'CONED', 'Fixed', 0, { energyChargeCentsPerKwh: [{ fromKwh: 0, toKwh: null, cents: 11 }] }),
+  ],
 };
+const BY_ZIP: Record<string, string> = { '60601': 'COMED', '06103': 'EVERSOURCE_CT', '21201': 'BGE', '10001': 'CONED' };
 
 let server: http.Server;
 let voltifyUrl: string;
@@ -37,7 +61,7 @@ let t: TestGateway;
 beforeAll(async () => {
   server = http.createServer((req, res) => {
     const zip = new URL(req.url ?? '/', 'http://x').searchParams.get('zip');
-    const offers = zip === '60601' ? OFFERS.COMED : OFFERS.ONCOR;
+    const offers = OFFERS[BY_ZIP[zip ?? ''] ?? 'ONCOR'];
     res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
     res.end(JSON.stringify({ offers }));
   });
@@ -65,6 +89,18 @@ describe('offers that break a market rule', () => {
 
   it('Illinois: the $200 cancellation fee offer is dropped, the $50 one served', async () => {
     expect(await titles('60601')).toEqual(['Rogue IL-FEE-50']);
+  });
+
+  it('Connecticut: the offers with a cancellation fee or an indexed price are dropped', async () => {
+    expect(await titles('06103')).toEqual(['Rogue CT-OK']);
+  });
+
+  it('Maryland: the 24-month term and the price above the trailing SOS average are dropped', async () => {
+    expect(await titles('21201')).toEqual(['Rogue MD-OK']);
+  });
+
+  it('New York: only the fixed price within 5% of the trailing supply price and the renewable product are served', async () => {
+    expect((await titles('10001')).sort()).toEqual(['Rogue NY-GREEN', 'Rogue NY-OK']);
   });
 
   it('feeds:check lists the dropped offer with its rule and source', async () => {

@@ -57,12 +57,13 @@ describe('Texas dates', () => {
 });
 
 describe('meter-read switching', () => {
-  it('Illinois: the 10-day rescission window comes before the start', async () => {
+  it('Illinois and Ohio: the rescission window (10 and 7 days) comes before the start', async () => {
     // Tue 2026-03-03 10:00 CST. Cycle 07 reads 2026-03-13 and 2026-04-13 (04-12 is a Sunday).
-    // Ohio (no window): +7 business days -> 03-12, read 03-13.
+    // Ohio: 7 calendar days to rescind after the utility's confirmation notice (OAC 4901:1-21-06),
+    // which end before the 7-business-day lead does: +7 business days -> 03-12, read 03-13.
     expect(await start('43215', '2026-03-03T16:00:00Z', ', meterReadCycle: "07"')).toMatchObject({
       date: '2026-03-13',
-      rescissionDays: 0,
+      rescissionDays: 7,
     });
     // ComEd: +5 business days -> 03-10, but the window runs to 03-13 -> first business day after is
     // Mon 03-16, so the read is 04-13.
@@ -253,5 +254,18 @@ describe('energyInfoByState from the EIA API v2 routes', () => {
     );
     expect(d.energyInfoByState).toMatchObject({ state: 'TX', name: 'Texas', dataYear: 2025, averageResidentialRateUsdPerKwh: 0.16 });
     expect(d.energyInfoByState.generationMix[0]).toEqual({ source: 'NATURAL_GAS', percent: 49.9 });
+  });
+
+  it('labels the reference figures as such, and their derived 2025 as estimated', async () => {
+    const d = await data('{ energyInfoByState(state: "TX") { dataYear source estimated } }');
+    expect(d.energyInfoByState).toEqual({ dataYear: 2025, source: 'reference data', estimated: true });
+  });
+});
+
+describe('delivery charges not yet approved', () => {
+  it("Oncor's 2026 periods are estimates, its 2025 ones approved tariff sheets", async () => {
+    const q = (onDate: string) => `{ utilities(zipCode: "75001") { deliveryCharges(onDate: "${onDate}") { effectiveDate estimated } } }`;
+    expect((await data(q('2026-10-01'))).utilities[0].deliveryCharges).toEqual({ effectiveDate: '2026-09-01', estimated: true });
+    expect((await data(q('2025-10-01'))).utilities[0].deliveryCharges).toEqual({ effectiveDate: '2025-09-01', estimated: false });
   });
 });

@@ -259,11 +259,17 @@ describe('EIA API v2 by configuration', () => {
     const res = await fetch(eiaGateway.urls.playground!, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: '{ energyInfoByState(state: "TX") { dataYear averageResidentialRateUsdPerKwh } }' }),
+      body: JSON.stringify({ query: '{ energyInfoByState(state: "TX") { dataYear averageResidentialRateUsdPerKwh source estimated } }' }),
     });
     const json = (await res.json()) as any;
     expect(json.errors).toBeUndefined();
-    expect(json.data.energyInfoByState).toEqual({ dataYear: 2025, averageResidentialRateUsdPerKwh: 0.1541 });
+    // EIA's own figures: labelled as EIA's, not estimated.
+    expect(json.data.energyInfoByState).toEqual({
+      dataYear: 2025,
+      averageResidentialRateUsdPerKwh: 0.1541,
+      source: 'EIA API v2',
+      estimated: false,
+    });
     const sales = seen.find((q) => q['data[0]'] === 'price')!;
     expect(sales).toMatchObject({ 'facets[stateid][]': 'TX', 'facets[sectorid][]': ['RES', 'COM'], 'sort[0][direction]': 'desc' });
     const gen = seen.find((q) => q['data[0]'] === 'generation')!;

@@ -43,14 +43,15 @@ const SDL = /* GraphQL */ `
   type Utility {
     utilityId: String! name: String! state: String! timeZone: String! market: Market! ownership: Ownership
     delivery: Delivery bundledRate: Bundled priceToCompare: Ptc switching: Switching! calendar: Calendar! holidays: [String!]
-    deliveryHistory: [Delivery!] pricesToCompare: [PtcPeriod!] choiceCapPercent: Float
+    deliveryHistory: [Delivery!] pricesToCompare: [PtcPeriod!] choiceCapPercent: Float trailingSupplyPrice: Trailing
   }
   enum PtcClass { RESIDENTIAL COMMERCIAL }
   type PtcPeriod { usdPerKwh: Float! effective: String! expires: String! season: String customerClass: PtcClass }
   type ReadCycle { cycle: String! anchorDate: String! }
   enum Market { DEREGULATED REGULATED }
   enum Ownership { IOU MUNICIPAL COOP }
-  type Delivery { effective: String! residential: Charges! commercial: Charges! }
+  type Delivery { effective: String! status: String residential: Charges! commercial: Charges! }
+  type Trailing { usdPerKwh: Float! from: String! to: String! }
   type Charges { fixedMonthlyUsd: Float! perKwhUsd: Float! }
   type Bundled { fixedMonthlyUsd: Float! perKwhUsd: Float! effective: String! }
   type Ptc { usdPerKwh: Float! effective: String! expires: String! }
@@ -75,7 +76,7 @@ const SDL = /* GraphQL */ `
   enum CustomerClassV { Residential Commercial }
   enum RateStructure { Fixed Variable Indexed }
   type EnergyCharge { fromKwh: Int! toKwh: Int cents: Float! }
-  type UsageCredit { minKwh: Int! creditUsd: Float! }
+  type UsageCredit { minKwh: Int! maxKwh: Int creditUsd: Float! }
   type MinimumUsage { belowKwh: Int! feeUsd: Float! }
 
   type BrightgridResponse { data: BrightgridData }
@@ -104,11 +105,11 @@ const SDL = /* GraphQL */ `
 
   type EiaRetailSalesResponse { response: EiaRetailSalesData! }
   type EiaRetailSalesData { data: [EiaRetailSalesRow] }
-  type EiaRetailSalesRow { period: String! stateid: String! stateDescription: String sectorid: String! sectorName: String price: String }
+  type EiaRetailSalesRow { period: String! stateid: String! stateDescription: String sectorid: String! sectorName: String price: String dataStatus: String }
   type EiaOperationalDataResponse { response: EiaOperationalData! }
   type EiaOperationalData { data: [EiaOperationalDataRow] }
   type EiaOperationalDataRow {
-    period: String! location: String! stateDescription: String sectorid: String fueltypeid: String! generation: String
+    period: String! location: String! stateDescription: String sectorid: String fueltypeid: String! generation: String dataStatus: String
   }
   type MonthlySalesResponse { state: String! series: [SalesSeries!]! }
   type SalesSeries { state: String! year: Int! sector: String! unit: String! source: String data: [MonthlySales!]! }

@@ -2,7 +2,8 @@
 // that the reference upstream's own offers comply.
 import { describe, expect, it } from 'vitest';
 import type { CanonicalOffer, Territory } from '../../domain/canonical.js';
-import { MARKET_RULES, violations } from '../../domain/market-rules.js';
+import { MARKET_RULES, inForce, violations } from '../../domain/market-rules.js';
+import { STATE_REVIEWS } from '../../domain/state-reviews.js';
 import { compliantOffers } from '../../resolvers/compliance.js';
 import { createFeedEvents, feedEventCounts } from '../../transforms/feed-events.js';
 import { createGatewayMetrics } from '../../server/observability/metrics.js';
@@ -20,7 +21,7 @@ const territory = (utilityId: string, state: string) => ({ utilityId, state }) a
 
 describe('market rules', () => {
   it('every rule names its source', () => {
-    for (const r of MARKET_RULES) expect(r.source, r.id).toMatch(/§|ILCS|Act/);
+    for (const r of MARKET_RULES) expect(r.source, r.id).toMatch(/§|ILCS|Act|Bill|Case/);
   });
 
   it('Texas: no indexed plans for homes or small businesses (PURA §39.110, HB 16)', () => {
@@ -42,9 +43,76 @@ describe('market rules', () => {
     expect(violations(offer({ cancellationFeeMicro: 200 * USD }), 'OH')).toEqual([]);
   });
 
-  it('Connecticut: no variable rates for residential customers', () => {
-    expect(violations(offer({ rateType: 'VARIABLE' }), 'CT')).toHaveLength(1);
-    expect(violations(offer({ rateType: 'VARIABLE', customerClass: 'COMMERCIAL' }), 'CT')).toEqual([]);
+  it('Connecticut: no variable or indexed prices for residential customers (P.A. 15-90, §16-245o(g)(4))', () => {
+    const ct = (o: Partial<CanonicalOffer>) => violations(offer({ cancellationFeeMicro: 0, ...o }), 'CT').map((v) => v.rule.id);
+    expect(ct({ rateType: 'VARIABLE' })).toEqual(['CT_RESIDENTIAL_VARIABLE']);
+    expect(ct({ rateType: 'INDEXED' })).toEqual(['CT_RESIDENTIAL_VARIABLE']);
+    expect(ct({ rateType: 'FIXED' })).toEqual([]);
+    expect(ct({ rateType: 'VARIABLE', customerClass: 'COMMERCIAL' })).toEqual([]);
+    expect(MARKET_RULES.find((r) => r.id === 'CT_RESIDENTIAL_VARIABLE')!.source).toMatch(/Public Act 15-90.*§16-245o\(g\)\(4\)/);
+  });
+
+  it('Connecticut: no cancellation fee for residential customers (P.A. 21-117)', () => {
+    expect(violations(offer({ cancellationFeeMicro: 1 }), 'CT').map((v) => v.rule.id)).toEqual(['CT_RESIDENTIAL_CANCELLATION_FEE']);
+    expect(violations(offer({ cancellationFeeMicro: 0 }), 'CT')).toEqual([]);
+    expect(violations(offer({ cancellationFeeMicro: 295 * USD, customerClass: 'COMMERCIAL' }), 'CT')).toEqual([]);
+  });
+
+  const md = { state: 'MD', trailingSupplyPrice: { microPerKwh: 114_233, from: '2025-11-01', to: '2026-10-31' } };
+  const block = (micro: number) => [{ fromKwh: 0, toKwh: null, microUsdPerKwh: micro }];
+
+  it('Maryland SB 1: residential terms at most 12 months, prices at most the trailing 12-month SOS average', () => {
+    const ids = (o: Partial<CanonicalOffer>, where: typeof md | { state: string } = md) =>
+      violations(offer({ cancellationFeeMicro: 0, ...o }), where, '2026-11-28').map((v) => v.rule.id);
+    expect(ids({ termMonths: 12, energyBlocks: block(114_233) })).toEqual([]);
+    expect(ids({ termMonths: 24, energyBlocks: block(114_233) })).toEqual(['MD_RESIDENTIAL_TERM']);
+    expect(ids({ energyBlocks: block(114_234) })).toEqual(['MD_RESIDENTIAL_PRICE_CAP']);
+    // Every block counts, not only the first.
+    expect(
+      ids({
+        energyBlocks: [
+          { fromKwh: 0, toKwh: 500, microUsdPerKwh: 100_000 },
+          { fromKwh: 500, toKwh: null, microUsdPerKwh: 130_000 },
+        ],
+      }),
+    ).toEqual(['MD_RESIDENTIAL_PRICE_CAP']);
+    // Green products are held to the same limit until a feed carries the PSC-approved price.
+    expect(ids({ renewablePercent: 100, energyBlocks: block(120_000) })).toEqual(['MD_RESIDENTIAL_PRICE_CAP']);
+    // Without the trailing average the price cannot be checked: the offer is not shown.
+    const [unknown] = violations(offer({ energyBlocks: block(90_000) }), { state: 'MD' }, '2026-11-28');
+    expect(unknown!.reason).toMatch(/no trailing 12-month/);
+    // Contracts before 2025 were not held to SB 1; commercial customers are not.
+    expect(ids({ termMonths: 36 }, md).length).toBeGreaterThan(0);
+    expect(violations(offer({ termMonths: 36, energyBlocks: block(200_000) }), md, '2024-12-31')).toEqual([]);
+    expect(violations(offer({ termMonths: 36, customerClass: 'COMMERCIAL', energyBlocks: block(200_000) }), md, '2026-11-28')).toEqual([]);
+  });
+
+  it('New York Reset order: only fixed within 5% of the trailing supply price, or renewable', () => {
+    const ny = { state: 'NY', trailingSupplyPrice: { microPerKwh: 100_000, from: '2025-11-01', to: '2026-10-31' } };
+    const ids = (o: Partial<CanonicalOffer>) =>
+      violations(offer({ cancellationFeeMicro: 0, ...o }), ny, '2026-11-28').map((v) => v.rule.id);
+    expect(ids({ energyBlocks: block(105_000) })).toEqual([]);
+    expect(ids({ energyBlocks: block(105_001) })).toEqual(['NY_RESET_PRODUCTS']);
+    expect(ids({ rateType: 'VARIABLE', energyBlocks: block(90_000) })).toEqual(['NY_RESET_PRODUCTS']);
+    expect(ids({ rateType: 'INDEXED', energyBlocks: block(90_000) })).toEqual(['NY_RESET_PRODUCTS']);
+    expect(ids({ rateType: 'VARIABLE', renewablePercent: 50, energyBlocks: block(190_000) })).toEqual([]);
+    expect(ids({ renewablePercent: 49, energyBlocks: block(190_000) })).toEqual(['NY_RESET_PRODUCTS']);
+  });
+
+  it('every rule is dated and in force from its effective date on', () => {
+    for (const r of MARKET_RULES) {
+      expect(r.effectiveFrom, r.id).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+      expect(inForce(r, r.effectiveFrom)).toBe(true);
+      expect(inForce(r, '2000-01-01')).toBe(false);
+    }
+  });
+
+  it('every choice state has a reviewed row: its rules, or "none found"', () => {
+    const states = STATE_REVIEWS.map((r) => r.state);
+    for (const s of ['NJ', 'DE', 'DC', 'ME', 'NH', 'MA', 'RI', 'PA', 'OH', 'IL', 'TX', 'MI', 'CT', 'MD', 'NY']) expect(states).toContain(s);
+    for (const r of STATE_REVIEWS)
+      expect(r.offerRules.length > 0 || r.enrolment !== null || r.finding === 'none found', r.state).toBe(true);
+    expect(STATE_REVIEWS.find((r) => r.state === 'OH')!.enrolment).toMatch(/7 calendar days.*4901:1-21-06/);
   });
 });
 
@@ -75,7 +143,7 @@ describe('dropping noncompliant offers', () => {
 });
 
 describe('reference upstream offers comply', () => {
-  it('no Texas indexed plans, Illinois fees within the caps, no Connecticut residential variable plans', () => {
+  it("every offer of every choice utility complies with its state's rules today", () => {
     let checked = 0;
     for (const u of DEREGULATED_UTILITIES) {
       for (const cls of ['residential', 'commercial'] as const) {
@@ -85,9 +153,17 @@ describe('reference upstream offers comply', () => {
               utilityId: u.utilityId,
               customerClass: cls === 'residential' ? 'RESIDENTIAL' : 'COMMERCIAL',
               rateType: o.rate,
+              termMonths: o.termMonths,
+              renewablePercent: o.renewablePercent,
+              energyBlocks: o.tiers.map((t) => ({ ...t })),
               cancellationFeeMicro: Math.round(o.cancellationFeeUsd * USD),
             });
-            expect(violations(c, u.state), `${feed} ${o.productName} at ${u.utilityId}`).toEqual([]);
+            const trailing = u.trailingSupplyPrice;
+            const where = {
+              state: u.state,
+              trailingSupplyPrice: trailing && { microPerKwh: Math.round(trailing.usdPerKwh * USD), from: trailing.from, to: trailing.to },
+            };
+            expect(violations(c, where), `${feed} ${o.productName} at ${u.utilityId}`).toEqual([]);
             checked++;
           }
         }

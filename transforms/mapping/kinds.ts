@@ -7,6 +7,7 @@
 import type {
   CanonicalOffer,
   CustomerClass,
+  DeliveryCharges,
   EnergyBlock,
   HolidayRule,
   RateType,
@@ -122,7 +123,14 @@ const offerFields: FieldTable = {
     },
   }),
   baseMonthly: req(money),
-  credits: opt({ type: 'list', fields: { minKwh: req(kwhBound), amount: req(money) } }, []),
+  // maxKwh: the highest usage the credit applies at (a $100 credit at 1,000 to 2,000 kWh); none: no upper bound.
+  credits: opt(
+    {
+      type: 'list',
+      fields: { minKwh: req(kwhBound), maxKwh: opt({ ...kwhBound, nullable: true } as ValueType, null), amount: req(money) },
+    },
+    [],
+  ),
   minimumUsageFee: opt({ type: 'object', nullable: true, fields: { belowKwh: req(kwhBound), amount: req(money) } }, null),
   renewablePercent: opt({ type: 'quantity', target: 'percent', defaultUnit: 'percent' }, 0),
   cancellationFee: opt(money, 0),
@@ -167,7 +175,7 @@ const offers: KindDef<'offers'> = {
   },
   key: 'offerId',
   build(v, source): CanonicalOffer {
-    const credits = v.credits as { minKwh: number; amount: number }[];
+    const credits = v.credits as { minKwh: number; maxKwh: number | null; amount: number }[];
     const fee = v.minimumUsageFee as { belowKwh: number; amount: number } | null;
     return {
       feed: source,
@@ -180,7 +188,11 @@ const offers: KindDef<'offers'> = {
       termMonths: v.termMonths as number,
       energyBlocks: energyBlocksFrom(v.energyBlocks as BlockValues[]),
       baseMonthlyMicro: v.baseMonthly as number,
-      credits: credits.map((c) => ({ minKwh: c.minKwh, micro: c.amount })),
+      credits: credits.map((c) => {
+        if (c.maxKwh !== null && c.maxKwh < c.minKwh) throw new RecordError(`credits: maxKwh ${c.maxKwh} is below minKwh ${c.minKwh}`);
+        // Left out without an upper bound, so records without one stay as they were.
+        return c.maxKwh === null ? { minKwh: c.minKwh, micro: c.amount } : { minKwh: c.minKwh, maxKwh: c.maxKwh, micro: c.amount };
+      }),
       minimumUsageFee: fee ? { belowKwh: fee.belowKwh, micro: fee.amount } : null,
       renewablePercent: v.renewablePercent as number,
       cancellationFeeMicro: v.cancellationFee as number,
@@ -197,17 +209,31 @@ const isoDate: ValueType = {
   patternText: 'an ISO date YYYY-MM-DD',
 };
 const isoDates: ValueType = { ...isoDate, type: 'stringList' } as ValueType;
+// ESTIMATED: charges not yet approved (a feed's estimate of a coming tariff period).
+const tariffStatus = opt({ type: 'enum', values: ['APPROVED', 'ESTIMATED'] }, 'APPROVED');
 const charges = (extra: FieldTable = {}): ValueType => ({
   type: 'object',
   nullable: true,
-  fields: { fixedMonthly: req(money), perKwh: req(rate), effective: opt({ ...isoDate, nullable: true } as ValueType, null), ...extra },
+  fields: {
+    fixedMonthly: req(money),
+    perKwh: req(rate),
+    effective: opt({ ...isoDate, nullable: true } as ValueType, null),
+    status: tariffStatus,
+    ...extra,
+  },
 });
 
 function chargesFrom(v: unknown): Territory['delivery'] {
   const c = v as Values | null;
-  return c
-    ? { fixedMonthlyMicro: c.fixedMonthly as number, perKwhMicro: c.perKwh as number, effective: c.effective as string | null }
-    : null;
+  if (!c) return null;
+  const out: DeliveryCharges = {
+    fixedMonthlyMicro: c.fixedMonthly as number,
+    perKwhMicro: c.perKwh as number,
+    effective: c.effective as string | null,
+  };
+  // Left out when approved, so records without it stay as they were.
+  if (c.status === 'ESTIMATED') out.estimated = true;
+  return out;
 }
 
 const territories: KindDef<'territories'> = {
@@ -231,8 +257,14 @@ const territories: KindDef<'territories'> = {
     ),
     choiceCapPercent: opt({ type: 'quantity', target: 'percent', defaultUnit: 'percent', nullable: true }, null),
     // Tariff periods: delivery charges by effective date, Price to Compare periods by season or class.
-    deliveryRates: opt({ type: 'list', fields: { fixedMonthly: req(money), perKwh: req(rate), effective: req(isoDate) } }, []),
-    commercialDeliveryRates: opt({ type: 'list', fields: { fixedMonthly: req(money), perKwh: req(rate), effective: req(isoDate) } }, []),
+    deliveryRates: opt(
+      { type: 'list', fields: { fixedMonthly: req(money), perKwh: req(rate), effective: req(isoDate), status: tariffStatus } },
+      [],
+    ),
+    commercialDeliveryRates: opt(
+      { type: 'list', fields: { fixedMonthly: req(money), perKwh: req(rate), effective: req(isoDate), status: tariffStatus } },
+      [],
+    ),
     pricesToCompare: opt(
       {
         type: 'list',
@@ -246,6 +278,8 @@ const territories: KindDef<'territories'> = {
       },
       [],
     ),
+    // The trailing 12-month average default service price some states cap retail prices at (domain/market-rules.ts).
+    trailingSupplyPrice: opt({ type: 'object', nullable: true, fields: { perKwh: req(rate), from: req(isoDate), to: req(isoDate) } }, null),
     switching: req({
       type: 'object',
       nullable: false,
@@ -296,11 +330,7 @@ const territories: KindDef<'territories'> = {
       calendar: calendar && { name: calendar.name, holidays: calendar.holidays.map((h) => ({ name: h.name, rule: h.rule })) },
       holidays: v.holidays as string[],
     };
-    const period = (c: Values) => ({
-      fixedMonthlyMicro: c.fixedMonthly as number,
-      perKwhMicro: c.perKwh as number,
-      effective: c.effective as string,
-    });
+    const period = (c: Values) => chargesFrom(c)!;
     const byDate = <T extends { effective?: string | null }>(a: T, b: T) => ((a.effective ?? '') < (b.effective ?? '') ? -1 : 1);
     // Optional extras are left out when the feed has none, so records without them stay as they were.
     const cycles = switching.meterReadCycles as { cycle: string; anchorDate: string }[];
@@ -329,6 +359,11 @@ const territories: KindDef<'territories'> = {
     if (ptc) {
       if ((ptc.expires as string) < (ptc.effective as string)) throw new RecordError('priceToCompare: expires before it takes effect');
       t.priceToCompare = { microPerKwh: ptc.perKwh as number, effective: ptc.effective as string, expires: ptc.expires as string };
+    }
+    const trailing = v.trailingSupplyPrice as Values | null;
+    if (trailing) {
+      if ((trailing.to as string) < (trailing.from as string)) throw new RecordError('trailingSupplyPrice: ends before it starts');
+      t.trailingSupplyPrice = { microPerKwh: trailing.perKwh as number, from: trailing.from as string, to: trailing.to as string };
     }
     if (market === 'DEREGULATED' && !t.delivery) throw new RecordError('delivery: a DEREGULATED utility needs delivery charges');
     const s = t.switching;
@@ -363,6 +398,8 @@ const stateStats: KindDef<'stateStats'> = {
     year: opt({ type: 'int', min: 1900, max: 2200 }),
     residentialPerKwh: opt(rate),
     commercialPerKwh: opt(rate),
+    // ESTIMATED: figures the feed derived rather than published (the reference upstream's 2025).
+    dataStatus: opt({ type: 'enum', values: ['PUBLISHED', 'ESTIMATED'] }, 'PUBLISHED'),
     generation: opt({
       type: 'object',
       nullable: false,
@@ -386,6 +423,7 @@ const stateStats: KindDef<'stateStats'> = {
     if (v.residentialPerKwh !== undefined) out.residentialMicroPerKwh = v.residentialPerKwh as number;
     if (v.commercialPerKwh !== undefined) out.commercialMicroPerKwh = v.commercialPerKwh as number;
     if (v.generation !== undefined) out.generationMwh = generation;
+    if (v.dataStatus === 'ESTIMATED') out.estimated = true;
     return out;
   },
 };

@@ -57,6 +57,8 @@ export interface StateStats {
   residentialMicroPerKwh?: Micro;
   commercialMicroPerKwh?: Micro;
   generationMwh?: Partial<Record<GenerationSource, number>>;
+  /** The feed marks the figures as estimated (derived), not published. */
+  estimated?: boolean;
 }
 
 /** A state's typical monthly residential usage: its residential sales per month, January first. */

@@ -35,6 +35,8 @@ export interface RetailSalesRow {
   sectorName: string;
   price: string;
   'price-units': string;
+  /** Not an EIA member: the reference upstream marks the figures it derived (2025) as ESTIMATED. */
+  dataStatus?: 'ESTIMATED';
 }
 
 export interface GenerationRow {
@@ -47,6 +49,7 @@ export interface GenerationRow {
   fuelTypeDescription: string;
   generation: string;
   'generation-units': string;
+  dataStatus?: 'ESTIMATED';
 }
 
 /** x * (1 + pct/100) rounded to 2 decimals, exactly (hundredths as integers). */
@@ -69,6 +72,9 @@ function thousandMwh(mwh: number, year: number): string {
   return `${neg ? '-' : ''}${Math.floor(abs / 1000)}.${String(abs % 1000).padStart(3, '0')}`;
 }
 
+/** The 2025 rows are derived from 2024's, not EIA's: they say so. */
+const estimatedIn = (year: number) => (year === 2024 ? {} : { dataStatus: 'ESTIMATED' as const });
+
 export function retailSalesRows(): RetailSalesRow[] {
   const rows: RetailSalesRow[] = [];
   for (const year of EIA_V2_YEARS)
@@ -82,6 +88,7 @@ export function retailSalesRows(): RetailSalesRow[] {
           sectorName: SECTORS[sector],
           price: priceOf(s, sector, year),
           'price-units': 'cents per kilowatt-hour',
+          ...estimatedIn(year),
         });
   return rows;
 }
@@ -101,6 +108,7 @@ export function generationRows(): GenerationRow[] {
           fuelTypeDescription: FUEL_TYPE_IDS[source].description,
           generation: thousandMwh(s.generationMwh[source], year),
           'generation-units': 'thousand megawatthours',
+          ...estimatedIn(year),
         });
   return rows;
 }

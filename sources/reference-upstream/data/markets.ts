@@ -21,6 +21,8 @@ export const PRICE_BANDS: Record<string, PriceBand> = {
   CT: { residentialCenter: 14.1, residential: [10, 18], commercial: [8.2, 16] },
   NH: { residentialCenter: 13.1, residential: [9.5, 18], commercial: [8, 15.5] },
   DC: { residentialCenter: 12.1, residential: [9, 17], commercial: [7.3, 14.5] },
+  DE: { residentialCenter: 12.2, residential: [9, 17], commercial: [7.3, 14.5] },
+  ME: { residentialCenter: 14.2, residential: [10, 18], commercial: [8.2, 16] },
 };
 
 /**

@@ -55,8 +55,11 @@ function quantum(feed: SupplierFeed, rate: RateStructure, rng: Rng): number {
   return 100; // 0.1189 dollars
 }
 
-/** Illinois caps early termination fees at $50 residential, $150 small commercial (220 ILCS 5/16-119). */
-const FEE_CAP_USD: Record<string, Record<CustomerClass, number>> = { IL: { residential: 50, commercial: 150 } };
+/**
+ * Illinois caps early termination fees at $50 residential, $150 small commercial (220 ILCS 5/16-119);
+ * Connecticut bars them for residential customers (P.A. 21-117).
+ */
+const FEE_CAP_USD: Record<string, Partial<Record<CustomerClass, number>>> = { IL: { residential: 50, commercial: 150 }, CT: { residential: 0 } };
 
 function cancellationFee(rng: Rng, term: number, cls: CustomerClass, state: string): number {
   if (term <= 1) return 0;
@@ -70,13 +73,36 @@ function cancellationFee(rng: Rng, term: number, cls: CustomerClass, state: stri
 /**
  * Products a state does not allow, left out after generation so the other offers stay as they were:
  * Texas bars wholesale indexed products for residential and small commercial customers (PURA
- * §39.110, HB 16, 2021); Connecticut bars variable rates for residential customers (P.A. 14-75).
+ * §39.110, HB 16, 2021); Connecticut bars variable and indexed prices for residential customers
+ * (P.A. 15-90); New York's Reset order (PSC Case 15-M-0127) allows residential variable prices only
+ * with guaranteed savings, which these offers do not promise, unless the product is renewable.
  */
-function allowed(state: string, cls: CustomerClass, rate: RateStructure): boolean {
-  if (state === 'TX' && rate === 'INDEXED') return false;
-  if (state === 'CT' && cls === 'residential' && rate === 'VARIABLE') return false;
+function allowed(state: string, cls: CustomerClass, o: OfferSpec): boolean {
+  if (state === 'TX' && o.rate === 'INDEXED') return false;
+  if (state === 'CT' && cls === 'residential' && o.rate !== 'FIXED') return false;
+  if (state === 'NY' && cls === 'residential' && o.rate !== 'FIXED' && o.renewablePercent < NY_RENEWABLE_PERCENT) return false;
   return true;
 }
+
+/** New York counts a product as renewable from this share on (the gateway's NY_RESET_PRODUCTS rule). */
+const NY_RENEWABLE_PERCENT = 50;
+
+/**
+ * Highest residential energy price a state allows, micro-USD/kWh: Maryland's trailing 12-month
+ * standard offer average (SB 1, 2024), New York's trailing utility supply price plus 5% for a fixed
+ * product that is not renewable (Reset order); Infinity elsewhere.
+ */
+function priceLimitMicro(utility: Utility, cls: CustomerClass, renewablePercent: number): number {
+  const trailing = utility.trailingSupplyPrice;
+  if (cls !== 'residential' || !trailing) return Infinity;
+  const micro = Math.round(trailing.usdPerKwh * 1_000_000);
+  if (utility.state === 'MD') return micro;
+  if (utility.state === 'NY' && renewablePercent < NY_RENEWABLE_PERCENT) return Math.floor((micro * 105) / 100);
+  return Infinity;
+}
+
+/** Maryland limits residential terms to 12 months (SB 1, 2024). */
+const maxTermMonths = (state: string, cls: CustomerClass) => (state === 'MD' && cls === 'residential' ? 12 : Infinity);
 
 function productName(rng: Rng, feed: SupplierFeed, brandShort: string, state: string, cls: CustomerClass,
   rate: RateStructure, term: number, green: boolean): string {
@@ -107,7 +133,7 @@ function generate(feed: SupplierFeed, utility: Utility, cls: CustomerClass): Off
   for (let index = 1; index <= count; index++) {
     const brand = brands[(index - 1) % brands.length]!;
     const rate = pickRate(rng, index);
-    const termMonths = pickTerm(rng, rate, index);
+    const termMonths = Math.min(pickTerm(rng, rate, index), maxTermMonths(utility.state, cls));
     const renewablePercent = rng.pick(texas ? [0, 6, 12, 25, 50, 100, 100] : [0, 0, 10, 20, 50, 100]);
     const green = renewablePercent === 100;
 
@@ -150,6 +176,9 @@ function generate(feed: SupplierFeed, utility: Utility, cls: CustomerClass): Off
     // Credits are funded by the energy charge: every block at least the credit plan's floor.
     const floor = creditFloorMicro(credits);
     if (floor) tiers = tiers.map((t) => ({ ...t, microUsdPerKwh: Math.max(t.microUsdPerKwh, Math.ceil(floor / q) * q) }));
+    // A state's price limit, on a quantum the supplier quotes in.
+    const limit = priceLimitMicro(utility, cls, renewablePercent);
+    if (limit !== Infinity) tiers = tiers.map((t) => ({ ...t, microUsdPerKwh: Math.min(t.microUsdPerKwh, Math.floor(limit / q) * q) }));
 
     const baseUsdPerMonth = residential
       ? rng.pick(texas ? [0, 0, 4.95, 9.95, 9.95] : [0, 0, 0, 4.95])
@@ -176,7 +205,7 @@ function generate(feed: SupplierFeed, utility: Utility, cls: CustomerClass): Off
       enrollmentFeeUsd: rng.chance(0.85) ? 0 : rng.pick([9.95, 14.95, 25]),
     });
   }
-  return offers.filter((o) => allowed(utility.state, cls, o.rate));
+  return offers.filter((o) => allowed(utility.state, cls, o));
 }
 
 const cache = new Map<string, OfferSpec[]>();

@@ -31,6 +31,8 @@ export const STATE_WORDS: Record<string, readonly string[]> = {
   CT: ['Nutmeg', 'Charter Oak'],
   NH: ['Granite State', 'White Mountain'],
   DC: ['Capitol', 'Potomac'],
+  DE: ['First State', 'Brandywine'],
+  ME: ['Pine Tree', 'Downeast'],
 };
 
 export const FIXED_NOUNS = ['Saver', 'Secure', 'Select', 'Simple', 'Shield', 'Value', 'Price Lock', 'Essentials'] as const;

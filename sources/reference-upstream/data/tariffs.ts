@@ -23,6 +23,9 @@
 
 export const DATA_AS_OF = '2026-11-01';
 
+/** Delivery periods taking effect from this day on are estimates (see above), not approved tariff sheets: the feed says so. */
+export const DELIVERY_ESTIMATED_FROM = '2026-01-01';
+
 /** [effective YYYY-MM-DD, residential fixed USD/month, residential USD/kWh] per tariff period, oldest first. */
 export type DeliveryRow = [effective: string, fixedMonthlyUsd: number, perKwhUsd: number];
 
@@ -103,6 +106,8 @@ export const PRICE_TO_COMPARE_PERIODS: Record<string, PtcPeriod[]> = {
   DUQUESNE: [p('2026-06-01', '2026-11-30', 0.1321), p('2026-12-01', '2027-05-31', 0.1352)],
   MET_ED: [p('2026-06-01', '2026-11-30', 0.1127), p('2026-12-01', '2027-05-31', 0.1163)],
   PENELEC: [p('2026-06-01', '2026-11-30', 0.1102), p('2026-12-01', '2027-05-31', 0.1138)],
+  WEST_PENN: [p('2026-06-01', '2026-11-30', 0.1081), p('2026-12-01', '2027-05-31', 0.1115)],
+  PENN_POWER: [p('2026-06-01', '2026-11-30', 0.1109), p('2026-12-01', '2027-05-31', 0.1142)],
   // Ohio: standard service offer, June to May; each FirstEnergy company has its own.
   AEP_OHIO: [p('2026-06-01', '2027-05-31', 0.0996)],
   DUKE_ENERGY_OHIO: [p('2026-06-01', '2027-05-31', 0.1051)],

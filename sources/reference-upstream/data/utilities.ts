@@ -12,14 +12,15 @@
 // periods and bundled-rates.ts for municipal and co-op utilities.
 
 import { ERCOT, utilityCalendar, type HolidayName, type MarketCalendar } from './holidays.js';
-import { DATA_AS_OF, DELIVERY_HISTORY, PRICE_TO_COMPARE_PERIODS, type PtcPeriod } from './tariffs.js';
+import { DATA_AS_OF, DELIVERY_ESTIMATED_FROM, DELIVERY_HISTORY, PRICE_TO_COMPARE_PERIODS, type PtcPeriod } from './tariffs.js';
+import { nyMonthlyPrices, trailingSupplyPrice, type TrailingPrice } from './supply-prices.js';
 
 export type Market = 'DEREGULATED' | 'REGULATED';
 export type Ownership = 'IOU' | 'MUNICIPAL' | 'COOP';
 export type SwitchingKind = 'OFF_CYCLE' | 'ACCELERATED' | 'METER_READ';
 
 export interface Charges { fixedMonthlyUsd: number; perKwhUsd: number }
-export interface DeliveryPeriod { effective: string; residential: Charges; commercial: Charges }
+export interface DeliveryPeriod { effective: string; residential: Charges; commercial: Charges; status?: 'ESTIMATED' }
 
 export interface Utility {
   utilityId: string;
@@ -38,6 +39,8 @@ export interface Utility {
   priceToCompare: { usdPerKwh: number; effective: string; expires: string } | null;
   /** Choice markets outside Texas: the Price to Compare periods in effect on DATA_AS_OF and the next ones. */
   pricesToCompare: PtcPeriod[] | null;
+  /** Maryland and New York: the residential default service price averaged over the trailing 12 months. */
+  trailingSupplyPrice: TrailingPrice | null;
   /** Michigan: the share of the utility's load retail choice is capped at (MCL 460.10a(1)); absent elsewhere. */
   choiceCapPercent: number | null;
   switching: {
@@ -76,12 +79,13 @@ interface StateRules {
 // switch on the customer's next scheduled meter read that is at least the enrollment lead time away.
 // Illinois: the customer may rescind an enrollment within 10 calendar days of the utility's
 // confirmation (83 Ill. Adm. Code 412.150 and the utilities' supplier tariffs); the switch comes after.
+// Ohio: 7 calendar days after the utility's confirmation notice (Ohio Adm. Code 4901:1-21-06).
 // Michigan: retail open access capped at 10% of each utility's load (MCL 460.10a(1), 2008 PA 286).
 // In states without choice the rules only describe move-in service starts.
 const STATES: Record<string, StateRules> = {
   TX: { timeZone: 'America/Chicago', choice: true, switching: ['OFF_CYCLE', 2, '17:00', 30], holidays: 'ERCOT' },
   PA: { timeZone: 'America/New_York', choice: true, switching: ['ACCELERATED', 3, '16:00', 30], holidays: { extras: ['GOOD_FRIDAY', 'DAY_AFTER_THANKSGIVING'] }, ptcPeriod: ['2026-06-01', '2027-05-31'] },
-  OH: { timeZone: 'America/New_York', choice: true, switching: ['METER_READ', 7, '17:00', 30], holidays: { extras: ['DAY_AFTER_THANKSGIVING'], skip: ['COLUMBUS_DAY'] }, ptcPeriod: ['2026-06-01', '2027-05-31'] },
+  OH: { timeZone: 'America/New_York', choice: true, switching: ['METER_READ', 7, '17:00', 30], holidays: { extras: ['DAY_AFTER_THANKSGIVING'], skip: ['COLUMBUS_DAY'] }, ptcPeriod: ['2026-06-01', '2027-05-31'], rescissionDays: 7 },
   IL: { timeZone: 'America/Chicago', choice: true, switching: ['METER_READ', 5, '17:00', 30], holidays: { extras: ['DAY_AFTER_THANKSGIVING'], skip: ['COLUMBUS_DAY'] }, ptcPeriod: ['2026-06-01', '2027-05-31'], rescissionDays: 10 },
   NY: { timeZone: 'America/New_York', choice: true, switching: ['METER_READ', 10, '16:00', 31], holidays: { extras: ['DAY_AFTER_THANKSGIVING'] }, ptcPeriod: ['2026-11-01', '2027-04-30'] },
   NJ: { timeZone: 'America/New_York', choice: true, switching: ['METER_READ', 10, '16:00', 30], holidays: { extras: ['GOOD_FRIDAY', 'DAY_AFTER_THANKSGIVING'] }, ptcPeriod: ['2026-06-01', '2027-05-31'] },
@@ -89,6 +93,9 @@ const STATES: Record<string, StateRules> = {
   MA: { timeZone: 'America/New_York', choice: true, switching: ['METER_READ', 5, '16:00', 30], holidays: { extras: ['DAY_AFTER_THANKSGIVING'], skip: ['COLUMBUS_DAY'] }, ptcPeriod: ['2026-07-01', '2026-12-31'] },
   CT: { timeZone: 'America/New_York', choice: true, switching: ['METER_READ', 5, '16:00', 30], holidays: { extras: ['GOOD_FRIDAY', 'DAY_AFTER_THANKSGIVING'] }, ptcPeriod: ['2026-07-01', '2026-12-31'] },
   NH: { timeZone: 'America/New_York', choice: true, switching: ['METER_READ', 5, '16:00', 30], holidays: { extras: ['DAY_AFTER_THANKSGIVING'] }, ptcPeriod: ['2026-08-01', '2027-01-31'] },
+  DE: { timeZone: 'America/New_York', choice: true, switching: ['METER_READ', 10, '17:00', 30], holidays: { extras: ['GOOD_FRIDAY', 'DAY_AFTER_THANKSGIVING'] }, ptcPeriod: ['2026-06-01', '2027-05-31'] },
+  // Maine: standard offer service, set each January 1.
+  ME: { timeZone: 'America/New_York', choice: true, switching: ['METER_READ', 5, '16:00', 30], holidays: { extras: ['DAY_AFTER_THANKSGIVING'] }, ptcPeriod: ['2026-01-01', '2026-12-31'] },
   DC: { timeZone: 'America/New_York', choice: true, switching: ['METER_READ', 10, '17:00', 30], holidays: { extras: ['DAY_AFTER_THANKSGIVING'] }, ptcPeriod: ['2026-06-01', '2027-05-31'] },
   MI: { timeZone: 'America/Detroit', choice: false, switching: ['OFF_CYCLE', 1, '17:00', 30], holidays: { extras: ['DAY_AFTER_THANKSGIVING'] } },
   CO: { timeZone: 'America/Denver', choice: false, switching: ['OFF_CYCLE', 1, '17:00', 30], holidays: { extras: ['DAY_AFTER_THANKSGIVING'] } },
@@ -127,6 +134,8 @@ const ROWS: Row[] = [
   ['PPL', 'PPL Electric Utilities', 'PA', 'IOU', 19.78, 0.08973, '2026-01-01'],
   ['DUQUESNE', 'Duquesne Light Company', 'PA', 'IOU', 13.5, 0.07251, '2026-01-01'],
   ['MET_ED', 'Met-Ed (FirstEnergy Pennsylvania)', 'PA', 'IOU', 11.96, 0.06602, '2026-01-01'],
+  ['WEST_PENN', 'West Penn Power (FirstEnergy Pennsylvania)', 'PA', 'IOU', 11.96, 0.05618, '2026-01-01'],
+  ['PENN_POWER', 'Penn Power (FirstEnergy Pennsylvania)', 'PA', 'IOU', 11.96, 0.05894, '2026-01-01'],
   ['PENELEC', 'Penelec (FirstEnergy Pennsylvania)', 'PA', 'IOU', 11.96, 0.06245, '2026-01-01'],
   // Ohio
   ['AEP_OHIO', 'AEP Ohio', 'OH', 'IOU', 10, 0.05046, '2026-06-01'],
@@ -174,8 +183,32 @@ const ROWS: Row[] = [
   // New Hampshire
   ['EVERSOURCE_NH', 'Eversource (Public Service Company of New Hampshire)', 'NH', 'IOU', 14.74, 0.08391, '2025-08-01'],
   ['UNITIL_NH', 'Unitil (Unitil Energy Systems)', 'NH', 'IOU', 16.22, 0.07712, '2026-05-01'],
+  // Delaware and Maine
+  ['DELMARVA_DE', 'Delmarva Power (Delaware)', 'DE', 'IOU', 15.18, 0.06152, '2025-01-01'],
+  ['CMP', 'Central Maine Power', 'ME', 'IOU', 24.16, 0.10497, '2026-01-01'],
+  ['VERSANT', 'Versant Power', 'ME', 'IOU', 19.5, 0.12345, '2026-01-01'],
+  // Municipal utilities of towns inside choice-state IOU territories (municipal-towns.ts): no retail
+  // choice, bundled residential rates. Approximate all-in figures (customer charge, and energy plus
+  // power-cost adjustment per kWh) of each utility's residential tariff, to be replaced with the
+  // published sheets.
+  ['GARLAND_PL', 'Garland Power & Light', 'TX', 'MUNICIPAL', 12.5, 0.1095, '2025-10-01'],
+  ['DENTON_ME', 'Denton Municipal Electric', 'TX', 'MUNICIPAL', 14.25, 0.108, '2025-10-01'],
+  ['GEUS', 'GEUS (Greenville Electric Utility System)', 'TX', 'MUNICIPAL', 14, 0.115, '2025-10-01'],
+  ['BROWNSVILLE_PUB', 'Brownsville Public Utilities Board', 'TX', 'MUNICIPAL', 9.4, 0.129, '2025-10-01'],
+  ['NAPERVILLE_ELECTRIC', 'Naperville Electric Utility', 'IL', 'MUNICIPAL', 12.13, 0.1203, '2025-05-01'],
+  ['GENEVA_IL', 'City of Geneva Electric', 'IL', 'MUNICIPAL', 14.5, 0.119, '2025-05-01'],
+  ['WELLESLEY_MLP', 'Wellesley Municipal Light Plant', 'MA', 'MUNICIPAL', 8, 0.155, '2025-01-01'],
+  ['READING_MLD', 'Reading Municipal Light Department', 'MA', 'MUNICIPAL', 7.2, 0.163, '2025-01-01'],
+  ['TAUNTON_MLP', 'Taunton Municipal Lighting Plant', 'MA', 'MUNICIPAL', 7.5, 0.159, '2025-01-01'],
+  ['HOLYOKE_GE', 'Holyoke Gas & Electric', 'MA', 'MUNICIPAL', 6, 0.126, '2025-01-01'],
+  ['EASTON_UTILITIES', 'Easton Utilities', 'MD', 'MUNICIPAL', 12, 0.134, '2025-01-01'],
+  ['NORWICH_PU', 'Norwich Public Utilities', 'CT', 'MUNICIPAL', 12, 0.159, '2025-01-01'],
+  ['WALLINGFORD_ELECTRIC', 'Wallingford Electric Division', 'CT', 'MUNICIPAL', 10, 0.149, '2025-01-01'],
   // Regulated states: bundled tariffs, no retail plans
-  ['PGE', 'Pacific Gas and Electric Company', 'CA', 'IOU', 0, 0.3346, '2025-01-01'],
+  // PG&E: the income-graduated Base Services Charge (CPUC D.24-05-028), 24.15 USD a month for
+  // customers outside CARE and FERA, from 2026-03-01, with the per-kWh rate lowered to match
+  // (the lowered rate is an estimate until the tariff sheets are entered).
+  ['PGE', 'Pacific Gas and Electric Company', 'CA', 'IOU', 24.15, 0.2866, '2026-03-01'],
   ['SCE', 'Southern California Edison', 'CA', 'IOU', 0, 0.2981, '2025-01-01'],
   ['SDGE', 'San Diego Gas & Electric', 'CA', 'IOU', 0, 0.3721, '2025-01-01'],
   ['LADWP', 'Los Angeles Department of Water and Power', 'CA', 'MUNICIPAL', 0, 0.2187, '2024-07-01'],
@@ -203,10 +236,11 @@ const CHOICE_CAP_PERCENT: Record<string, number> = { DTE_ELECTRIC: 10 };
 
 // Price to Compare, USD/kWh, of the choice-market utilities outside Texas (ERCOT has no default
 // service to compare with) whose periods tariffs.ts does not list: one period per state (ptcPeriod).
+// New York's utilities price supply monthly (supply-prices.ts).
 const PRICE_TO_COMPARE: Record<string, number> = {
-  CONED: 0.118, NATIONAL_GRID_NY: 0.0912, NYSEG: 0.0877, RG_E: 0.0853, CENTRAL_HUDSON: 0.0948, ORANGE_ROCKLAND: 0.102,
   PSEG: 0.1208, JCPL: 0.1192, ACE: 0.1175, ROCKLAND_ELECTRIC: 0.1151,
   EVERSOURCE_CT: 0.1388, UI: 0.135, PEPCO_DC: 0.1164,
+  DELMARVA_DE: 0.1196, CMP: 0.1452, VERSANT: 0.1318,
 };
 
 // Small business (secondary service) delivery: a higher customer charge and a lower energy-based
@@ -231,7 +265,7 @@ function deliveryPeriods(utilityId: string, row: Charges & { effective: string }
   const rows = DELIVERY_HISTORY[utilityId] ?? [[row.effective, row.fixedMonthlyUsd, row.perKwhUsd]];
   return rows.map(([effective, fixedMonthlyUsd, perKwhUsd]) => {
     const residential = { fixedMonthlyUsd, perKwhUsd };
-    return { effective, residential, commercial: commercial(residential) };
+    return { effective, residential, commercial: commercial(residential), ...(effective >= DELIVERY_ESTIMATED_FROM ? { status: 'ESTIMATED' as const } : {}) };
   });
 }
 
@@ -241,7 +275,7 @@ function inEffect<T extends { effective: string }>(items: T[], date: string): T 
 }
 
 function pricesToCompare(utilityId: string, state: string, rules: StateRules): PtcPeriod[] | null {
-  const periods = PRICE_TO_COMPARE_PERIODS[utilityId];
+  const periods = PRICE_TO_COMPARE_PERIODS[utilityId] ?? nyMonthlyPrices(utilityId);
   if (periods) return periods.map((p) => ({ ...p }));
   const ptc = PRICE_TO_COMPARE[utilityId];
   if (ptc === undefined || !rules.ptcPeriod) return null;
@@ -291,6 +325,7 @@ function build([utilityId, name, state, ownership, fixedMonthlyUsd, perKwhUsd, e
     bundledRate: market === 'REGULATED' ? { ...charges, effective } : null,
     priceToCompare: residentialPtc && { usdPerKwh: residentialPtc.usdPerKwh, effective: residentialPtc.effective, expires: residentialPtc.expires },
     pricesToCompare: ptcs,
+    trailingSupplyPrice: market === 'DEREGULATED' ? trailingSupplyPrice(utilityId, state, ptcs ?? undefined) : null,
     choiceCapPercent: CHOICE_CAP_PERCENT[utilityId] ?? null,
     switching: {
       kind, leadBusinessDays, sameDayCutoff, meterReadCycleDays,

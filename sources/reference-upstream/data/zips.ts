@@ -3,7 +3,9 @@
 // serves a single town. Every ZIP under a listed prefix counts as served.
 // Sources: the utilities' published service-area maps and town lists (PUCT TDU territory maps,
 // PA PUC / PUCO / ICC / NY PSC / MA DPU / NH PUC utility service-area lists, EIA-861 service
-// territory data by county), matched to USPS ZIP codes; as of 2026-11.
+// territory data by county), matched to USPS ZIP codes; as of 2026-11. Towns with their own
+// municipal utility are found by the ZIP's USPS city (municipal-towns.ts).
+import { MUNICIPAL_TOWN_UTILITIES, municipalTown } from './municipal-towns.js';
 
 // prefix or prefix range -> [city used for premise addresses, utilities serving it]
 type Area = [city: string, utilityIds: string[]];
@@ -26,6 +28,7 @@ const PREFIXES: Record<string, Area> = {
   '166': ['ALTOONA', ['PENELEC']], '170-171': ['HARRISBURG', ['PPL']], '173-174': ['YORK', ['MET_ED']],
   '175-176': ['LANCASTER', ['PPL']], '177': ['WILLIAMSPORT', ['PPL']], '180-181': ['ALLENTOWN', ['PPL']],
   '183': ['STROUDSBURG', ['MET_ED']], '185': ['SCRANTON', ['PPL']], '187': ['WILKES BARRE', ['PPL']],
+  '156': ['GREENSBURG', ['WEST_PENN']], '161': ['NEW CASTLE', ['PENN_POWER']], '189': ['DOYLESTOWN', ['PECO']],
   '190': ['BALA CYNWYD', ['PECO']], '191': ['PHILADELPHIA', ['PECO']], '193': ['WEST CHESTER', ['PECO']],
   '194': ['NORRISTOWN', ['PECO']], '195-196': ['READING', ['MET_ED']],
   // Ohio
@@ -77,6 +80,10 @@ const PREFIXES: Record<string, Area> = {
   '068-069': ['STAMFORD', ['EVERSOURCE_CT']],
   // New Hampshire
   '030-031': ['MANCHESTER', ['EVERSOURCE_NH']], '033': ['CONCORD', ['EVERSOURCE_NH']], '038': ['PORTSMOUTH', ['EVERSOURCE_NH']],
+  // Delaware and Maine
+  '197': ['NEWARK', ['DELMARVA_DE']], '198': ['WILMINGTON', ['DELMARVA_DE']], '199': ['DOVER', ['DELMARVA_DE']],
+  '039': ['KITTERY', ['CMP']], '040-041': ['PORTLAND', ['CMP']], '042': ['LEWISTON', ['CMP']], '043': ['AUGUSTA', ['CMP']],
+  '044': ['BANGOR', ['VERSANT']], '046': ['ELLSWORTH', ['VERSANT']], '047': ['HOULTON', ['VERSANT']], '049': ['WATERVILLE', ['CMP']],
   '200': ['WASHINGTON', ['PEPCO_DC']], '202-205': ['WASHINGTON', ['PEPCO_DC']],
   // Regulated states
   '900': ['LOS ANGELES', ['LADWP']], '902': ['INGLEWOOD', ['SCE']], '917': ['POMONA', ['SCE']],
@@ -142,7 +149,13 @@ for (const [key, area] of Object.entries(PREFIXES)) {
 export const ZIP_PATTERN = /^\d{5}$/;
 
 function areaFor(zip: string): Area | undefined {
-  return OVERRIDES[zip] ?? BY_PREFIX.get(zip.slice(0, 3));
+  const override = OVERRIDES[zip];
+  if (override) return override;
+  const prefix = BY_PREFIX.get(zip.slice(0, 3));
+  if (!prefix) return undefined;
+  // A municipal town inside a covered prefix; the prefix's utility no longer serves it.
+  const town = municipalTown(zip);
+  return town ? [town.city, [town.utilityId]] : prefix;
 }
 
 /** Utility ids serving the ZIP, in a stable order; empty when the ZIP is not covered. */
@@ -158,5 +171,6 @@ export function cityForZip(zip: string): string | undefined {
 export function referencedUtilityIds(): Set<string> {
   const ids = new Set<string>();
   for (const [, list] of [...Object.values(PREFIXES), ...Object.values(OVERRIDES)]) list.forEach((id) => ids.add(id));
+  MUNICIPAL_TOWN_UTILITIES.forEach((id) => ids.add(id));
   return ids;
 }
