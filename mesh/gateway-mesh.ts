@@ -37,6 +37,8 @@ import { feedFetch, type FeedFetch } from './feed-transport.js';
 import { ownTypesOnly, resolveAsWritten, type ResolverMap } from './public-field-resolvers.js';
 import type { CallableFeed, FeedCall } from './feed-call.js';
 
+export type { CallableFeed };
+
 export type SchemaVariant = 'keyed' | 'playground';
 
 /**
