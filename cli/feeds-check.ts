@@ -39,7 +39,7 @@ import type { CanonicalOffer } from '../domain/canonical.js';
 import { defaultPort } from '../lib/ports.js';
 import { dropSystematic } from '../transforms/mapping/plausibility.js';
 import { render } from './feeds-check-render.js';
-import { describeMistake, feedUnitMistakes, sampleInputs } from '../transforms/unit-check.js';
+import { describeMistake, feedUnitMistakes, sampleInputs, type FeedUnitMistake } from '../transforms/unit-check.js';
 
 /** The gateway's modules, loaded only once the arguments are good (--help and usage errors stay fast). */
 async function gatewayModules() {
@@ -503,15 +503,7 @@ export async function runFeedsCheck(opts: Options, env: NodeJS.ProcessEnv): Prom
       await served.close();
     }
     // A unit mistake shows against the other feeds: it fails like one inside a feed (a production start refuses it).
-    for (const mistake of feedUnitMistakes(mesh.feeds, sampled, path.join(opts.dir, '.meshrc.yaml'))) {
-      const check = report.feeds.find((f) => f.feed === mistake.feed && f.kind === 'offers');
-      if (!check) continue;
-      if (mistake.serveAnyway) check.warnings.push(`${describeMistake(mistake)} (unitCheck: serve-anyway: served)`);
-      else {
-        check.status = 'FAIL';
-        check.error = [check.error, describeMistake(mistake)].filter(Boolean).join('; ');
-      }
-    }
+    failUnitMistakes(report.feeds, feedUnitMistakes(mesh.feeds, sampled, path.join(opts.dir, '.meshrc.yaml')));
     report.summary = summarize(report.feeds);
     const { warnings, failed } = report.summary;
     report.ok = failed === 0 && !(opts.strict && warnings > 0);
@@ -524,6 +516,19 @@ export async function runFeedsCheck(opts: Options, env: NodeJS.ProcessEnv): Prom
     }
     await fetchFn?.close().catch(() => {});
     await upstream?.close().catch(() => {});
+  }
+}
+
+/** A unit mistake across feeds fails the feed's row, or warns when its block says `unitCheck: serve-anyway`. */
+function failUnitMistakes(feeds: FeedCheck[], mistakes: FeedUnitMistake[]): void {
+  for (const mistake of mistakes) {
+    const check = feeds.find((f) => f.feed === mistake.feed && f.kind === 'offers');
+    if (!check) continue;
+    if (mistake.serveAnyway) check.warnings.push(`${describeMistake(mistake)} (unitCheck: serve-anyway: served)`);
+    else {
+      check.status = 'FAIL';
+      check.error = [check.error, describeMistake(mistake)].filter(Boolean).join('; ');
+    }
   }
 }
 
