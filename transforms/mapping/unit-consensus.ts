@@ -36,6 +36,8 @@ export interface UnitMistake {
 
 /** How far (in powers of ten) a ratio may be from 10, 100 or 1000 and still count as near it: within a factor of 2. */
 const NEAR = Math.log10(2);
+/** Medians closer than a factor of 3 agree. */
+const AGREE = Math.log10(3);
 
 export function median(values: readonly number[]): number {
   const s = [...values].sort((a, b) => a - b);
@@ -79,15 +81,23 @@ export function unitMistakes(samples: readonly FeedFieldValues[]): UnitMistake[]
     const market = marketRange(kind, field);
     const range = plausibleRange(kind, field);
     if (!range) continue;
+    // The consensus: the feeds agreeing with the most others (within a factor of 3); of two
+    // such groups, the one nearer the market's middle (two feeds a unit apart: the odd one out).
+    const agreeing = feeds.map((f) => feeds.filter((g) => Math.abs(Math.log10(f.median / g.median)) < AGREE));
+    let best = 0;
+    for (let i = 1; i < feeds.length; i++) {
+      const more = agreeing[i]!.length - agreeing[best]!.length;
+      if (more > 0 || (more === 0 && market && offCentre(feeds[i]!.median, market) < offCentre(feeds[best]!.median, market))) best = i;
+    }
+    const consensus = agreeing[best]!;
     for (const f of feeds) {
-      const others = feeds.filter((x) => x !== f);
       let ratio: number;
       let basis: UnitMistake['basis'];
-      if (others.length > 0) {
-        ratio = f.median / median(others.map((x) => x.median));
+      const others = consensus;
+      if (feeds.length > 1) {
+        if (consensus.includes(f)) continue;
+        ratio = f.median / median(consensus.map((x) => x.median));
         basis = 'feeds';
-        // Two feeds apart by a unit: the one further from the market's middle is the mistake.
-        if (others.length === 1 && market && offCentre(f.median, market) <= offCentre(others[0]!.median, market)) continue;
       } else {
         if (!market || inRange(f.median, market)) continue;
         const corrected = unitsOfDimension(UNITS[f.unit].dimension)
@@ -99,11 +109,12 @@ export function unitMistakes(samples: readonly FeedFieldValues[]): UnitMistake[]
       }
       const likely = explainingUnits(f.unit, ratio);
       if (likely.length === 0) continue;
-      const times = ratio >= 1 ? `${Math.round(ratio)} times` : `1/${Math.round(1 / ratio)}`;
+      const times = ratio >= 1 ? `${Math.round(ratio)} times` : `1/${Math.round(1 / ratio)} of`;
+      const q = (v: number) => describeQuantity(v, range.quantity);
       const against =
         basis === 'feeds'
-          ? `the other ${others.length === 1 ? 'feed' : `${others.length} feeds`} of ${territory} (${others.map((x) => x.feed).join(', ')})`
-          : `the market range for ${territory} (${describeQuantity(market![0], range.quantity)} to ${describeQuantity(market![1], range.quantity)})`;
+          ? `the median of the other feeds of ${territory} (${others.map((x) => `${x.feed}: ${q(x.median)}`).join(', ')})`
+          : `a value in the market range (${q(market![0])} to ${q(market![1])})`;
       out.push({
         feed: f.feed,
         field,
@@ -113,7 +124,7 @@ export function unitMistakes(samples: readonly FeedFieldValues[]): UnitMistake[]
         ratio,
         basis,
         message:
-          `${field}: median ${describeQuantity(f.median, range.quantity)} is ${times} ${against}; ` +
+          `${field}: median ${q(f.median)} in ${territory} is ${times} ${against}; ` +
           `looks like ${likely.map((u) => UNITS[u].label).join(' or ')}, not ${UNITS[f.unit].label} (unit: ${likely.join(' or ')})`,
       });
     }
