@@ -1,6 +1,35 @@
-// feeds:check's table and details, as a person reads them (--json prints the report instead).
+// feeds:check's report (its --json shape) and the table and details a person reads.
 import path from 'node:path';
-import type { CheckReport } from './feeds-check.js';
+import type { FeedInput } from '../transforms/mapping/types.js';
+
+export interface FeedCheck {
+  feed: string;
+  kind: string;
+  operation: string;
+  status: 'ok' | 'FAIL';
+  /** The feed's own arguments of the sample call (null when it was not called). */
+  input: FeedInput | null;
+  latencyMs: number | null;
+  /** Calls made (a utility-scoped feed: one per choice territory of the sample ZIP) and pages read. */
+  calls: number | null;
+  pages: number | null;
+  records: number | null;
+  rejected: number | null;
+  /** Offers feeds: sample offers the gateway would drop for breaking a market rule. */
+  noncompliant: { offerId: string; rule: string; source: string; reason: string }[] | null;
+  warnings: string[];
+  error: string | null;
+}
+
+export interface CheckReport {
+  ok: boolean;
+  dir: string;
+  /** Set when the configuration could not be loaded; feeds is then empty. */
+  configError: string | null;
+  upstream: { referenceStarted: boolean; fallbackUrl: string | null };
+  feeds: FeedCheck[];
+  summary: { feeds: number; ok: number; failed: number; warnings: number };
+}
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));

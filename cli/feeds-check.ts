@@ -38,7 +38,7 @@ import { violations } from '../domain/market-rules.js';
 import type { CanonicalOffer } from '../domain/canonical.js';
 import { defaultPort } from '../lib/ports.js';
 import { dropSystematic } from '../transforms/mapping/plausibility.js';
-import { render } from './feeds-check-render.js';
+import { render, type CheckReport, type FeedCheck } from './feeds-check-render.js';
 import { describeMistake, feedUnitMistakes, sampleInputs, type FeedUnitMistake } from '../transforms/unit-check.js';
 
 /** The gateway's modules, loaded only once the arguments are good (--help and usage errors stay fast). */
@@ -91,35 +91,6 @@ Exit status: 0 ok, 1 a problem (config error, feed failure, unusable payload), 2
 const DEFAULT_SAMPLE_ADDRESS = '1500 Marilla St';
 /** Rejection reasons listed per feed; the rest are counted. */
 const MAX_LISTED_REJECTIONS = 3;
-
-export interface FeedCheck {
-  feed: string;
-  kind: string;
-  operation: string;
-  status: 'ok' | 'FAIL';
-  /** The feed's own arguments of the sample call (null when it was not called). */
-  input: FeedInput | null;
-  latencyMs: number | null;
-  /** Calls made (a utility-scoped feed: one per choice territory of the sample ZIP) and pages read. */
-  calls: number | null;
-  pages: number | null;
-  records: number | null;
-  rejected: number | null;
-  /** Offers feeds: sample offers the gateway would drop for breaking a market rule. */
-  noncompliant: { offerId: string; rule: string; source: string; reason: string }[] | null;
-  warnings: string[];
-  error: string | null;
-}
-
-export interface CheckReport {
-  ok: boolean;
-  dir: string;
-  /** Set when the configuration could not be loaded; feeds is then empty. */
-  configError: string | null;
-  upstream: { referenceStarted: boolean; fallbackUrl: string | null };
-  feeds: FeedCheck[];
-  summary: { feeds: number; ok: number; failed: number; warnings: number };
-}
 
 interface Options {
   dir: string;
