@@ -31,13 +31,15 @@ import { performance } from 'node:perf_hooks';
 import type { CallableFeed, GatewayMesh } from '../mesh/gateway-mesh.js';
 import type { UpstreamFetch } from '../sources/upstream/fetch.js';
 import type { FeedScope } from '../sources/upstream/feed-scope.js';
-import type { Doubt, FeedBinding, FeedInput, Rejection } from '../transforms/mapping/types.js';
+import type { Doubt, FeedBinding, FeedInput, MappedPayload, Rejection } from '../transforms/mapping/types.js';
 import type { ReferenceUpstream } from '../sources/reference-upstream/server.js';
 import { UsageError } from './usage.js';
 import { violations } from '../domain/market-rules.js';
 import type { CanonicalOffer } from '../domain/canonical.js';
 import { defaultPort } from '../lib/ports.js';
 import { dropSystematic } from '../transforms/mapping/plausibility.js';
+import { render, type CheckReport, type FeedCheck } from './feeds-check-render.js';
+import { describeMistake, feedUnitMistakes, sampleInputs, type FeedUnitMistake } from '../mesh/unit-check.js';
 
 /** The gateway's modules, loaded only once the arguments are good (--help and usage errors stay fast). */
 async function gatewayModules() {
@@ -92,35 +94,6 @@ const DEFAULT_SAMPLE_ADDRESS = '1500 Marilla St';
 /** Rejection reasons listed per feed; the rest are counted. */
 const MAX_LISTED_REJECTIONS = 3;
 
-export interface FeedCheck {
-  feed: string;
-  kind: string;
-  operation: string;
-  status: 'ok' | 'FAIL';
-  /** The feed's own arguments of the sample call (null when it was not called). */
-  input: FeedInput | null;
-  latencyMs: number | null;
-  /** Calls made (a utility-scoped feed: one per choice territory of the sample ZIP) and pages read. */
-  calls: number | null;
-  pages: number | null;
-  records: number | null;
-  rejected: number | null;
-  /** Offers feeds: sample offers the gateway would drop for breaking a market rule. */
-  noncompliant: { offerId: string; rule: string; source: string; reason: string }[] | null;
-  warnings: string[];
-  error: string | null;
-}
-
-export interface CheckReport {
-  ok: boolean;
-  dir: string;
-  /** Set when the configuration could not be loaded; feeds is then empty. */
-  configError: string | null;
-  upstream: { referenceStarted: boolean; fallbackUrl: string | null };
-  feeds: FeedCheck[];
-  summary: { feeds: number; ok: number; failed: number; warnings: number };
-}
-
 interface Options {
   dir: string;
   json: boolean;
@@ -129,6 +102,8 @@ interface Options {
   strict: boolean;
   /** `<SOURCE>_API_KEY` per feed, as the gateway passes them (set once the feeds are known). */
   feedKeys?: Record<string, string>;
+  /** Each offers feed's sample offers, for the unit check across feeds. */
+  sampled?: Map<string, CanonicalOffer[]>;
 }
 
 function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | 'help' {
@@ -193,13 +168,9 @@ function sampleInput(b: FeedBinding, opts: Options): { input: FeedInput } | { mi
 async function sampleCalls(b: FeedBinding, input: FeedInput, mesh: GatewayMesh, ctx: object): Promise<FeedInput[]> {
   const classes = customerClassesAsked(b, input);
   if (b.scope !== 'utility') return classes.map((customerClass) => ({ ...input, customerClass }));
-  const [territories] = mesh.feeds.byKind('territories');
-  if (!territories?.execute) throw new Error('no territories feed to find the utilities of the sample ZIP');
-  const payload = await territories.execute(territories.args({ zipCode: input.zipCode }), ctx);
-  const served = territories.map(payload).records.filter((t) => t.market === 'DEREGULATED');
-  return [...new Set(served.map((t) => t.utilityId))].flatMap((utilityId) =>
-    classes.map((customerClass) => ({ utilityId, customerClass })),
-  );
+  if (!mesh.feeds.byKind('territories')[0]?.execute) throw new Error('no territories feed to find the utilities of the sample ZIP');
+  const utilities = await sampleInputs(b, input.zipCode!, mesh.feeds, ctx);
+  return utilities.flatMap(({ utilityId }) => classes.map((customerClass) => ({ utilityId, customerClass })));
 }
 
 /**
@@ -336,6 +307,7 @@ async function checkFeed(
   }
   if (scope.stale?.length) result.warnings.push('answered from a stale copy (the feed failed)');
   if (b.kind === 'offers') {
+    opts.sampled?.set(b.source, offers);
     result.noncompliant = await noncompliantOffers(offers, sample.input, mesh, ctx).catch(() => null);
     for (const n of result.noncompliant ?? [])
       result.warnings.push(`offer ${n.offerId} dropped by market rule ${n.rule}: ${n.reason} (${n.source})`);
@@ -387,9 +359,11 @@ async function checkSampleValues(
   const input: FeedInput = { zipCode: b.sampleZip, state: b.sampleState, customerClass: 'RESIDENTIAL', utilityId: 'SAMPLE' };
   const shown = path.relative(process.cwd(), file) || file;
   const scope: FeedScope = { feed: b.source, timeoutMs: b.timeoutMs, calls: [], stale: [] };
-  let mapped;
+  let mapped: MappedPayload<unknown>;
   try {
-    mapped = b.map(await b.execute(b.args(input), m.withFeedScope({ ...mesh.meshContext, feedUrls, feedKeys: {} }, scope)), input);
+    const page = b.map(await b.execute(b.args(input), m.withFeedScope({ ...mesh.meshContext, feedUrls, feedKeys: {} }, scope)), input);
+    // A mapped page is read-only (mapping/shared-mapping.ts): the check works on its own lists.
+    mapped = { records: page.records, rejected: page.rejected, doubts: page.doubts, carriers: page.carriers };
     dropSystematic(mapped);
   } catch (err) {
     warnings.push(`${shown}: not mapped as the feed's answer: ${oneLine(err instanceof Error ? err.message : String(err))}`);
@@ -476,9 +450,10 @@ export async function runFeedsCheck(opts: Options, env: NodeJS.ProcessEnv): Prom
     const feedUrls = m.feedUrlsFor('production', sources, env, fallback);
     const samples = await m.contractSamples(opts.dir, bindings);
     const served = await serveSamples(samples);
+    const sampled = new Map<string, CanonicalOffer[]>();
     try {
       for (const b of bindings) {
-        const check = await checkFeed(m, b, mesh, feedUrls, { ...opts, feedKeys: m.feedKeysFor(sources, env) });
+        const check = await checkFeed(m, b, mesh, feedUrls, { ...opts, feedKeys: m.feedKeysFor(sources, env), sampled });
         const contract = samples.get(b.source);
         const problems = [...(contract?.problems ?? [])];
         if (contract?.files.length)
@@ -500,6 +475,8 @@ export async function runFeedsCheck(opts: Options, env: NodeJS.ProcessEnv): Prom
     } finally {
       await served.close();
     }
+    // A unit mistake shows against the other feeds: it fails like one inside a feed (a production start refuses it).
+    failUnitMistakes(report.feeds, feedUnitMistakes(mesh.feeds, sampled, path.join(opts.dir, '.meshrc.yaml')));
     report.summary = summarize(report.feeds);
     const { warnings, failed } = report.summary;
     report.ok = failed === 0 && !(opts.strict && warnings > 0);
@@ -515,6 +492,19 @@ export async function runFeedsCheck(opts: Options, env: NodeJS.ProcessEnv): Prom
   }
 }
 
+/** A unit mistake across feeds fails the feed's row, or warns when its block says `unitCheck: serve-anyway`. */
+function failUnitMistakes(feeds: FeedCheck[], mistakes: FeedUnitMistake[]): void {
+  for (const mistake of mistakes) {
+    const check = feeds.find((f) => f.feed === mistake.feed && f.kind === 'offers');
+    if (!check) continue;
+    if (mistake.serveAnyway) check.warnings.push(`${describeMistake(mistake)} (unitCheck: serve-anyway: served)`);
+    else {
+      check.status = 'FAIL';
+      check.error = [check.error, describeMistake(mistake)].filter(Boolean).join('; ');
+    }
+  }
+}
+
 /** Counts per feed (source): one with several mapping blocks has a row per block and is ok when every row is. */
 function summarize(feeds: FeedCheck[]): CheckReport['summary'] {
   const warnings = feeds.reduce((n, f) => n + f.warnings.length, 0);
@@ -522,47 +512,6 @@ function summarize(feeds: FeedCheck[]): CheckReport['summary'] {
   for (const f of feeds) sourceOk.set(f.feed, (sourceOk.get(f.feed) ?? true) && f.status === 'ok');
   const failed = [...sourceOk.values()].filter((ok) => !ok).length;
   return { feeds: sourceOk.size, ok: sourceOk.size - failed, failed, warnings };
-}
-
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  const right = new Set([3, 4, 5, 6]);
-  return rows
-    .map((r) =>
-      r
-        .map((c, i) => (right.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
-}
-
-function render(report: CheckReport, strict: boolean): { out: string; err: string } {
-  if (report.configError) {
-    return { out: '', err: `feeds:check: configuration error in ${path.join(report.dir, '.meshrc.yaml')}:\n  ${report.configError}\n` };
-  }
-  const dash = (n: number | null, unit = '') => (n === null ? '-' : `${n}${unit}`);
-  const rows = [['FEED', 'KIND', 'STATUS', 'LATENCY', 'RECORDS', 'REJECTED', 'WARNINGS']];
-  for (const f of report.feeds) {
-    rows.push([f.feed, f.kind, f.status, dash(f.latencyMs, ' ms'), dash(f.records), dash(f.rejected), String(f.warnings.length)]);
-  }
-  const details: string[] = [];
-  for (const f of report.feeds) {
-    if (f.error) details.push(`${f.feed}: FAIL: ${f.error}`);
-    for (const w of f.warnings) details.push(`${f.feed}: warning: ${w}`);
-  }
-  const lines = [table(rows), '', ...details, ...(details.length ? [''] : [])];
-  const { feeds, ok, failed, warnings } = report.summary;
-  const upstream = report.upstream.referenceStarted
-    ? `reference upstream started at ${report.upstream.fallbackUrl}`
-    : report.upstream.fallbackUrl
-      ? `upstream ${report.upstream.fallbackUrl}`
-      : 'per-feed URLs';
-  lines.push(
-    `${feeds} feed${feeds === 1 ? '' : 's'}: ${ok} ok, ${failed} failed, ${warnings} ` +
-      `warning${warnings === 1 ? '' : 's'}${strict && warnings ? ' (--strict: warnings fail)' : ''}; ${upstream}`,
-  );
-  return { out: `${lines.join('\n')}\n`, err: '' };
 }
 
 async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {

@@ -59,6 +59,27 @@ export const PLAUSIBLE_RANGES: Readonly<Record<string, Readonly<Record<string, P
   },
 });
 
+/**
+ * Where most offers' non-zero values lie in US retail markets: narrower than the plausible range, and
+ * used only for a feed's median where no other feed of its territory gives one to compare with
+ * (transforms/mapping/unit-consensus.ts). Offers feeds only.
+ */
+export const MARKET_RANGES: Readonly<Record<string, Readonly<Record<string, readonly [number, number]>>>> = Object.freeze({
+  offers: {
+    'energyBlocks.price': usd(0.03, 0.4),
+    baseMonthly: usd(1, 40),
+    'credits.amount': usd(5, 200),
+    'minimumUsageFee.amount': usd(2, 50),
+    cancellationFee: usd(10, 500),
+    enrollmentFee: usd(5, 200),
+  },
+});
+
+export function marketRange(kind: string, field: string): readonly [number, number] | undefined {
+  const table = Object.prototype.hasOwnProperty.call(MARKET_RANGES, kind) ? MARKET_RANGES[kind]! : undefined;
+  return table && Object.prototype.hasOwnProperty.call(table, field) ? table[field] : undefined;
+}
+
 export function plausibleRange(kind: string, field: string): PlausibleRange | undefined {
   const table = Object.prototype.hasOwnProperty.call(PLAUSIBLE_RANGES, kind) ? PLAUSIBLE_RANGES[kind]! : undefined;
   return table && Object.prototype.hasOwnProperty.call(table, field) ? table[field] : undefined;

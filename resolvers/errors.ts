@@ -12,6 +12,13 @@ export function upstreamUnavailable(feed: string, detail = 'did not answer in ti
   });
 }
 
+/** A configured feed answered, but none of its offers can be served (every record dropped): the answer is partial. */
+export function feedUnavailable(feed: string, detail: string): GraphQLError {
+  return new GraphQLError(`Feed ${feed} is unavailable: ${detail}; its plans are missing from this answer.`, {
+    extensions: { code: 'FEED_UNAVAILABLE', feed },
+  });
+}
+
 export function notFound(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'NOT_FOUND' } });
 }

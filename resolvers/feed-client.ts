@@ -8,7 +8,7 @@ import type { CallableFeed } from '../mesh/feed-call.js';
 import { FeedPayloadError } from '../transforms/mapping/types.js';
 import { callPaged, type PagedResult } from '../transforms/paged-call.js';
 import type { ResolverContext } from './context.js';
-import { upstreamUnavailable } from './errors.js';
+import { feedUnavailable, upstreamUnavailable } from './errors.js';
 import { withFeedScope, type FeedScope } from '../sources/upstream/feed-scope.js';
 
 export async function fetchFeed<K extends FeedKind>(
@@ -62,6 +62,9 @@ async function fetchLive<K extends FeedKind>(
   if (result.truncated) ctx.feeds.events?.truncated(binding.source, result.truncated);
   if (result.rejected.length) noteRejections(ctx, binding.source, result.rejected);
   ctx.feeds.events?.answered(binding.source, result.records.length, result.rejected);
+  // Offers all dropped (an implausible value, a record that does not map): the plans are missing, and the answer says so.
+  if (binding.kind === 'offers' && result.records.length === 0 && result.rejected.length > 0)
+    throw feedUnavailable(binding.source, `every one of the ${result.rejected.length} offers it sent was dropped`);
   return result.records;
 }
 

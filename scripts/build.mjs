@@ -5,12 +5,35 @@
 // .meshrc.yaml, imported from node_modules) shares the one copy of graphql-js with it. It also renders the
 // playground's GraphiQL page into dist/playground/ (a small page and hashed, precompressed assets),
 // so the running gateway never loads the renderer (see server/http/playground-page.ts).
-import { build } from 'esbuild';
+import { build, version as esbuildVersion } from 'esbuild';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createHash } from 'node:crypto';
 import { toLatin1Source } from './latin1-source.mjs';
+import { buildInputsHash } from './build-inputs.mjs';
+
+// Nothing the bundle is built from changed since the last build (scripts/build-inputs.mjs): reuse it.
+// BUILD_FORCE=1 builds anyway.
+const STAMP = path.resolve('dist/.inputs-hash');
+const OUTPUTS = ['dist/gateway.mjs', 'dist/admin.mjs', 'dist/scan-worker.mjs'];
+const inputsHash = await buildInputsHash('.', esbuildVersion);
+const built = await fs.readFile(STAMP, 'utf8').catch(() => '');
+const present = (
+  await Promise.all(
+    OUTPUTS.map((f) =>
+      fs.stat(f).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  )
+).every(Boolean);
+if (built === inputsHash && present && process.env.BUILD_FORCE !== '1') {
+  console.error('build: dist/ is up to date (no source, .meshrc.yaml or lockfile changed); reusing it');
+  process.exit(0);
+}
+await fs.rm(STAMP, { force: true });
 
 const common = { bundle: true, platform: 'node', target: 'node20', format: 'esm', logLevel: 'warning' };
 
@@ -120,3 +143,5 @@ try {
 } finally {
   await fs.rm(renderer, { force: true });
 }
+// Written last: an interrupted build leaves no stamp, so the next start builds again.
+await fs.writeFile(STAMP, inputsHash);

@@ -17,6 +17,7 @@ import { closeAll, type Closer } from '../lib/closers.js';
 import type { Capability, CapabilitySetup } from './wiring/types.js';
 import { capabilities } from './wiring/index.js';
 import { servingInProcess, startAdminEndpoint, type ServingProcess } from '../support/admin-endpoint.js';
+import { refuseUnitMistakes } from './feed-unit-start.js';
 
 export interface GatewayHandle {
   config: GatewayConfig;
@@ -74,6 +75,14 @@ async function assemble(
   const mesh = await loadGatewayMesh({ dir: config.meshDir, fetchFn, logger, api: publicApi });
   closers.push(() => mesh.close());
   const sources = mesh.feeds.all.map((f) => f.source);
+  if (env.NODE_ENV === 'production' && config.environments.includes('production'))
+    await refuseUnitMistakes({
+      mesh,
+      meshDir: config.meshDir,
+      feedUrls: feedUrlsFor('production', sources, env, upstreamUrl),
+      feedKeys: feedKeysFor(sources, env),
+      logger,
+    });
   // Root fields the keyed schema has and the playground's lacks: the playground names them as needing a key.
   const playgroundRoot = mesh.schemas.playground.getQueryType()?.getFields() ?? {};
   const keyedOnlyFields = new Set(Object.keys(mesh.schemas.keyed.getQueryType()?.getFields() ?? {}).filter((f) => !(f in playgroundRoot)));

@@ -11,6 +11,8 @@
 // exits 1 a few seconds after the grace period; a second signal exits 1 at once (one Ctrl-C reaches
 // us more than once: see shutdown-signals.ts). A primary forwards SIGTERM to every worker and exits
 // once they all have.
+// First: before any dependency reads web storage (see the module).
+import '../lib/no-web-storage.js';
 import { launchGateway, startConfiguredUpstream } from './launch.js';
 import { startGateway } from './app.js';
 import { loadConfig, type GatewayConfig } from './config.js';

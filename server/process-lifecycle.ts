@@ -12,7 +12,7 @@ export const EXIT_CONFIG = 78;
 export const CLOSE_MARGIN_MS = 5_000;
 
 /** Errors that mean the settings (or a taken port) refused the start; told by name, so this module loads none of their modules. */
-const CONFIG_ERRORS = new Set(['ConfigError', 'MeshStartupError', 'PortInUseError']);
+const CONFIG_ERRORS = new Set(['ConfigError', 'MeshStartupError', 'PortInUseError', 'FeedUnitError']);
 
 /** A start that threw: its message on stderr, then exit 78 for the settings' errors, else 1. `exitCode` on the error wins (a helper process's own). */
 export function exitOnStartError(err: unknown): never {

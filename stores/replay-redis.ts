@@ -154,6 +154,13 @@ const replayScripts = (redis: RedisClient): ScriptedRedis =>
     epgReplayTrimChunks: { keys: 4, lua: TRIM_LUA },
   });
 
+/** A command refused because the connection is closed (no offline queue) says Redis is down, as canReach would. */
+function redisDown(err: unknown): unknown {
+  return /Stream isn't writeable|Connection is closed/.test((err as Error)?.message ?? '')
+    ? new Error('Redis is down (the connection closed during the write)')
+    : err;
+}
+
 export class RedisBackend implements Backend {
   private readonly redis: ScriptedRedis;
   private readonly chunkPrefix = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}-`;
@@ -217,9 +224,13 @@ export class RedisBackend implements Backend {
       this.keys.chunkIdsPrefix,
       1000,
     );
-    const res = await p.exec();
+    // Redis may have gone while the chunk was deflated: a closed stream is Redis down, not a failed write.
+    if (!canReach(this.redis, REPLAY_KEYS.index)) throw new Error('Redis is down (or the cluster master of the replay keys)');
+    const res = await p.exec().catch((err: unknown) => {
+      throw redisDown(err);
+    });
     const failed = (res ?? []).find(([err]) => err);
-    if (!res || failed) throw failed?.[0] ?? new Error('Redis pipeline failed');
+    if (!res || failed) throw redisDown(failed?.[0] ?? new Error('Redis pipeline failed'));
   }
 
   async get(id: string): Promise<ReplayRecord | null> {

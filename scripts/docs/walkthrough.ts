@@ -32,7 +32,15 @@ function log(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-/** A PORT_BASE whose every port is free now. */
+/**
+ * Port bases whose every port (the base to base + 5465) lies from 10000 to 19865: below Linux's
+ * ephemeral range (32768-60999), whose ports the kernel hands to any process's outgoing connection
+ * or `listen(0)`, and below the tests' free ports (scripts/harness/redis-server.ts freePort, 20000
+ * and up), so a range found free stays free while the walkthrough runs beside the suite.
+ */
+const PORT_BASES = { first: 10_000, count: 45, step: 100 };
+
+/** A PORT_BASE whose every port is free now (a taken one, EADDRINUSE, moves to another base). */
 async function freePortBase(): Promise<number> {
   const free = (port: number) =>
     new Promise<boolean>((resolve) => {
@@ -41,7 +49,7 @@ async function freePortBase(): Promise<number> {
       s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
     });
   for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + 100 * Math.floor(Math.random() * 300);
+    const base = PORT_BASES.first + PORT_BASES.step * Math.floor(Math.random() * PORT_BASES.count);
     const ports = Object.values(DEFAULT_PORTS).map((p) => p - DEFAULT_PORT_BASE + base);
     if ((await Promise.all(ports.map(free))).every(Boolean)) return base;
   }

@@ -299,7 +299,8 @@ describe('malformed Gridwise payloads are reported and skipped, never crash the 
     ['the envelope is missing', {}, 'error'],
     ['the envelope is a list', { Envelope: [] }, 'error'],
     ['the body is a top-level list', [1, 2, 3], 'error'],
-    ['every offer is null or a number', { Envelope: { Header: header, Body: { OfferList: { Offer: [null, 42] } } } }, 'skipped'],
+    // Every offer skipped: the answer says Gridwise's plans are missing (FEED_UNAVAILABLE).
+    ['every offer is null or a number', { Envelope: { Header: header, Body: { OfferList: { Offer: [null, 42] } } } }, 'all dropped'],
   ] as const)('%s', async (_, payload, outcome) => {
     body = payload;
     const { status, json } = await gql(g, key, query);
@@ -307,8 +308,13 @@ describe('malformed Gridwise payloads are reported and skipped, never crash the 
     const plans = json.data.residentialPlans;
     expect(plans.length).toBeGreaterThan(10);
     expect(plans.some((p: any) => GRIDWISE_VENDORS.includes(p.supplier.name))).toBe(false);
-    if (outcome === 'skipped') {
-      expect(json.errors).toBeUndefined();
+    if (outcome === 'all dropped') {
+      expect(json.errors).toEqual([
+        expect.objectContaining({
+          path: ['residentialPlans'],
+          extensions: expect.objectContaining({ code: 'FEED_UNAVAILABLE', feed: 'Gridwise' }),
+        }),
+      ]);
     } else {
       expect(json.errors).toHaveLength(1);
       expect(json.errors[0]).toMatchObject({ path: ['residentialPlans'], extensions: { code: 'UPSTREAM_UNAVAILABLE', feed: 'Gridwise' } });

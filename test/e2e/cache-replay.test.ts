@@ -434,6 +434,9 @@ describe('bounds and outages', () => {
 
     await redis.stop();
     try {
+      // The gateway has seen Redis go (its connection closed) before the outage's requests: they then
+      // meet a Redis known to be down, not one whose socket is closing under a command.
+      await eventually(async () => (await (await fetch(gwA.urls.production!.replace('/graphql', '/readyz'))).json()).redis === 'down');
       const during = await gql(gwA.urls.production!, q, { key: prodKey, requestId: `outage-${Date.now()}` });
       expect(during.status).toBe(200);
       expect(during.text).toBe(reference.text);

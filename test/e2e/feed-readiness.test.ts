@@ -1,6 +1,6 @@
 // A feed that loses records shows it: /readyz lists each feed's last answer (served, dropped, why),
 // fails while a feed's every record is dropped for an implausible value (a unit mistake in its
-// mapping, which otherwise serves the other feeds' plans with `errors: null`), and /metrics counts
+// mapping; the answer serves the other feeds' plans with a FEED_UNAVAILABLE error naming it), and /metrics counts
 // served and dropped records per feed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
@@ -36,8 +36,14 @@ describe('feed readiness', () => {
   it('a feed whose every record is dropped as implausible fails /readyz, naming it; the others show their last answer', async () => {
     expect((await readyz()).status).toBe(200);
     const r = await t.post('certification', '{ residentialPlans(zipCode: "75001") { title supplier { name } } }');
-    // The request itself still answers with the other feeds' plans.
-    expect(r.json.errors).toBeUndefined();
+    // The request itself still answers with the other feeds' plans, and says Gridwise's are missing.
+    expect(r.json.errors).toEqual([
+      expect.objectContaining({
+        message: 'Feed Gridwise is unavailable: every one of the 6 offers it sent was dropped; its plans are missing from this answer.',
+        path: ['residentialPlans'],
+        extensions: expect.objectContaining({ code: 'FEED_UNAVAILABLE', feed: 'Gridwise' }),
+      }),
+    ]);
     expect(r.json.data.residentialPlans.length).toBeGreaterThan(0);
     const { status, body } = await readyz();
     expect(status).toBe(503);

@@ -35,6 +35,7 @@ export interface MappingBlock {
   cacheSeconds?: number;
   sampleZip?: string;
   sampleState?: string;
+  unitCheck?: 'refuse' | 'serve-anyway';
   args?: Record<string, ArgSpec> | null;
   resultType?: string;
   items?: string;
@@ -329,6 +330,12 @@ export const BLOCK_SCHEMA: SchemaObject = {
       pattern: '^[A-Z]{2}$',
       title: 'a two-letter state code',
       description: 'the state feeds:check calls the feed with',
+    },
+    unitCheck: {
+      enum: ['refuse', 'serve-anyway'],
+      description:
+        "refuse (default): feeds:check fails and a production start is refused when the feed's values are off from the other " +
+        "feeds' of a territory by a unit (unit-consensus.ts); serve-anyway: reported, and served",
     },
     args: {
       type: ['object', 'null'],

@@ -94,6 +94,8 @@ export function compileFeedMapping(source: string, rawConfig: unknown): Compiled
     cacheSeconds: scope === 'utility' ? (cfg.cacheSeconds ?? DEFAULT_UTILITY_CACHE_SECONDS) : 0,
     ...(cfg.sampleZip !== undefined ? { sampleZip: cfg.sampleZip } : {}),
     ...(cfg.sampleState !== undefined ? { sampleState: cfg.sampleState } : {}),
+    ...(cfg.unitCheck !== undefined ? { unitCheck: cfg.unitCheck } : {}),
+    units,
     plan,
     args: (input: FeedInput) => buildArgs(args, input),
     map: (payload: unknown, request?: FeedInput) => mapOnce(payload, request ?? {}),

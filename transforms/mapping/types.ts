@@ -1,5 +1,6 @@
 // Contract between the feed-mapping transform (configuration) and the resolvers (use).
 import type { CanonicalOffer, Territory, Micro } from '../../domain/canonical.js';
+import type { UnitName } from './units.js';
 
 export type FeedKind = 'offers' | 'territories' | 'stateStats' | 'usageShape' | 'premises';
 
@@ -155,6 +156,10 @@ export interface FeedBinding<K extends FeedKind = FeedKind> {
   timeoutMs: number;
   sampleZip?: string;
   sampleState?: string;
+  /** The unit the mapping declares per canonical field path (for naming a unit mistake). */
+  units?: ReadonlyMap<string, UnitName>;
+  /** `serve-anyway`: a unit mistake across feeds (unit-consensus.ts) is reported but does not refuse the start. */
+  unitCheck?: 'refuse' | 'serve-anyway';
 }
 
 /** A mapping that cannot work: thrown at start-up, names the feed (source) and the key. */
