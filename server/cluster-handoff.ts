@@ -36,12 +36,17 @@ export function closeOrphanedHandoffs(worker: Worker, onOrphans: (count: number)
   proc.on('internalMessage', (m: ClusterMessage | null) => {
     if (m?.cmd === 'NODE_CLUSTER' && typeof m.ack === 'number') inFlight.delete(m.ack);
   });
-  // After the channel closed every acknowledgement sent has been read: what is left is orphaned.
-  proc.once('disconnect', () => {
+  // Once the channel is closed every acknowledgement sent has been read: what is left is orphaned.
+  const closeOrphans = () => {
     const orphans = [...inFlight.values()];
     inFlight.clear();
     for (const handle of orphans) handle.close();
     if (orphans.length) onOrphans(orphans.length);
+  };
+  proc.once('disconnect', closeOrphans);
+  // A killed process's channel is often gone by its exit without a 'disconnect' event.
+  proc.once('exit', () => {
+    if (!proc.connected) closeOrphans();
   });
 }
 

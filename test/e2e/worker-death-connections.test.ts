@@ -51,12 +51,7 @@ function oneConnectionRequest(port: number, key: string): Promise<number | 'clos
 /** The processes the primary forked (its workers: the playground process is off, the upstream in process). */
 function childPids(pid: number): number[] {
   try {
-    return fs
-      .readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map(Number);
+    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
   } catch {
     return [];
   }
