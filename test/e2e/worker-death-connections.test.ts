@@ -84,9 +84,9 @@ describe('WORKERS=2: a dead worker leaves no connection unanswered and open', ()
       KEYED_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
       SHUTDOWN_GRACE_MS: '1000',
     });
-    await eventually(async () => s.lines.some((l) => l.msg === 'workers ready') || s.proc.exitCode !== null, 180_000, 250);
+    await eventually(async () => s.lines.some((l) => l.msg === 'workers ready') || s.proc.exitCode !== null, 300_000, 250);
     if (s.proc.exitCode !== null) throw new Error(`the gateway exited: ${s.stderr()}`);
-  }, 200_000);
+  }, 320_000);
 
   afterAll(async () => {
     const workers = s ? childPids(s.proc.pid!) : [];
