@@ -103,22 +103,17 @@ describe('WORKERS=2: a dead worker leaves no connection unanswered and open', ()
       while (!stop) outcomes.push(await oneConnectionRequest(port, key));
     });
     const killed: number[] = [];
+    // Each kill while the other worker serves: a worker killed mid-hand-off leaves its connection
+    // with the primary. (Replacements are not waited for: with no worker listening, the primary
+    // closes the port, and a refused connection is closed, not left open.)
     for (let i = 0; i < KILLS; i++) {
-      await new Promise((r) => setTimeout(r, 400));
-      const workers = childPids(s.proc.pid!);
-      expect(workers).toHaveLength(2);
-      const victim = workers[i % 2]!;
+      await eventually(async () => childPids(s.proc.pid!).length >= 1, 30_000, 100);
+      const answered = outcomes.filter((o) => o === 200).length;
+      await eventually(async () => outcomes.filter((o) => o === 200).length > answered + 20, 120_000, 100);
+      const victim = childPids(s.proc.pid!)[0]!;
       process.kill(victim, 'SIGKILL');
       killed.push(victim);
-      // The primary logs each exit with the worker's pid, then starts its slot again (1 s, 2 s, ...).
       await eventually(async () => s.lines.some((l) => l.msg === 'worker exited: starting it again' && l.pid === victim), 10_000, 50);
-      // Its replacement serves before the next kill (with no worker listening, the primary closes the port).
-      await eventually(async () => childPids(s.proc.pid!).length === 2, 30_000, 100);
-      const replacement = childPids(s.proc.pid!).find((p) => !workers.includes(p));
-      const started = () => s.lines.findIndex((l) => l.msg === 'worker started' && l.pid === replacement);
-      await eventually(async () => started() >= 0, 10_000, 50);
-      const slot = s.lines[started()]!.worker;
-      await eventually(async () => s.lines.slice(started()).some((l) => l.msg === 'request' && l.worker === slot), 150_000, 250);
     }
     // Let every request in flight finish or time out.
     await new Promise((r) => setTimeout(r, HEADERS_TIMEOUT_MS + 2000));
