@@ -4,7 +4,8 @@
 // (server/observability/cluster-metrics.ts).
 //
 // - A worker that dies is started again in its slot after a pause that doubles (1 s up to 30 s) and
-//   goes back to 1 s once a worker has stayed up a minute. Only its in-flight requests are lost:
+//   goes back to 1 s once a worker has stayed up a minute. Only its in-flight requests are lost (a
+//   connection the primary was handing to it is closed at once: server/cluster-handoff.ts):
 //   everything shared (allowance, free-request rate, replay, persisted queries, cache epochs, key
 //   changes) is in Redis, which WORKERS > 1 requires (server/config.ts refuses to start without it).
 // - A worker that fails during the first start stops the whole start: that is a setting or a port,
@@ -12,6 +13,7 @@
 // - close(): SIGTERM to every worker at once; each drains as a single process does (server/main.ts).
 // - The support console keeps sessions in its process: only slot 1 serves the admin port.
 import cluster, { type Worker } from 'node:cluster';
+import { closeOrphanedHandoffs } from './cluster-handoff.js';
 
 /** Set by the primary in each worker's environment: its slot, 1..N (kept across restarts). */
 export const WORKER_SLOT_ENV = 'GATEWAY_WORKER_SLOT';
@@ -71,6 +73,9 @@ export function startWorkerPool(opts: { count: number; env: NodeJS.ProcessEnv; l
     const startedAt = Date.now();
     const worker = cluster.fork({ ...opts.env, [WORKER_SLOT_ENV]: String(slot) });
     live.set(slot, worker);
+    closeOrphanedHandoffs(worker, (count) =>
+      opts.logger.error({ worker: slot, pid: worker.process.pid, connections: count }, 'worker died holding connections: closed them'),
+    );
     let wasReady = false;
     opts.logger.info({ worker: slot, pid: worker.process.pid }, 'worker started');
     worker.on('message', (m: { type?: string }) => {

@@ -70,27 +70,57 @@ function connectionKey(socket: { remoteAddress?: string; remotePort?: number }):
 }
 
 /**
- * Caps open sockets per peer address and per listener. At the listener's cap, sockets that have not
- * sent a complete request yet are shed first, oldest first (a silent-socket flood then evicts
- * itself), so sockets that carry requests, such as partners' keep-alive connections, stay open and
- * a new connection is refused only when every open one has sent a request. Each refused or shed
- * socket is reported (per_ip_cap, silent_shed).
- *
- * A socket over its address's cap is never served. It is held unread, not closed at once: an
- * attacker that reconnects every closed socket would otherwise make the listener accept and close
- * tens of thousands a second, and that work shares the cores with partners' requests. A held socket
- * is closed the moment it sends anything (a client that does send a request is refused as promptly
- * as before) and otherwise between one and two headers timeouts after it opened, spread so that a
- * flood opened at once is not let go, and reconnected, at once. At most `maxConnections` (4096 when
- * uncapped) and a quarter of the process's open-file limit are held per listener; past that a
- * socket over the cap is closed at once.
+ * How many sockets this process's listeners may hold unread at once: half of what the open-file
+ * limit leaves after every listening listener's own cap (the sockets it admits), so that held and
+ * admitted sockets together stay clear of the limit, with room for files, Redis and upstreams.
  */
-export function capConnections(server: Server, limits: ConnectionLimits, report: DefenceReport = () => {}): void {
-  // At most maxConnections entries: an address leaves when its last socket closes.
+export interface HoldBudget {
+  held: number;
+  /** Sum of the caps of the listeners listening now. */
+  caps: number;
+  max(): number;
+}
+
+const processHolds: HoldBudget = {
+  held: 0,
+  caps: 0,
+  max: () => Math.max(0, Math.floor((openFilesLimit() - processHolds.caps) / 2)),
+};
+
+/**
+ * Caps open sockets per peer address and per listener. A socket over its address's cap is never
+ * served; a socket over the listener's cap waits for a place. Either is held unread, not closed at
+ * once: an attacker that reconnects every closed socket (from one address or from many) would
+ * otherwise make the listener accept and close tens of thousands a second, and that work shares the
+ * cores with partners' requests. A held socket is let go between one and two headers timeouts after
+ * it opened (as a silent admitted socket is), spread so that a flood opened at once is not let go,
+ * and reconnected, at once. When it sends anything, a socket over its address's cap is closed at
+ * once; one waiting for a place is served: it is admitted and the listener's oldest socket that has
+ * not sent a complete request is closed (silent_shed), so a partner's new connection gets in while
+ * the flood's own sockets make way, and a new connection is refused only when every open one has
+ * sent a request. Sockets that never speak cost nothing more.
+ *
+ * Held sockets count against the process's hold budget (above). Past it, a socket over its
+ * address's cap is closed at once, and one over the listener's cap is admitted, the oldest silent
+ * socket shed to make room (oldest first: a silent-socket flood then evicts itself). Each refused
+ * or shed socket is reported (per_ip_cap, silent_shed).
+ */
+export function capConnections(
+  server: Server,
+  limits: ConnectionLimits,
+  report: DefenceReport = () => {},
+  holds: HoldBudget = processHolds,
+): void {
+  // At most maxConnections entries, plus addresses with held sockets waiting: an address leaves when its last socket closes.
   const perIp = new Map<string, number>();
-  // Sockets that have not sent a complete request, in the order they connected (oldest first).
+  // Admitted sockets that have not sent a complete request, in the order they connected (oldest first).
   const silent = new Map<string, Socket>();
-  const held = heldSockets(Math.min(limits.maxConnections || 4096, Math.floor(openFilesLimit() / 4)), limits.headersTimeoutMs);
+  const held = heldSockets(holds, limits.headersTimeoutMs);
+  const cap = limits.maxConnections || 4096;
+  server.once('listening', () => {
+    holds.caps += cap;
+    server.once('close', () => (holds.caps -= cap));
+  });
   // Held sockets are never served, so nothing of theirs is drained: closing the server closes them.
   const close = server.close.bind(server);
   server.close = ((cb?: (err?: Error) => void) => {
@@ -105,30 +135,56 @@ export function capConnections(server: Server, limits: ConnectionLimits, report:
     const ip = socket.remoteAddress ?? 'unknown';
     const n = (perIp.get(ip) ?? 0) + 1;
     if (limits.maxConnectionsPerIp > 0 && n > limits.maxConnectionsPerIp) {
-      if (!held.hold(socket)) socket.destroy();
+      if (
+        !held.hold(
+          socket,
+          () => socket.destroy(),
+          () => {},
+        )
+      )
+        socket.destroy();
       report('per_ip_cap', ip, { maxConnectionsPerIp: limits.maxConnectionsPerIp });
       return;
     }
     perIp.set(ip, n);
-    open++;
-    const key = connectionKey(socket);
-    silent.set(key, socket);
     socket.once('close', () => {
-      open--;
-      if (silent.get(key) === socket) silent.delete(key);
       const left = (perIp.get(ip) ?? 1) - 1;
       if (left <= 0) perIp.delete(ip);
       else perIp.set(ip, left);
     });
-    for (const listener of serve) listener.call(server, socket);
-    if (limits.maxConnections > 0 && open > limits.maxConnections) shed(open - limits.maxConnections);
+    if (limits.maxConnections > 0 && open >= limits.maxConnections && held.hold(socket, () => admitSpeaking(socket), expired)) return;
+    admit(socket);
   });
   // Complete request headers: the connection is in use (HTTP/1.1 over TCP or TLS, and HTTP/2 streams).
   server.on('request', (req: { socket: { remoteAddress?: string; remotePort?: number } }) => {
     if (silent.size) silent.delete(connectionKey(req.socket));
   });
 
-  /** Closes `count` never-requested sockets, oldest first (the newest, just accepted, last). */
+  /** A held socket that sent something gets a place; one that only closed its side is let go. */
+  function admitSpeaking(socket: Socket): void {
+    if (socket.readableLength > 0) admit(socket);
+    else socket.destroy();
+  }
+
+  /** A socket that waited for a place and never spoke is shed like a silent admitted one. */
+  function expired(socket: Socket): void {
+    report('silent_shed', socket.remoteAddress, { maxConnections: limits.maxConnections });
+  }
+
+  /** Hands the socket to node:http (what it sent while held is still unread); over the cap, sheds the oldest silent one. */
+  function admit(socket: Socket): void {
+    open++;
+    const key = connectionKey(socket);
+    silent.set(key, socket);
+    socket.once('close', () => {
+      open--;
+      if (silent.get(key) === socket) silent.delete(key);
+    });
+    for (const listener of serve) listener.call(server, socket);
+    if (limits.maxConnections > 0 && open > limits.maxConnections) shed(open - limits.maxConnections);
+  }
+
+  /** Closes `count` never-requested sockets, oldest first (the newest, just admitted, last). */
   function shed(count: number): void {
     for (const [key, socket] of silent) {
       if (count-- <= 0) break;
@@ -139,28 +195,42 @@ export function capConnections(server: Server, limits: ConnectionLimits, report:
   }
 }
 
-/** Refused sockets held unread until a deadline, closed by one sweep a second rather than a timer each. */
-function heldSockets(max: number, holdMs: number) {
-  const held = new Map<Socket, number>();
+/** Sockets held unread until a deadline, closed by one sweep a second rather than a timer each. */
+function heldSockets(holds: HoldBudget, holdMs: number) {
+  const held = new Map<Socket, { deadline: number; expire: (socket: Socket) => void }>();
   let sweep: NodeJS.Timeout | undefined;
   const release = (socket: Socket) => {
-    held.delete(socket);
+    if (!held.delete(socket)) return;
+    holds.held--;
     if (held.size || !sweep) return;
     clearInterval(sweep);
     sweep = undefined;
   };
   return {
-    /** Holds the socket; false when `max` are held already (the caller closes it). */
-    hold(socket: Socket): boolean {
-      if (held.size >= max) return false;
-      held.set(socket, Date.now() + holdMs * (1 + Math.random()));
-      socket.on('error', () => {});
-      // Anything it sends ends it: a held socket is never read, so its data would only pile up.
-      socket.once('readable', () => socket.destroy());
+    /**
+     * Holds the socket until it sends something (then `onData`) or its deadline (then `expire`, and
+     * it is closed); false when the budget is spent.
+     */
+    hold(socket: Socket, onData: () => void, expire: (socket: Socket) => void): boolean {
+      if (holds.held >= holds.max()) return false;
+      holds.held++;
+      held.set(socket, { deadline: Date.now() + holdMs * (1 + Math.random()), expire });
+      const onError = () => {};
+      socket.on('error', onError);
+      socket.once('readable', () => {
+        // Still open: either closed at once or handed on with its data unread.
+        release(socket);
+        socket.off('error', onError);
+        onData();
+      });
       socket.once('close', () => release(socket));
       sweep ??= setInterval(() => {
         const now = Date.now();
-        for (const [s, deadline] of held) if (deadline <= now) s.destroy();
+        for (const [s, h] of held) {
+          if (h.deadline > now) continue;
+          h.expire(s);
+          s.destroy();
+        }
       }, CONNECTION_SWEEP_MS).unref();
       return true;
     },

@@ -312,9 +312,16 @@ describe('row 5: connections', () => {
     const sockets = await Promise.all(Array.from({ length: 14 }, () => idleSocket(t.g.urls.certification!)));
     let closedCount = 0;
     for (const s of sockets) void s.closed.then(() => closedCount++);
-    await eventually(async () => closedCount >= 4, 5000);
+    // The 4 over the cap wait unread for a place; the last one's request gets the oldest silent one's.
+    const answered = new Promise<string>((resolve) => {
+      let text = '';
+      sockets[13]!.socket.on('data', (d: Buffer) => (text += d.toString())).once('close', () => resolve(text));
+    });
+    sockets[13]!.socket.write('GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n');
+    expect(await answered).toMatch(/^HTTP\/1\.1 /);
+    await eventually(async () => closedCount >= 2, 5000);
     for (const s of sockets) s.socket.destroy();
-    expect((await refusedCount('certification', 'silent_shed')) - shed).toBeGreaterThanOrEqual(4);
+    expect((await refusedCount('certification', 'silent_shed')) - shed).toBeGreaterThanOrEqual(1);
     expect(defenceWarnings('certification', 'silent_shed', since)[0]).toMatchObject({
       maxConnections: 10,
       remoteAddress: expect.any(String),

@@ -121,9 +121,20 @@ function startFlood(g: Gateway, seconds: number): Promise<Result> {
     .finally(() => child.stop());
 }
 
-/** Attack 6: one address (127.0.0.3) holds 4,200 silent sockets on the keyed listener, reconnecting; the keyed probe meanwhile. */
-async function connectionFloodRow(g: Gateway, keyedHeaders: Record<string, string>, quiet: Row): Promise<Row> {
-  const env = { PATH: process.env.PATH, URL: g.urls.production, COUNT: '4200', LOCAL_ADDRESS: '127.0.0.3' };
+/**
+ * Attack 6: one address (127.0.0.3) holds 4,200 silent sockets on the keyed listener, reconnecting;
+ * the keyed probe meanwhile. `attack 6/many`: 8,000 from 50 addresses (127.0.0.3 to .52), each under
+ * the per-address cap, together over the listener's.
+ */
+async function connectionFloodRow(g: Gateway, keyedHeaders: Record<string, string>, quiet: Row, many = false): Promise<Row> {
+  const [count, addresses] = many ? [8000, 50] : [4200, 1];
+  const env = {
+    PATH: process.env.PATH,
+    URL: g.urls.production,
+    COUNT: String(count),
+    LOCAL_ADDRESS: '127.0.0.3',
+    ADDRESSES: String(addresses),
+  };
   const flood = startChild(
     'connection flood',
     'nice',
@@ -134,8 +145,10 @@ async function connectionFloodRow(g: Gateway, keyedHeaders: Record<string, strin
   try {
     await withTimeout(flood.line, 60_000, 'connection flood');
     const r = probeRow(
-      'attack 6',
-      'keyed cache hits while one address holds 4,200 silent sockets on the keyed listener',
+      many ? 'attack 6/many' : 'attack 6',
+      many
+        ? 'keyed cache hits while 50 addresses hold 8,000 silent sockets on the keyed listener'
+        : 'keyed cache hits while one address holds 4,200 silent sockets on the keyed listener',
       await keyedProbe(g, keyedHeaders, Math.min(opts.duration, 5)),
     );
     r.notes = { ...r.notes, p99VsQuiet: quiet.p99Ms ? Math.round((r.p99Ms / quiet.p99Ms) * 100) / 100 : null, target: '<= 2, 0 errors' };
@@ -249,6 +262,7 @@ async function isolationScenario(
   if (isolationRows.has('playground')) rows.push(...(await playgroundFloodRows(g, keyedHeaders, quiet, redisUrl)));
   if (isolationRows.has('attacks')) rows.push(...(await attackRows(g, keyedHeaders)));
   if (isolationRows.has('connections')) rows.push(await connectionFloodRow(g, keyedHeaders, quiet));
+  if (isolationRows.has('connections')) rows.push(await connectionFloodRow(g, keyedHeaders, quiet, true));
   if (isolationRows.has('console')) rows.push(...(await consoleRows(g, keyedHeaders, quiet, redisUrl, access)));
   if (isolationRows.has('partners'))
     rows.push(
