@@ -44,7 +44,7 @@ for (const f of fs.readdirSync(path.join(root, 'dist')).filter((n) => n.endsWith
   const text = fs.readFileSync(path.join(root, 'dist', f), 'latin1');
   // esbuild writes its own imports with double quotes; code generators' text inside the bundle
   // uses single quotes or backticks.
-  for (const m of text.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*"([^"./][^"]*)"/g)) {
+  for (const m of text.matchAll(/(?:\bfrom|\bimport)\s*(?:\(\s*)?"([^"./][^"]*)"/g)) {
     const spec = m[1];
     if (spec.startsWith('node:')) continue;
     const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0];

@@ -242,7 +242,12 @@ async function store(shape: Shape, address: string, accounts: Account[], sealed:
     responseBody: answer(query, variables, accounts),
     upstreamCalls: [{ feed: 'premises', url: `http://up/premises?address=${encodeURIComponent(address)}`, status: 200, durationMs: 4 }],
   });
-  record.facets = replayFacets({ body: record.responseBody, rootFields: ['utilityAccounts'], document: documentOf(query), variables: record.variables });
+  record.facets = replayFacets({
+    body: record.responseBody,
+    rootFields: ['utilityAccounts'],
+    document: documentOf(query),
+    variables: record.variables,
+  });
   if (sealed) sealPersonalData(record, PII_KEY);
   replay.enqueue(record);
   await replay.flush();
