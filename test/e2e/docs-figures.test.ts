@@ -179,7 +179,7 @@ describe('docs/operations.md "Data"', () => {
 
 describe('docs/partners.md Price to Compare example', () => {
   const text = page('docs/partners.md');
-  const example = text.slice(text.indexOf('Worked example (PECO'), text.indexOf('## HTTP status codes'));
+  const example = text.slice(text.indexOf('Worked example (PECO'), text.indexOf('### Recomputing a price'));
 
   it("quotes PECO's Price to Compare and delivery charges as served", () => {
     const m = /PECO: PtC ([\d.]+) USD\/kWh; delivery ([\d.]+) USD a month \+ ([\d.]+) USD\/kWh/.exec(example);

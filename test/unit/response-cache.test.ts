@@ -193,7 +193,7 @@ describe('TTL rules', () => {
     const bad: string[] = [];
     loadCacheSettings({ CACHE_CONFIG: path.join(dir, 'bad.yaml'), CACHE_LRU_BYTES: 'lots' }, dir, bad);
     expect(bad.join('\n')).toMatch(/ttl\.utilities must be a duration/);
-    expect(bad.join('\n')).toMatch(/ttl\.residentalPlans: no such root field \(the schema's: utilities, residentialPlans,/);
+    expect(bad.join('\n')).toMatch(/ttl\.residentalPlans: no such root field \(the schema's: utilities, coverage, residentialPlans,/);
     expect(bad.join('\n')).toMatch(/ttl\.businessPlans must be at most 365d, got 40000000 \(a bare number is seconds\)/);
     expect(bad.join('\n')).toMatch(/ttl\.nextStartDate\.max must be a duration like 1h, at most 365d/);
     expect(bad.join('\n')).toMatch(/unknown setting "ttls"/);

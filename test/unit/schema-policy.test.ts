@@ -16,13 +16,13 @@ import type { RequestState } from '../../server/http/plugin.js';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const SDL = fs.readFileSync(SCHEMA_FILE, 'utf8');
 const H = 3_600_000;
-const ROOT_FIELDS = ['utilities', 'residentialPlans', 'businessPlans', 'nextStartDate', 'energyInfoByState', 'utilityAccounts'];
+const ROOT_FIELDS = ['utilities', 'coverage', 'residentialPlans', 'businessPlans', 'nextStartDate', 'energyInfoByState', 'utilityAccounts'];
 
 describe('the policy read from schema/public.graphql', () => {
   it('public root fields are those of the SDL; utilityAccounts needs a key', () => {
     expect([...schemaPolicy.rootFields]).toEqual(ROOT_FIELDS);
     expect([...schemaPolicy.keyedOnly]).toEqual(['utilityAccounts']);
-    expect([...schemaPolicy.playgroundFields]).toEqual(ROOT_FIELDS.slice(0, 5));
+    expect([...schemaPolicy.playgroundFields]).toEqual(ROOT_FIELDS.slice(0, 6));
   });
 
   it('gives the TTLs the gateway has always had, and never caches personal data', () => {
@@ -31,6 +31,7 @@ describe('the policy read from schema/public.graphql', () => {
     expect(problems).toEqual([]);
     expect(cache.ttl).toMatchObject({
       utilities: { kind: 'fixed', ms: 24 * H },
+      coverage: { kind: 'fixed', ms: 24 * H },
       energyInfoByState: { kind: 'fixed', ms: 24 * H },
       residentialPlans: { kind: 'fixed', ms: 15 * 60_000 },
       businessPlans: { kind: 'fixed', ms: 15 * 60_000 },
@@ -51,13 +52,14 @@ describe('the policy read from schema/public.graphql', () => {
       maxMs: H,
     });
     expect([...schemaPolicy.neverCached]).toEqual(['utilityAccounts']);
-    expect(schemaPolicy.cacheableFields).toEqual(ROOT_FIELDS.slice(0, 5));
+    expect(schemaPolicy.cacheableFields).toEqual(ROOT_FIELDS.slice(0, 6));
   });
 
   it('fan-out: plan queries call territories and every supplier feed, others one feed, introspection none', () => {
     expect(schemaPolicy.fanOutOf('residentialPlans', 2)).toBe(4);
     expect(schemaPolicy.fanOutOf('businessPlans', 5)).toBe(6);
-    for (const f of ['utilities', 'nextStartDate', 'energyInfoByState', 'utilityAccounts']) expect(schemaPolicy.fanOutOf(f, 5)).toBe(1);
+    for (const f of ['utilities', 'coverage', 'nextStartDate', 'energyInfoByState', 'utilityAccounts'])
+      expect(schemaPolicy.fanOutOf(f, 5)).toBe(1);
     expect(schemaPolicy.fanOutOf('__schema', 5)).toBe(0);
   });
 
@@ -190,7 +192,7 @@ describe('partners never see the gateway directives', () => {
     for (const d of schemaPolicy.gatewayDirectives) expect(printed).not.toContain(`@${d}`);
     expect(graphqlSync({ schema: served, source: '{ __schema { directives { name } } }' }).errors).toBeUndefined();
     const roots = Object.keys(served.getQueryType()!.getFields());
-    expect(roots).toEqual(environment === 'production' ? ROOT_FIELDS : ROOT_FIELDS.slice(0, 5));
+    expect(roots).toEqual(environment === 'production' ? ROOT_FIELDS : ROOT_FIELDS.slice(0, 6));
   });
 });
 
