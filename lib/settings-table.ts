@@ -443,6 +443,11 @@ const TRACING = {
 
 /** Fair share of uncached executions among partners on the keyed listeners (server/plugins/partner-quota.ts). */
 const PARTNER_SHARE = {
+  PARTNER_QUOTA_DEFAULT: setting(
+    k.quota(10_000, 100_000),
+    { requestsPerSecond: 50, burst: 200 },
+    "the request quota of a partner whose record sets none (per environment; `npm run partners -- quota` sets a partner's own): see docs/partners.md's Limits",
+  ),
   PARTNER_EXECUTIONS: setting(
     k.int(1, 10_000),
     32,

@@ -146,6 +146,24 @@ export const kinds = {
       },
     };
   },
+  /** A request quota: `unlimited`, or `RATE/BURST` (requests a second, and at once after a quiet spell). */
+  quota(maxRate: number, maxBurst: number): Kind<'unlimited' | { requestsPerSecond: number; burst: number }> {
+    return {
+      type: `\`unlimited\` or RATE/BURST (1–${maxRate} / 1–${maxBurst})`,
+      accepts: `"unlimited" or RATE/BURST with RATE 1–${maxRate} and BURST 1–${maxBurst} (e.g. 50/200)`,
+      schema: text
+        .regex(/^(?:unlimited|\d{1,6}\/\d{1,7})$/)
+        .transform((v) => {
+          if (v === 'unlimited') return 'unlimited' as const;
+          const [rate, burst] = v.split('/').map(Number) as [number, number];
+          return { requestsPerSecond: rate, burst };
+        })
+        .refine(
+          (q) => q === 'unlimited' || (q.requestsPerSecond >= 1 && q.requestsPerSecond <= maxRate && q.burst >= 1 && q.burst <= maxBurst),
+        ),
+      show: (q) => (q === 'unlimited' ? 'unlimited' : `${q.requestsPerSecond}/${q.burst}`),
+    };
+  },
   text(): Kind<string> {
     return { type: 'text', accepts: 'a non-empty text', schema: text, show: String };
   },

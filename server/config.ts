@@ -47,6 +47,8 @@ export interface GatewayConfig {
   playgroundFreeRate: { points: number; windowSeconds: number };
   /** Fair share of uncached keyed executions among partners (lib/fair-share.ts, server/plugins/partner-quota.ts). */
   partnerShare: { total: number; share: number; queue: number; maxWaitMs: number };
+  /** The quota of a partner whose record sets none. */
+  partnerQuotaDefault: 'unlimited' | { requestsPerSecond: number; burst: number };
   /** Connection budgets and timeouts of each environment's listener (server/http/connections.ts). */
   connections: { keyed: ConnectionLimits; playground: ConnectionLimits };
   adminToken: string | null;
@@ -139,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     limits: { keyed: queryLimits(s, 'KEYED'), playground: queryLimits(s, 'PLAYGROUND') },
     playgroundAllowance: s.PLAYGROUND_ALLOWANCE,
     playgroundFreeRate: { points: s.PLAYGROUND_FREE_REQUESTS, windowSeconds: s.PLAYGROUND_FREE_WINDOW_SECONDS },
+    partnerQuotaDefault: s.PARTNER_QUOTA_DEFAULT,
     partnerShare: {
       total: s.PARTNER_EXECUTIONS,
       share: s.PARTNER_EXECUTION_SHARE,

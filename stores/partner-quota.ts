@@ -77,8 +77,12 @@ export function parseQuotas(value: unknown): PartnerQuotas | undefined {
 }
 
 /** The quota that applies: the partner's own for the environment, else the default. */
-export function effectiveQuota(quotas: PartnerQuotas | undefined, environment: KeyedEnvironment): QuotaSetting {
-  return quotas?.[environment] ?? DEFAULT_QUOTA;
+export function effectiveQuota(
+  quotas: PartnerQuotas | undefined,
+  environment: KeyedEnvironment,
+  fallback: QuotaSetting = DEFAULT_QUOTA,
+): QuotaSetting {
+  return quotas?.[environment] ?? fallback;
 }
 
 export function describeQuota(q: QuotaSetting): string {

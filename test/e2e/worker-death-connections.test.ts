@@ -72,6 +72,8 @@ describe('WORKERS=2: a dead worker leaves no connection unanswered and open', ()
     s = spawnMain({
       WORKERS: '2',
       REDIS_URL: redis.url,
+      // One new connection per request, as fast as the workers answer: no partner quota in the way.
+      PARTNER_QUOTA_DEFAULT: 'unlimited',
       DATA_DIR: dataDir,
       KEYS_FILE: keysFile,
       LOG_LEVEL: 'info',
