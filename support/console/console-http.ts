@@ -12,7 +12,7 @@ import type { RerunAnswer } from '../rerun.js';
 import type { Unmasker } from './masking.js';
 
 export interface ConsoleOptions {
-  keys: Pick<KeyStore, 'verify' | 'isActive'> & Partial<Pick<KeyStore, 'keysOf'>>;
+  keys: Pick<KeyStore, 'verify' | 'isActive'> & Partial<Pick<KeyStore, 'keysOf' | 'partnerCodes'>>;
   replay: ReplayStore | null;
   audit: AuditLog;
   partners: PartnerStore;

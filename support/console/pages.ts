@@ -8,8 +8,9 @@ import type { AuditEntry } from '../audit/audit-log.js';
 import { schemaPolicy } from '../../resolvers/schema-policy.js';
 import type { Session } from './session.js';
 import { can } from './session.js';
-import { Html, copyButton, csrfField, disabledNote, html, jsonTree, page, select } from './html.js';
+import { Html, copyButton, csrfField, disabledNote, html, jsonTree, page, partnerLink, select } from './html.js';
 import { recordHref } from './record-choice.js';
+import { feedCallWhy, rateLimitWhy, refusalWhy } from './record-why.js';
 
 export const PAGE_SIZE = 25;
 
@@ -122,7 +123,7 @@ export function searchPage(
     (r) => html`<tr>
     <td data-label="Request id"><a class="mono" href="${recordHref(r)}">${r.id}</a></td>
     <td data-label="Time (UTC)" class="mono">${shortTime(r.time)}</td><td data-label="Environment">${r.environment}</td>
-      <td data-label="Partner">${r.partnerCode ?? '–'}</td>
+      <td data-label="Partner">${partnerLink(r.partnerCode)}</td>
     <td data-label="Operation">${r.operationName ?? '–'} <span class="mono">${rootFields(r).join(', ')}</span>${
       bodyUnread(r) ? html` <span class="n">(not read: refused first)</span>` : ''
     }</td>
@@ -233,14 +234,6 @@ function staleFeeds(body: string): Set<string> {
   }
 }
 
-const AUTH_REASONS: Record<string, string> = {
-  missing: 'no x-api-key header was sent',
-  malformed: 'the x-api-key header is not a well-formed key (or was sent twice)',
-  unknown: 'the key is not one of ours (mistyped, or from another deployment)',
-  revoked: 'the key was revoked',
-  wrong_environment: 'the key is valid but for another environment (e.g. a certification key sent to production)',
-};
-
 /** What to check when a root field finds nothing. */
 const FIELD_HINTS: Record<string, string> = {
   utilityAccounts: 'check the address and ZIP; reading the address needs the unmask role',
@@ -265,9 +258,8 @@ function emptyAnswers(r: ReplayRecord): string[] {
 /** Why the request answered as it did, from what the record holds: a refused key, errors, failed feeds. */
 export function explain(r: ReplayRecord): string[] {
   const why: string[] = [];
-  const auth = r.notes?.auth as { ok?: boolean; reason?: string } | undefined;
-  if (auth && auth.ok === false)
-    why.push(`Refused: ${AUTH_REASONS[auth.reason ?? ''] ?? auth.reason ?? 'key check failed'} (reason ${auth.reason}).`);
+  const refusal = refusalWhy(r);
+  if (refusal) why.push(refusal);
   try {
     const errors = (JSON.parse(r.responseBody) as { errors?: { message?: unknown; extensions?: { code?: unknown } }[] }).errors;
     for (const e of (Array.isArray(errors) ? errors : []).slice(0, 5))
@@ -275,9 +267,10 @@ export function explain(r: ReplayRecord): string[] {
   } catch {
     // not JSON: nothing to add
   }
-  for (const c of r.upstreamCalls) if (c.error) why.push(`Feed ${c.feed}: ${c.error} after ${Math.round(c.durationMs)} ms.`);
+  for (const c of r.upstreamCalls) if (c.error) why.push(feedCallWhy(c));
   if (why.length === 0) why.push(...emptyAnswers(r));
-  if (r.status === 429) why.push('Rate limited: see the Retry-After and X-RateLimit headers below.');
+  const limited = rateLimitWhy(r);
+  if (limited) why.push(limited);
   return why;
 }
 
@@ -351,7 +344,7 @@ export function recordPage(session: Session, v: RecordView): string {
   ${rerunOf ? html`<p class="notice">A console rerun of <a class="mono" href="${recordHref({ ...r, id: rerunOf, time: undefined })}">${rerunOf}</a>.</p>` : ''}
   <dl class="meta" id="meta">
     <dt>Request id</dt><dd class="mono">${r.id}</dd><dt>Time</dt><dd>${r.time}</dd><dt>Environment</dt><dd>${r.environment}</dd>
-    <dt>Partner</dt><dd>${r.partnerCode ?? '–'}</dd><dt>Client IP</dt><dd class="mono">${r.clientIp}</dd>
+    <dt>Partner</dt><dd>${partnerLink(r.partnerCode)}</dd><dt>Client IP</dt><dd class="mono">${r.clientIp}</dd>
     <dt>Operation</dt><dd>${r.operationName ?? '–'} <span class="mono">(${rootFields(r).join(', ') || 'no fields'})</span></dd>
     <dt>Status</dt><dd>${r.status} · ${outcomeCell(r)}</dd><dt>Cache</dt><dd>${r.cache ?? '–'}${r.fromCache ? ' (served from cache)' : ''}</dd>
       <dt>Duration</dt><dd>${r.durationMs} ms</dd>

@@ -17,7 +17,10 @@ export interface DayStats {
 export interface PartnerActivity {
   /** Environment -> the last DAYS UTC days, oldest first. */
   byEnvironment: Map<string, DayStats[]>;
+  /** Key id -> the newest request it answered (accepted). */
   lastUsed: Map<string, string>;
+  /** Key id -> the newest request that sent it, refused ones included (a revoked or other-environment key). */
+  lastPresented: Map<string, string>;
   /** Records read; `capped` when the bound stopped the count early. */
   scanned: number;
   capped: boolean;
@@ -39,9 +42,13 @@ export function partnerActivity(records: ReplayRecord[], now: number, capped: bo
   const durations = new Map<string, number[][]>();
   const byEnvironment = new Map<string, DayStats[]>();
   const lastUsed = new Map<string, string>();
+  const lastPresented = new Map<string, string>();
   for (const r of records) {
-    const keyId = (r.notes?.auth as { keyId?: unknown } | undefined)?.keyId;
-    if (typeof keyId === 'string' && (lastUsed.get(keyId) ?? '') < r.time) lastUsed.set(keyId, r.time);
+    const auth = r.notes?.auth as { ok?: unknown; keyId?: unknown } | undefined;
+    if (typeof auth?.keyId === 'string') {
+      if ((lastPresented.get(auth.keyId) ?? '') < r.time) lastPresented.set(auth.keyId, r.time);
+      if (auth.ok === true && (lastUsed.get(auth.keyId) ?? '') < r.time) lastUsed.set(auth.keyId, r.time);
+    }
     const day = Math.floor((Date.parse(r.time) - first) / DAY_MS);
     if (day < 0 || day >= DAYS) continue;
     let days = byEnvironment.get(r.environment);
@@ -58,5 +65,5 @@ export function partnerActivity(records: ReplayRecord[], now: number, capped: bo
     durations.get(r.environment)![day]!.push(r.durationMs);
   }
   for (const [env, days] of byEnvironment) days.forEach((d, i) => (d.p95Ms = p95(durations.get(env)![i]!)));
-  return { byEnvironment, lastUsed, scanned: records.length, capped };
+  return { byEnvironment, lastUsed, lastPresented, scanned: records.length, capped };
 }

@@ -2,8 +2,8 @@
 // address check, a week of activity), and changes, which need the partners role. Every change
 // answers with a redirect (a reload never repeats it) and keeps a refused entry in its field.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { addTestIp, removeTestIp, savePartner, PartnerError, type CheckAnswer } from '../partners.js';
-import { partnerPage, partnersPage, type Flash, type PartnerView } from './partner-pages.js';
+import { addTestIp, removeTestIp, savePartner, PartnerError, type CheckAnswer, type PartnerRecord } from '../partners.js';
+import { keyOnlyPartner, partnerPage, partnersPage, type Flash, type PartnerView } from './partner-pages.js';
 import { partnerActivity, windowStart } from './partner-activity.js';
 import type { Session } from './session.js';
 import { HttpError, decode, redirect, send, text, type ConsoleContext } from './console-http.js';
@@ -26,8 +26,10 @@ export function partnerRoutes(ctx: ConsoleContext): PartnersHandler {
     status: number,
     extra: Partial<Pick<PartnerView, 'flash' | 'cidr' | 'check'>>,
   ): Promise<void> {
-    const partner = opts.partners.get(code);
-    if (!partner) throw new HttpError(404, `No partner ${code}.`);
+    const keys = opts.keys.keysOf?.(code).filter((k) => k.environment !== 'support') ?? [];
+    // A partner with keys but no record yet (keys issued from the CLI only) has a page too.
+    const partner = opts.partners.get(code) ?? (keys.length ? keyOnlyPartner(code) : undefined);
+    if (!partner) throw new HttpError(404, `No partner ${code}: no partner record and no keys.`);
     let activity = null;
     if (opts.replay) {
       const slice = await opts.replay.search(
@@ -36,7 +38,6 @@ export function partnerRoutes(ctx: ConsoleContext): PartnersHandler {
       );
       activity = partnerActivity(slice.records, now(), slice.next !== null);
     }
-    const keys = opts.keys.keysOf?.(code).filter((k) => k.environment !== 'support') ?? [];
     return send(res, status, partnerPage(s, { partner, keys, activity, flash: extra.flash ?? {}, cidr: extra.cidr, check: extra.check }));
   }
 
@@ -55,6 +56,14 @@ export function partnerRoutes(ctx: ConsoleContext): PartnersHandler {
     }
   }
 
+  /** The partner records and, after them, every partner that has keys but no record. */
+  function allPartners(): PartnerRecord[] {
+    const records = opts.partners.list();
+    const known = new Set(records.map((p) => p.code));
+    const keyOnly = (opts.keys.partnerCodes?.() ?? []).filter((c) => !known.has(c)).map(keyOnlyPartner);
+    return [...records, ...keyOnly];
+  }
+
   async function partners(req: IncomingMessage, res: ServerResponse, s: Session, rest: string[], url: URL): Promise<void> {
     if (rest.length === 0) return partnerList(req, res, s);
     const code = decode(rest[0]!).toUpperCase();
@@ -70,7 +79,7 @@ export function partnerRoutes(ctx: ConsoleContext): PartnersHandler {
 
   /** GET: the list; POST: a partner saved (created or updated). */
   async function partnerList(req: IncomingMessage, res: ServerResponse, s: Session): Promise<void> {
-    if (req.method === 'GET') return send(res, 200, partnersPage(s, opts.partners.list(), {}));
+    if (req.method === 'GET') return send(res, 200, partnersPage(s, allPartners(), {}));
     if (req.method !== 'POST') throw new HttpError(405, 'Method not allowed.');
     const form = await checkedForm(req, s.csrf);
     await requireRole(req, s, 'partners', 'partner.save', text(form.get('code'), 32).toUpperCase() || null);
@@ -87,7 +96,7 @@ export function partnerRoutes(ctx: ConsoleContext): PartnersHandler {
     } catch (err) {
       if (!(err instanceof PartnerError)) throw err;
       const typed = Object.fromEntries(['code', 'name', 'contact'].map((k) => [k, form.get(k) ?? '']));
-      return send(res, 400, partnersPage(s, opts.partners.list(), { error: err.message }, typed));
+      return send(res, 400, partnersPage(s, allPartners(), { error: err.message }, typed));
     }
   }
 

@@ -225,7 +225,7 @@ describe('five partner reports, each traced to its cause with docs/support.md in
       await openRow('GraphQL errors', id);
       const text = await why();
       expect(text).toMatch(/UPSTREAM_/);
-      expect(text).toMatch(/Feed Brightgrid: timeout after \d+ ms/);
+      expect(text).toMatch(/Feed Brightgrid did not answer in time \(timeout after \d+ ms\)/);
     });
   });
 

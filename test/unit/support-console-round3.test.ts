@@ -1,0 +1,182 @@
+// Support console round 3 (issue 41), over HTTP with real stores behind the real admin listener:
+// every partner with keys has a page (a key-only one too) and the Partner column links to it; a
+// refused record names the key id sent (never the key), its environment, partner and revocation;
+// the keys table tells "last presented" from "last used"; a 429 shows its own headers.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../server/config.js';
+import { KeyStore, issueKey, revokeKeys } from '../../stores/key-store.js';
+import { PartnerStore, savePartner } from '../../support/partners.js';
+import { createReplayStore, type ReplayStore } from '../../stores/replay-store.js';
+import { createAuditLog, type AuditLog } from '../../support/audit/audit-log.js';
+import { createSupportConsole } from '../../support/console/console.js';
+import { createUnmasker } from '../../support/console/masking.js';
+import { startAdminServer, type AdminServer } from '../../support/admin-server.js';
+import { apiKeyPlugin } from '../../server/plugins/api-key.js';
+import type { RequestState } from '../../server/http/plugin.js';
+import { consoleClient, type ConsoleClient } from '../support/console-client.js';
+import { testRecord } from '../support/replay-records.js';
+
+let dir: string;
+let keys: KeyStore;
+let partners: PartnerStore;
+let replay: ReplayStore;
+let audit: AuditLog;
+let admin: AdminServer;
+const tokens: Record<string, string> = {};
+const issued: Record<string, { id: string; key: string }> = {};
+
+/** The key check's note for a key sent to `environment`, by the real plugin over the real keys file. */
+function keyNote(environment: 'production' | 'certification', key: string): Record<string, unknown> {
+  const state = { requestId: 'r', environment, clientIp: '203.0.113.9', req: { rawHeaders: ['x-api-key', key] }, notes: {} };
+  void apiKeyPlugin({ environment, keys }).onRequest!(state as unknown as RequestState);
+  return state.notes as Record<string, unknown>;
+}
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-console-round3-'));
+  const config = loadConfig({ DATA_DIR: dir });
+  keys = await KeyStore.open(path.join(dir, 'keys.json'), { reloadMs: 50 });
+  tokens.viewer = (await issueKey(keys.file, { environment: 'support', partnerCode: 'vera' })).key;
+  const put = async (name: string, environment: 'production' | 'certification', partnerCode: string) => {
+    const k = await issueKey(keys.file, { environment, partnerCode });
+    issued[name] = { id: k.record.id, key: k.key };
+  };
+  await put('acmeLive', 'production', 'ACME');
+  // BOLT: keys only (issued from the CLI), no partner record.
+  await put('boltLive', 'production', 'BOLT');
+  await put('boltCert', 'certification', 'BOLT');
+  await put('boltOld', 'production', 'BOLT');
+  await revokeKeys(keys.file, { id: issued.boltOld!.id });
+  await keys.reload();
+  await savePartner(
+    path.join(dir, 'partners.json'),
+    { code: 'ACME', name: 'Acme Energy', contact: 'ops@acme.test' },
+    { actor: 'cli:test' },
+  );
+  partners = await PartnerStore.open(path.join(dir, 'partners.json'));
+  replay = createReplayStore({ redis: null, dataDir: dir, settings: config.cacheReplay.replay });
+  const refused = (key: string) => ({
+    status: 403,
+    // As the replay plugin writes it: the refused key's partner.
+    partnerCode: 'BOLT',
+    query: null,
+    responseBody:
+      '{"errors":[{"message":"A valid x-api-key header for the production environment is required.","extensions":{"code":"FORBIDDEN"}}]}',
+    notes: keyNote('production', key),
+  });
+  replay.enqueue(testRecord({ id: 'req-bolt-ok', partnerCode: 'BOLT', notes: keyNote('production', issued.boltLive!.key) }));
+  replay.enqueue(testRecord({ id: 'req-bolt-cert', ...refused(issued.boltCert!.key) }));
+  replay.enqueue(testRecord({ id: 'req-bolt-revoked', ...refused(issued.boltOld!.key) }));
+  replay.enqueue(
+    testRecord({
+      id: 'req-429-headers',
+      environment: 'playground',
+      partnerCode: null,
+      clientIp: '2001:db8:5:6::9',
+      status: 429,
+      responseBody: '{"errors":[{"message":"used up","extensions":{"code":"ALLOWANCE_USED_UP"}}]}',
+      responseHeaders: {
+        'x-request-id': 'req-429-headers',
+        'retry-after': '3600',
+        'x-ratelimit-limit': '50',
+        'x-ratelimit-remaining': '0',
+      },
+    }),
+  );
+  await replay.flush();
+  audit = createAuditLog({ redis: null, dataDir: dir, retentionMs: 86_400_000 });
+  const support = createSupportConsole({
+    keys,
+    replay,
+    audit,
+    partners,
+    partnersFile: partners.file,
+    trustProxy: null,
+    sessionTtlMs: 3_600_000,
+    rerun: async () => ({ status: 200, body: '{}', requestId: 'rerun.x' }),
+    unmasker: createUnmasker({ piiKey: null }),
+  });
+  admin = await startAdminServer({
+    host: '127.0.0.1',
+    port: 0,
+    token: 'a'.repeat(32),
+    checkoutToken: 'c'.repeat(32),
+    replay,
+    cache: null,
+    console: support,
+    partners,
+    logger: { info: () => {}, warn: () => {}, error: () => {} },
+  });
+});
+
+afterAll(async () => {
+  await admin?.close();
+  keys?.close();
+  partners?.close();
+  await replay?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function viewer(): Promise<ConsoleClient> {
+  const ui = consoleClient(admin.url);
+  expect(await ui.signIn(tokens.viewer!)).toBe(303);
+  return ui;
+}
+
+describe('partner pages for every partner with keys', () => {
+  it('lists a key-only partner in Partners and gives it a page with its keys', async () => {
+    const ui = await viewer();
+    const list = await ui.get('/console/partners');
+    expect(list.text).toContain('href="/console/partners/ACME"');
+    expect(list.text).toContain('href="/console/partners/BOLT"');
+    expect(list.text).not.toContain('href="/console/partners/VERA"');
+    const bolt = await ui.get('/console/partners/BOLT');
+    expect(bolt.status).toBe(200);
+    expect(bolt.text).toContain('has keys but no partner record yet');
+    expect(bolt.text).toContain(issued.boltLive!.id);
+    expect(bolt.text).toContain(issued.boltCert!.id);
+    expect((await ui.get('/console/partners/NOPE')).status).toBe(404);
+  });
+
+  it('links the Partner column of results and of a record to the partner page', async () => {
+    const ui = await viewer();
+    const results = await ui.get('/console/search?partner=BOLT&range=1d');
+    expect(results.text).toMatch(/data-label="Partner"><a href="\/console\/partners\/BOLT">BOLT<\/a>/);
+  });
+});
+
+describe('refused requests explained', () => {
+  it('names the key id sent (never the key), its own environment and partner, and whether it is revoked', async () => {
+    const ui = await viewer();
+    const cert = await ui.get('/console/records/req-bolt-cert');
+    expect(cert.text).toContain(`key id ${issued.boltCert!.id}, a certification key of partner BOLT (not revoked), sent to production`);
+    expect(cert.text).not.toContain(issued.boltCert!.key);
+    expect(cert.text).not.toContain('e.g.');
+    const old = await ui.get('/console/records/req-bolt-revoked');
+    expect(old.text).toContain(`key id ${issued.boltOld!.id}, a production key of partner BOLT (revoked)`);
+    expect(old.text).not.toContain(issued.boltOld!.key);
+    // The record names the partner, as a link.
+    expect(cert.text).toContain('<a href="/console/partners/BOLT">BOLT</a>');
+  });
+
+  it('the keys table shows last presented (refused ones included) apart from last used', async () => {
+    const ui = await viewer();
+    const page = await ui.get('/console/partners/BOLT');
+    expect(page.text).toContain('Last presented');
+    const row = (id: string) => new RegExp(`${id}</td>[\\s\\S]*?</tr>`).exec(page.text)![0];
+    expect(row(issued.boltCert!.id)).toMatch(/data-label="Last presented">\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ</);
+    expect(row(issued.boltCert!.id)).toContain('data-label="Last used">not in the last 7 days');
+    expect(row(issued.boltLive!.id)).toMatch(/data-label="Last used">\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ</);
+  });
+
+  it('a 429 record shows the headers it names', async () => {
+    const ui = await viewer();
+    const page = await ui.get('/console/records/req-429-headers');
+    expect(page.text).toContain('Retry-After: 3600');
+    expect(page.text).toContain('X-RateLimit-Limit: 50');
+    expect(page.text).toContain('X-RateLimit-Remaining: 0');
+  });
+});
