@@ -37,6 +37,7 @@ function render(v: unknown): string {
 export const NAV = [
   { href: '/console/search', label: 'Search' },
   { href: '/console/partners', label: 'Partners' },
+  { href: '/console/allowance', label: 'Allowance' },
   { href: '/console/audit', label: 'Audit log' },
 ];
 

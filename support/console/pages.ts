@@ -10,7 +10,7 @@ import type { Session } from './session.js';
 import { can } from './session.js';
 import { Html, copyButton, csrfField, disabledNote, html, jsonTree, page, partnerLink, select } from './html.js';
 import { recordHref } from './record-choice.js';
-import { feedCallWhy, rateLimitWhy, refusalWhy } from './record-why.js';
+import { allowanceHref, feedCallWhy, rateLimitWhy, refusalWhy } from './record-why.js';
 
 export const PAGE_SIZE = 25;
 
@@ -344,7 +344,9 @@ export function recordPage(session: Session, v: RecordView): string {
   ${rerunOf ? html`<p class="notice">A console rerun of <a class="mono" href="${recordHref({ ...r, id: rerunOf, time: undefined })}">${rerunOf}</a>.</p>` : ''}
   <dl class="meta" id="meta">
     <dt>Request id</dt><dd class="mono">${r.id}</dd><dt>Time</dt><dd>${r.time}</dd><dt>Environment</dt><dd>${r.environment}</dd>
-    <dt>Partner</dt><dd>${partnerLink(r.partnerCode)}</dd><dt>Client IP</dt><dd class="mono">${r.clientIp}</dd>
+    <dt>Partner</dt><dd>${partnerLink(r.partnerCode)}</dd><dt>Client IP</dt><dd class="mono">${r.clientIp}${
+      r.status === 429 ? html` · <a id="allowance-link" href="${allowanceHref(r.clientIp)}">its playground allowance</a>` : ''
+    }</dd>
     <dt>Operation</dt><dd>${r.operationName ?? '–'} <span class="mono">(${rootFields(r).join(', ') || 'no fields'})</span></dd>
     <dt>Status</dt><dd>${r.status} · ${outcomeCell(r)}</dd><dt>Cache</dt><dd>${r.cache ?? '–'}${r.fromCache ? ' (served from cache)' : ''}</dd>
       <dt>Duration</dt><dd>${r.durationMs} ms</dd>

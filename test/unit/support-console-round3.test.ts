@@ -16,6 +16,9 @@ import { createUnmasker } from '../../support/console/masking.js';
 import { startAdminServer, type AdminServer } from '../../support/admin-server.js';
 import { apiKeyPlugin } from '../../server/plugins/api-key.js';
 import type { RequestState } from '../../server/http/plugin.js';
+import { createAllowanceStore, type AllowanceStore } from '../../cache/allowance.js';
+import { allowanceSubject } from '../../server/http/client-ip.js';
+import { allowanceAdmin } from '../../support/allowance-admin.js';
 import { consoleClient, type ConsoleClient } from '../support/console-client.js';
 import { testRecord } from '../support/replay-records.js';
 
@@ -25,6 +28,7 @@ let partners: PartnerStore;
 let replay: ReplayStore;
 let audit: AuditLog;
 let admin: AdminServer;
+let allowance: AllowanceStore;
 const tokens: Record<string, string> = {};
 const issued: Record<string, { id: string; key: string }> = {};
 
@@ -40,6 +44,7 @@ beforeAll(async () => {
   const config = loadConfig({ DATA_DIR: dir });
   keys = await KeyStore.open(path.join(dir, 'keys.json'), { reloadMs: 50 });
   tokens.viewer = (await issueKey(keys.file, { environment: 'support', partnerCode: 'vera' })).key;
+  tokens.partners = (await issueKey(keys.file, { environment: 'support', partnerCode: 'pat', roles: ['viewer', 'partners'] })).key;
   const put = async (name: string, environment: 'production' | 'certification', partnerCode: string) => {
     const k = await issueKey(keys.file, { environment, partnerCode });
     issued[name] = { id: k.record.id, key: k.key };
@@ -87,6 +92,8 @@ beforeAll(async () => {
     }),
   );
   await replay.flush();
+  // The gateway's own embedded store over the same DATA_DIR: it counts, the console reads and resets.
+  allowance = await createAllowanceStore({ redis: null, dataDir: dir, limit: 5 });
   audit = createAuditLog({ redis: null, dataDir: dir, retentionMs: 86_400_000 });
   const support = createSupportConsole({
     keys,
@@ -98,6 +105,7 @@ beforeAll(async () => {
     sessionTtlMs: 3_600_000,
     rerun: async () => ({ status: 200, body: '{}', requestId: 'rerun.x' }),
     unmasker: createUnmasker({ piiKey: null }),
+    allowance: allowanceAdmin({ redis: null, dataDir: dir, limit: 5 }),
   });
   admin = await startAdminServer({
     host: '127.0.0.1',
@@ -114,6 +122,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await admin?.close();
+  await allowance?.close();
   keys?.close();
   partners?.close();
   await replay?.close();
@@ -178,5 +187,60 @@ describe('refused requests explained', () => {
     expect(page.text).toContain('Retry-After: 3600');
     expect(page.text).toContain('X-RateLimit-Limit: 50');
     expect(page.text).toContain('X-RateLimit-Remaining: 0');
+  });
+});
+
+describe('the playground allowance in the console', () => {
+  it('reads used and left for IPv4 and IPv6 (by its /64, the gateway keying), linked from a 429 record', async () => {
+    // Counted as the playground plugin counts: under the address's subject.
+    for (let i = 0; i < 3; i++) await allowance.consume(allowanceSubject('2001:db8:5:6::9'));
+    await allowance.consume(allowanceSubject('203.0.113.77'));
+    const ui = await viewer();
+    const record = await ui.get('/console/records/req-429-headers');
+    const href = /id="allowance-link" href="([^"]+)"/.exec(record.text)![1]!.replace(/&amp;/g, '&');
+    const page = await ui.get(href);
+    expect(page.status).toBe(200);
+    expect(page.text, page.text.slice(page.text.indexOf('<main'))).toContain('2001:db8:5:6::/64');
+    expect(page.text).toMatch(/id="used">3 of 5</);
+    expect(page.text).toMatch(/id="left">2</);
+    // Another address of the same /64 is the same counter.
+    expect((await ui.get('/console/allowance?ip=2001:db8:5:6:ffff::1')).text).toMatch(/id="used">3 of 5</);
+    expect((await ui.get('/console/allowance?ip=203.0.113.77')).text).toMatch(/id="used">1 of 5</);
+    expect((await ui.get('/console/allowance?ip=%3A%3Affff%3A203.0.113.77')).text).toMatch(/id="used">1 of 5</);
+  });
+
+  it('refuses garbage, oversized and hostile addresses with a clear 400', async () => {
+    const ui = await viewer();
+    for (const bad of ['nope', '1.2.3', '203.0.113.7/24', `${'1:'.repeat(40)}1`, 'x'.repeat(4000), '<script>', '203.0.113.7%0a']) {
+      const res = await ui.get(`/console/allowance?ip=${encodeURIComponent(bad)}`);
+      expect(res.status, bad.slice(0, 20)).toBe(400);
+      expect(res.text).toContain('An address is an IPv4 or IPv6 address');
+      expect(res.text).not.toContain('<script>');
+    }
+  });
+
+  it('a viewer cannot reset (403, audited); the partners role resets with a ticket, audited, and lands back on the page', async () => {
+    const ui = await viewer();
+    const page = await ui.get('/console/allowance?ip=203.0.113.77');
+    expect(page.text).toContain('Giving an allowance back needs the partners role');
+    const refused = await ui.post('/console/allowance', { ip: '203.0.113.77', ticket: 'T-1' });
+    expect(refused.status).toBe(403);
+    const pat = consoleClient(admin.url);
+    expect(await pat.signIn(tokens.partners!)).toBe(303);
+    await pat.get('/console/allowance?ip=203.0.113.77');
+    // The CSRF token and the Origin are checked as for every console form.
+    expect((await pat.post('/console/allowance', { ip: '203.0.113.77', ticket: 'T-2' }, { csrf: false })).status).toBe(403);
+    expect((await pat.post('/console/allowance', { ip: '203.0.113.77', ticket: '' })).status).toBe(400);
+    expect((await pat.post('/console/allowance', { ip: 'nope', ticket: 'T-2' })).status).toBe(400);
+    expect(await allowance.peek('203.0.113.77')).toEqual({ remaining: 4 });
+    const done = await pat.post('/console/allowance', { ip: '203.0.113.77', ticket: 'T-2' });
+    expect(done.status).toBe(303);
+    expect(done.location).toBe('/console/allowance?ip=203.0.113.77&done=reset');
+    expect((await pat.get(done.location!)).text).toMatch(/id="used">0 of 5</);
+    expect(await allowance.peek('203.0.113.77')).toEqual({ remaining: 5 });
+    const entries = await audit.list({ action: 'allowance' });
+    const reset = entries.find((e) => e.action === 'allowance.reset')!;
+    expect(reset).toMatchObject({ actor: 'support:PAT', target: '203.0.113.77', details: { ticket: 'T-2', usedBefore: 1 } });
+    expect(entries.some((e) => e.action === 'allowance.reset.refused' && e.actor === 'support:VERA')).toBe(true);
   });
 });
