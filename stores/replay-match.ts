@@ -37,6 +37,8 @@ export interface ReplayQuery {
   unreadMatches?: boolean;
   /** HIT, MISS, BYPASS, STALE, COALESCED. */
   cache?: string;
+  /** Support reruns (request id rerun.…): left out, or only them; unset, both. */
+  reruns?: 'exclude' | 'only';
   limit?: number;
 }
 
@@ -63,7 +65,13 @@ function facetsMatch(r: ReplayRecord, q: ReplayQuery): boolean {
   return true;
 }
 
+/** A support rerun's record (support/rerun.ts gives it a fresh request id under this prefix): not partner traffic. */
+export function isRerun(r: Pick<ReplayRecord, 'id'>): boolean {
+  return r.id.startsWith('rerun.');
+}
+
 export function recordMatches(r: ReplayRecord, q: ReplayQuery): boolean {
+  if (q.reruns !== undefined && isRerun(r) !== (q.reruns === 'only')) return false;
   if (q.partner !== undefined && r.partnerCode !== q.partner) return false;
   if (q.environment !== undefined && r.environment !== q.environment) return false;
   if (!statusMatches(r.status, q.status)) return false;

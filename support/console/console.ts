@@ -70,6 +70,7 @@ function searchParams(q: URLSearchParams): SearchParams {
     ip: text(q.get('ip'), 64),
     field: text(q.get('field'), 64),
     zip: text(q.get('zip'), 10),
+    reruns: text(q.get('reruns'), 10),
     after: text(q.get('after'), 2000),
     page: Number(q.get('page') ?? 1),
   };
@@ -87,6 +88,7 @@ const FILTER_CHECKS: [keyof SearchParams, (v: string) => boolean, string][] = [
   ['ip', (v) => /^[0-9A-Fa-f.:]{2,45}$/.test(v), 'A client address is an IPv4 or IPv6 address, such as 203.0.113.7'],
   ['field', (v) => /^[_A-Za-z][_0-9A-Za-z]{0,63}$/.test(v), 'A root field is a GraphQL name, such as residentialPlans'],
   ['zip', (v) => /^\d{5}$/.test(v), 'A ZIP is 5 digits'],
+  ['reruns', (v) => v === 'include' || v === 'only', 'Support reruns are hidden, included or only'],
   ['after', (v) => /^[A-Za-z0-9_-]+$/.test(v), 'That continuation link is damaged; search again'],
   ['range', (v) => RANGES.some(([r]) => r === v), 'Time is the last hour, day or week, or from – to'],
 ];
@@ -128,6 +130,8 @@ function searchQuery(p: SearchParams, now: number): { problems: string[]; query:
   set('clientIp', p.ip);
   set('rootField', p.field);
   set('zip', p.zip);
+  // Support reruns are not partner traffic: hidden unless asked for.
+  if (p.reruns !== 'include') query.reruns = p.reruns === 'only' ? 'only' : 'exclude';
   // A partner's call refused before its body was read still shows in a search by its ZIP.
   if (p.zip || p.field) query.unreadMatches = true;
   return { problems, query };

@@ -3,7 +3,7 @@
 import { parse, print } from 'graphql';
 import { bodyUnread, type ReplayRecord } from '../../stores/replay-store.js';
 import { rootFieldsOf } from '../../stores/replay-facets.js';
-import { OUTCOMES, outcomeOf, type Outcome } from '../../stores/replay-match.js';
+import { OUTCOMES, isRerun, outcomeOf, type Outcome } from '../../stores/replay-match.js';
 import type { AuditEntry } from '../audit/audit-log.js';
 import { schemaPolicy } from '../../resolvers/schema-policy.js';
 import type { Session } from './session.js';
@@ -29,6 +29,8 @@ export interface SearchParams {
   ip: string;
   field: string;
   zip: string;
+  /** '' (support reruns hidden), include or only. */
+  reruns: string;
   /** A search slice's continuation (ReplayStore.search). */
   after: string;
   page: number;
@@ -85,7 +87,22 @@ export function rootFields(r: Pick<ReplayRecord, 'query' | 'facets'>): string[] 
   return r.facets?.rootFields.length ? r.facets.rootFields : rootFieldsOf(r.query);
 }
 
-const SEARCH_KEYS = ['partner', 'env', 'status', 'cache', 'range', 'from', 'to', 'outcome', 'code', 'ip', 'field', 'zip', 'after'] as const;
+const SEARCH_KEYS = [
+  'partner',
+  'env',
+  'status',
+  'cache',
+  'range',
+  'from',
+  'to',
+  'outcome',
+  'code',
+  'ip',
+  'field',
+  'zip',
+  'reruns',
+  'after',
+] as const;
 
 /** A search URL: the given filters (only those set) and page. */
 export function searchHref(filters: Partial<Record<(typeof SEARCH_KEYS)[number], string>>, pageNo = 1): string {
@@ -104,6 +121,16 @@ function searchedBack(p: SearchParams, summary: SearchSummary): Html {
     <a href="${searchHref({ ...p, after: summary.next ?? '' })}" id="search-older">search older requests →</a></p>`;
 }
 
+const RERUNS: [string, string][] = [
+  ['', 'hidden'],
+  ['include', 'included'],
+  ['only', 'only'],
+];
+
+/** Every support rerun is marked, wherever it is listed or shown. */
+const rerunBadge = (r: ReplayRecord) =>
+  isRerun(r) ? html` <span class="badge rerun" title="a support rerun, not partner traffic">support rerun</span>` : '';
+
 function outcomeCell(r: ReplayRecord): Html {
   const o = outcomeOf(r.status, r.facets);
   const codes = r.facets?.codes ?? [];
@@ -121,7 +148,7 @@ export function searchPage(
 ): string {
   const rows = records.map(
     (r) => html`<tr>
-    <td data-label="Request id"><a class="mono" href="${recordHref(r)}">${r.id}</a></td>
+    <td data-label="Request id"><a class="mono" href="${recordHref(r)}">${r.id}</a>${rerunBadge(r)}</td>
     <td data-label="Time (UTC)" class="mono">${shortTime(r.time)}</td><td data-label="Environment">${r.environment}</td>
       <td data-label="Partner">${partnerLink(r.partnerCode)}</td>
     <td data-label="Operation">${r.operationName ?? '–'} <span class="mono">${rootFields(r).join(', ')}</span>${
@@ -148,6 +175,7 @@ export function searchPage(
     <label>Root field <input name="field" value="${p.field}" size="16" autocomplete="off" spellcheck="false" list="root-fields"></label>
     <datalist id="root-fields">${[...schemaPolicy.rootFields].map((f) => html`<option value="${f}"></option>`)}</datalist>
     <label>ZIP <input name="zip" value="${p.zip}" size="6" inputmode="numeric" autocomplete="off"></label>
+    ${select('reruns', 'Support reruns', RERUNS, p.reruns)}
     ${select('range', 'Time', RANGES, p.range)}
     <label>From (UTC) <input name="from" type="datetime-local" value="${p.from}"></label>
     <label>To (UTC) <input name="to" type="datetime-local" value="${p.to}"></label>
@@ -343,7 +371,7 @@ export function recordPage(session: Session, v: RecordView): string {
   ${why.length ? html`<div class="error" id="why"><strong>Why this answer</strong><ul>${why.map((w) => html`<li>${w}</li>`)}</ul></div>` : ''}
   ${rerunOf ? html`<p class="notice">A console rerun of <a class="mono" href="${recordHref({ ...r, id: rerunOf, time: undefined })}">${rerunOf}</a>.</p>` : ''}
   <dl class="meta" id="meta">
-    <dt>Request id</dt><dd class="mono">${r.id}</dd><dt>Time</dt><dd>${r.time}</dd><dt>Environment</dt><dd>${r.environment}</dd>
+    <dt>Request id</dt><dd class="mono">${r.id}${rerunBadge(r)}</dd><dt>Time</dt><dd>${r.time}</dd><dt>Environment</dt><dd>${r.environment}</dd>
     <dt>Partner</dt><dd>${partnerLink(r.partnerCode)}</dd><dt>Client IP</dt><dd class="mono">${r.clientIp}${
       r.status === 429 ? html` · <a id="allowance-link" href="${allowanceHref(r.clientIp)}">its playground allowance</a>` : ''
     }</dd>

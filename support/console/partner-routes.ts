@@ -33,7 +33,8 @@ export function partnerRoutes(ctx: ConsoleContext): PartnersHandler {
     let activity = null;
     if (opts.replay) {
       const slice = await opts.replay.search(
-        { partner: code, since: windowStart(now()), limit: ACTIVITY_LIMIT },
+        // Support reruns run as the partner but are not its traffic.
+        { partner: code, since: windowStart(now()), limit: ACTIVITY_LIMIT, reruns: 'exclude' },
         { maxUnits: ACTIVITY_UNITS, summary: true },
       );
       activity = partnerActivity(slice.records, now(), slice.next !== null);

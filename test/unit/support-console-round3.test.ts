@@ -75,6 +75,8 @@ beforeAll(async () => {
   replay.enqueue(testRecord({ id: 'req-bolt-ok', partnerCode: 'BOLT', notes: keyNote('production', issued.boltLive!.key) }));
   replay.enqueue(testRecord({ id: 'req-bolt-cert', ...refused(issued.boltCert!.key) }));
   replay.enqueue(testRecord({ id: 'req-bolt-revoked', ...refused(issued.boltOld!.key) }));
+  // A support rerun of BOLT's request: it runs as BOLT but is not BOLT's traffic.
+  replay.enqueue(testRecord({ id: 'rerun.0b0c0d0e-1', partnerCode: 'BOLT', notes: { auth: { ok: true, keyId: issued.boltLive!.id } } }));
   replay.enqueue(
     testRecord({
       id: 'req-429-headers',
@@ -242,5 +244,30 @@ describe('the playground allowance in the console', () => {
     const reset = entries.find((e) => e.action === 'allowance.reset')!;
     expect(reset).toMatchObject({ actor: 'support:PAT', target: '203.0.113.77', details: { ticket: 'T-2', usedBefore: 1 } });
     expect(entries.some((e) => e.action === 'allowance.reset.refused' && e.actor === 'support:VERA')).toBe(true);
+  });
+});
+
+describe('reruns apart from partner traffic', () => {
+  const ids = (text: string) => [...text.matchAll(/data-label="Request id"><a class="mono" href="[^"]+">([^<]+)<\/a>/g)].map((m) => m[1]);
+
+  it('leaves support reruns out of partner searches unless asked for, and always marks them', async () => {
+    const ui = await viewer();
+    const plain = await ui.get('/console/search?partner=BOLT&range=1d');
+    expect(ids(plain.text)).not.toContain('rerun.0b0c0d0e-1');
+    expect(ids(plain.text)).toContain('req-bolt-ok');
+    const included = await ui.get('/console/search?partner=BOLT&range=1d&reruns=include');
+    expect(ids(included.text)).toContain('rerun.0b0c0d0e-1');
+    expect(included.text).toMatch(/rerun\.0b0c0d0e-1<\/a> <span class="badge rerun"[^>]*>support rerun</);
+    const only = await ui.get('/console/search?partner=BOLT&range=1d&reruns=only');
+    expect(ids(only.text)).toEqual(['rerun.0b0c0d0e-1']);
+    expect((await ui.get('/console/search?reruns=maybe')).status).toBe(400);
+    expect((await ui.get('/console/records/rerun.0b0c0d0e-1')).text).toContain('support rerun');
+  });
+
+  it('leaves them out of the partner chart and of last used', async () => {
+    const ui = await viewer();
+    const page = await ui.get('/console/partners/BOLT');
+    const today = new Date().toISOString().slice(5, 10);
+    expect(page.text).toContain(`aria-label="${today}: 3 requests`);
   });
 });
