@@ -41,6 +41,9 @@ details.j { margin-left:0; } details.j details.j, details.j > div.j { margin-lef
 .tree { background:var(--soft); border:1px solid var(--line); border-radius:6px; padding:10px; max-height:480px; overflow:auto;
   font-family: ui-monospace, Menlo, Consolas, monospace; font-size:13px; }
 .timeline li { margin:2px 0; } .bar { display:inline-block; height:10px; background:var(--accent); border-radius:3px; vertical-align:middle; margin-right:6px; }
+progress.failed { accent-color:var(--bad); } progress.failed::-webkit-progress-value { background:var(--bad); }
+progress.failed::-moz-progress-bar { background:var(--bad); } .timeline li.failed strong { color:var(--bad); }
+.badge.rerun { color:#8250df; border-color:#8250df; }
 .badge { display:inline-block; padding:0 6px; border-radius:10px; font-size:12px; border:1px solid var(--line); }
 .badge.bad { color:var(--bad); border-color:var(--bad); } .badge.good { color:var(--good); border-color:var(--good); }
 table.diff td { font-family: ui-monospace, Menlo, Consolas, monospace; font-size:12.5px; white-space:pre-wrap; word-break:break-all;

@@ -30,6 +30,7 @@ import {
 import { recordRoutes } from './record-routes.js';
 import { partnerRoutes } from './partner-routes.js';
 import { allowanceRoutes } from './allowance-routes.js';
+import { incidentRoute } from './incident.js';
 import { choicePage, recordHref, recordsMatching } from './record-choice.js';
 
 export type { ConsoleOptions, SupportConsole } from './console-http.js';
@@ -163,7 +164,10 @@ export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
   const ctx: ConsoleContext = { opts, now, from, audit, checkedForm, requireRole };
   const record = recordRoutes(ctx);
   const partners = partnerRoutes(ctx);
-  const allowance = allowanceRoutes(ctx);
+  const pages: Record<string, ReturnType<typeof incidentRoute>> = {
+    '/console/allowance': allowanceRoutes(ctx),
+    '/console/incident': incidentRoute(ctx),
+  };
 
   async function signIn(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method === 'GET') {
@@ -279,7 +283,8 @@ export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
     if (path === '/console' || path === '/console/') return redirect(res, '/console/search');
     if (path === '/console/search' && req.method === 'GET') return search(req, res, s, url);
     if (path === '/console/audit' && req.method === 'GET') return auditLog(req, res, s, url);
-    if (path === '/console/allowance') return allowance(req, res, s, url);
+    const more = pages[path];
+    if (more) return more(req, res, s, url);
     const parts = path.split('/').slice(2);
     if (parts[0] === 'records' && parts[1]) return record(req, res, s, decode(parts[1]), parts.slice(2).join('/'));
     if (parts[0] === 'partners') return partners(req, res, s, parts.slice(1), url);

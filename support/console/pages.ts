@@ -10,7 +10,8 @@ import type { Session } from './session.js';
 import { can } from './session.js';
 import { Html, copyButton, csrfField, disabledNote, html, jsonTree, page, partnerLink, select } from './html.js';
 import { recordHref } from './record-choice.js';
-import { allowanceHref, feedCallWhy, rateLimitWhy, refusalWhy } from './record-why.js';
+import { incidentLink } from './incident.js';
+import { allowanceHref, feedCallWhy, outcomeNote, rateLimitWhy, refusalWhy } from './record-why.js';
 
 export const PAGE_SIZE = 25;
 
@@ -376,7 +377,7 @@ export function recordPage(session: Session, v: RecordView): string {
       r.status === 429 ? html` · <a id="allowance-link" href="${allowanceHref(r.clientIp)}">its playground allowance</a>` : ''
     }</dd>
     <dt>Operation</dt><dd>${r.operationName ?? '–'} <span class="mono">(${rootFields(r).join(', ') || 'no fields'})</span></dd>
-    <dt>Status</dt><dd>${r.status} · ${outcomeCell(r)}</dd><dt>Cache</dt><dd>${r.cache ?? '–'}${r.fromCache ? ' (served from cache)' : ''}</dd>
+    <dt>Status</dt><dd>${r.status} · ${outcomeCell(r)}${outcomeNote(r)}</dd><dt>Cache</dt><dd>${r.cache ?? '–'}${r.fromCache ? ' (served from cache)' : ''}</dd>
       <dt>Duration</dt><dd>${r.durationMs} ms</dd>
     ${r.traceId ? html`<dt>Trace</dt><dd class="mono" id="trace">${traceLink(r.traceId, v.traceUrlTemplate)}</dd>` : ''}
   </dl>
@@ -405,10 +406,11 @@ export function recordPage(session: Session, v: RecordView): string {
   ${
     r.upstreamCalls.length
       ? html`<ol class="timeline" id="upstream">${r.upstreamCalls.map(
-          (c) => html`<li>
-    <progress max="${longest}" value="${c.durationMs}" aria-hidden="true">
+          (c) => html`<li${c.error ? new Html(' class="failed"') : ''}>
+    <progress max="${longest}" value="${c.durationMs}" aria-hidden="true"${c.error ? new Html(' class="failed"') : ''}>
     </progress> <strong>${c.feed}</strong> · ${c.status ?? 'no answer'} · ${c.durationMs} ms
-      ${c.error ? html` · <span class="badge bad">${c.error}</span>` : ''}${stale.has(c.feed) ? html` · <span class="badge bad">stale copy served</span>` : ''}
+      ${c.error ? html` · <span class="badge bad">${c.error}</span> · ${incidentLink(r, c)}` : ''}
+      ${stale.has(c.feed) ? html` · <span class="badge bad">stale copy served</span>` : ''}
       <span class="mono n">${c.url}</span></li>`,
         )}</ol>`
       : html`<p>No upstream calls (answered from cache or refused before execution).</p>`

@@ -2,6 +2,7 @@
 // refused key (which key, its own environment and partner, revoked or not), a 429's own headers
 // and the playground allowance, and a failed feed call in words a support engineer reads at once.
 import type { ReplayRecord, ReplayUpstreamCall } from '../../stores/replay-store.js';
+import { html, type Html } from './html.js';
 
 const AUTH_REASONS: Record<string, string> = {
   missing: 'no x-api-key header was sent',
@@ -66,6 +67,13 @@ export function feedCallWhy(c: ReplayUpstreamCall): string {
   if (/^network\b/i.test(error)) return `Feed ${c.feed} could not be reached (no connection; gave up after ${ms} ms).`;
   if (/time(d)? ?out/i.test(error)) return `Feed ${c.feed} did not answer in time (${error}).`;
   return `Feed ${c.feed} failed: ${error} (after ${ms} ms).`;
+}
+
+/** Under a record's status: where a feed failure (a 200 with errors) is found. */
+export function outcomeNote(r: ReplayRecord): Html | '' {
+  return r.status < 400 && r.upstreamCalls.some((c) => c.error)
+    ? html`<br><span class="n" id="outcome-note">A feed failure answers 200 with errors: search it under GraphQL errors, not Server errors.</span>`
+    : '';
 }
 
 /** The allowance page of a playground record's client address. */

@@ -93,6 +93,23 @@ beforeAll(async () => {
       },
     }),
   );
+  // A feed down: three requests of two partners failed on Brightgrid (no connection) within minutes.
+  const down = (id: string, partnerCode: string, ago: number, feed = 'Brightgrid', error = 'network error', durationMs = 51) =>
+    testRecord(
+      {
+        id,
+        partnerCode,
+        responseBody: '{"data":{"residentialPlans":null},"errors":[{"message":"feed down","extensions":{"code":"UPSTREAM_UNAVAILABLE"}}]}',
+        upstreamCalls: [{ feed, url: 'http://up/offers', status: null, durationMs, error }],
+      },
+      Date.now() - ago,
+    );
+  replay.enqueue(down('req-feed-1', 'ACME', 60_000));
+  replay.enqueue(down('req-feed-2', 'BOLT', 300_000, 'Brightgrid', 'network error', 48));
+  replay.enqueue(down('req-feed-3', 'ACME', 600_000));
+  replay.enqueue(down('req-feed-other', 'ACME', 120_000, 'Sunward'));
+  replay.enqueue(down('req-feed-timeout', 'ACME', 120_000, 'Brightgrid', 'timeout after 2000 ms', 2000));
+  replay.enqueue(down('req-feed-old', 'ACME', 3 * 3_600_000));
   await replay.flush();
   // The gateway's own embedded store over the same DATA_DIR: it counts, the console reads and resets.
   allowance = await createAllowanceStore({ redis: null, dataDir: dir, limit: 5 });
@@ -268,6 +285,39 @@ describe('reruns apart from partner traffic', () => {
     const ui = await viewer();
     const page = await ui.get('/console/partners/BOLT');
     const today = new Date().toISOString().slice(5, 10);
-    expect(page.text).toContain(`aria-label="${today}: 3 requests`);
+    // req-bolt-ok, the two refused and req-feed-2; not the rerun.
+    expect(page.text).toContain(`aria-label="${today}: 4 requests`);
+  });
+});
+
+describe('a feed incident', () => {
+  it('from a failed feed call, one click lists the other requests of that feed and error around it, with count, partners, first and last', async () => {
+    const ui = await viewer();
+    const record = await ui.get('/console/records/req-feed-1');
+    expect(record.text).toContain('A feed failure answers 200 with errors');
+    expect(record.text).toMatch(/<progress [^>]*class="failed"/);
+    expect(record.text).toContain('Feed Brightgrid could not be reached (no connection; gave up after 51 ms).');
+    const href = /<a class="incident" href="([^"]+)"/.exec(record.text)![1]!.replace(/&amp;/g, '&');
+    const page = await ui.get(href);
+    expect(page.status).toBe(200);
+    expect(page.text).toMatch(/id="incident-count">3</);
+    expect(page.text).toMatch(
+      /id="incident-partners"><a href="\/console\/partners\/ACME">ACME<\/a>, <a href="\/console\/partners\/BOLT">BOLT<\/a></,
+    );
+    for (const id of ['req-feed-1', 'req-feed-2', 'req-feed-3']) expect(page.text).toContain(`>${id}</a>`);
+    // Another feed, another kind of error, or outside the window: not part of it.
+    for (const id of ['req-feed-other', 'req-feed-timeout', 'req-feed-old']) expect(page.text).not.toContain(`>${id}</a>`);
+  });
+
+  it('refuses a malformed incident link with a clear 400', async () => {
+    const ui = await viewer();
+    for (const q of [
+      'feed=&error=x&at=2026-01-01T00:00:00Z',
+      'feed=a&error=&at=2026-01-01T00:00:00Z',
+      'feed=a&error=x&at=soon',
+      `feed=${'a'.repeat(70)}&error=x&at=2026-01-01T00:00:00Z`,
+      `feed=a&error=${'x'.repeat(300)}&at=2026-01-01T00:00:00Z`,
+    ])
+      expect((await ui.get(`/console/incident?${q}`)).status, q.slice(0, 30)).toBe(400);
   });
 });
