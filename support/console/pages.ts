@@ -8,7 +8,7 @@ import type { AuditEntry } from '../audit/audit-log.js';
 import { schemaPolicy } from '../../resolvers/schema-policy.js';
 import type { Session } from './session.js';
 import { can } from './session.js';
-import { Html, copyButton, csrfField, disabledNote, html, jsonTree, page, partnerLink, select } from './html.js';
+import { Html, copyButton, csrfField, disabledNote, html, jsonTree, page, partnerLink, select, when } from './html.js';
 import { recordHref } from './record-choice.js';
 import { incidentLink } from './incident.js';
 import { allowanceHref, feedCallWhy, outcomeNote, rateLimitWhy, refusalWhy } from './record-why.js';
@@ -113,7 +113,7 @@ export function searchHref(filters: Partial<Record<(typeof SEARCH_KEYS)[number],
   return `/console/search?${q}`;
 }
 
-const shortTime = (iso: string) => iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+const shortTime = when;
 
 /** Where a bounded search stopped, with the link that continues it. */
 function searchedBack(p: SearchParams, summary: SearchSummary): Html {
@@ -131,6 +131,10 @@ const RERUNS: [string, string][] = [
 /** Every support rerun is marked, wherever it is listed or shown. */
 const rerunBadge = (r: ReplayRecord) =>
   isRerun(r) ? html` <span class="badge rerun" title="a support rerun, not partner traffic">support rerun</span>` : '';
+
+/** How many of the folded filters are set (the fold opens when any is). */
+const moreFiltersSet = (p: SearchParams) =>
+  (['env', 'outcome', 'code', 'status', 'cache', 'ip', 'field', 'zip', 'reruns', 'from', 'to'] as const).filter((k) => p[k] !== '').length;
 
 function outcomeCell(r: ReplayRecord): Html {
   const o = outcomeOf(r.status, r.facets);
@@ -169,6 +173,10 @@ export function searchPage(
   <form class="filters" method="get" action="/console/search" role="search">
     <label>Request id <input name="id" value="${p.id}" size="38" autocomplete="off" spellcheck="false"></label>
     <label>Partner <input name="partner" value="${p.partner}" size="10" autocomplete="off"></label>
+    ${select('range', 'Time', RANGES, p.range)}
+    <details class="more-filters" id="more-filters"${new Html(moreFiltersSet(p) ? ' open' : '')}><summary>More filters${
+      moreFiltersSet(p) ? ` (${moreFiltersSet(p)} set)` : ''
+    }</summary><div class="filters">
     ${select('env', 'Environment', ENVS, p.env)} ${select('outcome', 'Outcome', OUTCOME_OPTIONS, p.outcome)}
     <label>Error code <input name="code" value="${p.code}" size="18" autocomplete="off" spellcheck="false" placeholder="GRAPHQL_VALIDATION_FAILED"></label>
     ${select('status', 'Status', STATUSES, p.status)} ${select('cache', 'Cache', CACHES, p.cache)}
@@ -177,9 +185,9 @@ export function searchPage(
     <datalist id="root-fields">${[...schemaPolicy.rootFields].map((f) => html`<option value="${f}"></option>`)}</datalist>
     <label>ZIP <input name="zip" value="${p.zip}" size="6" inputmode="numeric" autocomplete="off"></label>
     ${select('reruns', 'Support reruns', RERUNS, p.reruns)}
-    ${select('range', 'Time', RANGES, p.range)}
     <label>From (UTC) <input name="from" type="datetime-local" value="${p.from}"></label>
     <label>To (UTC) <input name="to" type="datetime-local" value="${p.to}"></label>
+    </div></details>
     <button type="submit" class="primary">Search</button>
   </form>
   ${problems.map((m) => html`<p class="error" role="alert">${m}</p>`)}
@@ -372,7 +380,7 @@ export function recordPage(session: Session, v: RecordView): string {
   ${why.length ? html`<div class="error" id="why"><strong>Why this answer</strong><ul>${why.map((w) => html`<li>${w}</li>`)}</ul></div>` : ''}
   ${rerunOf ? html`<p class="notice">A console rerun of <a class="mono" href="${recordHref({ ...r, id: rerunOf, time: undefined })}">${rerunOf}</a>.</p>` : ''}
   <dl class="meta" id="meta">
-    <dt>Request id</dt><dd class="mono">${r.id}${rerunBadge(r)}</dd><dt>Time</dt><dd>${r.time}</dd><dt>Environment</dt><dd>${r.environment}</dd>
+    <dt>Request id</dt><dd class="mono">${r.id}${rerunBadge(r)}</dd><dt>Time (UTC)</dt><dd>${when(r.time)}</dd><dt>Environment</dt><dd>${r.environment}</dd>
     <dt>Partner</dt><dd>${partnerLink(r.partnerCode)}</dd><dt>Client IP</dt><dd class="mono">${r.clientIp}${
       r.status === 429 ? html` · <a id="allowance-link" href="${allowanceHref(r.clientIp)}">its playground allowance</a>` : ''
     }</dd>
@@ -448,10 +456,11 @@ export function auditPage(
   </form>
   ${
     entries.length
-      ? html`<table id="audit"><thead><tr><th>Time (UTC)</th><th>Who</th><th>What</th><th>Target</th><th>From</th><th>Details</th></tr></thead>
+      ? html`<table id="audit" class="cards"><thead><tr><th>Time (UTC)</th><th>Who</th><th>What</th><th>Target</th><th>From</th><th>Details</th></tr></thead>
     <tbody>${entries.map(
-      (e) => html`<tr><td class="mono">${e.time}</td><td>${e.actor}</td><td>${e.action}</td><td class="mono">${e.target ?? '–'}</td>
-    <td class="mono">${e.from}</td><td class="mono">${e.details ? JSON.stringify(e.details) : ''}</td></tr>`,
+      (e) => html`<tr><td class="mono" data-label="Time (UTC)">${when(e.time)}</td><td data-label="Who">${e.actor}</td>
+    <td data-label="What">${e.action}</td><td class="mono" data-label="Target">${e.target ?? '–'}</td>
+    <td class="mono" data-label="From">${e.from}</td><td class="mono" data-label="Details">${e.details ? JSON.stringify(e.details) : ''}</td></tr>`,
     )}</tbody></table>`
       : html`<p>No entries.</p>`
   }
