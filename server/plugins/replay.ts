@@ -86,10 +86,17 @@ function recordedOperationName(state: RequestState): string | null {
   const declared = state.operation?.operationName;
   if (state.operation) return declared ? (GRAPHQL_NAME.test(declared) ? declared : UNKNOWN_OPERATION) : null;
   const sent = state.operationName;
-  if (!sent) return null;
+  // Never executed (invalid) and sent without operationName: the one name its text declares.
+  if (!sent) return state.query ? declaredName(state.query) : null;
   // A Name holds no regular-expression syntax: it is matched literally.
   if (GRAPHQL_NAME.test(sent) && state.query && new RegExp(`\\b(query|mutation|subscription)\\s+${sent}\\b`).test(state.query)) return sent;
   return UNKNOWN_OPERATION;
+}
+
+/** The name of the text's only operation, when it declares exactly one named one. */
+function declaredName(text: string): string | null {
+  const names = [...text.matchAll(/\b(?:query|mutation|subscription)\s+([_A-Za-z][_0-9A-Za-z]*)/g)];
+  return names.length === 1 ? names[0]![1]! : null;
 }
 
 /** For text that never parsed: true when it may name a personal-data root field (errs on the safe side). */

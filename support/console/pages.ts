@@ -134,7 +134,7 @@ const rerunBadge = (r: ReplayRecord) =>
 
 /** How many of the folded filters are set (the fold opens when any is). */
 const moreFiltersSet = (p: SearchParams) =>
-  (['env', 'outcome', 'code', 'status', 'cache', 'ip', 'field', 'zip', 'reruns', 'from', 'to'] as const).filter((k) => p[k] !== '').length;
+  (['env', 'outcome', 'code', 'status', 'cache', 'ip', 'field', 'reruns'] as const).filter((k) => p[k] !== '').length;
 
 function outcomeCell(r: ReplayRecord): Html {
   const o = outcomeOf(r.status, r.facets);
@@ -173,7 +173,13 @@ export function searchPage(
   <form class="filters" method="get" action="/console/search" role="search">
     <label>Request id <input name="id" value="${p.id}" size="38" autocomplete="off" spellcheck="false"></label>
     <label>Partner <input name="partner" value="${p.partner}" size="10" autocomplete="off"></label>
+    <label>ZIP <input name="zip" value="${p.zip}" size="6" inputmode="numeric" autocomplete="off"></label>
     ${select('range', 'Time', RANGES, p.range)}
+    <label>From (UTC) <input name="from" value="${p.from}" size="17" maxlength="40" autocomplete="off" spellcheck="false"
+      aria-describedby="time-hint"></label>
+    <label>To (UTC) <input name="to" value="${p.to}" size="17" maxlength="40" autocomplete="off" spellcheck="false"
+      aria-describedby="time-hint"></label>
+    <span class="n" id="time-hint">UTC, 24-hour: 2026-03-01T14:00</span>
     <details class="more-filters" id="more-filters"${new Html(moreFiltersSet(p) ? ' open' : '')}><summary>More filters${
       moreFiltersSet(p) ? ` (${moreFiltersSet(p)} set)` : ''
     }</summary><div class="filters">
@@ -183,10 +189,7 @@ export function searchPage(
     <label>Client address <input name="ip" value="${p.ip}" size="16" autocomplete="off" spellcheck="false"></label>
     <label>Root field <input name="field" value="${p.field}" size="16" autocomplete="off" spellcheck="false" list="root-fields"></label>
     <datalist id="root-fields">${[...schemaPolicy.rootFields].map((f) => html`<option value="${f}"></option>`)}</datalist>
-    <label>ZIP <input name="zip" value="${p.zip}" size="6" inputmode="numeric" autocomplete="off"></label>
     ${select('reruns', 'Support reruns', RERUNS, p.reruns)}
-    <label>From (UTC) <input name="from" type="datetime-local" value="${p.from}"></label>
-    <label>To (UTC) <input name="to" type="datetime-local" value="${p.to}"></label>
     </div></details>
     <button type="submit" class="primary">Search</button>
   </form>
@@ -421,7 +424,7 @@ export function recordPage(session: Session, v: RecordView): string {
       ${stale.has(c.feed) ? html` · <span class="badge bad">stale copy served</span>` : ''}
       <span class="mono n">${c.url}</span></li>`,
         )}</ol>`
-      : html`<p>No upstream calls (answered from cache or refused before execution).</p>`
+      : html`<p>No upstream calls (answered from cache, or never executed: refused or invalid).</p>`
   }
   <h2>Copy as curl</h2>
   ${

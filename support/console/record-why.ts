@@ -65,7 +65,8 @@ export function feedCallWhy(c: ReplayUpstreamCall): string {
   const ms = Math.round(c.durationMs);
   const error = c.error ?? '';
   if (/^network\b/i.test(error)) return `Feed ${c.feed} could not be reached (no connection; gave up after ${ms} ms).`;
-  if (/time(d)? ?out/i.test(error)) return `Feed ${c.feed} did not answer in time (${error}).`;
+  if (/time(d)? ?out/i.test(error))
+    return `Feed ${c.feed} did not answer in time (${/\d/.test(error) ? error : `${error} after ${ms} ms`}).`;
   return `Feed ${c.feed} failed: ${error} (after ${ms} ms).`;
 }
 
