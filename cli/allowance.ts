@@ -6,14 +6,10 @@
 //
 // Exit status: 0 done, 1 failed, 2 usage error.
 import { parseArgs } from 'node:util';
-import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
-import path from 'node:path';
 import { ConfigError, loadConfig } from '../server/config.js';
 import { connectRedis, type RedisClient } from '../cache/redis-connection.js';
-import { allowanceKey, appendAllowanceReset, freeRateKey, readAllowanceLog } from '../cache/allowance.js';
-import { allowanceSubject, canonicalIp } from '../server/http/client-ip.js';
+import { allowanceAdmin, allowanceSubjectOf } from '../support/allowance-admin.js';
 import { createAuditLog } from '../support/audit/audit-log.js';
 import { UsageError, isUsageError, type Io, isEntryModule, terminalIo } from './usage.js';
 
@@ -48,19 +44,13 @@ export async function runAllowanceCli(argv: string[], env: NodeJS.ProcessEnv, io
     if (rest.length) throw new UsageError(`unexpected argument "${rest[0]}"`);
     const ip = values.ip?.trim();
     if (!ip) throw new UsageError(`${command} needs --ip ADDRESS`);
-    // As the gateway reads addresses: IPv4-mapped IPv6 (::ffff:203.0.113.11, ::ffff:cb00:710b) is the IPv4 address.
-    const canonical = net.isIP(ip) ? canonicalIp(ip) : null;
-    if (!canonical) throw new UsageError(`--ip must be an IPv4 or IPv6 address, got "${ip.slice(0, 64)}"`);
-    const subject = allowanceSubject(canonical);
+    const subject = allowanceSubjectOf(ip);
+    if (!subject) throw new UsageError(`--ip must be an IPv4 or IPv6 address, got "${ip.slice(0, 64)}"`);
     const config = loadConfig(env);
     const limit = config.playgroundAllowance;
     redis = config.redisUrl ? await connectRedis(config.redisUrl) : null;
-    const logFile = path.join(config.dataDir, 'allowance.log');
-
-    const counted = async (): Promise<Counted> =>
-      redis
-        ? { used: Number(await redis.get(allowanceKey(subject))) || 0, store: `Redis ${redactUser(config.redisUrl!)}` }
-        : { used: fs.existsSync(logFile) ? (readAllowanceLog(logFile).get(subject) ?? 0) : 0, store: logFile };
+    const admin = allowanceAdmin({ redis, dataDir: config.dataDir, limit, storeName: `Redis ${redactUser(config.redisUrl ?? '')}` });
+    const counted = async (): Promise<Counted> => ({ used: await admin.used(subject), store: admin.store });
 
     const before = await counted();
     const audit = createAuditLog({ redis, dataDir: config.dataDir, retentionMs: config.console.auditRetentionMs });
@@ -72,10 +62,7 @@ export async function runAllowanceCli(argv: string[], env: NodeJS.ProcessEnv, io
       from: 'cli',
       details: { usedBefore: before.used, limit },
     });
-    if (command === 'reset' && before.used > 0) {
-      if (redis) await redis.del(allowanceKey(subject), freeRateKey(subject));
-      else appendAllowanceReset(logFile, subject);
-    }
+    if (command === 'reset' && before.used > 0) await admin.reset(subject);
     const used = command === 'reset' ? 0 : before.used;
     const left = Math.max(0, limit - used);
     if (values.json)

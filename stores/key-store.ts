@@ -68,7 +68,15 @@ export type VerifyFailure = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'w
 export type VerifyResult =
   | { ok: true; partnerCode: string; keyId: string; roles?: SupportRole[] }
   /** `partnerCode`: the holder of a known key refused for being revoked or of another environment. */
-  | { ok: false; reason: VerifyFailure; partnerCode?: string };
+  | {
+      ok: false;
+      reason: VerifyFailure;
+      partnerCode?: string;
+      /** A known key refused (revoked, other environment): its id (never the key) and its own environment. */
+      keyId?: string;
+      keyEnvironment?: KeyEnvironment;
+      revoked?: boolean;
+    };
 
 /** The minimum a logger must offer (pino's Logger fits). */
 export interface KeyStoreLogger {
@@ -387,8 +395,9 @@ export class KeyStore {
       if (this.verifiedHashes.size >= VERIFIED_MEMO) this.verifiedHashes.clear();
       this.verifiedHashes.set(presented, hash);
     }
-    if (record.revokedAt) return { ok: false, reason: 'revoked', partnerCode: record.partnerCode };
-    if (record.environment !== environment) return { ok: false, reason: 'wrong_environment', partnerCode: record.partnerCode };
+    const known = { partnerCode: record.partnerCode, keyId: record.id, keyEnvironment: record.environment, revoked: !!record.revokedAt };
+    if (record.revokedAt) return { ok: false, reason: 'revoked', ...known };
+    if (record.environment !== environment) return { ok: false, reason: 'wrong_environment', ...known };
     if (record.environment === 'support')
       return { ok: true, partnerCode: record.partnerCode, keyId: record.id, roles: record.roles ?? ['viewer'] };
     return { ok: true, partnerCode: record.partnerCode, keyId: record.id };
@@ -429,6 +438,13 @@ export class KeyStore {
       out.push(shown);
     }
     return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  /** Every partner holding a partner key (support tokens aside), sorted: the console lists them with or without a partner record. */
+  partnerCodes(): string[] {
+    const codes = new Set<string>();
+    for (const r of this.byHash.values()) if (r.environment !== 'support') codes.add(r.partnerCode);
+    return [...codes].sort();
   }
 
   /** Whether the loaded file holds key `id`, and whether it is revoked. */

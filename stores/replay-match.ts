@@ -37,6 +37,10 @@ export interface ReplayQuery {
   unreadMatches?: boolean;
   /** HIT, MISS, BYPASS, STALE, COALESCED. */
   cache?: string;
+  /** A feed incident: records with a failed call to this feed whose error is of this kind (feedErrorKind). */
+  feedFailure?: { feed: string; kind: string };
+  /** Support reruns (request id rerun.…): left out, or only them; unset, both. */
+  reruns?: 'exclude' | 'only';
   limit?: number;
 }
 
@@ -63,7 +67,23 @@ function facetsMatch(r: ReplayRecord, q: ReplayQuery): boolean {
   return true;
 }
 
+/** A support rerun's record (support/rerun.ts gives it a fresh request id under this prefix): not partner traffic. */
+export function isRerun(r: Pick<ReplayRecord, 'id'>): boolean {
+  return r.id.startsWith('rerun.');
+}
+
+/** A feed error without its figures ("timeout after 2503 ms" and "… 2000 ms" are one kind). */
+export function feedErrorKind(error: string): string {
+  return error.replace(/\d+(\.\d+)?/g, 'N').slice(0, 200);
+}
+
+function feedFailed(r: ReplayRecord, f: { feed: string; kind: string }): boolean {
+  return r.upstreamCalls.some((c) => c.feed === f.feed && c.error !== undefined && feedErrorKind(c.error) === f.kind);
+}
+
 export function recordMatches(r: ReplayRecord, q: ReplayQuery): boolean {
+  if (q.feedFailure !== undefined && !feedFailed(r, q.feedFailure)) return false;
+  if (q.reruns !== undefined && isRerun(r) !== (q.reruns === 'only')) return false;
   if (q.partner !== undefined && r.partnerCode !== q.partner) return false;
   if (q.environment !== undefined && r.environment !== q.environment) return false;
   if (!statusMatches(r.status, q.status)) return false;

@@ -20,6 +20,7 @@ import { createSupportConsole, type SupportConsole } from './console/console.js'
 import { limitSignIns } from './sign-in-limit.js';
 import { paceConsole } from './console-pace.js';
 import { createUnmasker } from './console/masking.js';
+import { allowanceAdmin } from './allowance-admin.js';
 import { serveKeyChanges } from '../server/wiring/key-changes.js';
 
 /** What the admin listener asks of the process that serves partners. */
@@ -115,6 +116,7 @@ async function openSupportConsole({ config, logger, redis, bus, replay, serving 
     unmasker: createUnmasker({ piiKey: config.cacheReplay.replay.piiKey }),
     sessionTtlMs: config.console.sessionTtlMs,
     traceUrlTemplate: config.tracing.urlTemplate,
+    allowance: allowanceAdmin({ redis, dataDir: config.dataDir, limit: config.playgroundAllowance }),
     trustProxy: config.trustProxy,
   });
   const limited = limitSignIns(unlimited, { ...config.console.signInLimit, redis, audit, trustProxy: config.trustProxy });

@@ -37,7 +37,9 @@ export function apiKeyPlugin(opts: ApiKeyPluginOptions): HttpPlugin {
 
   function decide(state: RequestState, result: VerifyResult): Reply | void {
     if (!result.ok) {
-      state.notes.auth = { ok: false, reason: result.reason, ...(result.partnerCode ? { partnerCode: result.partnerCode } : {}) };
+      // A known key refused: its id (never the key), own environment and revocation, for the console.
+      const { ok, reason, partnerCode, keyId, keyEnvironment, revoked } = result;
+      state.notes.auth = { ok, reason, ...(partnerCode ? { partnerCode } : {}), ...(keyId ? { keyId, keyEnvironment, revoked } : {}) };
       warn({ requestId: state.requestId, environment, clientIp: state.clientIp, reason: result.reason }, 'request refused: api key');
       return errorReply(403, message, 'FORBIDDEN');
     }

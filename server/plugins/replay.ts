@@ -89,10 +89,17 @@ function recordedOperationName(state: RequestState, document: DocumentNode | nul
   const declared = state.operation?.operationName;
   if (state.operation) return declared ? (GRAPHQL_NAME.test(declared) ? declared : UNKNOWN_OPERATION) : null;
   const sent = state.operationName;
-  if (!sent) return null;
+  // Never executed (invalid) and sent without operationName: the one name its document declares.
+  if (!sent) return document ? declaredName(document) : null;
   // Looked up in the parsed document (bounded), never by searching the text.
   const names = document?.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.name?.value === sent);
   return names && GRAPHQL_NAME.test(sent) ? sent : UNKNOWN_OPERATION;
+}
+
+/** The name of the document's only operation, when it declares exactly one named one. */
+function declaredName(document: DocumentNode): string | null {
+  const names = document.definitions.flatMap((d) => (d.kind === Kind.OPERATION_DEFINITION && d.name ? [d.name.value] : []));
+  return names.length === 1 && GRAPHQL_NAME.test(names[0]!) ? names[0]! : null;
 }
 
 /** For text that never parsed: true when it may name a personal-data root field (errs on the safe side). */

@@ -63,6 +63,9 @@ export const AUDIT_ACTIONS: Record<string, string> = {
   'partner.ip.check': 'a certification test IP checked',
   'partner.quota': "a partner's request quota set (npm run partners -- quota, or the console)",
   'partner.quota.refused': 'a quota change refused: the token has no partners role',
+  'allowance.show': "a client address's playground allowance read (console or npm run allowance)",
+  'allowance.reset': "a client address's playground allowance given back, with the ticket (console or npm run allowance)",
+  'allowance.reset.refused': 'an allowance reset refused: the token has no partners role',
   'key.issue': 'an API key or support token issued (npm run keys -- issue)',
   'key.revoke': 'an API key or support token revoked (npm run keys -- revoke)',
 };
@@ -86,7 +89,7 @@ export function actionsFor(filter: string | undefined): string[] | null {
   if (selected.length) return selected;
   throw new AuditFilterError(
     `unknown audit action "${filter.slice(0, 64)}"; use one of ${Object.keys(AUDIT_ACTIONS).join(', ')} ` +
-      `or a family (sign-in, record, partner, key)`,
+      `or a family (sign-in, record, partner, allowance, key)`,
   );
 }
 

@@ -19,7 +19,7 @@ main { padding:12px 20px 40px; max-width:1400px; }
 h1 { font-size:22px; margin:8px 0 12px; } h2 { font-size:17px; margin:20px 0 8px; }
 a { color:var(--accent); }
 :focus-visible { outline:3px solid var(--accent); outline-offset:2px; }
-form.filters { display:flex; flex-wrap:wrap; gap:10px 16px; align-items:flex-end; margin-bottom:12px; }
+form.filters, details.more-filters > div.filters { display:flex; flex-wrap:wrap; gap:10px 16px; align-items:flex-end; margin-bottom:12px; }
 label { display:inline-flex; flex-direction:column; font-size:13px; color:var(--muted); gap:2px; }
 input, select, textarea, button { font:inherit; padding:4px 8px; border:1px solid var(--line); border-radius:6px; background:#fff; color:var(--fg); }
 button { cursor:pointer; background:var(--soft); } button.primary { background:var(--accent); color:#fff; border-color:var(--accent); }
@@ -41,6 +41,10 @@ details.j { margin-left:0; } details.j details.j, details.j > div.j { margin-lef
 .tree { background:var(--soft); border:1px solid var(--line); border-radius:6px; padding:10px; max-height:480px; overflow:auto;
   font-family: ui-monospace, Menlo, Consolas, monospace; font-size:13px; }
 .timeline li { margin:2px 0; } .bar { display:inline-block; height:10px; background:var(--accent); border-radius:3px; vertical-align:middle; margin-right:6px; }
+progress.failed { accent-color:var(--bad); } progress.failed::-webkit-progress-value { background:var(--bad); }
+progress.failed::-moz-progress-bar { background:var(--bad); } .timeline li.failed strong { color:var(--bad); }
+details.more-filters { flex:1 1 100%; } details.more-filters > summary { cursor:pointer; color:var(--accent); margin:4px 0; }
+.badge.rerun { color:#8250df; border-color:#8250df; }
 .badge { display:inline-block; padding:0 6px; border-radius:10px; font-size:12px; border:1px solid var(--line); }
 .badge.bad { color:var(--bad); border-color:var(--bad); } .badge.good { color:var(--good); border-color:var(--good); }
 table.diff td { font-family: ui-monospace, Menlo, Consolas, monospace; font-size:12.5px; white-space:pre-wrap; word-break:break-all;
@@ -70,7 +74,7 @@ figure.chart { margin:0; border:1px solid var(--line); border-radius:6px; paddin
   table.diff td { width:auto; }
   dl.meta { grid-template-columns:1fr; } dl.meta dd { margin:0 0 4px; word-break:break-all; }
   pre { max-width:100%; }
-  .mono, td, dd { overflow-wrap:anywhere; }
+  .mono, td, dd, h1, h2, p, li { overflow-wrap:anywhere; }
   ol.timeline { padding-left:18px; } ol.timeline progress { width:60px; }
 }
 `;

@@ -10,9 +10,10 @@ import type { AuditLog } from '../audit/audit-log.js';
 import type { TrustProxy } from '../../server/http/client-ip.js';
 import type { RerunAnswer } from '../rerun.js';
 import type { Unmasker } from './masking.js';
+import type { AllowanceAdmin } from '../allowance-admin.js';
 
 export interface ConsoleOptions {
-  keys: Pick<KeyStore, 'verify' | 'isActive'> & Partial<Pick<KeyStore, 'keysOf'>>;
+  keys: Pick<KeyStore, 'verify' | 'isActive'> & Partial<Pick<KeyStore, 'keysOf' | 'partnerCodes'>>;
   replay: ReplayStore | null;
   audit: AuditLog;
   partners: PartnerStore;
@@ -22,6 +23,8 @@ export interface ConsoleOptions {
   sessionTtlMs: number;
   trustProxy: TrustProxy;
   now?: () => number;
+  /** The playground allowance (read and given back from /console/allowance); absent: the page says so. */
+  allowance?: AllowanceAdmin | null;
   /** TRACE_URL_TEMPLATE: the record page links a traced request's trace id through it. */
   traceUrlTemplate?: string | null;
 }

@@ -29,6 +29,8 @@ import {
 } from './console-http.js';
 import { recordRoutes } from './record-routes.js';
 import { partnerRoutes } from './partner-routes.js';
+import { allowanceRoutes } from './allowance-routes.js';
+import { incidentRoute } from './incident.js';
 import { choicePage, recordHref, recordsMatching } from './record-choice.js';
 
 export type { ConsoleOptions, SupportConsole } from './console-http.js';
@@ -69,6 +71,7 @@ function searchParams(q: URLSearchParams): SearchParams {
     ip: text(q.get('ip'), 64),
     field: text(q.get('field'), 64),
     zip: text(q.get('zip'), 10),
+    reruns: text(q.get('reruns'), 10),
     after: text(q.get('after'), 2000),
     page: Number(q.get('page') ?? 1),
   };
@@ -86,6 +89,7 @@ const FILTER_CHECKS: [keyof SearchParams, (v: string) => boolean, string][] = [
   ['ip', (v) => /^[0-9A-Fa-f.:]{2,45}$/.test(v), 'A client address is an IPv4 or IPv6 address, such as 203.0.113.7'],
   ['field', (v) => /^[_A-Za-z][_0-9A-Za-z]{0,63}$/.test(v), 'A root field is a GraphQL name, such as residentialPlans'],
   ['zip', (v) => /^\d{5}$/.test(v), 'A ZIP is 5 digits'],
+  ['reruns', (v) => v === 'include' || v === 'only', 'Support reruns are hidden, included or only'],
   ['after', (v) => /^[A-Za-z0-9_-]+$/.test(v), 'That continuation link is damaged; search again'],
   ['range', (v) => RANGES.some(([r]) => r === v), 'Time is the last hour, day or week, or from – to'],
 ];
@@ -127,6 +131,8 @@ function searchQuery(p: SearchParams, now: number): { problems: string[]; query:
   set('clientIp', p.ip);
   set('rootField', p.field);
   set('zip', p.zip);
+  // Support reruns are not partner traffic: hidden unless asked for.
+  if (p.reruns !== 'include') query.reruns = p.reruns === 'only' ? 'only' : 'exclude';
   // A partner's call refused before its body was read still shows in a search by its ZIP.
   if (p.zip || p.field) query.unreadMatches = true;
   return { problems, query };
@@ -158,6 +164,10 @@ export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
   const ctx: ConsoleContext = { opts, now, from, audit, checkedForm, requireRole };
   const record = recordRoutes(ctx);
   const partners = partnerRoutes(ctx);
+  const pages: Record<string, ReturnType<typeof incidentRoute>> = {
+    '/console/allowance': allowanceRoutes(ctx),
+    '/console/incident': incidentRoute(ctx),
+  };
 
   async function signIn(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method === 'GET') {
@@ -273,6 +283,8 @@ export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
     if (path === '/console' || path === '/console/') return redirect(res, '/console/search');
     if (path === '/console/search' && req.method === 'GET') return search(req, res, s, url);
     if (path === '/console/audit' && req.method === 'GET') return auditLog(req, res, s, url);
+    const more = pages[path];
+    if (more) return more(req, res, s, url);
     const parts = path.split('/').slice(2);
     if (parts[0] === 'records' && parts[1]) return record(req, res, s, decode(parts[1]), parts.slice(2).join('/'));
     if (parts[0] === 'partners') return partners(req, res, s, parts.slice(1), url);

@@ -37,6 +37,7 @@ function render(v: unknown): string {
 export const NAV = [
   { href: '/console/search', label: 'Search' },
   { href: '/console/partners', label: 'Partners' },
+  { href: '/console/allowance', label: 'Allowance' },
   { href: '/console/audit', label: 'Audit log' },
 ];
 
@@ -100,4 +101,17 @@ export function copyButton(targetId: string, label: string): Html {
 /** The visible reason next to a disabled control (referenced by its aria-describedby). */
 export function disabledNote(id: string, why: string): Html {
   return html`<p class="why-disabled" id="${id}">${why}</p>`;
+}
+
+/** The console's one time format: UTC, ISO-like, 24-hour ("2026-03-01 14:05:09Z"); text that is no time is shown as is. */
+export function when(value: string | number | null | undefined): string {
+  if (value === null || value === undefined || value === '') return '–';
+  const t = typeof value === 'number' ? value : Date.parse(value);
+  if (!Number.isFinite(t)) return String(value);
+  return new Date(t).toISOString().slice(0, 19).replace('T', ' ') + 'Z';
+}
+
+/** A partner code as a link to its page (every partner with a record or keys has one). */
+export function partnerLink(code: string | null | undefined): Html {
+  return code ? html`<a href="/console/partners/${encodeURIComponent(code)}">${code}</a>` : html`–`;
 }

@@ -3,13 +3,15 @@
 import { parse, print } from 'graphql';
 import { bodyUnread, type ReplayRecord } from '../../stores/replay-store.js';
 import { rootFieldsOf } from '../../stores/replay-facets.js';
-import { OUTCOMES, outcomeOf, type Outcome } from '../../stores/replay-match.js';
+import { OUTCOMES, isRerun, outcomeOf, type Outcome } from '../../stores/replay-match.js';
 import type { AuditEntry } from '../audit/audit-log.js';
 import { schemaPolicy } from '../../resolvers/schema-policy.js';
 import type { Session } from './session.js';
 import { can } from './session.js';
-import { Html, copyButton, csrfField, disabledNote, html, jsonTree, page, select } from './html.js';
+import { Html, copyButton, csrfField, disabledNote, html, jsonTree, page, partnerLink, select, when } from './html.js';
 import { recordHref } from './record-choice.js';
+import { incidentLink } from './incident.js';
+import { allowanceHref, feedCallWhy, outcomeNote, rateLimitWhy, refusalWhy } from './record-why.js';
 
 export const PAGE_SIZE = 25;
 
@@ -28,6 +30,8 @@ export interface SearchParams {
   ip: string;
   field: string;
   zip: string;
+  /** '' (support reruns hidden), include or only. */
+  reruns: string;
   /** A search slice's continuation (ReplayStore.search). */
   after: string;
   page: number;
@@ -84,7 +88,22 @@ export function rootFields(r: Pick<ReplayRecord, 'query' | 'facets'>): string[] 
   return r.facets?.rootFields.length ? r.facets.rootFields : rootFieldsOf(r.query);
 }
 
-const SEARCH_KEYS = ['partner', 'env', 'status', 'cache', 'range', 'from', 'to', 'outcome', 'code', 'ip', 'field', 'zip', 'after'] as const;
+const SEARCH_KEYS = [
+  'partner',
+  'env',
+  'status',
+  'cache',
+  'range',
+  'from',
+  'to',
+  'outcome',
+  'code',
+  'ip',
+  'field',
+  'zip',
+  'reruns',
+  'after',
+] as const;
 
 /** A search URL: the given filters (only those set) and page. */
 export function searchHref(filters: Partial<Record<(typeof SEARCH_KEYS)[number], string>>, pageNo = 1): string {
@@ -94,7 +113,7 @@ export function searchHref(filters: Partial<Record<(typeof SEARCH_KEYS)[number],
   return `/console/search?${q}`;
 }
 
-const shortTime = (iso: string) => iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+const shortTime = when;
 
 /** Where a bounded search stopped, with the link that continues it. */
 function searchedBack(p: SearchParams, summary: SearchSummary): Html {
@@ -102,6 +121,20 @@ function searchedBack(p: SearchParams, summary: SearchSummary): Html {
   return html`<p class="n" id="searched-back">Counted over the requests searched so far${back}:
     <a href="${searchHref({ ...p, after: summary.next ?? '' })}" id="search-older">search older requests →</a></p>`;
 }
+
+const RERUNS: [string, string][] = [
+  ['', 'hidden'],
+  ['include', 'included'],
+  ['only', 'only'],
+];
+
+/** Every support rerun is marked, wherever it is listed or shown. */
+const rerunBadge = (r: ReplayRecord) =>
+  isRerun(r) ? html` <span class="badge rerun" title="a support rerun, not partner traffic">support rerun</span>` : '';
+
+/** How many of the folded filters are set (the fold opens when any is). */
+const moreFiltersSet = (p: SearchParams) =>
+  (['env', 'outcome', 'code', 'status', 'cache', 'ip', 'field', 'reruns'] as const).filter((k) => p[k] !== '').length;
 
 function outcomeCell(r: ReplayRecord): Html {
   const o = outcomeOf(r.status, r.facets);
@@ -120,9 +153,9 @@ export function searchPage(
 ): string {
   const rows = records.map(
     (r) => html`<tr>
-    <td data-label="Request id"><a class="mono" href="${recordHref(r)}">${r.id}</a></td>
+    <td data-label="Request id"><a class="mono" href="${recordHref(r)}">${r.id}</a>${rerunBadge(r)}</td>
     <td data-label="Time (UTC)" class="mono">${shortTime(r.time)}</td><td data-label="Environment">${r.environment}</td>
-      <td data-label="Partner">${r.partnerCode ?? '–'}</td>
+      <td data-label="Partner">${partnerLink(r.partnerCode)}</td>
     <td data-label="Operation">${r.operationName ?? '–'} <span class="mono">${rootFields(r).join(', ')}</span>${
       bodyUnread(r) ? html` <span class="n">(not read: refused first)</span>` : ''
     }</td>
@@ -140,16 +173,24 @@ export function searchPage(
   <form class="filters" method="get" action="/console/search" role="search">
     <label>Request id <input name="id" value="${p.id}" size="38" autocomplete="off" spellcheck="false"></label>
     <label>Partner <input name="partner" value="${p.partner}" size="10" autocomplete="off"></label>
+    <label>ZIP <input name="zip" value="${p.zip}" size="6" inputmode="numeric" autocomplete="off"></label>
+    ${select('range', 'Time', RANGES, p.range)}
+    <label>From (UTC) <input name="from" value="${p.from}" size="17" maxlength="40" autocomplete="off" spellcheck="false"
+      aria-describedby="time-hint"></label>
+    <label>To (UTC) <input name="to" value="${p.to}" size="17" maxlength="40" autocomplete="off" spellcheck="false"
+      aria-describedby="time-hint"></label>
+    <span class="n" id="time-hint">UTC, 24-hour: 2026-03-01T14:00</span>
+    <details class="more-filters" id="more-filters"${new Html(moreFiltersSet(p) ? ' open' : '')}><summary>More filters${
+      moreFiltersSet(p) ? ` (${moreFiltersSet(p)} set)` : ''
+    }</summary><div class="filters">
     ${select('env', 'Environment', ENVS, p.env)} ${select('outcome', 'Outcome', OUTCOME_OPTIONS, p.outcome)}
     <label>Error code <input name="code" value="${p.code}" size="18" autocomplete="off" spellcheck="false" placeholder="GRAPHQL_VALIDATION_FAILED"></label>
     ${select('status', 'Status', STATUSES, p.status)} ${select('cache', 'Cache', CACHES, p.cache)}
     <label>Client address <input name="ip" value="${p.ip}" size="16" autocomplete="off" spellcheck="false"></label>
     <label>Root field <input name="field" value="${p.field}" size="16" autocomplete="off" spellcheck="false" list="root-fields"></label>
     <datalist id="root-fields">${[...schemaPolicy.rootFields].map((f) => html`<option value="${f}"></option>`)}</datalist>
-    <label>ZIP <input name="zip" value="${p.zip}" size="6" inputmode="numeric" autocomplete="off"></label>
-    ${select('range', 'Time', RANGES, p.range)}
-    <label>From (UTC) <input name="from" type="datetime-local" value="${p.from}"></label>
-    <label>To (UTC) <input name="to" type="datetime-local" value="${p.to}"></label>
+    ${select('reruns', 'Support reruns', RERUNS, p.reruns)}
+    </div></details>
     <button type="submit" class="primary">Search</button>
   </form>
   ${problems.map((m) => html`<p class="error" role="alert">${m}</p>`)}
@@ -233,14 +274,6 @@ function staleFeeds(body: string): Set<string> {
   }
 }
 
-const AUTH_REASONS: Record<string, string> = {
-  missing: 'no x-api-key header was sent',
-  malformed: 'the x-api-key header is not a well-formed key (or was sent twice)',
-  unknown: 'the key is not one of ours (mistyped, or from another deployment)',
-  revoked: 'the key was revoked',
-  wrong_environment: 'the key is valid but for another environment (e.g. a certification key sent to production)',
-};
-
 /** What to check when a root field finds nothing. */
 const FIELD_HINTS: Record<string, string> = {
   utilityAccounts: 'check the address and ZIP; reading the address needs the unmask role',
@@ -265,9 +298,8 @@ function emptyAnswers(r: ReplayRecord): string[] {
 /** Why the request answered as it did, from what the record holds: a refused key, errors, failed feeds. */
 export function explain(r: ReplayRecord): string[] {
   const why: string[] = [];
-  const auth = r.notes?.auth as { ok?: boolean; reason?: string } | undefined;
-  if (auth && auth.ok === false)
-    why.push(`Refused: ${AUTH_REASONS[auth.reason ?? ''] ?? auth.reason ?? 'key check failed'} (reason ${auth.reason}).`);
+  const refusal = refusalWhy(r);
+  if (refusal) why.push(refusal);
   try {
     const errors = (JSON.parse(r.responseBody) as { errors?: { message?: unknown; extensions?: { code?: unknown } }[] }).errors;
     for (const e of (Array.isArray(errors) ? errors : []).slice(0, 5))
@@ -275,9 +307,10 @@ export function explain(r: ReplayRecord): string[] {
   } catch {
     // not JSON: nothing to add
   }
-  for (const c of r.upstreamCalls) if (c.error) why.push(`Feed ${c.feed}: ${c.error} after ${Math.round(c.durationMs)} ms.`);
+  for (const c of r.upstreamCalls) if (c.error) why.push(feedCallWhy(c));
   if (why.length === 0) why.push(...emptyAnswers(r));
-  if (r.status === 429) why.push('Rate limited: see the Retry-After and X-RateLimit headers below.');
+  const limited = rateLimitWhy(r);
+  if (limited) why.push(limited);
   return why;
 }
 
@@ -350,10 +383,12 @@ export function recordPage(session: Session, v: RecordView): string {
   ${why.length ? html`<div class="error" id="why"><strong>Why this answer</strong><ul>${why.map((w) => html`<li>${w}</li>`)}</ul></div>` : ''}
   ${rerunOf ? html`<p class="notice">A console rerun of <a class="mono" href="${recordHref({ ...r, id: rerunOf, time: undefined })}">${rerunOf}</a>.</p>` : ''}
   <dl class="meta" id="meta">
-    <dt>Request id</dt><dd class="mono">${r.id}</dd><dt>Time</dt><dd>${r.time}</dd><dt>Environment</dt><dd>${r.environment}</dd>
-    <dt>Partner</dt><dd>${r.partnerCode ?? '–'}</dd><dt>Client IP</dt><dd class="mono">${r.clientIp}</dd>
+    <dt>Request id</dt><dd class="mono">${r.id}${rerunBadge(r)}</dd><dt>Time (UTC)</dt><dd>${when(r.time)}</dd><dt>Environment</dt><dd>${r.environment}</dd>
+    <dt>Partner</dt><dd>${partnerLink(r.partnerCode)}</dd><dt>Client IP</dt><dd class="mono">${r.clientIp}${
+      r.status === 429 ? html` · <a id="allowance-link" href="${allowanceHref(r.clientIp)}">its playground allowance</a>` : ''
+    }</dd>
     <dt>Operation</dt><dd>${r.operationName ?? '–'} <span class="mono">(${rootFields(r).join(', ') || 'no fields'})</span></dd>
-    <dt>Status</dt><dd>${r.status} · ${outcomeCell(r)}</dd><dt>Cache</dt><dd>${r.cache ?? '–'}${r.fromCache ? ' (served from cache)' : ''}</dd>
+    <dt>Status</dt><dd>${r.status} · ${outcomeCell(r)}${outcomeNote(r)}</dd><dt>Cache</dt><dd>${r.cache ?? '–'}${r.fromCache ? ' (served from cache)' : ''}</dd>
       <dt>Duration</dt><dd>${r.durationMs} ms</dd>
     ${r.traceId ? html`<dt>Trace</dt><dd class="mono" id="trace">${traceLink(r.traceId, v.traceUrlTemplate)}</dd>` : ''}
   </dl>
@@ -382,13 +417,14 @@ export function recordPage(session: Session, v: RecordView): string {
   ${
     r.upstreamCalls.length
       ? html`<ol class="timeline" id="upstream">${r.upstreamCalls.map(
-          (c) => html`<li>
-    <progress max="${longest}" value="${c.durationMs}" aria-hidden="true">
+          (c) => html`<li${c.error ? new Html(' class="failed"') : ''}>
+    <progress max="${longest}" value="${c.durationMs}" aria-hidden="true"${c.error ? new Html(' class="failed"') : ''}>
     </progress> <strong>${c.feed}</strong> · ${c.status ?? 'no answer'} · ${c.durationMs} ms
-      ${c.error ? html` · <span class="badge bad">${c.error}</span>` : ''}${stale.has(c.feed) ? html` · <span class="badge bad">stale copy served</span>` : ''}
+      ${c.error ? html` · <span class="badge bad">${c.error}</span> · ${incidentLink(r, c)}` : ''}
+      ${stale.has(c.feed) ? html` · <span class="badge bad">stale copy served</span>` : ''}
       <span class="mono n">${c.url}</span></li>`,
         )}</ol>`
-      : html`<p>No upstream calls (answered from cache or refused before execution).</p>`
+      : html`<p>No upstream calls (answered from cache, or never executed: refused or invalid).</p>`
   }
   <h2>Copy as curl</h2>
   ${
@@ -423,10 +459,11 @@ export function auditPage(
   </form>
   ${
     entries.length
-      ? html`<table id="audit"><thead><tr><th>Time (UTC)</th><th>Who</th><th>What</th><th>Target</th><th>From</th><th>Details</th></tr></thead>
+      ? html`<table id="audit" class="cards"><thead><tr><th>Time (UTC)</th><th>Who</th><th>What</th><th>Target</th><th>From</th><th>Details</th></tr></thead>
     <tbody>${entries.map(
-      (e) => html`<tr><td class="mono">${e.time}</td><td>${e.actor}</td><td>${e.action}</td><td class="mono">${e.target ?? '–'}</td>
-    <td class="mono">${e.from}</td><td class="mono">${e.details ? JSON.stringify(e.details) : ''}</td></tr>`,
+      (e) => html`<tr><td class="mono" data-label="Time (UTC)">${when(e.time)}</td><td data-label="Who">${e.actor}</td>
+    <td data-label="What">${e.action}</td><td class="mono" data-label="Target">${e.target ?? '–'}</td>
+    <td class="mono" data-label="From">${e.from}</td><td class="mono" data-label="Details">${e.details ? JSON.stringify(e.details) : ''}</td></tr>`,
     )}</tbody></table>`
       : html`<p>No entries.</p>`
   }

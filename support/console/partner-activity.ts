@@ -30,7 +30,10 @@ export interface PartnerActivity {
   refusals: { byEnvironment: Map<string, number>; newest: QuotaRefusal[] };
   /** Environment -> the last DAYS UTC days, oldest first. */
   byEnvironment: Map<string, DayStats[]>;
+  /** Key id -> the newest request it answered (accepted). */
   lastUsed: Map<string, string>;
+  /** Key id -> the newest request that sent it, refused ones included (a revoked or other-environment key). */
+  lastPresented: Map<string, string>;
   /** Records read; `capped` when the bound stopped the count early. */
   scanned: number;
   capped: boolean;
@@ -53,14 +56,18 @@ export function partnerActivity(records: ReplayRecord[], now: number, capped: bo
   const byEnvironment = new Map<string, DayStats[]>();
   const lastUsed = new Map<string, string>();
   const refusals = { byEnvironment: new Map<string, number>(), newest: [] as QuotaRefusal[] };
+  const lastPresented = new Map<string, string>();
   for (const r of records) {
     const quota = r.notes?.quota as { result?: unknown; reason?: unknown } | undefined;
     if (quota?.result === 'refused' && Date.parse(r.time) >= first) {
       refusals.byEnvironment.set(r.environment, (refusals.byEnvironment.get(r.environment) ?? 0) + 1);
       refusals.newest.push({ time: r.time, environment: r.environment, reason: String(quota.reason), requestId: r.id });
     }
-    const keyId = (r.notes?.auth as { keyId?: unknown } | undefined)?.keyId;
-    if (typeof keyId === 'string' && (lastUsed.get(keyId) ?? '') < r.time) lastUsed.set(keyId, r.time);
+    const auth = r.notes?.auth as { ok?: unknown; keyId?: unknown } | undefined;
+    if (typeof auth?.keyId === 'string') {
+      if ((lastPresented.get(auth.keyId) ?? '') < r.time) lastPresented.set(auth.keyId, r.time);
+      if (auth.ok === true && (lastUsed.get(auth.keyId) ?? '') < r.time) lastUsed.set(auth.keyId, r.time);
+    }
     const day = Math.floor((Date.parse(r.time) - first) / DAY_MS);
     if (day < 0 || day >= DAYS) continue;
     let days = byEnvironment.get(r.environment);
@@ -78,5 +85,5 @@ export function partnerActivity(records: ReplayRecord[], now: number, capped: bo
   }
   for (const [env, days] of byEnvironment) days.forEach((d, i) => (d.p95Ms = p95(durations.get(env)![i]!)));
   refusals.newest = refusals.newest.sort((a, b) => b.time.localeCompare(a.time)).slice(0, REFUSALS_SHOWN);
-  return { byEnvironment, lastUsed, refusals, scanned: records.length, capped };
+  return { byEnvironment, lastUsed, lastPresented, refusals, scanned: records.length, capped };
 }

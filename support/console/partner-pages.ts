@@ -4,11 +4,17 @@ import type { PartnerRecord, CheckAnswer } from '../../stores/partners.js';
 import type { KeyRecord } from '../../stores/key-store.js';
 import type { Session } from './session.js';
 import { can } from './session.js';
-import { csrfField, disabledNote, html, page, type Html } from './html.js';
+import { csrfField, disabledNote, html, page, when, type Html } from './html.js';
 import { searchHref } from './pages.js';
 import { weekChart } from './chart.js';
 import type { PartnerActivity } from './partner-activity.js';
 import { quotaSection, type QuotaForm } from './partner-quota-section.js';
+
+/** A partner known from its keys only: no name, contact or test IPs yet (updatedBy is empty). */
+export function keyOnlyPartner(code: string): PartnerRecord {
+  return { code, name: '', contact: '', testIps: [], updatedBy: '', updatedAt: '' };
+}
+const isKeyOnly = (p: PartnerRecord) => p.updatedBy === '';
 
 export interface Flash {
   ok?: string;
@@ -47,10 +53,15 @@ export function partnersPage(session: Session, partners: PartnerRecord[], flash:
   <p>Partner records for certification onboarding. Calling the API needs no allow-listing; test IPs only enable the certification checkout flow.</p>
   ${
     partners.length
-      ? html`<div class="scroll"><table id="partners"><thead><tr><th>Code</th><th>Name</th><th>Contact</th><th class="num">Test IPs</th>
+      ? html`<div class="scroll"><table id="partners" class="cards"><thead><tr><th>Code</th><th>Name</th><th>Contact</th><th class="num">Test IPs</th>
     <th>Updated</th></tr></thead><tbody>${partners.map(
-      (p) => html`<tr><td><a href="/console/partners/${encodeURIComponent(p.code)}">${p.code}</a></td>
-    <td>${p.name}</td><td>${p.contact}</td><td class="num">${p.testIps.length}</td><td>${p.updatedAt} by ${p.updatedBy}</td></tr>`,
+      (p) => html`<tr><td data-label="Code"><a href="/console/partners/${encodeURIComponent(p.code)}">${p.code}</a></td>
+    ${
+      isKeyOnly(p)
+        ? html`<td colspan="4" data-label="Record"><span class="badge">keys only</span> no partner record yet</td></tr>`
+        : html`<td data-label="Name">${p.name}</td><td data-label="Contact">${p.contact}</td>
+    <td class="num" data-label="Test IPs">${p.testIps.length}</td><td data-label="Updated">${when(p.updatedAt)} by ${p.updatedBy}</td></tr>`
+    }`,
     )}</tbody></table>
     </div>`
       : html`<p>No partners yet.</p>`
@@ -84,6 +95,13 @@ function checkMessage(p: PartnerRecord, a: CheckAnswer): string {
     : `${a.ip} is not enabled for ${p.code}: the certification checkout refuses it.`;
 }
 
+const keyState = (revokedAt: string | null) =>
+  revokedAt ? html`<span class="badge bad">revoked ${when(revokedAt)}</span>` : html`<span class="badge good">active</span>`;
+
+/** When a key was last seen in the week's records (the page reads no further back). */
+const lastSeen = (seen: Map<string, string> | undefined, id: string) =>
+  seen ? (seen.has(id) ? when(seen.get(id)) : 'not in the last 7 days') : '–';
+
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 16);
 
 export function partnerPage(session: Session, v: PartnerView): string {
@@ -91,9 +109,11 @@ export function partnerPage(session: Session, v: PartnerView): string {
   const action = `/console/partners/${encodeURIComponent(p.code)}`;
   const keyRows = v.keys.map(
     (k) =>
-      html`<tr><td class="mono">${k.id}</td><td>${k.environment}</td><td>${k.createdAt}</td>
-        <td>${v.activity?.lastUsed.get(k.id) ?? (v.activity ? 'not in the last 7 days' : '–')}</td>
-        <td>${k.revokedAt ? html`<span class="badge bad">revoked ${k.revokedAt}</span>` : html`<span class="badge good">active</span>`}</td></tr>`,
+      html`<tr><td class="mono" data-label="Key id">${k.id}</td><td data-label="Environment">${k.environment}</td>
+        <td data-label="Created">${when(k.createdAt)}</td>
+        <td data-label="Last presented">${lastSeen(v.activity?.lastPresented, k.id)}</td>
+        <td data-label="Last used">${lastSeen(v.activity?.lastUsed, k.id)}</td>
+        <td data-label="State">${keyState(k.revokedAt)}</td></tr>`,
   );
   const charts = v.activity
     ? [...v.activity.byEnvironment].map(([env, days]) =>
@@ -105,7 +125,13 @@ export function partnerPage(session: Session, v: PartnerView): string {
   const check = v.check;
   const body = html`
   ${flashHtml(v.flash)}
-  <dl class="meta"><dt>Name</dt><dd>${p.name}</dd><dt>Contact</dt><dd>${p.contact}</dd><dt>Updated</dt><dd>${p.updatedAt} by ${p.updatedBy}</dd></dl>
+  ${
+    isKeyOnly(p)
+      ? html`<p class="notice" id="key-only">${p.code} has keys but no partner record yet (its keys were issued with <code>npm run keys -- issue</code> only).
+    Add its name and contact under Edit.</p>`
+      : html`<dl class="meta"><dt>Name</dt><dd>${p.name}</dd><dt>Contact</dt><dd>${p.contact}</dd>
+    <dt>Updated</dt><dd>${when(p.updatedAt)} by ${p.updatedBy}</dd></dl>`
+  }
   <p><a href="${searchHref({ partner: p.code, range: '7d' })}">This partner's requests (last week)</a>
     · <a href="${searchHref({ partner: p.code, range: '7d', outcome: 'graphql-errors' })}">with GraphQL errors</a>
     · <a href="${searchHref({ partner: p.code, range: '7d', outcome: 'refused' })}">refused</a></p>
@@ -115,7 +141,9 @@ export function partnerPage(session: Session, v: PartnerView): string {
   <h2>Keys</h2>
   ${
     v.keys.length
-      ? html`<div class="scroll"><table id="keys"><thead><tr><th>Key id</th><th>Environment</th><th>Created</th><th>Last used</th><th>State</th>
+      ? html`<div class="scroll"><table id="keys" class="cards"><thead><tr><th>Key id</th><th>Environment</th><th>Created</th>
+    <th title="sent with a request, refused ones included">Last presented</th>
+    <th title="a request accepted with it">Last used</th><th>State</th>
     </tr></thead><tbody>${keyRows}</tbody></table>
     </div>`
       : html`<p id="keys">No keys issued (<code>npm run keys -- issue --env production --partner ${p.code}</code>).</p>`

@@ -2,9 +2,17 @@
 // address check, a week of activity), and changes, which need the partners role. Every change
 // answers with a redirect (a reload never repeats it) and keeps a refused entry in its field.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { addTestIp, removeTestIp, savePartner, setQuota, PartnerError, type CheckAnswer } from '../../stores/partners.js';
+import {
+  addTestIp,
+  removeTestIp,
+  savePartner,
+  setQuota,
+  PartnerError,
+  type CheckAnswer,
+  type PartnerRecord,
+} from '../../stores/partners.js';
 import { QuotaError, keyedEnvironment, parseQuota, type QuotaSetting } from '../../stores/partner-quota.js';
-import { partnerPage, partnersPage, type Flash, type PartnerView } from './partner-pages.js';
+import { keyOnlyPartner, partnerPage, partnersPage, type Flash, type PartnerView } from './partner-pages.js';
 import { partnerActivity, windowStart } from './partner-activity.js';
 import type { Session } from './session.js';
 import { HttpError, decode, redirect, send, text, type ConsoleContext } from './console-http.js';
@@ -27,17 +35,19 @@ export function partnerRoutes(ctx: ConsoleContext): PartnersHandler {
     status: number,
     extra: Partial<Pick<PartnerView, 'flash' | 'cidr' | 'check' | 'quotaForm'>>,
   ): Promise<void> {
-    const partner = opts.partners.get(code);
-    if (!partner) throw new HttpError(404, `No partner ${code}.`);
+    const keys = opts.keys.keysOf?.(code).filter((k) => k.environment !== 'support') ?? [];
+    // A partner with keys but no record yet (keys issued from the CLI only) has a page too.
+    const partner = opts.partners.get(code) ?? (keys.length ? keyOnlyPartner(code) : undefined);
+    if (!partner) throw new HttpError(404, `No partner ${code}: no partner record and no keys.`);
     let activity = null;
     if (opts.replay) {
       const slice = await opts.replay.search(
-        { partner: code, since: windowStart(now()), limit: ACTIVITY_LIMIT },
+        // Support reruns run as the partner but are not its traffic.
+        { partner: code, since: windowStart(now()), limit: ACTIVITY_LIMIT, reruns: 'exclude' },
         { maxUnits: ACTIVITY_UNITS, summary: true },
       );
       activity = partnerActivity(slice.records, now(), slice.next !== null);
     }
-    const keys = opts.keys.keysOf?.(code).filter((k) => k.environment !== 'support') ?? [];
     return send(res, status, partnerPage(s, { partner, keys, activity, ...extra, flash: extra.flash ?? {} }));
   }
 
@@ -58,6 +68,14 @@ export function partnerRoutes(ctx: ConsoleContext): PartnersHandler {
     }
   }
 
+  /** The partner records and, after them, every partner that has keys but no record. */
+  function allPartners(): PartnerRecord[] {
+    const records = opts.partners.list();
+    const known = new Set(records.map((p) => p.code));
+    const keyOnly = (opts.keys.partnerCodes?.() ?? []).filter((c) => !known.has(c)).map(keyOnlyPartner);
+    return [...records, ...keyOnly];
+  }
+
   async function partners(req: IncomingMessage, res: ServerResponse, s: Session, rest: string[], url: URL): Promise<void> {
     if (rest.length === 0) return partnerList(req, res, s);
     const code = decode(rest[0]!).toUpperCase();
@@ -74,7 +92,7 @@ export function partnerRoutes(ctx: ConsoleContext): PartnersHandler {
 
   /** GET: the list; POST: a partner saved (created or updated). */
   async function partnerList(req: IncomingMessage, res: ServerResponse, s: Session): Promise<void> {
-    if (req.method === 'GET') return send(res, 200, partnersPage(s, opts.partners.list(), {}));
+    if (req.method === 'GET') return send(res, 200, partnersPage(s, allPartners(), {}));
     if (req.method !== 'POST') throw new HttpError(405, 'Method not allowed.');
     const form = await checkedForm(req, s.csrf);
     await requireRole(req, s, 'partners', 'partner.save', text(form.get('code'), 32).toUpperCase() || null);
@@ -91,7 +109,7 @@ export function partnerRoutes(ctx: ConsoleContext): PartnersHandler {
     } catch (err) {
       if (!(err instanceof PartnerError)) throw err;
       const typed = Object.fromEntries(['code', 'name', 'contact'].map((k) => [k, form.get(k) ?? '']));
-      return send(res, 400, partnersPage(s, opts.partners.list(), { error: err.message }, typed));
+      return send(res, 400, partnersPage(s, allPartners(), { error: err.message }, typed));
     }
   }
 

@@ -88,6 +88,7 @@ describe('support console in a browser', () => {
   it("searches a partner's requests and opens one: the response is byte for byte what the partner got", async () => {
     await page.goto(`${admin}/console/search`);
     await page.getByLabel('Partner').fill('acme');
+    await page.locator('#more-filters > summary').click();
     await page.getByLabel('Environment').selectOption('production');
     await page.getByLabel('Status').selectOption('2xx');
     await page.getByRole('button', { name: 'Search' }).click();

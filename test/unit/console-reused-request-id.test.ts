@@ -97,7 +97,7 @@ async function as(role: 'viewer' | 'unmask'): Promise<ConsoleClient> {
 }
 
 const links = (text: string) => [...text.matchAll(/href="(\/console\/records\/[^"]+)"/g)].map((m) => m[1]!.replaceAll('&amp;', '&'));
-const partnerShown = (text: string) => /<dt>Partner<\/dt><dd>([^<]*)<\/dd>/.exec(text)?.[1];
+const partnerShown = (text: string) => /<dt>Partner<\/dt><dd>(?:<a [^>]*>)?([^<]*)(?:<\/a>)?<\/dd>/.exec(text)?.[1];
 
 describe('a request id several records carry', () => {
   it('lists every record with it (partner, environment, time) and asks which, whether opened by link or by search', async () => {

@@ -99,4 +99,13 @@ describe('replay facets', () => {
     expect(back!.facets).toEqual(r.facets);
     expect(back!.partnerCode).toBe('ACME');
   });
+
+  it('an invalid request keeps the operation name its text declares (one named operation; never a guess)', () => {
+    const reply = { status: 200, headers: {}, body: '{"errors":[{"message":"x","extensions":{"code":"GRAPHQL_VALIDATION_FAILED"}}]}' };
+    const named = replayRecord(state({ query: 'query Plans { residentialPlans(zipCode: "75001") { nope } }' }), reply);
+    expect(named.operationName).toBe('Plans');
+    const two = replayRecord(state({ query: 'query A { utilities { id } } query B { utilities { id } }' }), reply);
+    expect(two.operationName).toBeNull();
+    expect(replayRecord(state({ query: '{ utilities { id } }' }), reply).operationName).toBeNull();
+  });
 });

@@ -289,8 +289,8 @@ describe('the partner page', () => {
   it('lists the keys with their last use, checks an address (audited) and charts the week with links to searches', async () => {
     const ui = await as('viewer');
     const page = await ui.get('/console/partners/ACME');
-    expect(page.text).toMatch(/<table id="keys">[\s\S]*production[\s\S]*active/);
-    expect(/<table id="keys">[\s\S]*?<\/table>/.exec(page.text)![0]).not.toContain('support');
+    expect(page.text).toMatch(/<table id="keys" class="cards">[\s\S]*production[\s\S]*active/);
+    expect(/<table id="keys" class="cards">[\s\S]*?<\/table>/.exec(page.text)![0]).not.toContain('support');
     expect(page.text).toMatch(/<svg role="img"[^>]*aria-label="production: requests, error rate and p95 latency per day"/);
     expect(page.text).toContain('/console/search?partner=ACME&amp;env=production&amp;range=custom&amp;from=');
     expect(page.text).not.toMatch(/<script>|style="/);
@@ -323,9 +323,9 @@ describe('what a record page tells', () => {
     const page = await ui.get('/console/records/req-wrongenv-1');
     expect(page.text).toContain('the key is valid but for another environment');
     expect(page.text).toContain('(reason wrong_environment)');
-    expect(page.text).toMatch(/<dt>Partner<\/dt><dd>ACME<\/dd>/);
+    expect(page.text).toMatch(/<dt>Partner<\/dt><dd><a href="\/console\/partners\/ACME">ACME<\/a><\/dd>/);
     const timeout = await ui.get('/console/records/req-timeout-01');
-    expect(timeout.text).toContain('Feed offers: timeout after 2000 ms');
+    expect(timeout.text).toContain('Feed offers did not answer in time (timeout after 2000 ms)');
   });
 
   it('an answer that found nothing says so in Why this answer', async () => {
@@ -344,8 +344,9 @@ describe('error-aware search', () => {
     expect(errors.status).toBe(200);
     expect(ids(errors.text).sort()).toEqual(['req-invalid-01', 'req-pii-000001', 'req-timeout-01']);
     expect(errors.text).toMatch(/GraphQL errors: <strong>3<\/strong>/);
-    // req-ok-0001 and the two reruns above.
-    expect(errors.text).toMatch(/OK: <strong>3<\/strong>/);
+    // req-ok-0001 only: the two reruns above are support reruns, hidden unless asked for.
+    expect(errors.text).toMatch(/OK: <strong>1<\/strong>/);
+    expect((await ui.get('/console/search?partner=ACME&outcome=ok&range=1d&reruns=include')).text).toMatch(/OK: <strong>3<\/strong>/);
     expect(errors.text).toMatch(/Refused \(4xx\): <strong>2<\/strong>/);
     expect(ids((await ui.get('/console/search?outcome=refused')).text).sort()).toEqual(['req-long-0001', 'req-wrongenv-1']);
   });
