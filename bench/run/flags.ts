@@ -46,11 +46,25 @@ function readFlags(argv: string[]): Record<string, string | undefined> {
     ...FLAGS.map((k) => [k, { type: k === 'no-json' ? ('boolean' as const) : ('string' as const) }]),
     ['help', { type: 'boolean' as const, short: 'h' }],
   ]);
+  // A value that starts with '-' (`--settle -1`) is the flag's value, for the checks below to refuse.
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const next = argv[i + 1];
+    if (a !== '--no-json' && FLAGS.includes(a.slice(2)) && next?.startsWith('-')) {
+      args.push(`${a}=${next}`);
+      i++;
+    } else args.push(a);
+  }
   try {
-    const { values } = parseArgs({ args: argv, options, strict: true, allowPositionals: true });
+    const { values } = parseArgs({ args, options, strict: true, allowPositionals: true });
     return Object.fromEntries(Object.entries(values).map(([k, v]) => [k, v === true ? 'true' : typeof v === 'string' ? v : undefined]));
   } catch (err) {
-    return usage(`${(err as Error).message.split('\n')[0]} (known: ${FLAGS.map((x) => `--${x}`).join(', ')})`);
+    const unknown = args.find(
+      (a) => a.startsWith('-') && !FLAGS.includes(a.replace(/^--?/, '').split('=')[0]!) && a !== '-h' && a !== '--help',
+    );
+    const what = unknown !== undefined ? `unknown flag ${unknown}` : (err as Error).message.split('\n')[0];
+    return usage(`${what} (known: ${FLAGS.map((x) => `--${x}`).join(', ')})`);
   }
 }
 

@@ -19,6 +19,7 @@ describe('NODE_ENV=production', () => {
     try {
       expect(Object.keys(mesh.schemas.keyed.getQueryType()!.getFields()).sort()).toEqual([
         'businessPlans',
+        'coverage',
         'energyInfoByState',
         'nextStartDate',
         'residentialPlans',
