@@ -10,10 +10,9 @@ import { loadConfig } from '../../server/config.js';
 import { KeyStore, issueKey } from '../../stores/key-store.js';
 import { PartnerStore } from '../../stores/partners.js';
 import { createReplayStore, type ReplayStore } from '../../stores/replay-store.js';
-import { createAuditLog } from '../../support/audit/audit-log.js';
-import { createSupportConsole } from '../../support/console/console.js';
 import { createUnmasker } from '../../support/console/masking.js';
-import { startAdminServer, type AdminServer } from '../../support/admin-server.js';
+import type { AdminServer } from '../../support/admin-server.js';
+import { startConsoleFixture } from '../support/console-fixture.js';
 import { allowanceAdmin } from '../../support/allowance-admin.js';
 import { launchChromium } from '../../scripts/harness/browser.js';
 import { testRecord } from '../support/replay-records.js';
@@ -63,30 +62,15 @@ beforeAll(async () => {
     }),
   );
   await replay.flush();
-  const audit = createAuditLog({ redis: null, dataDir: dir, retentionMs: 86_400_000 });
-  const support = createSupportConsole({
+  ({ admin } = await startConsoleFixture({
+    dir,
     keys,
     replay,
-    audit,
     partners,
-    partnersFile: partners.file,
-    trustProxy: null,
-    sessionTtlMs: 3_600_000,
     rerun: async () => ({ status: 200, body: BODY.replace('0.1234', '0.1299'), requestId: `rerun.${'f'.repeat(36)}` }),
     unmasker: createUnmasker({ piiKey: null }),
     allowance: allowanceAdmin({ redis: null, dataDir: dir, limit: 50 }),
-  });
-  admin = await startAdminServer({
-    host: '127.0.0.1',
-    port: 0,
-    token: 'a'.repeat(32),
-    checkoutToken: 'c'.repeat(32),
-    replay,
-    cache: null,
-    console: support,
-    partners,
-    logger: { info: () => {}, warn: () => {}, error: () => {} },
-  });
+  }));
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 375, height: 800 }, isMobile: true });
   await page.goto(`${admin.url}/console`);

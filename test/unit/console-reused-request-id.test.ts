@@ -11,10 +11,11 @@ import { loadConfig } from '../../server/config.js';
 import { KeyStore, issueKey } from '../../stores/key-store.js';
 import { PartnerStore } from '../../stores/partners.js';
 import { createReplayStore, type ReplayRecord, type ReplayStore } from '../../stores/replay-store.js';
-import { createAuditLog, type AuditLog } from '../../support/audit/audit-log.js';
-import { createSupportConsole, safeNext } from '../../support/console/console.js';
+import type { AuditLog } from '../../support/audit/audit-log.js';
+import { safeNext } from '../../support/console/console.js';
 import { createUnmasker } from '../../support/console/masking.js';
-import { startAdminServer, type AdminServer } from '../../support/admin-server.js';
+import type { AdminServer } from '../../support/admin-server.js';
+import { startConsoleFixture } from '../support/console-fixture.js';
 import { sealPersonalData } from '../../stores/replay-privacy.js';
 import { documentOf, replayFacets } from '../../stores/replay-facets.js';
 import { consoleClient, type ConsoleClient } from '../support/console-client.js';
@@ -64,22 +65,18 @@ beforeAll(async () => {
   sealPersonalData(beta, PII_KEY);
   replay.enqueue(beta);
   await replay.flush();
-  audit = createAuditLog({ redis: null, dataDir: dir, retentionMs: 86_400_000 });
-  const support = createSupportConsole({
+  ({ audit, admin } = await startConsoleFixture({
+    dir,
     keys,
     replay,
-    audit,
     partners,
-    partnersFile: partners.file,
-    trustProxy: null,
-    sessionTtlMs: 3_600_000,
+    token: 'r'.repeat(32),
     rerun: async (r) => {
       reruns.push(r);
       return { status: 200, body: r.responseBody, requestId: `rerun.reused-${reruns.length}` };
     },
     unmasker: createUnmasker({ piiKey: PII_KEY }),
-  });
-  admin = await startAdminServer({ host: '127.0.0.1', port: 0, token: 'r'.repeat(32), replay, cache: null, console: support, partners });
+  }));
 });
 
 afterAll(async () => {

@@ -10,10 +10,10 @@ import { loadConfig } from '../../server/config.js';
 import { KeyStore, issueKey, revokeKeys } from '../../stores/key-store.js';
 import { PartnerStore, savePartner } from '../../stores/partners.js';
 import { createReplayStore, type ReplayStore } from '../../stores/replay-store.js';
-import { createAuditLog, type AuditLog } from '../../support/audit/audit-log.js';
-import { createSupportConsole } from '../../support/console/console.js';
+import type { AuditLog } from '../../support/audit/audit-log.js';
 import { createUnmasker } from '../../support/console/masking.js';
-import { startAdminServer, type AdminServer } from '../../support/admin-server.js';
+import type { AdminServer } from '../../support/admin-server.js';
+import { startConsoleFixture } from '../support/console-fixture.js';
 import { apiKeyPlugin } from '../../server/plugins/api-key.js';
 import type { RequestState } from '../../server/http/plugin.js';
 import { createAllowanceStore, type AllowanceStore } from '../../cache/allowance.js';
@@ -113,30 +113,15 @@ beforeAll(async () => {
   await replay.flush();
   // The gateway's own embedded store over the same DATA_DIR: it counts, the console reads and resets.
   allowance = await createAllowanceStore({ redis: null, dataDir: dir, limit: 5 });
-  audit = createAuditLog({ redis: null, dataDir: dir, retentionMs: 86_400_000 });
-  const support = createSupportConsole({
+  ({ audit, admin } = await startConsoleFixture({
+    dir,
     keys,
     replay,
-    audit,
     partners,
-    partnersFile: partners.file,
-    trustProxy: null,
-    sessionTtlMs: 3_600_000,
     rerun: async () => ({ status: 200, body: '{}', requestId: 'rerun.x' }),
     unmasker: createUnmasker({ piiKey: null }),
     allowance: allowanceAdmin({ redis: null, dataDir: dir, limit: 5 }),
-  });
-  admin = await startAdminServer({
-    host: '127.0.0.1',
-    port: 0,
-    token: 'a'.repeat(32),
-    checkoutToken: 'c'.repeat(32),
-    replay,
-    cache: null,
-    console: support,
-    partners,
-    logger: { info: () => {}, warn: () => {}, error: () => {} },
-  });
+  }));
 });
 
 afterAll(async () => {
