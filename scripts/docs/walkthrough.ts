@@ -41,7 +41,7 @@ function log(line: string): void {
 const PORT_BASES = { first: 10_000, count: 45, step: 100 };
 
 /** A PORT_BASE whose every port is free now (a taken one, EADDRINUSE, moves to another base). */
-async function freePortBase(): Promise<number> {
+async function freePortBase(tried: ReadonlySet<number>): Promise<number> {
   const free = (port: number) =>
     new Promise<boolean>((resolve) => {
       const s = net.createServer();
@@ -50,6 +50,7 @@ async function freePortBase(): Promise<number> {
     });
   for (let attempt = 0; attempt < 50; attempt++) {
     const base = PORT_BASES.first + PORT_BASES.step * Math.floor(Math.random() * PORT_BASES.count);
+    if (tried.has(base)) continue;
     const ports = Object.values(DEFAULT_PORTS).map((p) => p - DEFAULT_PORT_BASE + base);
     if ((await Promise.all(ports.map(free))).every(Boolean)) return base;
   }
@@ -187,19 +188,43 @@ async function startServer(
     up = (await Promise.all(ready.map(answers))).every(Boolean);
     if (!up) await new Promise((r) => setTimeout(r, 500));
   }
+  if (!up && portTaken(server.output)) throw new PortTaken(text);
   if (!up) fail(`\`${text}\` did not come up`, server.output.slice(-3000));
   return up;
 }
 
+/** A server block's port was taken between the check and its bind: the walkthrough starts over on another base. */
+class PortTaken extends Error {}
+
+/** What a gateway or the reference upstream prints when a port it binds is taken. */
+export const portTaken = (output: string): boolean => /\bEADDRINUSE\b|is already in use/.test(output);
+
+const ATTEMPTS = 3;
+
 export async function walkthrough(opts: { keep?: boolean } = {}): Promise<boolean> {
+  const tried = new Set<number>();
+  for (let attempt = 1; ; attempt++) {
+    const base = await freePortBase(tried);
+    tried.add(base);
+    const result = await walkthroughAt(base, opts);
+    if (result !== 'port taken') return result;
+    if (attempt === ATTEMPTS) {
+      log(`walkthrough: a port was taken (EADDRINUSE) on ${ATTEMPTS} port bases in a row`);
+      return false;
+    }
+    log(`walkthrough: a port of PORT_BASE=${base} was taken while it ran (EADDRINUSE); starting over on another base`);
+  }
+}
+
+async function walkthroughAt(base: number, opts: { keep?: boolean }): Promise<boolean | 'port taken'> {
   const copy = freshCopy(ROOT, 'epg-walkthrough-');
-  const base = await freePortBase();
   log(`walkthrough: fresh copy ${copy.dir}, PORT_BASE=${base}`);
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', PORT_BASE: String(base) };
   const shell = new Shell(copy.dir, env);
   const servers: Server[] = [];
   const problems: string[] = [];
   let steps = 0;
+  let taken = false;
   const fail = (where: string, message: string, detail = '') => {
     problems.push(`${where}: ${message}`);
     log(`  FAIL ${message}${detail ? `\n${detail.replace(/^/gm, '    | ')}` : ''}`);
@@ -245,7 +270,8 @@ export async function walkthrough(opts: { keep?: boolean } = {}): Promise<boolea
     else if (left.remaining < 1) fail('allowance', `the guides spent the whole playground allowance (${left.used} calls)`);
     else log(`   ${left.used} playground calls spent, ${left.remaining} left`);
   } catch (err) {
-    problems.push(`walkthrough: ${(err as Error).message}`);
+    if (err instanceof PortTaken) taken = true;
+    problems.push(`walkthrough: ${err instanceof PortTaken ? `a port was taken starting \`${err.message}\`` : (err as Error).message}`);
     log(`FAIL ${(err as Error).message}`);
   } finally {
     shell.close();
@@ -256,6 +282,7 @@ export async function walkthrough(opts: { keep?: boolean } = {}): Promise<boolea
     }
     if (!opts.keep) copy.remove();
   }
+  if (taken) return 'port taken';
   log(`\nwalkthrough: ${steps} steps, ${problems.length ? `${problems.length} failed:\n  ${problems.join('\n  ')}` : 'all passed'}`);
   return problems.length === 0;
 }

@@ -34,6 +34,9 @@ describe('npm start: the playground in a process of its own', () => {
     expect((await fetch(`http://127.0.0.1:${s.ports.playgroundOps}/metrics`)).status).toBe(200);
     // The keyed environments answer from the parent (a key is needed: 403 without one).
     expect((await utilities(s.ports.production)).status).toBe(403);
+    // Neither process warns at start, on any supported Node (Node 25+'s localStorage getter warns
+    // when read: lib/no-web-storage.ts); CI runs this file on Node 26 too.
+    expect(s.stderr()).not.toMatch(/Warning|\(node:\d+\)/);
   });
 
   it('a playground process that dies is started again; the keyed environments never stop', async () => {

@@ -2,6 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import net from 'node:net';
 import http from 'node:http';
+import { spawnSync } from 'node:child_process';
+import { portTaken } from '../../scripts/docs/walkthrough.js';
 import { ConfigError, loadConfig } from '../../server/config.js';
 import { DEFAULT_PORTS, MAX_PORT_BASE, PortInUseError } from '../../lib/ports.js';
 import { listen } from '../../server/http/listen.js';
@@ -75,6 +77,24 @@ describe('ports', () => {
         `127.0.0.1:${taken} is already in use (PLAYGROUND_PORT): stop what listens there, set PLAYGROUND_PORT to another port, ` +
           'or PORT_BASE to move every port (see README.md "Ports")',
       );
+    } finally {
+      holder.close();
+    }
+  });
+
+  it('the walkthrough knows a taken port from what the reference upstream prints, and starts over on another base', async () => {
+    const holder = net.createServer();
+    await new Promise<void>((r) => holder.listen(0, '127.0.0.1', () => r()));
+    const taken = (holder.address() as net.AddressInfo).port;
+    try {
+      const run = spawnSync(process.execPath, ['--import', 'tsx', 'sources/reference-upstream/main.ts'], {
+        env: { ...process.env, UPSTREAM_PORT: String(taken), UPSTREAM_HOST: '127.0.0.1' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(run.status).not.toBe(0);
+      expect(portTaken(run.stdout + run.stderr)).toBe(true);
+      expect(portTaken('reference upstream listening on http://127.0.0.1:10010/')).toBe(false);
     } finally {
       holder.close();
     }
