@@ -36,7 +36,7 @@ beforeEach(() => upstreamStats.reset());
 afterEach(() => nock.cleanAll());
 
 describe('circuit breaker', () => {
-  it('a hanging feed: after the minimum volume of timeouts it opens and a call costs microseconds', async () => {
+  it('a hanging feed: after the minimum volume of timeouts it opens, and a call is refused without a request', async () => {
     nock(BASE).get('/offers').times(4).delay(5000).reply(200, OFFERS);
     const f = makeFetch();
     const budget = 150;
@@ -52,17 +52,12 @@ describe('circuit breaker', () => {
     // Open: refused without a socket or a timer.
     const N = 2000;
     const s = scope('Voltify', budget);
-    const t1 = performance.now();
     for (let i = 0; i < N; i++) {
       const r = await settle(inScope(s, (c) => f(`${BASE}/offers`, undefined, c)));
       if (i === 0) {
         expect((r as { error: Error }).error.message).toMatch(/circuit/);
       }
     }
-    const perCallUs = ((performance.now() - t1) / N) * 1000;
-    // Typically 10-40 µs on a laptop; the bound leaves room for slow CI machines.
-    expect(perCallUs).toBeLessThan(1000);
-    console.info(`open breaker: ${perCallUs.toFixed(1)} µs per refused call (vs ${budget} ms per timed-out call)`);
     expect(f.sent()).toBe(4);
     expect(s.calls[0]).toMatchObject({ feed: 'Voltify', status: null, error: 'circuit_open' });
     expect(upstreamStats.snapshot().Voltify).toMatchObject({ shortCircuits: N, breakerOpens: 1 });
@@ -138,9 +133,9 @@ describe('circuit breaker', () => {
     for (let i = 0; i < 3; i++) await inScope(scope('Brightgrid'), (c) => f(`${BASE}/plans`, undefined, c));
     expect(upstreamStats.snapshot().Brightgrid!.breaker).toBe('open');
     const s = scope('Brightgrid');
-    const t = performance.now();
+    const sent = f.sent();
     const res = await inScope(s, (c) => f(`${BASE}/plans`, undefined, c));
-    expect(performance.now() - t).toBeLessThan(20);
+    expect(f.sent()).toBe(sent);
     expect(await res.json()).toEqual(OFFERS);
     expect(s.stale).toEqual([{ feed: 'Brightgrid', ageSeconds: 0 }]);
     expect(s.calls[0]!.error).toMatch(/^circuit_open \(served a 0 s old copy\)$/);
