@@ -9,6 +9,8 @@ import path from 'node:path';
 import { issueKey } from '../../stores/key-store.js';
 import { readPartnersFile, savePartner } from '../../stores/partners.js';
 import { runPartnersCli } from '../../cli/partners.js';
+import { Redis } from 'ioredis';
+import { QUOTA_KEY_PREFIX } from '../../cache/partner-quota.js';
 import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 import { eventually } from '../../scripts/harness/eventually.js';
 import { scrape } from '../../scripts/harness/metrics-text.js';
@@ -156,6 +158,44 @@ describe('partner quotas across two gateway processes on one Redis', () => {
       /no partner NOPE/,
     );
     expect(await readPartnersFile(env.PARTNERS_FILE!)).toEqual(before);
+  });
+
+  it('fails open while Redis is down: each process counts in its own memory, partners are answered, and Redis counts again once back', async () => {
+    const [a, b] = gateways.map((g) => g.ports.production) as [number, number];
+    // ACME's quota is 2 a second with a burst of 3 (the test before left it so).
+    await redis.stop();
+    try {
+      for (const port of [a, b]) {
+        const started = Date.now();
+        const answers = [];
+        for (let i = 0; i < 8; i++) answers.push(await post(port, acme, UTILITIES));
+        const seconds = (Date.now() - started) / 1000;
+        const ok = answers.filter((r) => r.status === 200);
+        // Never a server error: the partner is answered, by data or by its own quota.
+        for (const r of answers) expect([200, 429]).toContain(r.status);
+        for (const r of ok) expect(r.json.data.utilities.length).toBeGreaterThan(0);
+        for (const r of answers.filter((x) => x.status === 429))
+          expect(r.json.errors[0].extensions).toMatchObject({ code: 'RATE_LIMITED', reason: 'PARTNER_QUOTA' });
+        // This process's own bucket: the burst, plus what the rate refilled meanwhile.
+        expect(ok.length).toBeGreaterThanOrEqual(3);
+        expect(ok.length).toBeLessThanOrEqual(3 + Math.ceil(2 * seconds));
+      }
+    } finally {
+      await redis.start();
+    }
+    const client = new Redis(redis.url);
+    try {
+      await eventually(
+        async () => {
+          await post(a, acme, UTILITIES);
+          return (await client.keys(`${QUOTA_KEY_PREFIX}*`)).length > 0;
+        },
+        30_000,
+        250,
+      );
+    } finally {
+      client.disconnect();
+    }
   });
 });
 
