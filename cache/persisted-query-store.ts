@@ -33,9 +33,9 @@ export interface PersistedQueryStore {
 export const PERSISTED_QUERY_KEY_PREFIX = 'epg:apq:v2:';
 
 /** The allocator's rounding of a stored document (jemalloc size classes), as a factor. */
-export const ENTRY_DOCUMENT_FACTOR = 1.05;
+const ENTRY_DOCUMENT_FACTOR = 1.05;
 /** Bytes per entry besides the document and its hash twice (hash and sorted-set bookkeeping). */
-export const ENTRY_OVERHEAD_BYTES = 208;
+const ENTRY_OVERHEAD_BYTES = 208;
 
 /** What one stored document costs its environment's budget (the same formula runs in the Lua script). */
 export function entryCost(documentBytes: number, hashLength: number): number {

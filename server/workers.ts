@@ -16,9 +16,9 @@ import cluster, { type Worker } from 'node:cluster';
 import { closeOrphanedHandoffs } from './cluster-handoff.js';
 
 /** Set by the primary in each worker's environment: its slot, 1..N (kept across restarts). */
-export const WORKER_SLOT_ENV = 'GATEWAY_WORKER_SLOT';
+const WORKER_SLOT_ENV = 'GATEWAY_WORKER_SLOT';
 /** A worker's message to the primary once its listeners are up. */
-export const READY_MESSAGE = 'gateway:worker-ready';
+const READY_MESSAGE = 'gateway:worker-ready';
 
 const FIRST_PAUSE_MS = 1000;
 const MAX_RESTART_PAUSE_MS = 30_000;
@@ -30,7 +30,7 @@ interface Logger {
   error(obj: object, msg?: string): void;
 }
 
-export interface WorkerPool {
+interface WorkerPool {
   /** Resolves when every worker has its listeners up; rejects when one fails during the first start. */
   ready: Promise<void>;
   /** Workers running now. */

@@ -29,7 +29,7 @@ export function replayKeys(partition: string) {
   };
 }
 
-export type ReplayKeys = ReturnType<typeof replayKeys>;
+type ReplayKeys = ReturnType<typeof replayKeys>;
 
 /**
  * What one chunk costs its partition's budget in Redis: its deflated body (rounded up by jemalloc
@@ -38,7 +38,7 @@ export type ReplayKeys = ReturnType<typeof replayKeys>;
  * bytes per chunk beyond body and ids, so a partition written one record per chunk (a quiet
  * gateway flushes every REPLAY_FLUSH_MS) holds at most its budget, not twice it.
  */
-export function chunkCost(bodyBytes: number, idsBytes: number, keyLength: number): number {
+function chunkCost(bodyBytes: number, idsBytes: number, keyLength: number): number {
   return Math.ceil(bodyBytes * 1.03) + idsBytes + 2 * keyLength + 480;
 }
 

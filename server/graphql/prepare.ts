@@ -30,7 +30,7 @@ export interface PreparedOperation {
   normalized: string;
 }
 
-export type Prepared = { ok: true; op: PreparedOperation } | { ok: false; errors: GraphQLError[] };
+type Prepared = { ok: true; op: PreparedOperation } | { ok: false; errors: GraphQLError[] };
 
 /**
  * `keyedOnlyFields`: root fields this schema variant lacks because they need an API key (the

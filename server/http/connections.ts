@@ -21,7 +21,7 @@ export interface ConnectionLimits {
   keepAliveTimeoutMs: number;
 }
 
-export const CONNECTION_SWEEP_MS = 1000;
+const CONNECTION_SWEEP_MS = 1000;
 
 let filesLimit: number | undefined;
 

@@ -28,7 +28,7 @@ export const PLAYGROUND_DIR_NAME = 'playground';
 /** URL prefix of the page's assets, on the playground listener. */
 export const ASSET_PREFIX = '/playground/assets/';
 
-export const PAGE_CSP = [
+const PAGE_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   // GraphiQL's editor starts its language workers from blob: URLs.
@@ -60,9 +60,9 @@ const DEFAULT_QUERY = `${ALLOWANCE_NOTE}query Plans {
 `;
 
 /** The partner query collection the playground opens with, one tab each (keyed-only/ left out). */
-export const PLAYGROUND_QUERIES_DIR = path.join('examples', 'partners', 'queries');
+const PLAYGROUND_QUERIES_DIR = path.join('examples', 'partners', 'queries');
 
-export function playgroundTabs(root = PROJECT_ROOT): { query: string; variables?: string }[] {
+function playgroundTabs(root = PROJECT_ROOT): { query: string; variables?: string }[] {
   const dir = path.join(root, PLAYGROUND_QUERIES_DIR);
   if (!fs.existsSync(dir)) return [];
   return fs
@@ -125,7 +125,7 @@ function asset(stem: string, ext: string, type: string, content: Buffer): Asset 
 }
 
 /** Moves the rendered page's inline script, style and icon into hashed assets; returns the small page. */
-export function splitPlaygroundPage(html: string): { page: string; assets: Asset[] } {
+function splitPlaygroundPage(html: string): { page: string; assets: Asset[] } {
   const assets: Asset[] = [];
   const take = (re: RegExp, make: (body: string) => Asset, tag: (url: string) => string) => {
     html = html.replace(re, (_m, body: string) => {

@@ -41,7 +41,7 @@ export function readBody(req: IncomingMessage, limitBytes: number): Promise<Buff
 const JSON_MEDIA = String.raw`^application\/(?:[\w.+-]+\+)?json\s*`;
 const JSON_TYPE = new RegExp(String.raw`${JSON_MEDIA}(?:;\s*charset\s*=\s*"?utf-?8"?\s*)?$`, 'i');
 
-export function isJsonContentType(value: string | undefined): boolean {
+function isJsonContentType(value: string | undefined): boolean {
   return value !== undefined && JSON_TYPE.test(value.trim());
 }
 
@@ -144,11 +144,11 @@ function variablesOf(body: Record<string, unknown>): Record<string, unknown> | n
  * client input deeper or wider than this. The schema's deepest input is an object inside an array
  * inside a variable (a few levels); the bounds leave ample room.
  */
-export const MAX_VARIABLES_DEPTH = 32;
-export const MAX_VARIABLE_VALUES = 10_000;
+const MAX_VARIABLES_DEPTH = 32;
+const MAX_VARIABLE_VALUES = 10_000;
 
 /** Why `variables` is out of bounds, or null. Iterative: a 20,000-level value costs no stack. */
-export function variablesShapeProblem(variables: object): string | null {
+function variablesShapeProblem(variables: object): string | null {
   const stack: [unknown, number][] = [[variables, 1]];
   let values = 0;
   while (stack.length) {

@@ -67,7 +67,7 @@ const ENVIRONMENT = 'gateway.environment';
 const PARTNER = 'gateway.partner.code';
 const REQUEST_ID = 'gateway.request.id';
 
-export interface TracingPluginOptions {
+interface TracingPluginOptions {
   tracer: Tracer;
   /** W3C trace context (traceparent / tracestate), from @opentelemetry/core. */
   propagator: TextMapPropagator;

@@ -398,7 +398,7 @@ export function blockValidatorSource(): string {
 
 // --------------------------------------------------------------------------------------- the messages
 
-export interface ShapeProblem {
+interface ShapeProblem {
   key: string;
   detail: string;
 }
