@@ -249,9 +249,9 @@ export async function purgeInRedis(
 // ---------------------------------------------------------------------------------------------
 
 /**
- * What one in-process entry holds beyond its body and key, measured on the V8 heap
- * (test/unit/response-cache-cost.test.ts): the entry object, its fields array, the LRU's node, and
- * once served the Buffer object beside its bytes. 160 counted small answers at half their cost.
+ * What one in-process entry holds beyond its body and key, checked against the V8 heap by
+ * test/unit/response-cache-cost.test.ts: the entry object, its fields array, the LRU's node, and
+ * once served the Buffer object beside its bytes.
  */
 const LRU_ENTRY_OVERHEAD = 600;
 

@@ -14,9 +14,10 @@
 // is looked up in a Map (O(1), no loop over keys). The lookup compares hashes, not keys: what it
 // could leak by timing is a prefix of SHA-256(presented), which tells an attacker nothing about any
 // stored key. Keys that verified are remembered with their hash (at most VERIFIED_MEMO of them, in
-// memory only), so a partner's every request does not hash again: SHA-256 through OpenSSL 3 costs
-// several µs, a tenth of a cached answer. Revocation still applies at once: the memo gives the
-// hash, and the record (revoked or not, after any reload) is looked up by it on every request.
+// memory only), so a partner's every request does not hash again: SHA-256 through OpenSSL 3 is a
+// real part of a cached answer's cost (docs/benchmark.md, "The cache hit"). Revocation still
+// applies at once: the memo gives the hash, and the record (revoked or not, after any reload) is
+// looked up by it on every request.
 //
 // Reload: a running gateway polls the file (stat: mtime, size, inode) every `reloadMs` and reloads
 // on change, so issued and revoked keys take effect within a second without a restart; with Redis,

@@ -17,15 +17,16 @@
 //
 // Stores:
 // - Redis (REDIS_URL, replay-redis.ts): one chunk per written batch (up to 500 records) with a TTL of the
-//   retention, in the format of replay-chunk.ts (a cached answer sent 500 times is one body and
-//   500 records of ~250 bytes, deflated to ~30 bytes each) and its request ids, one per line; a
-//   sorted-set index of chunks by their newest record, a hash of chunk sizes and a byte counter.
-//   A record is found by its id by searching the chunks' id lists inside Redis, newest first, a
-//   page of chunks per call (FIND_LUA): support looks a request up now and then, while every
-//   answer writes a record, and an index entry per id was four fifths of Redis' CPU per record.
-//   Ids that an earlier version indexed in a hash (`ids`) are still found there, and dropped with
-//   their chunks. Retention and the size bound drop whole chunks, oldest first. All keys share the
-//   hash tag `{replay}` so the Lua scripts that keep them consistent also run on Redis Cluster.
+//   retention, in the format of replay-chunk.ts (a cached answer sent 500 times is one body and 500
+//   small records, deflated together: docs/benchmark.md, "Replay storage in Redis") and its request
+//   ids, one per line; a sorted-set index of chunks by their newest record, a hash of chunk sizes
+//   and a byte counter. A record is found by its id by searching the chunks' id lists inside Redis,
+//   newest first, a page of chunks per call (FIND_LUA): support looks a request up now and then,
+//   while every answer writes a record, and an index entry per id was most of Redis' CPU per record
+//   (docs/benchmark.md, "Replay storage in Redis"). Ids that an earlier version indexed in a hash
+//   (`ids`) are still found there, and dropped with their chunks. Retention and the size bound drop
+//   whole chunks, oldest first. All keys share the hash tag `{replay}` so the Lua scripts that keep
+//   them consistent also run on Redis Cluster.
 // - Embedded (no Redis, replay-segments.ts): append-only JSONL segment files under <DATA_DIR>/replay/, rotated by
 //   size; whole segments are deleted when older than the retention or when the total exceeds the
 //   size bound (so the bound holds to within one segment).

@@ -1,9 +1,10 @@
-// The playground's GraphiQL page. Its renderer inlines all of GraphiQL (~9 MB of script and style,
-// ~30 MB of heap once imported), so the bundled gateway never imports it: `node scripts/build.mjs`
-// renders the page once and splits it into dist/playground/. Only a run from source (tsx: tests,
-// `npm run start:dev`) renders it in-process, once, into a temporary directory.
+// The playground's GraphiQL page. Its renderer inlines all of GraphiQL: megabytes of script and
+// style, more of heap once imported (docs/benchmark.md, "Memory and start-up"). So the bundled
+// gateway never imports it: `node scripts/build.mjs` renders the page once and splits it into
+// dist/playground/. Only a run from source (tsx: tests, `npm run start:dev`) renders it
+// in-process, once, into a temporary directory.
 //
-// The split keeps a returning browser's page load to a few KB: the page itself is ~1 KB of HTML
+// The split keeps a returning browser's page load to a few KB: the page itself is a little HTML
 // (ETag, revalidated: 304 when unchanged) and everything large is an asset whose name carries its
 // content hash, served `Cache-Control: public, max-age=31536000, immutable`. Each file is stored
 // precompressed (brotli and gzip) and sent as the client's Accept-Encoding allows. The page runs

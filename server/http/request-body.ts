@@ -46,10 +46,10 @@ function isJsonContentType(value: string | undefined): boolean {
 }
 
 /**
- * Bodies seen recently, parsed: partners repeat the same request text, and JSON.parse was a tenth of
- * a cache hit's CPU. Entries are deeply frozen because every request sending that text shares the
- * object (a mutation would throw rather than leak into another request). Bounded by count and by
- * the size of a body worth keeping.
+ * Bodies seen recently, parsed: partners repeat the same request text, and JSON.parse was a real
+ * part of a cache hit's CPU (docs/benchmark.md, "The cache hit"). Entries are deeply frozen
+ * because every request sending that text shares the object (a mutation would throw rather than
+ * leak into another request). Bounded by count and by the size of a body worth keeping.
  */
 const PARSED_MEMO_ENTRIES = 512;
 const PARSED_MEMO_MAX_BYTES = 4096;
