@@ -78,7 +78,7 @@ try {
     // The keys command and the reference upstream too, for the container image (deploy/container),
     // which carries no sources.
     entryPoints: {
-      gateway: 'server/main.ts',
+      gateway: 'start/main.ts',
       admin: 'support/admin-main.ts',
       'scan-worker': 'stores/scan-worker.ts',
       keys: 'cli/keys.ts',

@@ -10,7 +10,7 @@
 //   changes) is in Redis, which WORKERS > 1 requires (server/config.ts refuses to start without it).
 // - A worker that fails during the first start stops the whole start: that is a setting or a port,
 //   not a passing fault.
-// - close(): SIGTERM to every worker at once; each drains as a single process does (server/main.ts).
+// - close(): SIGTERM to every worker at once; each drains as a single process does (start/main.ts).
 // - The support console keeps sessions in its process: only slot 1 serves the admin port.
 import cluster, { type Worker } from 'node:cluster';
 import { closeOrphanedHandoffs } from './cluster-handoff.js';

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import yaml from 'js-yaml';
-import type { GatewayHandle } from '../../server/app.js';
+import type { GatewayHandle } from '../../start/app.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 
