@@ -1,5 +1,5 @@
 // Memory allocated per request, for comparing versions of the uncached path (docs/benchmark.md,
-// "Misses: where the CPU goes"). Preloaded into the gateway (Node strips the types), e.g.
+// "Profiles and allocation"). Preloaded into the gateway (Node strips the types), e.g.
 //   npx tsx bench/run.ts --only uncached --starts 1 --settle 0 --env NODE_OPTIONS=--import=$PWD/bench/alloc-preload.ts
 // (an absolute path: with --gateway-root the gateway runs in the other checkout). V8's sampling heap
 // profiler runs from the 200th request on (8 KB sampling interval, objects the collector already

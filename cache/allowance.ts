@@ -76,7 +76,7 @@ export class AllowanceUnavailableError extends Error {
  */
 export const ALLOWANCE_DEADLINE_MS = 800;
 
-export const ALLOWANCE_KEY_PREFIX = 'epg:allowance:v1:';
+const ALLOWANCE_KEY_PREFIX = 'epg:allowance:v1:';
 
 export function allowanceKey(ip: string): string {
   return `${ALLOWANCE_KEY_PREFIX}${ip}`;

@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import type { RedisClient } from './redis-health.js';
 import { subscribeChannels, type RedisSubscription } from './redis-subscription.js';
 
-export interface Topic {
+interface Topic {
   /** For logs. */
   name: string;
   /** Pub/sub channel of its messages. */
@@ -42,7 +42,7 @@ export const KEYS_TOPIC: Topic = {
 };
 const TOPICS: Topic[] = [PURGE_TOPIC, KEYS_TOPIC];
 
-export const HEARTBEAT_MS = 5000;
+const HEARTBEAT_MS = 5000;
 /** An instance not heard from for this long is gone (crashed, or partitioned from Redis). */
 export const STALE_MS = 3 * HEARTBEAT_MS;
 /** How long announce() waits for the answers of the live instances. */
@@ -53,7 +53,7 @@ const MESSAGE_ID = /^[0-9a-f-]{36}$/;
 const ackKey = (topic: Topic, id: string) => `${topic.acks}${id}`;
 const refusedKey = (topic: Topic, id: string) => `${topic.acks}${id}:refused`;
 
-export async function liveInstances(redis: RedisClient, topic: Topic): Promise<number> {
+async function liveInstances(redis: RedisClient, topic: Topic): Promise<number> {
   return Number(await redis.zcount(topic.registry, Date.now() - STALE_MS, '+inf')) || 0;
 }
 
@@ -90,7 +90,7 @@ export async function announce(
 }
 
 /** Handles one message: true = applied, false = could not apply it (both are answered to the sender). */
-export type TopicHandler = (message: Record<string, unknown>) => boolean | Promise<boolean>;
+type TopicHandler = (message: Record<string, unknown>) => boolean | Promise<boolean>;
 
 export class InstanceBus {
   readonly id = randomUUID();

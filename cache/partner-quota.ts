@@ -44,9 +44,9 @@ export interface QuotaCounter {
   readonly mode: 'redis' | 'memory';
 }
 
-export const QUOTA_KEY_PREFIX = 'epg:quota:v1:';
+const QUOTA_KEY_PREFIX = 'epg:quota:v1:';
 /** The longest a request waits for Redis before this process counts it in memory. */
-export const QUOTA_DEADLINE_MS = 250;
+const QUOTA_DEADLINE_MS = 250;
 
 // KEYS[1] the bucket; ARGV[1] µs between requests (1e6 / rate), ARGV[2] the burst. Returns
 // { allowed 1|0, µs until full after this request (allowed) or until one may pass (refused) }.
@@ -111,7 +111,7 @@ export class MemoryQuotaCounter implements QuotaCounter {
   }
 }
 
-export class RedisQuotaCounter implements QuotaCounter {
+class RedisQuotaCounter implements QuotaCounter {
   readonly mode = 'redis' as const;
   private readonly script: TakeScript;
   private readonly fallback = new MemoryQuotaCounter();

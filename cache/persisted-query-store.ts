@@ -1,10 +1,9 @@
 // Documents registered through automatic persisted queries (APQ), by SHA-256 hash, one key space per
 // environment, bounded by bytes (the least recently used documents go first). A budget counts what
 // an entry really holds, not only its document: entryCost() adds the hash (stored twice: hash field
-// and sorted-set member) and a per-entry overhead, calibrated against Redis `MEMORY USAGE` (306-326
-// bytes per entry beyond the document with 64-character hashes, values rounded up by jemalloc by
-// up to 4%) and the V8 heap of the embedded LRU (130-180 bytes), so either store holds at most
-// its budget whatever the documents' sizes.
+// and sorted-set member) and a per-entry overhead, calibrated against Redis `MEMORY USAGE` and the
+// V8 heap of the embedded LRU (docs/operations.md, "Persisted queries"), so either store holds at
+// most its budget whatever the documents' sizes.
 //
 // - Redis (REDIS_URL set): per environment a hash of documents, a sorted set of last-use times and a
 //   byte counter under `epg:apq:v1:{<environment>}:*` (one hash tag: one Cluster slot). A Lua
@@ -33,9 +32,9 @@ export interface PersistedQueryStore {
 export const PERSISTED_QUERY_KEY_PREFIX = 'epg:apq:v2:';
 
 /** The allocator's rounding of a stored document (jemalloc size classes), as a factor. */
-export const ENTRY_DOCUMENT_FACTOR = 1.05;
+const ENTRY_DOCUMENT_FACTOR = 1.05;
 /** Bytes per entry besides the document and its hash twice (hash and sorted-set bookkeeping). */
-export const ENTRY_OVERHEAD_BYTES = 208;
+const ENTRY_OVERHEAD_BYTES = 208;
 
 /** What one stored document costs its environment's budget (the same formula runs in the Lua script). */
 export function entryCost(documentBytes: number, hashLength: number): number {

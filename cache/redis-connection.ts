@@ -48,8 +48,8 @@ const CLUSTER: ClusterOptions = {
   clusterRetryStrategy: retry,
 };
 
-/** ioredis options of a parsed REDIS_URL (exported for the health probes and tests). */
-export function nodeOptions(t: RedisTarget): RedisOptions {
+/** ioredis options of a parsed REDIS_URL. */
+function nodeOptions(t: RedisTarget): RedisOptions {
   return { ...COMMON, username: t.username, password: t.password, ...(t.tls ? { tls: {} } : {}) };
 }
 
@@ -130,4 +130,4 @@ export function safeTarget(url: string): string {
   return describeRedisTarget(url);
 }
 
-export { isRedisUp, watchRedis, canReach, noteRedisFailure, redisHealth } from './redis-health.js';
+export { isRedisUp, watchRedis, redisHealth } from './redis-health.js';

@@ -13,7 +13,7 @@ import calculateSlot from 'cluster-key-slot';
 
 export type RedisClient = Redis | Cluster;
 
-export interface RedisHealth {
+interface RedisHealth {
   state: 'up' | 'partial' | 'down';
   /** Which part is missing, for /readyz (no addresses: readiness is public). */
   detail?: string;

@@ -14,7 +14,7 @@ export interface RedisSubscription {
   close(): void;
 }
 
-export interface SubscribeOptions {
+interface SubscribeOptions {
   onMessage(channel: string, message: string): void;
   onError(err: unknown): void;
   /** After each (re)subscription: whatever was published meanwhile was not received. */

@@ -34,7 +34,7 @@ const SCHEMES: Record<string, { topology: RedisTopology; tls: boolean }> = {
   'rediss-sentinel:': { topology: 'sentinel', tls: true },
 };
 
-export const REDIS_URL_SCHEMES = Object.keys(SCHEMES).map((s) => s.slice(0, -1));
+const REDIS_URL_SCHEMES = Object.keys(SCHEMES).map((s) => s.slice(0, -1));
 
 const MAX_URL_LENGTH = 4096;
 const MAX_NODES = 64;
@@ -42,7 +42,7 @@ const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:
 const IPV6 = /^[0-9A-Fa-f:.]{2,45}$/;
 const MASTER_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 
-export class RedisUrlError extends Error {
+class RedisUrlError extends Error {
   constructor(message: string) {
     super(`REDIS_URL ${message}`);
     this.name = 'RedisUrlError';

@@ -22,7 +22,7 @@ export type SchemaVariant = 'keyed' | 'playground';
 
 export const EPOCHS_KEY = 'epg:cache:epochs';
 /** Epoch field bumped by `purge --all`. */
-export const ALL_FIELDS = '*';
+const ALL_FIELDS = '*';
 
 export interface CachedEntry {
   body: string;
@@ -42,7 +42,7 @@ export interface CacheLookup {
 }
 
 /** What the cache needs to know about an operation. */
-export interface CacheableOperation {
+interface CacheableOperation {
   operationType: 'query' | 'mutation' | 'subscription';
   rootFields: string[];
   introspectionOnly: boolean;
@@ -63,7 +63,7 @@ export interface KeyInput {
   partnerCode?: string | null;
 }
 
-export interface ResponseCacheStats {
+interface ResponseCacheStats {
   hits: number;
   lruHits: number;
   redisHits: number;
@@ -113,7 +113,7 @@ export interface PurgeResult {
   redisEntriesDropped?: number;
 }
 
-export interface ResponseCacheOptions {
+interface ResponseCacheOptions {
   settings: CacheSettings;
   redis: RedisClient | null;
   /** Identifies each schema variant's schema (e.g. a hash of its SDL): a schema change is a new key space. */
@@ -168,7 +168,7 @@ export function msUntilLocalTime(now: Date, timeZone: string, hhmm: string): num
   return Math.max(1, delta * 1000 - now.getUTCMilliseconds());
 }
 
-export function ruleMs(rule: TtlRule, now: Date): number {
+function ruleMs(rule: TtlRule, now: Date): number {
   if (rule.kind === 'fixed') return rule.ms;
   let min = rule.maxMs;
   for (const zone of rule.timeZones) for (const t of rule.times) min = Math.min(min, msUntilLocalTime(now, zone, t));
@@ -249,9 +249,9 @@ export async function purgeInRedis(
 // ---------------------------------------------------------------------------------------------
 
 /**
- * What one in-process entry holds beyond its body and key, measured on the V8 heap
- * (test/unit/response-cache-cost.test.ts): the entry object, its fields array, the LRU's node, and
- * once served the Buffer object beside its bytes. 160 counted small answers at half their cost.
+ * What one in-process entry holds beyond its body and key, checked against the V8 heap by
+ * test/unit/response-cache-cost.test.ts: the entry object, its fields array, the LRU's node, and
+ * once served the Buffer object beside its bytes.
  */
 const LRU_ENTRY_OVERHEAD = 600;
 

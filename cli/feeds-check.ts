@@ -43,7 +43,7 @@ import { describeMistake, feedUnitMistakes, sampleInputs, type FeedUnitMistake }
 
 /** The gateway's modules, loaded only once the arguments are good (--help and usage errors stay fast). */
 async function gatewayModules() {
-  const [config, mesh, api, fetch, scope, types, reference, paged, contracts] = await Promise.all([
+  const [config, mesh, api, fetch, scope, types, reference, paged, { contractSamples }] = await Promise.all([
     import('../server/config.js'),
     import('../mesh/gateway-mesh.js'),
     import('../resolvers/public-api.js'),
@@ -66,7 +66,7 @@ async function gatewayModules() {
     FeedPayloadError: types.FeedPayloadError,
     startReferenceUpstream: reference.startReferenceUpstream,
     callPaged: paged.callPaged,
-    contractSamples: contracts.contractSamples,
+    contractSamples,
   };
 }
 type Modules = Awaited<ReturnType<typeof gatewayModules>>;

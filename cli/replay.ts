@@ -133,7 +133,7 @@ async function rerunInProcess(record: ReplayRecord, config: GatewayConfig, baseE
       upstream = 'a fresh reference upstream';
     }
   }
-  const { launchGateway: startGateway } = await import('../server/launch.js');
+  const { launchGateway: startGateway } = await import('../start/launch.js');
   // Mesh handlers print progress on stdout while the schema is built: keep stdout for our output.
   const log = console.log;
   const info = console.info;

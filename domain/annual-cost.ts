@@ -5,11 +5,11 @@ import type { CanonicalOffer, DeliveryCharges, Micro } from './canonical.js';
 import { microToNumber, roundDiv } from './money.js';
 import { monthlyBillMicro, rateTier } from './pricing.js';
 
-export const MONTHS_PER_YEAR = 12;
+const MONTHS_PER_YEAR = 12;
 /** Most kWh one month of a usage profile may hold (the `monthlyUsage` bound). */
 export const MAX_MONTHLY_KWH = 100_000;
 
-export interface MonthCost {
+interface MonthCost {
   /** 1 = January. */
   month: number;
   usageKwh: number;
@@ -19,7 +19,7 @@ export interface MonthCost {
   billUsd: number;
 }
 
-export interface AnnualCost {
+interface AnnualCost {
   months: MonthCost[];
   /** Exact sum of the twelve monthly bills and the one-time fees. */
   totalMicro: Micro;
@@ -77,7 +77,7 @@ export function annualCost(offer: CanonicalOffer, delivery: DeliveryCharges, pro
 /** Usage levels rateSpread looks at: 500 to 2000 kWh in 100 kWh steps. */
 export const SPREAD_USAGES: readonly number[] = Array.from({ length: 16 }, (_, i) => 500 + 100 * i);
 
-export interface RateSpread {
+interface RateSpread {
   /** Lowest published all-in rate over SPREAD_USAGES, and the lowest usage it is reached at. */
   minRateUsdPerKwh: number;
   minAtKwh: number;

@@ -33,9 +33,9 @@ const RULE = new RegExp(
 );
 const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
-export const MAX_RULES = 40;
-export const MIN_YEAR = 1970;
-export const MAX_YEAR = 2200;
+const MAX_RULES = 40;
+const MIN_YEAR = 1970;
+const MAX_YEAR = 2200;
 
 /** Throws CalendarRuleError unless `rule` is one of the accepted forms with a real month/day. */
 export function checkRule(rule: unknown): string {

@@ -7,11 +7,11 @@
 // sum to a little over 100.0 so that all nine sum to exactly 100.0, as in EIA's tables.
 import { MoneyFormatError, toExactDecimal } from './money.js';
 
-export type GenerationSource =
+type GenerationSource =
   'COAL' | 'PETROLEUM' | 'NATURAL_GAS' | 'OTHER_GASES' | 'NUCLEAR' | 'HYDRO' | 'OTHER_RENEWABLES' | 'PUMPED_STORAGE' | 'OTHER';
 
 /** EIA's name of each category. */
-export const EIA_CATEGORY: Readonly<Record<GenerationSource, string>> = Object.freeze({
+const EIA_CATEGORY: Readonly<Record<GenerationSource, string>> = Object.freeze({
   COAL: 'Coal',
   PETROLEUM: 'Petroleum',
   NATURAL_GAS: 'Natural Gas',
@@ -48,7 +48,7 @@ export class EnergyMixError extends Error {
   override readonly name = 'EnergyMixError';
 }
 
-export interface MixShare {
+interface MixShare {
   source: GenerationSource;
   /** EIA's name of the category. */
   eiaCategory: string;

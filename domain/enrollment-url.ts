@@ -2,7 +2,7 @@
 import { LRUCache } from 'lru-cache';
 import { createHash } from 'node:crypto';
 
-export interface EnrollmentUrlInput {
+interface EnrollmentUrlInput {
   /** Supplier/partner enrollment page; must be https. Existing query params are kept. */
   baseUrl: string;
   planId: string;
@@ -13,8 +13,8 @@ export interface EnrollmentUrlInput {
   utmSource?: string | null | undefined;
 }
 
-export const PARTNER_CODE_PLACEHOLDER = 'PARTNER_CODE';
-export const DEFAULT_UTM_SOURCE = 'partner_api';
+const PARTNER_CODE_PLACEHOLDER = 'PARTNER_CODE';
+const DEFAULT_UTM_SOURCE = 'partner_api';
 
 /** URL-encoded via URLSearchParams, so any value is safe to pass. Throws TypeError on a non-https base. */
 export function enrollmentUrl({ baseUrl, planId, zipCode, partnerCode, utmSource }: EnrollmentUrlInput): string {

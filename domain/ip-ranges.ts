@@ -16,7 +16,7 @@ export interface IpRange {
  * site). A certification lab tests from a handful of addresses; anything larger is a typo or
  * would open the checkout flow to a whole provider.
  */
-export const MIN_PREFIX = { 4: 24, 6: 48 } as const;
+const MIN_PREFIX = { 4: 24, 6: 48 } as const;
 const BITS = { 4: 32, 6: 128 } as const;
 const MAX_TEXT = 64;
 

@@ -7,9 +7,9 @@
 import type { CanonicalOffer, CustomerClass, Micro, Territory } from './canonical.js';
 
 /** What a rule may read of the territory an offer is made in. */
-export type RuleTerritory = Pick<Territory, 'state'> & Partial<Pick<Territory, 'trailingSupplyPrice'>>;
+type RuleTerritory = Pick<Territory, 'state'> & Partial<Pick<Territory, 'trailingSupplyPrice'>>;
 
-export interface MarketRule {
+interface MarketRule {
   /** Stable id, the `rule` label of gateway_offers_noncompliant_total. */
   id: string;
   /** Two-letter state code of the territories the rule applies in. */
@@ -44,9 +44,7 @@ function feeCap(residentialUsd: number, commercialUsd: number) {
 const highestBlockMicro = (o: CanonicalOffer) => o.energyBlocks.reduce((max, b) => Math.max(max, b.microUsdPerKwh), 0);
 
 /** A renewable product for New York's Reset order: at least half renewable energy. */
-export const NY_RENEWABLE_MIN_PERCENT = 50;
-/** A green product for Maryland's SB 1 price limit: all of its energy renewable. */
-export const MD_GREEN_PERCENT = 100;
+const NY_RENEWABLE_MIN_PERCENT = 50;
 
 /** The price-limit check of a rule that compares energy prices with the trailing 12-month default service price. */
 function abovePriceLimit(o: CanonicalOffer, where: RuleTerritory, percentOver: number, what: string): string | null {
@@ -148,7 +146,7 @@ export const MARKET_RULES: readonly MarketRule[] = Object.freeze([
   },
 ]);
 
-export interface Violation {
+interface Violation {
   rule: MarketRule;
   reason: string;
 }

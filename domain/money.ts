@@ -27,7 +27,7 @@ function preview(value: unknown): string {
 }
 
 /** An exact decimal: value = digits / 10^scale. */
-export interface ExactDecimal {
+interface ExactDecimal {
   digits: bigint;
   scale: number;
 }
@@ -95,7 +95,7 @@ function scaled(value: number | string, field: string, places: number, unit: str
   return Number(n); // BigInt has no -0, so "-0" gives 0
 }
 
-export interface ParseOptions {
+interface ParseOptions {
   /** Reject amounts below zero (prices, fees and credits are never negative in our feeds). */
   nonNegative?: boolean | undefined;
 }

@@ -64,7 +64,7 @@ export const PLAUSIBLE_RANGES: Readonly<Record<string, Readonly<Record<string, P
  * used only for a feed's median where no other feed of its territory gives one to compare with
  * (transforms/mapping/unit-consensus.ts). Offers feeds only.
  */
-export const MARKET_RANGES: Readonly<Record<string, Readonly<Record<string, readonly [number, number]>>>> = Object.freeze({
+const MARKET_RANGES: Readonly<Record<string, Readonly<Record<string, readonly [number, number]>>>> = Object.freeze({
   offers: {
     'energyBlocks.price': usd(0.03, 0.4),
     baseMonthly: usd(1, 40),

@@ -43,8 +43,7 @@ function checkBlocks(blocks: EnergyBlock[], offerId: string): void {
 }
 
 /** Whether a usage credit applies at `usageKwh`: minKwh <= usage <= maxKwh (no upper bound without maxKwh). */
-export const creditApplies = (c: UsageCredit, usageKwh: number): boolean =>
-  c.minKwh <= usageKwh && (c.maxKwh == null || usageKwh <= c.maxKwh);
+const creditApplies = (c: UsageCredit, usageKwh: number): boolean => c.minKwh <= usageKwh && (c.maxKwh == null || usageKwh <= c.maxKwh);
 
 /**
  * The exact amount a customer pays for one month at `usageKwh` (integer kWh >= 0), in micro-USD:
@@ -128,7 +127,7 @@ export function rateTiers(offer: CanonicalOffer, delivery: DeliveryCharges, usag
   return usages.map((u) => rateTier(offer, delivery, u));
 }
 
-export const DEFAULT_TIER_USAGES: readonly number[] = [500, 1000, 2000];
+const DEFAULT_TIER_USAGES: readonly number[] = [500, 1000, 2000];
 
 /** The default tier usages plus the customer's own monthly usage (if given), ascending and unique. */
 export function tierUsages(monthlyUsage?: number | null, defaults: readonly number[] = DEFAULT_TIER_USAGES): number[] {
@@ -156,14 +155,14 @@ export function basePriceUsdPerKwh(offer: CanonicalOffer): number {
  * Commercial (SMB) annual usage levels the tiers of an annual estimate are shown at, in kWh/year
  * (≈ 5,000 / 10,000 / 20,000 kWh per month).
  */
-export const DEFAULT_COMMERCIAL_ANNUAL_USAGES: readonly number[] = [60_000, 120_000, 240_000];
+const DEFAULT_COMMERCIAL_ANNUAL_USAGES: readonly number[] = [60_000, 120_000, 240_000];
 
-export interface AnnualRateTier extends RateTier {
+interface AnnualRateTier extends RateTier {
   /** The annual level this tier stands for; usageKwh is its monthly equivalent round(annual / 12). */
   annualUsageKwh: number;
 }
 
-export interface AnnualEstimate {
+interface AnnualEstimate {
   annualUsageKwh: number;
   /** 12 integer monthly usages summing to annualUsageKwh, as even as possible (larger months first). */
   monthlyUsageKwh: number[];

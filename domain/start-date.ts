@@ -113,7 +113,7 @@ const iso = (d: Date): string => d.toISOString().slice(0, 10);
 const nextDay = (d: Date): Date => new Date(d.getTime() + DAY_MS);
 
 /** A real YYYY-MM-DD date as a UTC-midnight Date; RangeError otherwise. */
-export function parseIsoDate(value: string, what: string): Date {
+function parseIsoDate(value: string, what: string): Date {
   const d = ISO_DATE.test(value) ? new Date(`${value}T00:00:00Z`) : new Date(NaN);
   if (Number.isNaN(d.getTime()) || iso(d) !== value)
     throw new RangeError(`${what} must be a date YYYY-MM-DD, got ${JSON.stringify(value)}`);

@@ -3,7 +3,7 @@
 // windows), and where no rule that changes what we show was found. docs/partners.md lists it.
 import { MARKET_RULES } from './market-rules.js';
 
-export interface StateReview {
+interface StateReview {
   state: string;
   /** Ids of the offer rules enforced for the state (market-rules.ts). */
   offerRules: string[];

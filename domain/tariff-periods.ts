@@ -18,7 +18,7 @@ export function chargesOn(
 }
 
 /** Whether a Price to Compare applies on a local date (YYYY-MM-DD): effective and expiry days included. */
-export const ptcInEffect = (ptc: PriceToCompare, date: string): boolean => ptc.effective <= date && date <= ptc.expires;
+const ptcInEffect = (ptc: PriceToCompare, date: string): boolean => ptc.effective <= date && date <= ptc.expires;
 
 /**
  * The Price to Compare of a customer class in effect on `date`: from the periods when the feed lists

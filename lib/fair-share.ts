@@ -3,7 +3,7 @@
 // at most `maxWaitMs`); a freed slot goes to the next waiting tenant in turn (round robin), so one
 // tenant's burst waits behind its own jobs, never in front of another tenant's.
 
-export interface FairShareLimits {
+interface FairShareLimits {
   total: number;
   share: number;
   queue: number;

@@ -1,5 +1,6 @@
-// ISO 8601 times of request records, one per answer: Date#toISOString costs ~1.3 µs on Node 20,
-// while within one second only the milliseconds change, so the rest is formatted once a second.
+// ISO 8601 times of request records, one per answer: Date#toISOString cost more than the rest of a
+// record (docs/benchmark.md, "The cache hit"), while within one second only the milliseconds
+// change, so the rest is formatted once a second.
 let second = Number.NaN;
 let prefix = '';
 

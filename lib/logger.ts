@@ -3,11 +3,12 @@
 // Asynchronous stdout: a slow reader of stdout (a stalled log collector) must not stall request
 // handling. Lines are gathered here as UTF-8 in a buffer of our own, up to LOG_BATCH_BYTES (at most
 // LOG_FLUSH_MS late), and handed to pino's asynchronous destination (sonic-boom, in buffer mode) a
-// batch at a time: one write per ~130 request lines instead of one each. Gathered as bytes, a line
-// costs one copy and leaves nothing on the JS heap; sonic-boom's own string mode measured the
-// UTF-8 length of its whole pending text on every write. Batches are views of one larger buffer
-// (LOG_SLAB_BYTES), so a new buffer is allocated every ~16 batches rather than every batch. What
-// is still gathered is written out when the process exits, including on a fatal error.
+// batch at a time: one write per batch of request lines instead of one each. Gathered as bytes, a
+// line costs one copy and leaves nothing on the JS heap; sonic-boom's own string mode measured the
+// UTF-8 length of its whole pending text on every write (docs/benchmark.md, "The cache hit").
+// Batches are views of one larger buffer (LOG_SLAB_BYTES), so a new buffer is allocated every ~16
+// batches rather than every batch. What is still gathered is written out when the process exits,
+// including on a fatal error.
 import fs from 'node:fs';
 import pino from 'pino';
 import { ByteBuilder } from './byte-builder.js';

@@ -15,13 +15,13 @@ export const DEFAULT_PORTS = {
   OPS_PORT: 9464,
   PLAYGROUND_OPS_PORT: 9465,
 } as const;
-export type PortVariable = keyof typeof DEFAULT_PORTS;
+type PortVariable = keyof typeof DEFAULT_PORTS;
 
 /** The highest PORT_BASE that keeps every shifted default a valid port. */
 export const MAX_PORT_BASE = 65535 - (Math.max(...Object.values(DEFAULT_PORTS)) - DEFAULT_PORT_BASE);
 
 /** PORT_BASE's shift of the defaults, or an error message naming the variable. */
-export function portShift(env: NodeJS.ProcessEnv): { shift: number; problem?: string } {
+function portShift(env: NodeJS.ProcessEnv): { shift: number; problem?: string } {
   const raw = env.PORT_BASE?.trim();
   if (!raw) return { shift: 0 };
   const n = Number(raw);

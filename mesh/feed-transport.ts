@@ -1,13 +1,13 @@
 // A feed operation's HTTP call without Mesh's REST transport on every request. Mesh's resolver
 // interpolates the endpoint, path, headers and query parameters, joins the URL, parses the body a
 // second time (our edge validation parsed it first: its parse is handed to the first caller of an
-// exchange here, later callers parse the text) and defines response metadata on it: a tenth of
-// an uncached request's CPU for three calls. Its request is a function of the call's arguments and of
-// the few context and environment values its templates name, so it is taken from Mesh's resolver
-// once per distinct set of them (the resolver runs with a fetch that records the request and stops
-// it) and sent through the same fetch afterwards. A 2xx JSON object or list is shaped as the
-// resolver would have returned it; any other answer is handed to Mesh's resolver as the answer of
-// its own fetch, so its errors are exactly what they were.
+// exchange here, later callers parse the text) and defines response metadata on it, a large share
+// of an uncached request's CPU (docs/benchmark.md, "Uncached requests"). Its request is a function
+// of the call's arguments and of the few context and environment values its templates name, so it
+// is taken from Mesh's resolver once per distinct set of them (the resolver runs with a fetch that
+// records the request and stops it) and sent through the same fetch afterwards. A 2xx JSON object
+// or list is shaped as the resolver would have returned it; any other answer is handed to Mesh's
+// resolver as the answer of its own fetch, so its errors are exactly what they were.
 import { getDirectiveExtensions } from '@graphql-tools/utils';
 import {
   getNamedType,

@@ -349,7 +349,7 @@ function givenAsStrings(variables: { name: string; required: boolean }[], values
  * CPU and garbage. A type with nothing to merge with is taken off the list, where stitching reads
  * it at run time: its results are returned as they are, as they were.
  */
-export function dropUnmergeableTypes(schema: GraphQLSchema): void {
+function dropUnmergeableTypes(schema: GraphQLSchema): void {
   const info = schema.extensions?.stitchingInfo as
     { mergedTypes?: Record<string, { selectionSets?: Map<unknown, unknown>; resolvers?: Map<unknown, unknown> }> } | undefined;
   const merged = info?.mergedTypes;

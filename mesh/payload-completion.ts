@@ -57,7 +57,7 @@ const scratch: Patches = [];
  * Completes `payload` in place for `field`'s selection; true when it now equals what graphql-jit
  * would have returned for the field (with no errors), false (payload untouched) otherwise.
  */
-export type PayloadCompletion = (payload: unknown, context: unknown, info: GraphQLResolveInfo) => boolean;
+type PayloadCompletion = (payload: unknown, context: unknown, info: GraphQLResolveInfo) => boolean;
 
 /**
  * The in-place completion of `selection` on `field`, or null when the selection needs what only an

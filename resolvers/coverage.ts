@@ -5,9 +5,9 @@ import { isUsZip } from '../domain/zip-codes.js';
 import type { ResolverContext } from './context.js';
 import { utility } from './utility.js';
 
-export type CoverageStatus = 'RETAIL_CHOICE' | 'NO_CHOICE' | 'NOT_COVERED' | 'NOT_A_ZIP';
+type CoverageStatus = 'RETAIL_CHOICE' | 'NO_CHOICE' | 'NOT_COVERED' | 'NOT_A_ZIP';
 
-export function coverageStatus(zipCode: string, served: readonly Territory[]): CoverageStatus {
+function coverageStatus(zipCode: string, served: readonly Territory[]): CoverageStatus {
   if (served.some((t) => t.market === 'DEREGULATED')) return 'RETAIL_CHOICE';
   if (served.length > 0) return 'NO_CHOICE';
   // The feed's answer first: a ZIP a feed serves is a ZIP even if the package's list lags behind.

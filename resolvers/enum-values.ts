@@ -5,12 +5,12 @@
 // reported to a listener (a throttled log line: server/wiring/observability.ts).
 import { getNamedType, isEnumType, type GraphQLFieldResolver } from 'graphql';
 
-export const CATCH_ALL = 'OTHER';
+const CATCH_ALL = 'OTHER';
 
 /** Process-wide counts by enum type name; the label set is bounded by the schema's enums. */
 export const unknownEnumStats = new Map<string, number>();
 
-export type UnknownEnumListener = (typeName: string, value: string) => void;
+type UnknownEnumListener = (typeName: string, value: string) => void;
 let listener: UnknownEnumListener | null = null;
 
 /** Sets the one listener (the gateway's logger); returns a function that removes it. */

@@ -18,7 +18,3 @@ export function feedUnavailable(feed: string, detail: string): GraphQLError {
     extensions: { code: 'FEED_UNAVAILABLE', feed },
   });
 }
-
-export function notFound(message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: 'NOT_FOUND' } });
-}

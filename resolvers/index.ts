@@ -286,5 +286,3 @@ export const resolvers = {
     },
   },
 };
-
-export default resolvers;

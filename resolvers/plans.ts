@@ -10,7 +10,7 @@ import { monthlySavingsCents } from '../domain/price-to-compare.js';
 import type { ResolverSettings } from './context.js';
 import { planPricing } from './plan-pricing.js';
 
-export interface PlanFees {
+interface PlanFees {
   cancellationUsd: number;
   enrollmentUsd: number;
   baseMonthlyUsd: number;

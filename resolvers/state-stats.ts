@@ -8,7 +8,7 @@ import type { ResolverContext } from './context.js';
 import { fetchFeed, soleFeed } from './feed-client.js';
 import { upstreamUnavailable } from './errors.js';
 
-export type CompleteStateStats = Required<Omit<StateStats, 'estimated'>> & {
+type CompleteStateStats = Required<Omit<StateStats, 'estimated'>> & {
   /** Where the figures came from, as the answer names it. */
   source: string;
   /** Some figure of the merged record is marked estimated by its feed. */

@@ -47,7 +47,7 @@ export function earliestStart(ctx: Pick<ResolverContext, 'now'>, t: Territory): 
 }
 
 /** The territory with the delivery charges and residential Price to Compare in effect on `date`. */
-export function tariffsOn(t: Territory, date: string): Territory {
+function tariffsOn(t: Territory, date: string): Territory {
   return {
     ...t,
     delivery: chargesOn(t.deliveryRates, t.delivery, date),

@@ -1,6 +1,6 @@
 // Bundles the gateway with its libraries into one file, dist/gateway.mjs: `npm start` runs this
-// first (a few seconds). One file instead of ~2,000 modules halves start-up (no module resolution,
-// no per-file reads): 1.6 s instead of 3.3 s to /healthz on a slow day of the reference machine.
+// first (a few seconds). One file instead of thousands of modules halves start-up (no module
+// resolution, no per-file reads) (docs/benchmark.md, "Memory and start-up").
 // graphql stays external so that a Mesh package the bundle does not carry (a new handler named in
 // .meshrc.yaml, imported from node_modules) shares the one copy of graphql-js with it. It also renders the
 // playground's GraphiQL page into dist/playground/ (a small page and hashed, precompressed assets),
@@ -38,7 +38,8 @@ await fs.rm(STAMP, { force: true });
 const common = { bundle: true, platform: 'node', target: 'node20', format: 'esm', logLevel: 'warning' };
 
 // The feed-mapping block's JSON Schema compiled ahead of time (ajv's standalone code): the bundle
-// gets it in place of transforms/mapping/block-validator.ts, and a start skips ~140 ms of compiling.
+// gets it in place of transforms/mapping/block-validator.ts, and a start skips compiling it
+// (docs/benchmark.md, "Memory and start-up").
 const schemaModule = path.resolve('dist/.block-schema.mjs');
 await build({ ...common, packages: 'external', entryPoints: ['transforms/mapping/block-schema.ts'], outfile: schemaModule });
 const validatorCode = path.resolve('dist/.block-validator.mjs');
@@ -77,7 +78,7 @@ try {
     // The keys command and the reference upstream too, for the container image (deploy/container),
     // which carries no sources.
     entryPoints: {
-      gateway: 'server/main.ts',
+      gateway: 'start/main.ts',
       admin: 'support/admin-main.ts',
       'scan-worker': 'stores/scan-worker.ts',
       keys: 'cli/keys.ts',
@@ -102,7 +103,7 @@ try {
     outdir: 'dist',
     outExtension: { '.js': '.mjs' },
     // Maps for debugging (`NODE_OPTIONS=--enable-source-maps`). Whitespace and comments go: V8 keeps
-    // the whole text in each process's heap (12.5 MB as written, 9 MB without them); names stay.
+    // the whole text in each process's heap (docs/benchmark.md, "Memory and start-up"); names stay.
     sourcemap: true,
     sourcesContent: false,
     minifyWhitespace: true,
@@ -125,7 +126,7 @@ try {
   const { renderPlaygroundPage, writePlaygroundDir, PLAYGROUND_DIR_NAME } = await import(pathToFileURL(renderer).href);
   const target = path.resolve('dist', PLAYGROUND_DIR_NAME);
   const html = await renderPlaygroundPage();
-  // Skipped when the page did not change: brotli at its best level takes a while on 8 MB.
+  // Skipped when the page did not change: brotli at its best level takes a while on the whole page.
   const stamp = path.join(target, '.source-hash');
   const hash = createHash('sha256')
     .update(html)

@@ -7,7 +7,7 @@ import type { GatewayMesh } from '../mesh/gateway-mesh.js';
 import type { Logger } from '../lib/logger.js';
 import { describeMistake, feedUnitMistakes, sampleOffers } from '../mesh/unit-check.js';
 
-export class FeedUnitError extends Error {
+class FeedUnitError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'FeedUnitError';

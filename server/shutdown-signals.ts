@@ -9,7 +9,7 @@
 /** How long after the first signal a repeat of it is taken as the same request, relayed. */
 export const RELAYED_SIGNAL_WINDOW_MS = 1_000;
 
-export type ShutdownDecision = 'drain' | 'ignore' | 'exit-now';
+type ShutdownDecision = 'drain' | 'ignore' | 'exit-now';
 
 /** Decides what each shutdown request does: the first drains, a relayed repeat is ignored, a true second exits at once. */
 export function shutdownRequests(now: () => number = Date.now): (reason: string) => ShutdownDecision {

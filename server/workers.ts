@@ -10,15 +10,15 @@
 //   changes) is in Redis, which WORKERS > 1 requires (server/config.ts refuses to start without it).
 // - A worker that fails during the first start stops the whole start: that is a setting or a port,
 //   not a passing fault.
-// - close(): SIGTERM to every worker at once; each drains as a single process does (server/main.ts).
+// - close(): SIGTERM to every worker at once; each drains as a single process does (start/main.ts).
 // - The support console keeps sessions in its process: only slot 1 serves the admin port.
 import cluster, { type Worker } from 'node:cluster';
 import { closeOrphanedHandoffs } from './cluster-handoff.js';
 
 /** Set by the primary in each worker's environment: its slot, 1..N (kept across restarts). */
-export const WORKER_SLOT_ENV = 'GATEWAY_WORKER_SLOT';
+const WORKER_SLOT_ENV = 'GATEWAY_WORKER_SLOT';
 /** A worker's message to the primary once its listeners are up. */
-export const READY_MESSAGE = 'gateway:worker-ready';
+const READY_MESSAGE = 'gateway:worker-ready';
 
 const FIRST_PAUSE_MS = 1000;
 const MAX_RESTART_PAUSE_MS = 30_000;
@@ -30,7 +30,7 @@ interface Logger {
   error(obj: object, msg?: string): void;
 }
 
-export interface WorkerPool {
+interface WorkerPool {
   /** Resolves when every worker has its listeners up; rejects when one fails during the first start. */
   ready: Promise<void>;
   /** Workers running now. */

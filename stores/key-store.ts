@@ -14,9 +14,10 @@
 // is looked up in a Map (O(1), no loop over keys). The lookup compares hashes, not keys: what it
 // could leak by timing is a prefix of SHA-256(presented), which tells an attacker nothing about any
 // stored key. Keys that verified are remembered with their hash (at most VERIFIED_MEMO of them, in
-// memory only), so a partner's every request does not hash again: SHA-256 through OpenSSL 3 costs
-// several µs, a tenth of a cached answer. Revocation still applies at once: the memo gives the
-// hash, and the record (revoked or not, after any reload) is looked up by it on every request.
+// memory only), so a partner's every request does not hash again: SHA-256 through OpenSSL 3 is a
+// real part of a cached answer's cost (docs/benchmark.md, "The cache hit"). Revocation still
+// applies at once: the memo gives the hash, and the record (revoked or not, after any reload) is
+// looked up by it on every request.
 //
 // Reload: a running gateway polls the file (stat: mtime, size, inode) every `reloadMs` and reloads
 // on change, so issued and revoked keys take effect within a second without a restart; with Redis,
@@ -37,13 +38,13 @@ import { StoreFileError, ensureDir, sameStamp, statStamp, withLock, writeAtomic,
 // `support` keys are personal tokens of support staff for the admin console: hashed and
 // hot-reloaded like partner keys, never accepted by a GraphQL listener (wrong environment).
 export type KeyEnvironment = 'production' | 'certification' | 'support';
-export const KEY_ENVIRONMENTS: readonly KeyEnvironment[] = ['production', 'certification', 'support'];
+const KEY_ENVIRONMENTS: readonly KeyEnvironment[] = ['production', 'certification', 'support'];
 
 // What a support token may do in the console: `viewer` searches and reads masked records,
 // `unmask` also opens personal data (with a reason) and reruns such records, `partners` edits
 // partner records and test IPs. A support token issued before roles existed is a viewer.
 export type SupportRole = 'viewer' | 'unmask' | 'partners';
-export const SUPPORT_ROLES: readonly SupportRole[] = ['viewer', 'unmask', 'partners'];
+const SUPPORT_ROLES: readonly SupportRole[] = ['viewer', 'unmask', 'partners'];
 
 export interface KeyRecord {
   id: string;
@@ -59,7 +60,7 @@ export interface KeyRecord {
   roles?: SupportRole[];
 }
 
-export interface KeysFile {
+interface KeysFile {
   version: 1;
   keys: KeyRecord[];
 }
@@ -89,9 +90,9 @@ const ENV_PREFIX: Record<KeyEnvironment, string> = { production: 'live', certifi
 /** 32 random bytes in base64url without padding are exactly 43 characters. */
 const KEY_SECRET_CHARS = 43;
 /** The whole key: `epk_live_`, `epk_cert_` or `epk_supp_` and 43 characters of [A-Za-z0-9_-]. */
-export const KEY_PATTERN = /^epk_(?:live|cert|supp)_[A-Za-z0-9_-]{43}$/;
+const KEY_PATTERN = /^epk_(?:live|cert|supp)_[A-Za-z0-9_-]{43}$/;
 export const KEY_LENGTH = 'epk_live_'.length + KEY_SECRET_CHARS;
-export const PARTNER_CODE_PATTERN = /^[A-Z0-9][A-Z0-9_-]{1,31}$/;
+const PARTNER_CODE_PATTERN = /^[A-Z0-9][A-Z0-9_-]{1,31}$/;
 const ID_PATTERN = /^key_[a-f0-9]{16}$/;
 const HASH_PATTERN = /^[a-f0-9]{64}$/;
 
@@ -111,7 +112,7 @@ export function hashKey(key: string): string {
   return hash('sha256', key, 'hex');
 }
 
-export function newKeyId(): string {
+function newKeyId(): string {
   return `key_${randomBytes(8).toString('hex')}`;
 }
 
@@ -134,7 +135,7 @@ export function isKeyEnvironment(value: unknown): value is KeyEnvironment {
   return (KEY_ENVIRONMENTS as readonly unknown[]).includes(value);
 }
 
-export function isSupportRole(value: unknown): value is SupportRole {
+function isSupportRole(value: unknown): value is SupportRole {
   return (SUPPORT_ROLES as readonly unknown[]).includes(value);
 }
 
@@ -157,7 +158,7 @@ export function parseSupportRoles(input: string): SupportRole[] {
 }
 
 /** Parses and checks the whole file; any defect makes the whole file invalid (never a partial set). */
-export function parseKeysFile(text: string): KeysFile {
+function parseKeysFile(text: string): KeysFile {
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -195,7 +196,7 @@ export function parseKeysFile(text: string): KeysFile {
   return { version: 1, keys };
 }
 
-export function serializeKeysFile(data: KeysFile): string {
+function serializeKeysFile(data: KeysFile): string {
   return `${JSON.stringify({ version: 1, keys: data.keys }, null, 2)}\n`;
 }
 
@@ -212,7 +213,7 @@ export async function readKeysFile(file: string): Promise<KeysFile> {
 }
 
 /** Creates an empty keys file (0600, in a 0700 directory) unless one exists. Never overwrites. */
-export async function ensureKeysFile(file: string): Promise<void> {
+async function ensureKeysFile(file: string): Promise<void> {
   await ensureDir(file);
   if (fs.existsSync(file)) return;
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
@@ -231,7 +232,7 @@ export async function ensureKeysFile(file: string): Promise<void> {
  * Read-modify-write of the keys file under the lock. `change` gets the current records and returns
  * the new ones (or throws). A file that does not parse is never overwritten.
  */
-export async function updateKeysFile<T>(file: string, change: (keys: KeyRecord[]) => { keys: KeyRecord[]; result: T }): Promise<T> {
+async function updateKeysFile<T>(file: string, change: (keys: KeyRecord[]) => { keys: KeyRecord[]; result: T }): Promise<T> {
   await ensureDir(file);
   return withLock(file, async () => {
     const current = await readKeysFile(file);
@@ -241,7 +242,7 @@ export async function updateKeysFile<T>(file: string, change: (keys: KeyRecord[]
   });
 }
 
-export interface IssuedKey {
+interface IssuedKey {
   key: string;
   record: KeyRecord;
 }
@@ -325,7 +326,7 @@ export function parseKeyChange(message: Record<string, unknown>): KeyChange | nu
   return { keys: out };
 }
 
-export interface KeyStoreOptions {
+interface KeyStoreOptions {
   reloadMs?: number;
   logger?: KeyStoreLogger;
   /** Create an empty keys file if it does not exist (default true). */

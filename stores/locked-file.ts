@@ -55,7 +55,7 @@ export async function writeAtomic(file: string, content: string): Promise<void> 
   await syncDir(path.dirname(file));
 }
 
-export async function syncDir(dir: string): Promise<void> {
+async function syncDir(dir: string): Promise<void> {
   try {
     const dh = await fsp.open(dir, 'r');
     try {

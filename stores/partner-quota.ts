@@ -18,8 +18,8 @@ export type QuotaSetting = RateQuota | 'unlimited';
 export const DEFAULT_QUOTA: RateQuota = { requestsPerSecond: 50, burst: 200 };
 
 /** Bounds of a quota: beyond them a value is a typo (use "unlimited" for no quota). */
-export const MAX_REQUESTS_PER_SECOND = 10_000;
-export const MAX_BURST = 100_000;
+const MAX_REQUESTS_PER_SECOND = 10_000;
+const MAX_BURST = 100_000;
 
 export class QuotaError extends Error {
   constructor(message: string) {

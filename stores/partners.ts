@@ -39,7 +39,7 @@ export class PartnerError extends StoreFileError {
 }
 
 /** At most this many entries per partner: a lab, not a network. */
-export const MAX_TEST_IPS = 64;
+const MAX_TEST_IPS = 64;
 const MAX_NAME = 100;
 const MAX_CONTACT = 200;
 
@@ -51,7 +51,7 @@ function text(field: string, value: unknown, max: number): string {
   return v;
 }
 
-export function partnerCode(value: unknown): string {
+function partnerCode(value: unknown): string {
   if (typeof value !== 'string') throw new PartnerError('partner code is required');
   try {
     return normalizePartnerCode(value);
@@ -98,7 +98,7 @@ function parsePartner(raw: unknown, i: number): PartnerRecord {
   }
 }
 
-export function parsePartnersFile(source: string): PartnerRecord[] {
+function parsePartnersFile(source: string): PartnerRecord[] {
   let data: unknown;
   try {
     data = JSON.parse(source);

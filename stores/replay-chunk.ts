@@ -7,7 +7,8 @@
 //   stored once, and so is each distinct shape (what records share: environment, partner,
 //   operation, status, body, cache state); a record is a small array of its own parts (id, time,
 //   client, duration, headers, notes, upstream calls) and its shape's index. A cached answer sent 500 times is one
-//   body, one shape and 500 records of ~250 bytes. Raw-deflated. v3 and v2 chunks are still read.
+//   body, one shape and 500 small records (docs/benchmark.md, "Replay storage in Redis").
+//   Raw-deflated. v3 and v2 chunks are still read.
 // - Embedded segments: one JSON line per record.
 import zlib from 'node:zlib';
 import { promisify } from 'node:util';

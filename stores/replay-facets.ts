@@ -95,7 +95,7 @@ interface FacetInputs {
  * The facets of recent cached answers. A hit repeats its entry's body string and, for a repeated
  * request text, the same prepared document (the preparer's cache) and frozen variables objects
  * (http/request-body.ts): its facets are found by identity instead of searching the answer and
- * walking the document again (docs/benchmark.md). Bounded in entries and body size; facets are
+ * walking the document again (docs/benchmark.md, "The cache hit"). Bounded in entries and body size; facets are
  * never written to.
  */
 const recent = new Map<string, { inputs: FacetInputs; facets: ReplayFacets }>();

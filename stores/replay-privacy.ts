@@ -19,9 +19,9 @@ export interface SealableRecord {
   personalData?: { sealed: SealedBox | null; unsealed?: true };
 }
 
-export const DIGEST_HEAD_CHARS = 200;
+const DIGEST_HEAD_CHARS = 200;
 export const SEALED_MASK = '[personal data: sealed, readable with REPLAY_PII_KEY]';
-export const WITHHELD_MASK = '[personal data: not stored (no REPLAY_PII_KEY configured)]';
+const WITHHELD_MASK = '[personal data: not stored (no REPLAY_PII_KEY configured)]';
 const UNRECORDABLE = { $unrecorded: 'variables too deeply nested or too large to record' };
 
 export interface QueryDigest {
@@ -55,7 +55,7 @@ export function digestQuery(text: string): QueryDigest {
   };
 }
 
-export function keyId(key: Buffer): string {
+function keyId(key: Buffer): string {
   return createHash('sha256').update(key).digest('hex').slice(0, 16);
 }
 

@@ -29,16 +29,16 @@ export function replayKeys(partition: string) {
   };
 }
 
-export type ReplayKeys = ReturnType<typeof replayKeys>;
+type ReplayKeys = ReturnType<typeof replayKeys>;
 
 /**
- * What one chunk costs its partition's budget in Redis: its deflated body (rounded up by jemalloc
- * by up to 3%), its id list, both key names and ~480 bytes of bookkeeping (two keys with a TTL, an
- * index member, a sizes field). Calibrated with MEMORY and used_memory over 10,000 chunks: 557-614
- * bytes per chunk beyond body and ids, so a partition written one record per chunk (a quiet
- * gateway flushes every REPLAY_FLUSH_MS) holds at most its budget, not twice it.
+ * What one chunk costs its partition's budget in Redis: its deflated body (with jemalloc's
+ * rounding), its id list, both key names and the bookkeeping (two keys with a TTL, an index member,
+ * a sizes field), calibrated against Redis' own memory figures (docs/operations.md, "Replaying a
+ * request"), so a partition written one record per chunk (a quiet gateway flushes every
+ * REPLAY_FLUSH_MS) holds at most its budget, not twice it.
  */
-export function chunkCost(bodyBytes: number, idsBytes: number, keyLength: number): number {
+function chunkCost(bodyBytes: number, idsBytes: number, keyLength: number): number {
   return Math.ceil(bodyBytes * 1.03) + idsBytes + 2 * keyLength + 480;
 }
 
@@ -56,7 +56,10 @@ redis.call('INCRBY', KEYS[5], ARGV[6])
 return 1
 `;
 
-/** Chunks whose id lists one FIND call searches: ~40 µs of Redis time each, ~2.5 ms a call. */
+/**
+ * Chunks whose id lists one FIND call searches: a page short enough not to hold Redis up for long
+ * (docs/benchmark.md, "Replay storage in Redis").
+ */
 const FIND_PAGE = 64;
 
 // Whether a chunk's newline-separated id list holds `id` as a whole line.

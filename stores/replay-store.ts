@@ -17,15 +17,16 @@
 //
 // Stores:
 // - Redis (REDIS_URL, replay-redis.ts): one chunk per written batch (up to 500 records) with a TTL of the
-//   retention, in the format of replay-chunk.ts (a cached answer sent 500 times is one body and
-//   500 records of ~250 bytes, deflated to ~30 bytes each) and its request ids, one per line; a
-//   sorted-set index of chunks by their newest record, a hash of chunk sizes and a byte counter.
-//   A record is found by its id by searching the chunks' id lists inside Redis, newest first, a
-//   page of chunks per call (FIND_LUA): support looks a request up now and then, while every
-//   answer writes a record, and an index entry per id was four fifths of Redis' CPU per record.
-//   Ids that an earlier version indexed in a hash (`ids`) are still found there, and dropped with
-//   their chunks. Retention and the size bound drop whole chunks, oldest first. All keys share the
-//   hash tag `{replay}` so the Lua scripts that keep them consistent also run on Redis Cluster.
+//   retention, in the format of replay-chunk.ts (a cached answer sent 500 times is one body and 500
+//   small records, deflated together: docs/benchmark.md, "Replay storage in Redis") and its request
+//   ids, one per line; a sorted-set index of chunks by their newest record, a hash of chunk sizes
+//   and a byte counter. A record is found by its id by searching the chunks' id lists inside Redis,
+//   newest first, a page of chunks per call (FIND_LUA): support looks a request up now and then,
+//   while every answer writes a record, and an index entry per id was most of Redis' CPU per record
+//   (docs/benchmark.md, "Replay storage in Redis"). Ids that an earlier version indexed in a hash
+//   (`ids`) are still found there, and dropped with their chunks. Retention and the size bound drop
+//   whole chunks, oldest first. All keys share the hash tag `{replay}` so the Lua scripts that keep
+//   them consistent also run on Redis Cluster.
 // - Embedded (no Redis, replay-segments.ts): append-only JSONL segment files under <DATA_DIR>/replay/, rotated by
 //   size; whole segments are deleted when older than the retention or when the total exceeds the
 //   size bound (so the bound holds to within one segment).
@@ -40,11 +41,11 @@ import type { Backend, ScanPosition, ScanUnit } from './replay-backend.js';
 import { RedisBackend, replayKeys } from './replay-redis.js';
 import { FileBackend } from './replay-segments.js';
 
-export { decodeChunk, encodeChunk, packChunk, unpackChunk } from './replay-chunk.js';
+export { decodeChunk, encodeChunk, unpackChunk } from './replay-chunk.js';
 export { REPLAY_KEYS, replayKeys } from './replay-redis.js';
 
 export type { ReplayRecord, ReplayUpstreamCall } from './replay-record.js';
-export { bodyUnread, recordMatches, statusMatches, type ReplayQuery } from './replay-match.js';
+export { bodyUnread, statusMatches, type ReplayQuery } from './replay-match.js';
 
 export interface SearchOptions {
   /** From a previous slice's `next`; absent: from the newest. */
@@ -67,7 +68,7 @@ export interface SearchSlice {
 }
 
 /** Units one search slice reads by default: ~32 chunks of up to 500 records. */
-export const SEARCH_UNITS = 32;
+const SEARCH_UNITS = 32;
 
 /** Units one listing reads at most: 256 chunks of up to 500 records, or 128 MiB of segments. */
 export const LIST_UNITS = 8 * SEARCH_UNITS;
@@ -157,7 +158,7 @@ const FLUSH_DELAY_MS = 50;
  * `budgetMs` in all (default 10 s: a Sentinel or Cluster failover with down-after / node-timeout
  * of a few seconds). Then the batch is dropped and counted; new records wait in the bounded queue.
  */
-export function retryPauses(budgetMs: number): number[] {
+function retryPauses(budgetMs: number): number[] {
   const pauses: number[] = [];
   for (let next = 200, total = 0; total + next <= budgetMs; total += next, next = Math.min(next * 2, 2000)) pauses.push(next);
   return pauses;
@@ -337,7 +338,7 @@ class QueuedReplayStore implements ReplayStore {
 }
 // ---------------------------------------------------------------------------------------------
 
-export interface ReplayStoreOptions {
+interface ReplayStoreOptions {
   redis: RedisClient | null;
   dataDir: string;
   settings: ReplaySettings;
@@ -345,7 +346,7 @@ export interface ReplayStoreOptions {
   onError?: (err: unknown, what: string) => void;
 }
 
-export function replayDir(dataDir: string): string {
+function replayDir(dataDir: string): string {
   return path.join(dataDir, 'replay');
 }
 
@@ -376,13 +377,13 @@ export function createReplayStore(opts: ReplayStoreOptions): ReplayStore {
 const PARTITION_ENVIRONMENTS = ['production', 'certification', 'playground'];
 
 /** The partition of a record: its environment (an unknown one counts as keyless), personal data apart. */
-export function partitionOf(record: Pick<ReplayRecord, 'environment' | 'personalData'>): string {
+function partitionOf(record: Pick<ReplayRecord, 'environment' | 'personalData'>): string {
   const env = PARTITION_ENVIRONMENTS.includes(record.environment) ? record.environment : 'playground';
   return record.personalData ? `${env}.personal` : env;
 }
 
 /** The settings of one partition: its own budget, retention and segment size. */
-export function partitionSettings(partition: string, s: ReplaySettings): ReplaySettings {
+function partitionSettings(partition: string, s: ReplaySettings): ReplaySettings {
   const personal = partition.endsWith('.personal');
   const maxBytes = personal ? s.personal.maxBytes : partition === 'playground' ? s.playgroundMaxBytes : s.maxBytes;
   return {

@@ -1,7 +1,7 @@
 // Support searches read whole units of replay storage (a Redis chunk of up to 500 records, or an
 // embedded segment file): inflating and parsing one is several milliseconds of CPU in one step.
-// On the thread that serves partners, six concurrent 7-day searches raised keyed p99 4.7× quiet
-// (docs/benchmark.md, `console search`). So the unpacking, parsing and filtering run on one
+// On the thread that serves partners, a few concurrent 7-day searches raised keyed p99 well past its
+// target (docs/benchmark.md, "Searches on a scan thread"). So the unpacking, parsing and filtering run on one
 // worker thread per process, at a lower CPU priority (SCAN_THREAD_NICE): the serving thread only
 // fetches the stored bytes and receives the matching records. One thread, one unit at a time, at
 // most half a core (SCAN_THREAD_DUTY): the console's share of the machine is bounded whatever the
@@ -37,7 +37,7 @@ class ScanThread {
 
   /** The records of one deflated Redis chunk that match `query`. */
   chunk(stored: Buffer, query: ReplayQuery, summary = false): Promise<ReplayRecord[]> {
-    // Copied to the thread (a chunk is ~15 KB), kept here for a scan that fails.
+    // Copied to the thread (a deflated chunk is small), kept here for a scan that fails.
     return this.run({ kind: 'chunk', data: stored, query, summary });
   }
 

@@ -39,7 +39,7 @@ export function servingInProcess(
   return { rerun: (record) => rerunInProcess(record, createServer), cache: purge ? { purge } : null };
 }
 
-export interface AdminEndpointParts {
+interface AdminEndpointParts {
   config: GatewayConfig;
   logger: Logger;
   redis: RedisClient | null;

@@ -41,7 +41,7 @@ export function adminProcessEnv(env: NodeJS.ProcessEnv, settings: GatewayConfig[
 }
 
 /** The first admin process did not start (its settings, a taken ADMIN_PORT, a store; its own message says which). */
-export class AdminProcessRefused extends Error {
+class AdminProcessRefused extends Error {
   /** The admin process's exit status (78: its settings or a port). */
   constructor(readonly exitCode: number | null) {
     super('the admin process did not start (its message is above)');

@@ -33,7 +33,7 @@ import { PartnerError, type PartnerStore } from '../stores/partners.js';
 import type { SupportConsole } from './console/console.js';
 import { withoutTrailing } from '../lib/trailing.js';
 
-export interface AdminServerOptions {
+interface AdminServerOptions {
   host: string;
   port: number;
   token: string;
@@ -69,7 +69,7 @@ function digest(s: string): Buffer {
 }
 
 /** Constant-time check of an Authorization header against the admin token. */
-export function bearerMatches(header: string | undefined, token: string): boolean {
+function bearerMatches(header: string | undefined, token: string): boolean {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
   // Hash both sides: equal lengths for timingSafeEqual, and no length leak.
   const presented = digest(m?.[1] ?? '');

@@ -10,7 +10,7 @@ export interface ValueChange {
   new?: unknown;
 }
 
-export interface ListItemRef {
+interface ListItemRef {
   id: string;
   title?: string;
 }

@@ -19,7 +19,7 @@ export interface RerunAnswer {
 const RERUN_TIMEOUT_MS = 60_000;
 
 /** Sets the record's partner code on every request, in place of the key check. */
-export function asPartnerPlugin(partnerCode: string | null): HttpPlugin {
+function asPartnerPlugin(partnerCode: string | null): HttpPlugin {
   return { name: 'replay-rerun', onRequest: (state) => void (state.partnerCode = partnerCode) };
 }
 
@@ -42,7 +42,7 @@ export async function postRecord(url: string, record: ReplayRecord, headers: Rec
 }
 
 /** Sends the record's operation into an unbound server over an in-memory connection: no socket, no port. */
-export function injectRecord(server: Server, record: ReplayRecord): Promise<RerunAnswer> {
+function injectRecord(server: Server, record: ReplayRecord): Promise<RerunAnswer> {
   if (server.listening) throw new Error('a rerun runs only on a server that is bound to no port');
   const r = recordRequest(record, {});
   const [client, inside] = duplexPair();

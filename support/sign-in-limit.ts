@@ -11,7 +11,7 @@ import { clientIp, type TrustProxy } from '../server/http/client-ip.js';
 import type { SupportConsole } from './console/console.js';
 import { sendRetryPage } from './retry-page.js';
 
-export interface SignInLimitOptions {
+interface SignInLimitOptions {
   failures: number;
   windowMs: number;
   redis: RedisClient | null;

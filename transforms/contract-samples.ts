@@ -9,7 +9,7 @@ import { Ajv } from 'ajv';
 import { isObjectLike } from './mapping/paths.js';
 import type { FeedBinding } from './mapping/types.js';
 
-export interface SampleCheck {
+interface SampleCheck {
   /** The sample does not match its contract (or cannot be read): the check fails. */
   problems: string[];
   /** The samples that match their contract. */

@@ -2,7 +2,7 @@
 // for an implausible value and offers dropped for breaking a market rule (domain/market-rules.ts).
 // Counted process-wide per feed for metrics (like upstream/stats.ts) and logged as warnings at
 // most once per feed, event and field per THROTTLE_MS.
-export interface FeedEventCounts {
+interface FeedEventCounts {
   /** Calls whose pages were cut off (maxPages or timeout). */
   truncated: number;
   /** Records dropped for a value outside its hard plausibility range, by canonical field. */
@@ -16,7 +16,7 @@ export interface FeedEventCounts {
   last: LastCall | null;
 }
 
-export interface LastCall {
+interface LastCall {
   at: string;
   served: number;
   dropped: number;

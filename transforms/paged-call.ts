@@ -7,7 +7,7 @@ import { dropSystematic } from './mapping/plausibility.js';
 import { frozen } from './mapping/shared-mapping.js';
 
 /** Calls the feed's operation once with these arguments, within `timeoutMs`. */
-export type PageCall = (args: Record<string, unknown>, timeoutMs: number) => Promise<unknown>;
+type PageCall = (args: Record<string, unknown>, timeoutMs: number) => Promise<unknown>;
 
 export interface PagedResult<K extends FeedKind> {
   records: CanonicalByKind[K][];

@@ -35,7 +35,7 @@ export async function startGatewayChild(
     OPS_PORT: String(ops),
     ...extra,
   };
-  const args = opts.runner === 'dist' ? [...runtime.args, 'dist/gateway.mjs'] : ['--import', 'tsx', 'server/main.ts'];
+  const args = opts.runner === 'dist' ? [...runtime.args, 'dist/gateway.mjs'] : ['--import', 'tsx', 'start/main.ts'];
   if (opts.profile) args.unshift('--cpu-prof', `--cpu-prof-dir=${opts.profile}`);
   const t0 = performance.now();
   // In the run's temporary directory (DATA_DIR's parent), removed at the end with it.

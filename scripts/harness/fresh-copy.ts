@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-export interface FreshCopy {
+interface FreshCopy {
   dir: string;
   remove(): void;
 }

@@ -2,8 +2,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { launchGateway as startGateway } from '../../server/launch.js';
-import type { GatewayHandle, StartOptions } from '../../server/app.js';
+import { launchGateway as startGateway } from '../../start/launch.js';
+import type { GatewayHandle, StartOptions } from '../../start/app.js';
 import { issueKey } from '../../stores/key-store.js';
 
 export interface TestGateway {

@@ -11,7 +11,7 @@ const END_HEADERS = 0x4;
 const ACK = 0x1;
 const CANCEL = 0x8;
 
-export interface RawH2Client {
+interface RawH2Client {
   /** The GOAWAY error code the server sent, or null. */
   readonly goaway: number | null;
   /** True once the server closed the connection. */

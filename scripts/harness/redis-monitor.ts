@@ -3,7 +3,7 @@
 // mode and surfaces as an uncaught "Command queue state error" (it failed a CI run).
 import net from 'node:net';
 
-export interface RedisMonitor {
+interface RedisMonitor {
   /** Stops monitoring and closes the socket. */
   close(): void;
 }

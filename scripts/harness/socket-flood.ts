@@ -10,7 +10,7 @@ export interface SocketFlood {
   stop(): void;
 }
 
-export interface SocketFloodOptions {
+interface SocketFloodOptions {
   host: string;
   port: number;
   count: number;

@@ -7,7 +7,7 @@ import { LRUCache } from 'lru-cache';
 import type { PreparedOperation } from './prepare.js';
 import type { ResolverContext } from '../../resolvers/context.js';
 
-export interface ExecutionOutcome {
+interface ExecutionOutcome {
   body: string;
   hasErrors: boolean;
   stale: boolean;
@@ -86,7 +86,7 @@ function compiledFor(schema: GraphQLSchema, op: PreparedOperation): CompiledQuer
 const KNOWN_CODES = new Set(['BAD_USER_INPUT', 'UPSTREAM_UNAVAILABLE', 'NOT_FOUND', 'FORBIDDEN', 'QUERY_TOO_COMPLEX']);
 
 /** A GraphQL error as JSON: message, locations, path, extensions.code; never a stack or upstream detail. */
-export function publicError(err: GraphQLError, requestId: string, onInternalError: (err: unknown) => void) {
+function publicError(err: GraphQLError, requestId: string, onInternalError: (err: unknown) => void) {
   const original = err.originalError;
   const code = err.extensions?.code as string | undefined;
   const fromResolver = original && !(original instanceof GraphQLError);

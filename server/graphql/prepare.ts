@@ -30,7 +30,7 @@ export interface PreparedOperation {
   normalized: string;
 }
 
-export type Prepared = { ok: true; op: PreparedOperation } | { ok: false; errors: GraphQLError[] };
+type Prepared = { ok: true; op: PreparedOperation } | { ok: false; errors: GraphQLError[] };
 
 /**
  * `keyedOnlyFields`: root fields this schema variant lacks because they need an API key (the
@@ -155,11 +155,10 @@ function needsKey(err: GraphQLError, keyedOnly: ReadonlySet<string>): GraphQLErr
 
 /**
  * Heap a cached entry costs, estimated: a parsed document keeps every token (locations are needed
- * for error positions) at ~300 bytes each with its AST node (measured on graphql-js 16), plus its
- * text, printed form and the cache's own bookkeeping; an error entry keeps the source text and its
- * error objects (~2 KB each with their stack and locations, plus the message). Calibrated against
- * the V8 heap with 20,000 distinct documents (see docs/operations.md): small valid documents 6.0 KB
- * held for 6.1 KB counted, unknown-field errors 2.3 KB held for 2.9 KB counted.
+ * for error positions) with its AST node, plus its text, printed form and the cache's own
+ * bookkeeping; an error entry keeps the source text and its error objects (with their stack and
+ * locations, plus the message). The constants are calibrated against the V8 heap
+ * (docs/operations.md, "Failure behavior and limits").
  */
 const BYTES_PER_TOKEN = 320;
 const ENTRY_BYTES = 768;
@@ -183,8 +182,8 @@ function withCode(code: string) {
       extensions: { ...err.extensions, code: (err.extensions?.code as string) ?? code },
     });
     // Reading the stack formats it now: until then V8 keeps the frames it was captured in, and
-    // they hold the parsed document. Measured: 300 cached hostile documents held 185 MB of heap
-    // before, 3 MB after.
+    // they hold the parsed document: cached hostile documents held far more heap than counted
+    // (docs/benchmark.md, "Memory and start-up").
     void out.stack;
     return out;
   };

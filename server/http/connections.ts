@@ -1,7 +1,7 @@
 // Connection budgets and timeouts of one listener. Each environment has its own listener, so a
 // budget spent on the playground (idle sockets, slow headers) leaves the keyed listeners their own
 // file descriptors and sockets. Timeouts are swept every second (node's default sweep is 30 s, which
-// let an idle socket live ~40 s), so they are enforced within a second of expiry.
+// let an idle socket outlive its timeout by up to that), so they are enforced within a second of expiry.
 import fs from 'node:fs';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -21,7 +21,7 @@ export interface ConnectionLimits {
   keepAliveTimeoutMs: number;
 }
 
-export const CONNECTION_SWEEP_MS = 1000;
+const CONNECTION_SWEEP_MS = 1000;
 
 let filesLimit: number | undefined;
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import tls from 'node:tls';
 import { explainListenError } from '../../lib/ports.js';
 
-export interface Listening {
+interface Listening {
   url: string;
   port: number;
   close(): Promise<void>;

@@ -1,9 +1,10 @@
-// The playground's GraphiQL page. Its renderer inlines all of GraphiQL (~9 MB of script and style,
-// ~30 MB of heap once imported), so the bundled gateway never imports it: `node scripts/build.mjs`
-// renders the page once and splits it into dist/playground/. Only a run from source (tsx: tests,
-// `npm run start:dev`) renders it in-process, once, into a temporary directory.
+// The playground's GraphiQL page. Its renderer inlines all of GraphiQL: megabytes of script and
+// style, more of heap once imported (docs/benchmark.md, "Memory and start-up"). So the bundled
+// gateway never imports it: `node scripts/build.mjs` renders the page once and splits it into
+// dist/playground/. Only a run from source (tsx: tests, `npm run start:dev`) renders it
+// in-process, once, into a temporary directory.
 //
-// The split keeps a returning browser's page load to a few KB: the page itself is ~1 KB of HTML
+// The split keeps a returning browser's page load to a few KB: the page itself is a little HTML
 // (ETag, revalidated: 304 when unchanged) and everything large is an asset whose name carries its
 // content hash, served `Cache-Control: public, max-age=31536000, immutable`. Each file is stored
 // precompressed (brotli and gzip) and sent as the client's Accept-Encoding allows. The page runs
@@ -28,7 +29,7 @@ export const PLAYGROUND_DIR_NAME = 'playground';
 /** URL prefix of the page's assets, on the playground listener. */
 export const ASSET_PREFIX = '/playground/assets/';
 
-export const PAGE_CSP = [
+const PAGE_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   // GraphiQL's editor starts its language workers from blob: URLs.
@@ -60,9 +61,9 @@ const DEFAULT_QUERY = `${ALLOWANCE_NOTE}query Plans {
 `;
 
 /** The partner query collection the playground opens with, one tab each (keyed-only/ left out). */
-export const PLAYGROUND_QUERIES_DIR = path.join('examples', 'partners', 'queries');
+const PLAYGROUND_QUERIES_DIR = path.join('examples', 'partners', 'queries');
 
-export function playgroundTabs(root = PROJECT_ROOT): { query: string; variables?: string }[] {
+function playgroundTabs(root = PROJECT_ROOT): { query: string; variables?: string }[] {
   const dir = path.join(root, PLAYGROUND_QUERIES_DIR);
   if (!fs.existsSync(dir)) return [];
   return fs
@@ -125,7 +126,7 @@ function asset(stem: string, ext: string, type: string, content: Buffer): Asset 
 }
 
 /** Moves the rendered page's inline script, style and icon into hashed assets; returns the small page. */
-export function splitPlaygroundPage(html: string): { page: string; assets: Asset[] } {
+function splitPlaygroundPage(html: string): { page: string; assets: Asset[] } {
   const assets: Asset[] = [];
   const take = (re: RegExp, make: (body: string) => Asset, tag: (url: string) => string) => {
     html = html.replace(re, (_m, body: string) => {

@@ -118,7 +118,7 @@ export function pathOf(url: string | undefined): string {
   return q < 0 ? u : u.slice(0, q);
 }
 
-export function graphqlErrorBody(message: string, code: string, extra: Record<string, unknown> = {}): string {
+function graphqlErrorBody(message: string, code: string, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({ errors: [{ message, extensions: { code, ...extra } }] });
 }
 

@@ -41,15 +41,15 @@ export function readBody(req: IncomingMessage, limitBytes: number): Promise<Buff
 const JSON_MEDIA = String.raw`^application\/(?:[\w.+-]+\+)?json\s*`;
 const JSON_TYPE = new RegExp(String.raw`${JSON_MEDIA}(?:;\s*charset\s*=\s*"?utf-?8"?\s*)?$`, 'i');
 
-export function isJsonContentType(value: string | undefined): boolean {
+function isJsonContentType(value: string | undefined): boolean {
   return value !== undefined && JSON_TYPE.test(value.trim());
 }
 
 /**
- * Bodies seen recently, parsed: partners repeat the same request text, and JSON.parse was a tenth of
- * a cache hit's CPU. Entries are deeply frozen because every request sending that text shares the
- * object (a mutation would throw rather than leak into another request). Bounded by count and by
- * the size of a body worth keeping.
+ * Bodies seen recently, parsed: partners repeat the same request text, and JSON.parse was a real
+ * part of a cache hit's CPU (docs/benchmark.md, "The cache hit"). Entries are deeply frozen
+ * because every request sending that text shares the object (a mutation would throw rather than
+ * leak into another request). Bounded by count and by the size of a body worth keeping.
  */
 const PARSED_MEMO_ENTRIES = 512;
 const PARSED_MEMO_MAX_BYTES = 4096;
@@ -144,11 +144,11 @@ function variablesOf(body: Record<string, unknown>): Record<string, unknown> | n
  * client input deeper or wider than this. The schema's deepest input is an object inside an array
  * inside a variable (a few levels); the bounds leave ample room.
  */
-export const MAX_VARIABLES_DEPTH = 32;
-export const MAX_VARIABLE_VALUES = 10_000;
+const MAX_VARIABLES_DEPTH = 32;
+const MAX_VARIABLE_VALUES = 10_000;
 
 /** Why `variables` is out of bounds, or null. Iterative: a 20,000-level value costs no stack. */
-export function variablesShapeProblem(variables: object): string | null {
+function variablesShapeProblem(variables: object): string | null {
   const stack: [unknown, number][] = [[variables, 1]];
   let values = 0;
   while (stack.length) {

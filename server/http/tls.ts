@@ -46,9 +46,9 @@ export const H2_MAX_STREAMS = 100;
  * bound is reached first and the GOAWAY says ENHANCE_YOUR_CALM.
  */
 export const H2_MAX_RESETS = 64;
-export const H2_RESET_WINDOW_MS = 10_000;
+const H2_RESET_WINDOW_MS = 10_000;
 
-export const HSTS = 'max-age=31536000';
+const HSTS = 'max-age=31536000';
 
 /** Reads and checks a certificate/key pair; throws an Error naming the files (never their content). */
 export function loadTlsPair(files: TlsFiles): { cert: Buffer; key: Buffer } {
@@ -72,7 +72,7 @@ export function loadTlsPair(files: TlsFiles): { cert: Buffer; key: Buffer } {
 }
 
 /** The options of a listener that both kinds of server take from it. */
-export type ListenerServerOptions = ServerOptions & {
+type ListenerServerOptions = ServerOptions & {
   headersTimeout: number;
   requestTimeout: number;
   keepAliveTimeout: number;

@@ -6,7 +6,7 @@ import cluster from 'node:cluster';
 import { AggregatorRegistry, Counter, Gauge, Registry } from 'prom-client';
 import { startOpsServer, type OpsServer } from './ops-server.js';
 
-export interface PoolFigures {
+interface PoolFigures {
   alive(): number;
   restarts(): number;
 }

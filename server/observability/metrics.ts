@@ -38,7 +38,7 @@ import { replayStats } from '../../stores/replay-store.js';
 import { unknownEnumStats } from '../../resolvers/enum-values.js';
 import { pathOf } from '../http/plugin.js';
 
-export interface MetricsOptions {
+interface MetricsOptions {
   /** `status` of an ioredis client; null when the gateway runs without Redis. */
   /** Redis connected and answering (cache/redis-connection.ts isRedisUp); null without Redis. */
   redisUp: (() => boolean) | null;
@@ -50,7 +50,7 @@ const REQUEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
 const UPSTREAM_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 const REFUSED = new Set(['exhausted', 'store_unavailable']);
 
-export interface GatewayMetrics {
+interface GatewayMetrics {
   registry: Registry;
   plugin(environment: EnvironmentName): HttpPlugin;
   /** The Prometheus text exposition. */
@@ -363,7 +363,7 @@ function registerProcessWideCounters(registry: Registry): void {
 }
 
 /** "status 503", "timeout (served a 3 s old copy)" -> "status", "timeout". */
-export function errorKind(error: string): string {
+function errorKind(error: string): string {
   const m = /^[a-z_]+/i.exec(error);
   return m ? m[0] : 'other';
 }

@@ -10,7 +10,7 @@ export interface OpsServer {
   close(): Promise<void>;
 }
 
-export interface OpsServerOptions {
+interface OpsServerOptions {
   host: string;
   port: number;
   /** The setting that moves the port, named when it is taken. */

@@ -19,7 +19,7 @@ import { schemaPolicy } from '../../resolvers/schema-policy.js';
 import type { LineWriter } from '../../lib/logger.js';
 import { jsonString as str, jsonStringOrNull as strOrNull } from '../../lib/json-text.js';
 
-export interface UpstreamCallLog {
+interface UpstreamCallLog {
   feed: string;
   status: number | null;
   ms: number;
@@ -27,7 +27,7 @@ export interface UpstreamCallLog {
   error?: string;
 }
 
-export interface RequestLogLine {
+interface RequestLogLine {
   requestId: string;
   environment: string;
   partnerCode: string | null;
@@ -49,7 +49,7 @@ export interface RequestLogLine {
 }
 
 /** The URL of an upstream call without query string, fragment or credentials. */
-export function urlWithoutQuery(raw: string): string {
+function urlWithoutQuery(raw: string): string {
   const cut = raw.search(/[?#]/);
   const base = cut < 0 ? raw : raw.slice(0, cut);
   // Credentials in the authority (user:pass@host) never reach a log either.
@@ -116,7 +116,7 @@ function operationTexts(op: NonNullable<RequestState['operation']>): { name: str
  * The fields of a request's log line as JSON text (`"requestId":"…",…`): built by concatenation,
  * without an object per request for the logger to walk (it runs for every answer, cache hits included).
  */
-export function requestLogFields(state: RequestState, reply: Reply, now = Date.now()): string {
+function requestLogFields(state: RequestState, reply: Reply, now = Date.now()): string {
   const op = state.operation;
   const texts = op ? operationTexts(op) : null;
   let out =

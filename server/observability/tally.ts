@@ -1,6 +1,6 @@
 // Per-request counts kept as plain numbers and handed to prom-client when it is scraped. A
-// prom-client label child validates and hashes its labels on every call (0.5 µs an increment, 1 µs
-// an observation on Node 20: ~3 µs of every cache hit for four series); a tally is an addition.
+// prom-client label child validates and hashes its labels on every call, a real part of a cache
+// hit's cost for four series (docs/benchmark.md, "The cache hit"); a tally is an addition.
 // The exposition is prom-client's own: counters fill a Counter from their tallies in its collect()
 // hook, and a histogram is a registered metric that reports its buckets in prom-client's format.
 import { Counter, type Registry } from 'prom-client';

@@ -9,7 +9,7 @@ import type { Sampler } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { TracingSettings } from './tracing-config.js';
 
-export interface Tracing {
+interface Tracing {
   tracer: Tracer;
   propagator: TextMapPropagator;
   /** Exports what is queued (tests, and shutdown). */
@@ -18,7 +18,7 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
-export interface TracingOptions {
+interface TracingOptions {
   serviceVersion?: string;
   /** Where the SDK's own problems go (an unreachable collector: spans dropped), at most once a minute. */
   logger?: { warn(obj: object, msg: string): void };

@@ -8,7 +8,7 @@ import { errorReply } from '../http/plugin.js';
 import type { KeyEnvironment, KeyStore, KeyStoreLogger, VerifyResult } from '../../stores/key-store.js';
 import { throttledWarning } from '../../lib/throttled-warning.js';
 
-export interface ApiKeyPluginOptions {
+interface ApiKeyPluginOptions {
   environment: KeyEnvironment;
   keys: Pick<KeyStore, 'verify'> & Partial<Pick<KeyStore, 'verifyFresh'>>;
   logger?: Pick<KeyStoreLogger, 'warn'>;

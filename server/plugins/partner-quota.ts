@@ -42,7 +42,7 @@ export interface QuotaNote {
   degraded?: boolean;
 }
 
-export interface PartnerQuotaPluginOptions {
+interface PartnerQuotaPluginOptions {
   environment: KeyedEnvironment;
   counter: QuotaCounter;
   /** The quota of a partner in this environment, as its record says now. */

@@ -48,7 +48,7 @@ import { errorReply } from '../http/plugin.js';
 import { allowanceSubject } from '../http/client-ip.js';
 import { throttledWarning } from '../../lib/throttled-warning.js';
 
-export interface AllowancePluginOptions {
+interface AllowancePluginOptions {
   /** Counts free requests too when built with a free rate (createAllowanceStore's freeRate). */
   store: AllowanceStore;
   limit: number;
@@ -57,12 +57,12 @@ export interface AllowancePluginOptions {
   logger?: { warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
 }
 
-export const LIMIT_HEADER = 'X-RateLimit-Limit';
+const LIMIT_HEADER = 'X-RateLimit-Limit';
 /** extensions.reason of the 429 for a spent allowance (FREE_REQUEST_RATE is the other 429). */
-export const ALLOWANCE_USED_UP = 'ALLOWANCE_USED_UP';
+const ALLOWANCE_USED_UP = 'ALLOWANCE_USED_UP';
 /** extensions.reason of the 429 for too many free requests. */
 export const FREE_REQUEST_RATE = 'FREE_REQUEST_RATE';
-export const REMAINING_HEADER = 'X-RateLimit-Remaining';
+const REMAINING_HEADER = 'X-RateLimit-Remaining';
 
 export function allowancePlugin(opts: AllowancePluginOptions): HttpPlugin {
   const { store, limit, logger } = opts;

@@ -76,7 +76,7 @@ export function replayRecord(state: RequestState, reply: Reply, now = Date.now()
 }
 
 /** Stored in place of an operation name that names no operation of the document. */
-export const UNKNOWN_OPERATION = '<unknown>';
+const UNKNOWN_OPERATION = '<unknown>';
 /** The GraphQL Name grammar, bounded. */
 const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,127}$/;
 

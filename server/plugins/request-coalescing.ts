@@ -14,7 +14,7 @@
 import type { PreparedOperation } from '../graphql/prepare.js';
 import type { HttpPlugin, Reply, RequestState } from '../http/plugin.js';
 
-export interface CoalescingOptions {
+interface CoalescingOptions {
   /** Longest wait for the leading execution (its own deadline), ms. */
   maxWaitMs: number;
 }

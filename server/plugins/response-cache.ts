@@ -16,7 +16,7 @@ import {
   type SchemaVariant,
 } from '../../cache/response-cache.js';
 
-export interface ResponseCachePluginOptions {
+interface ResponseCachePluginOptions {
   cache: ResponseCache;
   environment: EnvironmentName;
   /** Which schema this listener serves: the playground's hides fields, so it is its own key space. */

@@ -67,7 +67,7 @@ const ENVIRONMENT = 'gateway.environment';
 const PARTNER = 'gateway.partner.code';
 const REQUEST_ID = 'gateway.request.id';
 
-export interface TracingPluginOptions {
+interface TracingPluginOptions {
   tracer: Tracer;
   /** W3C trace context (traceparent / tracestate), from @opentelemetry/core. */
   propagator: TextMapPropagator;
@@ -108,8 +108,8 @@ export function tracingPlugin(opts: TracingPluginOptions): HttpPlugin {
       const method = req.method ?? 'GET';
       const path = pathOf(req.url);
       const { parent, links } = partnerParent(state);
-      // Attributes only once sampled: the SDK checks each one even for a span it does not record
-      // (measured: 3 µs of the 4 an unsampled request span cost with them).
+      // Attributes only once sampled: the SDK checks each one even for a span it does not record,
+      // most of what an unsampled request span cost (docs/benchmark.md, "The cache hit").
       const span = tracer.startSpan(`${method} ${path}`, { kind: SpanKind.SERVER, startTime: state.receivedAt, links }, parent);
       // Not sampled: nothing is recorded, so the request goes on untraced (no trace id to quote either).
       if (!span.isRecording()) return;

@@ -2,7 +2,7 @@
 // failure per 10 s, saying what it costs (a failing store is never a failed request).
 import type { Logger } from '../../lib/logger.js';
 
-export type StoreErrorLog = (err: unknown, what: string) => void;
+type StoreErrorLog = (err: unknown, what: string) => void;
 
 export function storeErrorLog(logger: Logger, consequence: string, everyMs = 10_000): StoreErrorLog {
   const lastLog = new Map<string, number>();

@@ -10,7 +10,7 @@ import type { Reply } from './feeds/reply.js';
 import { territoriesByZip } from './feeds/territories.js';
 import { listOffers } from './feeds/voltify.js';
 
-export interface Route {
+interface Route {
   feed: FeedName;
   pattern: RegExp;
   cacheControl: string;
@@ -19,7 +19,7 @@ export interface Route {
 
 // Territories and state statistics change rarely; offers are repriced often;
 // premises identify customers and must never sit in a shared cache.
-export const ROUTES: readonly Route[] = [
+const ROUTES: readonly Route[] = [
   {
     feed: 'territories',
     pattern: /^\/territories\/v1\/zip\/([^/]+)$/,

@@ -18,7 +18,7 @@ export const SAMPLE_REQUESTS: Record<string, string> = {
 
 export const samplePath = (feed: string) => fileURLToPath(new URL(`../${feed}/sample.json`, import.meta.url));
 
-export async function writeSamples(): Promise<void> {
+async function writeSamples(): Promise<void> {
   const upstream = await startReferenceUpstream();
   try {
     for (const [feed, path] of Object.entries(SAMPLE_REQUESTS)) {

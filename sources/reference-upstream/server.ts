@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { FEEDS, GARBAGE_BODY, isFeed, parseFault, type Fault, type FeedName } from './faults.js';
 import { matchRoute } from './routes.js';
 
-export type { Fault, FeedName } from './faults.js';
+export type { Fault } from './faults.js';
 
 export interface ReferenceUpstream {
   url: string;

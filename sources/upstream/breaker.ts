@@ -20,7 +20,7 @@ export interface BreakerLogger {
   info(obj: object, msg?: string): void;
 }
 
-export interface FeedBreakers {
+interface FeedBreakers {
   /** Runs `task` through the feed's breaker; rejects with UpstreamError('circuit_open') when open. */
   run<T>(feed: string, origin: string, task: Task<T>): Promise<T>;
   state(feed: string, origin: string): BreakerState;

@@ -38,7 +38,7 @@ export function requestKey(method: string, url: string, headers: Headers): strin
   return hash('sha256', `${method.toUpperCase()} ${url}\n${kept.join('\n')}`, 'base64url');
 }
 
-export interface InFlight {
+interface InFlight {
   /** Runs `start` unless a call with this key is in flight; `joined` tells which happened. */
   run<T>(key: string, start: () => Promise<T>): { promise: Promise<T>; joined: boolean };
   readonly size: number;

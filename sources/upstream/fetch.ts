@@ -30,7 +30,6 @@ import { validatePayload } from './validate.js';
 import type { FeedCallSpan, UpstreamCall } from './feed-scope.js';
 
 export { upstreamStats } from './stats.js';
-export type { FeedStats } from './stats.js';
 export { UpstreamError } from './errors.js';
 
 export interface UpstreamFetchOptions extends Partial<Omit<UpstreamSettings, 'breaker'>> {
@@ -298,7 +297,7 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
 }
 
 /** max-age (or s-maxage) of a Cache-Control header; 0 for no-store/no-cache/private; null when absent. */
-export function cacheControlMaxAge(header: string | null): number | null {
+function cacheControlMaxAge(header: string | null): number | null {
   if (!header) return null;
   if (/(?:^|,)\s*(?:no-store|no-cache|private)\s*(?:,|$)/i.test(header)) return 0;
   const m = /(?:^|,)\s*s-maxage\s*=\s*(\d+)/i.exec(header) ?? /(?:^|,)\s*max-age\s*=\s*(\d+)/i.exec(header);

@@ -3,7 +3,7 @@
 // left until the deadline, so retries never exceed the feed's budget.
 import { classifyError, UpstreamError } from './errors.js';
 
-export interface RetryOptions {
+interface RetryOptions {
   /** Extra attempts after the first. */
   retries: number;
   baseDelayMs: number;

@@ -9,7 +9,7 @@
 import { LRUCache } from 'lru-cache';
 import { headerOf, type BufferedResponse } from './transport.js';
 
-export interface StaleCache {
+interface StaleCache {
   /** Keeps `b` if it is a storable answer; returns whether it was stored. */
   remember(key: string, b: BufferedResponse): boolean;
   /** The copy for `key` if younger than the bound, with its age in whole seconds. */
@@ -18,7 +18,7 @@ export interface StaleCache {
   readonly size: number;
 }
 
-export function isStorable(b: BufferedResponse): boolean {
+function isStorable(b: BufferedResponse): boolean {
   if (b.status < 200 || b.status >= 300 || b.status === 204) return false;
   const cc = headerOf(b, 'cache-control');
   return !cc || !/(?:^|,)\s*(?:no-store|private)\s*(?:[,=]|$)/i.test(cc);

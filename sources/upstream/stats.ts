@@ -110,4 +110,3 @@ class UpstreamStats {
 }
 
 export const upstreamStats = new UpstreamStats();
-export type { UpstreamStats };

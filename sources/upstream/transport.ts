@@ -113,7 +113,7 @@ async function decoded(body: Uint8Array, encoding: string | string[] | undefined
 }
 
 /** Reads a fetch Response's body (aborted by its `signal`, bounded by `maxBytes`) into a BufferedResponse. */
-export async function bufferResponse(res: Response, maxBytes: number): Promise<BufferedResponse> {
+async function bufferResponse(res: Response, maxBytes: number): Promise<BufferedResponse> {
   const body = await readBounded(res.body as AsyncIterable<Uint8Array> | null, res.headers.get('content-length'), maxBytes, () =>
     res.body?.cancel().catch(() => {}),
   );

@@ -73,7 +73,7 @@ export const AUDIT_ACTIONS: Record<string, string> = {
 /** Actions aggregated per actor, address and minute, and trimmed first when the trail is full. */
 export const NOISE_ACTIONS: ReadonlySet<string> = new Set(['sign-in.refused', 'sign-in.limited', 'search', 'audit.view']);
 
-export const MAX_LIST = 1000;
+const MAX_LIST = 1000;
 
 export class AuditFilterError extends Error {
   constructor(message: string) {

@@ -17,7 +17,7 @@ import type { AuditLog } from './audit-entry.js';
 
 export * from './audit-entry.js';
 
-export interface AuditLogOptions {
+interface AuditLogOptions {
   redis: RedisClient | null;
   dataDir: string;
   retentionMs: number;
@@ -28,7 +28,7 @@ export interface AuditLogOptions {
   aggregate?: boolean;
 }
 
-export const DEFAULT_MAX_ENTRIES = 200_000;
+const DEFAULT_MAX_ENTRIES = 200_000;
 
 /** The raw store (no aggregation). */
 export function createAuditStore(opts: AuditLogOptions): AuditLog {

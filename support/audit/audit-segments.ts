@@ -23,7 +23,7 @@ import {
   type AuditLog,
 } from './audit-entry.js';
 
-export const SEGMENT_BYTES = 256 * 1024;
+const SEGMENT_BYTES = 256 * 1024;
 /** A full segment untouched this long is not stat-ed again. */
 const SETTLED_MS = 10_000;
 const SEGMENT = /^(main|noise)-(\d{15})\.jsonl$/;
@@ -45,7 +45,7 @@ interface Summary {
   settled: boolean;
 }
 
-export function auditDir(dataDir: string): string {
+function auditDir(dataDir: string): string {
   return path.join(dataDir, 'audit');
 }
 

@@ -107,7 +107,7 @@ const JS = `
 })();
 `;
 
-export interface Asset {
+interface Asset {
   body: string;
   type: string;
   etag: string;

@@ -33,7 +33,7 @@ import { allowanceRoutes } from './allowance-routes.js';
 import { incidentRoute } from './incident.js';
 import { choicePage, recordHref, recordsMatching } from './record-choice.js';
 
-export type { ConsoleOptions, SupportConsole } from './console-http.js';
+export type { SupportConsole } from './console-http.js';
 
 const RANGE_MS: Record<string, number> = { '1h': 3_600_000, '1d': 86_400_000, '7d': 7 * 86_400_000 };
 const CACHE_OUTCOMES = new Set(['HIT', 'MISS', 'BYPASS', 'STALE', 'COALESCED']);

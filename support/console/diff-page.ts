@@ -10,7 +10,7 @@ import { prettyText } from './pages.js';
 import { recordHref } from './record-choice.js';
 
 /** Lines of unchanged text kept around each change. */
-export const CONTEXT_LINES = 3;
+const CONTEXT_LINES = 3;
 
 /** Money, rate and tier paths are what support looks for first in a diff. */
 const PRICE = /usd|rate|price|tier|bill|charge|credit|cents/i;
@@ -28,7 +28,7 @@ function change(c: ValueChange): Html {
 }
 
 /** The listed changes, one item each: the count shown above is the number of these. */
-export function changeItems(diff: ResponseDiff): Html[] {
+function changeItems(diff: ResponseDiff): Html[] {
   return [
     ...diff.lists.flatMap((l) => [
       ...l.added.map((a) => html`<li>${l.path}: added <strong>${a.title ?? a.id}</strong></li>`),
@@ -69,7 +69,7 @@ function rowHtml(r: Row): Html {
 }
 
 /** Only the changed rows and CONTEXT_LINES around each, gaps marked with the lines they skip. */
-export function contextRows(rows: Row[], context = CONTEXT_LINES): Html[] {
+function contextRows(rows: Row[], context = CONTEXT_LINES): Html[] {
   const keep = new Array<boolean>(rows.length).fill(false);
   rows.forEach((r, i) => {
     if (r.kind !== 'chg') return;

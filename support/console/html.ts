@@ -6,7 +6,7 @@ import type { Session } from './session.js';
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /** Escapes text for element content and quoted attributes. */
-export function esc(value: unknown): string {
+function esc(value: unknown): string {
   return String(value ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
@@ -34,7 +34,7 @@ function render(v: unknown): string {
   return esc(v);
 }
 
-export const NAV = [
+const NAV = [
   { href: '/console/search', label: 'Search' },
   { href: '/console/partners', label: 'Partners' },
   { href: '/console/allowance', label: 'Allowance' },
@@ -77,11 +77,6 @@ export function jsonTree(value: unknown, key: string | null = null, depth = 0): 
   }
   const cls = typeof value === 'string' ? 's' : typeof value === 'number' ? 'num' : 'lit';
   return html`<div class="j">${label}<span class="${cls}">${JSON.stringify(value)}</span></div>`;
-}
-
-/** The status class of an HTTP status for the search filter: 2xx, 4xx, 429, 5xx. */
-export function statusClass(status: number): string {
-  return status === 429 ? '429' : `${Math.floor(status / 100)}xx`;
 }
 
 /** A <select> with the current value selected. */

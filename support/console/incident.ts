@@ -10,7 +10,7 @@ import { recordHref } from './record-choice.js';
 import { HttpError, send, text, type ConsoleContext } from './console-http.js';
 
 /** Minutes either side of the record's time. */
-export const INCIDENT_WINDOW_MIN = 30;
+const INCIDENT_WINDOW_MIN = 30;
 /** The incident reads at most this many matches... */
 const INCIDENT_LIMIT = 1000;
 /** ...from at most this many chunks of the store. */
@@ -21,7 +21,7 @@ const SHOWN = 50;
 const FEED = /^[A-Za-z0-9][A-Za-z0-9 _.:-]{0,63}$/;
 
 /** The link from a failed feed call to its incident. */
-export function incidentHref(r: Pick<ReplayRecord, 'time'>, c: ReplayUpstreamCall): string {
+function incidentHref(r: Pick<ReplayRecord, 'time'>, c: ReplayUpstreamCall): string {
   return `/console/incident?${new URLSearchParams({ feed: c.feed, error: feedErrorKind(c.error ?? ''), at: r.time })}`;
 }
 

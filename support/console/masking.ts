@@ -36,7 +36,7 @@ function maskedDigest(d: QueryDigest, typed: string | null): QueryDigest {
   return { ...d, sha256, head: maskTokens(d.head) };
 }
 
-export interface MaskedRecord {
+interface MaskedRecord {
   record: ReplayRecord;
   /** True when something was masked (the page then says so and offers unmasking to the unmask role). */
   masked: boolean;

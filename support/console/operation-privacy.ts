@@ -39,7 +39,7 @@ const MAX_TOKENS = 50_000;
 /** Values shorter than this are not searched for in error messages (a state code, "TX", says nothing). */
 const MIN_SCRUB = 3;
 
-export interface OperationPrivacy {
+interface OperationPrivacy {
   /** The operation touches personal data, or could not be parsed or typed: a viewer sees no raw answer or variables. */
   personal: boolean;
   /**

@@ -75,7 +75,7 @@ const CACHES: [string, string][] = [
   ['BYPASS', 'BYPASS'],
   ['STALE', 'STALE'],
 ];
-export const OUTCOME_LABELS: Record<Outcome, string> = {
+const OUTCOME_LABELS: Record<Outcome, string> = {
   ok: 'OK',
   'graphql-errors': 'GraphQL errors',
   refused: 'Refused (4xx)',
@@ -84,7 +84,7 @@ export const OUTCOME_LABELS: Record<Outcome, string> = {
 const OUTCOME_OPTIONS: [string, string][] = [['', 'Any'], ...OUTCOMES.map((o): [string, string] => [o, OUTCOME_LABELS[o]])];
 
 /** Root field names of the record (written with it), else of its operation text. */
-export function rootFields(r: Pick<ReplayRecord, 'query' | 'facets'>): string[] {
+function rootFields(r: Pick<ReplayRecord, 'query' | 'facets'>): string[] {
   return r.facets?.rootFields.length ? r.facets.rootFields : rootFieldsOf(r.query);
 }
 
@@ -225,7 +225,7 @@ export function prettyText(text: string): string {
 }
 
 /** The operation text a record keeps in full: as sent, or a short refused one whose digest holds all of it. */
-export function wholeText(r: ReplayRecord): string | null {
+function wholeText(r: ReplayRecord): string | null {
   if (r.query !== null) return r.query;
   const d = r.queryDigest;
   return d && Buffer.byteLength(d.head) === d.bytes ? d.head : null;
@@ -250,7 +250,7 @@ function queryView(r: ReplayRecord): Html {
 }
 
 /** A shell-safe curl that repeats the request (null when its text was not kept); the key stays a placeholder. */
-export function curlCommand(r: ReplayRecord): string | null {
+function curlCommand(r: ReplayRecord): string | null {
   const query = wholeText(r);
   if (query === null) return null;
   const body = JSON.stringify({
@@ -296,7 +296,7 @@ function emptyAnswers(r: ReplayRecord): string[] {
 }
 
 /** Why the request answered as it did, from what the record holds: a refused key, errors, failed feeds. */
-export function explain(r: ReplayRecord): string[] {
+function explain(r: ReplayRecord): string[] {
   const why: string[] = [];
   const refusal = refusalWhy(r);
   if (refusal) why.push(refusal);
@@ -314,7 +314,7 @@ export function explain(r: ReplayRecord): string[] {
   return why;
 }
 
-export interface RecordView {
+interface RecordView {
   record: ReplayRecord;
   masked: boolean;
   /** The gateway can open this record's personal data (it holds the key that sealed it). */

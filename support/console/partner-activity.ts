@@ -3,7 +3,7 @@
 import type { ReplayRecord } from '../../stores/replay-store.js';
 import { outcomeOf } from '../../stores/replay-match.js';
 
-export const DAYS = 7;
+const DAYS = 7;
 const DAY_MS = 86_400_000;
 
 export interface DayStats {

@@ -22,7 +22,7 @@ const ACTIVITY_LIMIT = 5000;
 /** ...and at most this many chunks of the store (see ReplayStore.search). */
 const ACTIVITY_UNITS = 64;
 
-export type PartnersHandler = (req: IncomingMessage, res: ServerResponse, s: Session, rest: string[], url: URL) => Promise<void>;
+type PartnersHandler = (req: IncomingMessage, res: ServerResponse, s: Session, rest: string[], url: URL) => Promise<void>;
 
 export function partnerRoutes(ctx: ConsoleContext): PartnersHandler {
   const { opts, now, audit, checkedForm, requireRole } = ctx;

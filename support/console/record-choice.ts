@@ -13,7 +13,7 @@ const NO_PARTNER = '-';
 const PARTNER = /^[A-Za-z0-9][A-Za-z0-9_-]{1,31}$/;
 const TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z$/;
 
-export interface RecordSelector {
+interface RecordSelector {
   env?: string;
   /** null: records without a partner. */
   partner?: string | null;

@@ -15,7 +15,7 @@ import { diffPage } from './diff-page.js';
 import type { Session } from './session.js';
 import { HttpError, REQUEST_ID, reasonOf, send, type ConsoleContext } from './console-http.js';
 
-export type RecordHandler = (req: IncomingMessage, res: ServerResponse, s: Session, id: string, action: string) => Promise<void>;
+type RecordHandler = (req: IncomingMessage, res: ServerResponse, s: Session, id: string, action: string) => Promise<void>;
 
 export function recordRoutes(ctx: ConsoleContext): RecordHandler {
   const { opts, now, from, audit, checkedForm, requireRole } = ctx;

@@ -12,7 +12,7 @@ const AUTH_REASONS: Record<string, string> = {
   wrong_environment: 'the key is valid but for another environment',
 };
 
-export interface RefusedKey {
+interface RefusedKey {
   ok: false;
   reason?: string;
   partnerCode?: string;
@@ -22,7 +22,7 @@ export interface RefusedKey {
 }
 
 /** The key check's note on a refused record, or null. */
-export function refusedKey(r: ReplayRecord): RefusedKey | null {
+function refusedKey(r: ReplayRecord): RefusedKey | null {
   const auth = r.notes?.auth as RefusedKey | { ok: true } | undefined;
   return auth && auth.ok === false ? auth : null;
 }

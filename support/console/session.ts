@@ -48,7 +48,7 @@ export function readCookie(req: IncomingMessage, name: string): string | null {
 }
 
 /** Secure when the admin listener itself speaks TLS or the operator's proxy says it did. */
-export function isTls(req: IncomingMessage): boolean {
+function isTls(req: IncomingMessage): boolean {
   return (req.socket as { encrypted?: boolean }).encrypted === true || req.headers['x-forwarded-proto'] === 'https';
 }
 

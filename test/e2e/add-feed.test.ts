@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import yaml from 'js-yaml';
-import { launchGateway as startGateway } from '../../server/launch.js';
+import { launchGateway as startGateway } from '../../start/launch.js';
 import {
   expectedTier,
   gatewayEnv,
@@ -24,7 +24,7 @@ import {
   writeConfigDir,
   type Mapping,
 } from '../support/feed-config.js';
-import type { GatewayHandle } from '../../server/app.js';
+import type { GatewayHandle } from '../../start/app.js';
 
 const GRIDWISE_VENDORS = ['Gridwise Energy Services LLC', 'Pecan Hollow Power LLC', 'Ironbridge Electric Supply Inc.'];
 const BLOCK = 'examples/gridwise-feed.yaml';

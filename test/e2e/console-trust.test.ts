@@ -1,4 +1,4 @@
-// The console's two trust rows of issue 37 against real processes: `npm start` (server/main.ts)
+// The console's two trust rows of issue 37 against real processes: `npm start` (start/main.ts)
 // as a child process with the admin listener in a process of its own, records in a real
 // redis-server, the reference upstream answering the account lookups.
 // - Masking by type: a partner sends `utilityAccounts` in a named fragment, an inline fragment,

@@ -1,4 +1,4 @@
-// Issue 37, item 1, against real processes (server/main.ts, its playground process): 64 KB bodies
+// Issue 37, item 1, against real processes (start/main.ts, its playground process): 64 KB bodies
 // crafted to make a backtracking pattern retry from every repetition (bench/crafted-bodies.ts),
 // sent by one partner or one playground address, never hold up another's answers. Before client
 // text was read only as a parsed document, the replay facets' ZIP search over `"zip" x 20000`

@@ -9,8 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { launchGateway as startGateway } from '../../server/launch.js';
-import type { GatewayHandle } from '../../server/app.js';
+import { launchGateway as startGateway } from '../../start/launch.js';
+import type { GatewayHandle } from '../../start/app.js';
 import { generateKey, issueKey, revokeKeys } from '../../stores/key-store.js';
 import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 

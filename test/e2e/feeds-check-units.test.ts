@@ -11,7 +11,7 @@ import { gatewayEnv, mappingOf, ROOT, writeConfigDir } from '../support/feed-con
 import { feedsCheck } from '../support/feeds-check-cli.js';
 import { spawnMain } from '../support/main-process.js';
 import { startSunpath, type Upstream } from '../support/sunpath-upstream.js';
-import { launchGateway } from '../../server/launch.js';
+import { launchGateway } from '../../start/launch.js';
 
 let tmp: string;
 let sunpath: Upstream;

@@ -16,8 +16,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { launchGateway as startGateway } from '../../server/launch.js';
-import type { GatewayHandle } from '../../server/app.js';
+import { launchGateway as startGateway } from '../../start/launch.js';
+import type { GatewayHandle } from '../../start/app.js';
 import { issueKey } from '../../stores/key-store.js';
 
 type Env = 'production' | 'certification' | 'playground';

@@ -8,8 +8,8 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { register as globalRegistry } from 'prom-client';
-import { launchGateway as startGateway } from '../../server/launch.js';
-import type { GatewayHandle } from '../../server/app.js';
+import { launchGateway as startGateway } from '../../start/launch.js';
+import type { GatewayHandle } from '../../start/app.js';
 import { issueKey } from '../../stores/key-store.js';
 import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 

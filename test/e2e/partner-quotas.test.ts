@@ -1,4 +1,4 @@
-// Partner quotas end to end: two gateway processes (server/main.ts, as `npm start` runs it) sharing
+// Partner quotas end to end: two gateway processes (start/main.ts, as `npm start` runs it) sharing
 // one real redis-server, one keys file and one partners file; the quota set and changed with
 // `npm run partners -- quota` while they run. Then the fair share of uncached executions on one
 // gateway whose supplier feed is slowed (fault injection), so a partner's burst overlaps for certain.

@@ -1,4 +1,4 @@
-// A port already taken stops the start (server/main.ts, as `npm start` runs it) with a message naming
+// A port already taken stops the start (start/main.ts, as `npm start` runs it) with a message naming
 // the variable that moves it, whether the keyed process or the playground process hit it.
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
@@ -18,7 +18,7 @@ async function startWithTaken(variable: string): Promise<{ code: number | null; 
   const env: Record<string, string> = { PATH: process.env.PATH!, LOG_LEVEL: 'warn' };
   for (const v of VARIABLES) env[v] = String(v === variable ? taken : await freePort());
   env.DATA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-ports-'));
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'start/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const timer = setTimeout(() => proc.kill('SIGKILL'), 90_000);

@@ -36,7 +36,7 @@ afterAll(async () => {
 
 async function startGatewayProcess(): Promise<{ proc: ChildProcess; url: string }> {
   const port = await freePort();
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'start/main.ts'], {
     env: {
       PATH: process.env.PATH,
       ENVIRONMENTS: 'production',

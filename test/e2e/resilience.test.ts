@@ -1,6 +1,6 @@
 // Failure behaviour end to end, with real processes: the reference upstream with fault injection
 // (down, slow, garbage, 5xx, JSON null) behind real gateways, a real redis-server stopped and
-// restarted mid-run, and `tsx server/main.ts` stopped with SIGTERM during an in-flight request.
+// restarted mid-run, and `tsx start/main.ts` stopped with SIGTERM during an in-flight request.
 // Each scenario asserts what the partner receives.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';

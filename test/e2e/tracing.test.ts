@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { startGateway, type GatewayHandle } from '../../server/app.js';
+import { startGateway, type GatewayHandle } from '../../start/app.js';
 import { loadConfig } from '../../server/config.js';
 import { issueKey } from '../../stores/key-store.js';
 import { listen } from '../../server/http/listen.js';

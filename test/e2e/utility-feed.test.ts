@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { launchGateway } from '../../server/launch.js';
-import type { GatewayHandle } from '../../server/app.js';
+import { launchGateway } from '../../start/launch.js';
+import type { GatewayHandle } from '../../start/app.js';
 import { expectedTier, gatewayEnv, gql, issueKeyWithCli, scaled, writeConfigDir } from '../support/feed-config.js';
 import { PAGES, startSunpath, SUPPLIER, type SunpathOffer, type Upstream } from '../support/sunpath-upstream.js';
 

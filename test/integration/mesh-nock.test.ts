@@ -6,8 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchGateway as startGateway } from '../../server/launch.js';
-import type { GatewayHandle } from '../../server/app.js';
+import { launchGateway as startGateway } from '../../start/launch.js';
+import type { GatewayHandle } from '../../start/app.js';
 import { fetchTransport } from '../../sources/upstream/transport.js';
 
 const FEEDS = 'http://feeds.test';

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import yaml from 'js-yaml';
-import type { GatewayHandle } from '../../server/app.js';
+import type { GatewayHandle } from '../../start/app.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -17,7 +17,7 @@ export function pastedConfigText(...blocks: string[]): string {
 }
 
 /** Every `./…` path (values and keys, e.g. the transform's) made absolute into the repo. */
-export function absolute(v: unknown): unknown {
+function absolute(v: unknown): unknown {
   const fix = (s: string) => (s.startsWith('./') ? path.join(ROOT, s) : s);
   if (typeof v === 'string') return fix(v);
   if (Array.isArray(v)) return v.map(absolute);

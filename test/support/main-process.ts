@@ -1,4 +1,4 @@
-// `server/main.ts` (what `npm start` runs) as a child process on free ports, its JSON log lines
+// `start/main.ts` (what `npm start` runs) as a child process on free ports, its JSON log lines
 // collected: for the tests of its helper processes (playground, admin).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -10,7 +10,7 @@ import { expect } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-/** server/main.ts spawned, its JSON log lines collected and its stderr kept. */
+/** start/main.ts spawned, its JSON log lines collected and its stderr kept. */
 export interface Spawned {
   proc: ChildProcess;
   lines: Record<string, unknown>[];
@@ -32,7 +32,7 @@ export interface Started extends Spawned {
 }
 
 export function spawnMain(env: Record<string, string>): Spawned {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'start/main.ts'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,7 +7,7 @@ import yaml from 'js-yaml';
 
 export const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 
-export type MeshConfig = { additionalTypeDefs: string; sources: any[]; [key: string]: unknown };
+type MeshConfig = { additionalTypeDefs: string; sources: any[]; [key: string]: unknown };
 
 function absolute(v: unknown): unknown {
   const fix = (s: string) => (s.startsWith('./') ? path.join(ROOT, s) : s);

@@ -33,7 +33,7 @@ export function billMicro(p: PublishedPlan, u: number): number {
 const DECI = 100_000; // 0.1 USD in micro-USD
 
 /** The published tier at `u` from the bill: rate half-up to the micro, moved 1 off an exact .x5 bill; bill = round(u × rate, 1). */
-export function tierFrom(bill: number, u: number): { allInRateUsdPerKwh: number; avgMonthlyBillUsd: number } {
+function tierFrom(bill: number, u: number): { allInRateUsdPerKwh: number; avgMonthlyBillUsd: number } {
   let rate = roundDiv(bill, u);
   if ((u * rate) % DECI === DECI / 2) rate += u * rate <= bill ? 1 : -1;
   return { allInRateUsdPerKwh: rate / 1e6, avgMonthlyBillUsd: roundDiv(u * rate, DECI) / 10 };

@@ -13,7 +13,7 @@ const SERVER = process.env.REDIS_SERVER_BIN ?? 'redis-server';
 const CLI = process.env.REDIS_CLI_BIN ?? 'redis-cli';
 
 /** Why cluster tests cannot run here, or null when they can (redis-server >= 5 with cluster support, and redis-cli). */
-export function clusterSupportProblem(): string | null {
+function clusterSupportProblem(): string | null {
   const v = spawnSync(SERVER, ['--version'], { encoding: 'utf8' });
   if (v.error || v.status !== 0) return `redis-server not found (${SERVER}); apt-get install -y redis-server`;
   const major = Number(/v=(\d+)/.exec(v.stdout)?.[1] ?? 0);
@@ -36,7 +36,7 @@ export function clusterSkipReason(what: string): string | null {
   return problem;
 }
 
-export function redisCli(port: number, ...args: string[]): string {
+function redisCli(port: number, ...args: string[]): string {
   const r = spawnSync(CLI, ['-h', '127.0.0.1', '-p', String(port), ...args], { encoding: 'utf8', timeout: 5000 });
   return `${r.stdout ?? ''}${r.stderr ?? ''}`;
 }

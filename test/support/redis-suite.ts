@@ -4,7 +4,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
 import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 
-export interface TestRedisOptions {
+interface TestRedisOptions {
   /** beforeAll's timeout (the config's hookTimeout when absent). */
   timeout?: number;
   /** How the client ends: 'quit' lets its pending replies arrive first. */
@@ -12,7 +12,7 @@ export interface TestRedisOptions {
 }
 
 /** What the hooks set: read the properties inside tests and hooks, not when the file loads. */
-export interface RedisSuite<S> {
+interface RedisSuite<S> {
   redis: S;
   client: RedisClient;
 }

@@ -1,24 +1,34 @@
 // The design card's folders and their one-way arrows:
 // lib <- domain <- sources (feed transport) <- transforms <- mesh <- resolvers <- cache <- stores
-// <- server <- support <- cli.
+// <- server <- support <- start <- cli.
 // A folder never imports from a folder above it, no modules import each other in a cycle, bench/
 // and scripts/ may import any layer but never test/, and the reference upstream (a stand-in) is
-// reached only by `npm start`'s composition (server/launch.ts), the feeds:check CLI and the
+// reached only by `npm start`'s composition (start/launch.ts), the feeds:check CLI and the
 // harness that starts it for tests and the benchmark. support/ uses server/'s settings, helpers and
-// process supervision; the gateway's composition roots (server/main.ts, server/app.ts) alone start
-// it (the admin listener in process or in a process of its own), and nothing else in server/
-// knows it.
+// process supervision; server/ never knows support/: the composition roots in start/ (main.ts,
+// app.ts) start both, the admin listener in process or in a process of its own.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const LAYERS = ['lib', 'domain', 'sources', 'transforms', 'mesh', 'resolvers', 'cache', 'stores', 'server', 'support', 'cli'] as const;
+const LAYERS = [
+  'lib',
+  'domain',
+  'sources',
+  'transforms',
+  'mesh',
+  'resolvers',
+  'cache',
+  'stores',
+  'server',
+  'support',
+  'start',
+  'cli',
+] as const;
 const TOOLS = ['bench', 'scripts'] as const;
 const FIXTURE = 'sources/reference-upstream';
-const FIXTURE_USERS = new Set(['server/launch.ts', 'cli/feeds-check.ts']);
-/** The composition roots that start the support endpoint: the only imports of support/ from server/. */
-const SUPPORT_STARTERS = new Set(['server/main.ts', 'server/app.ts']);
+const FIXTURE_USERS = new Set(['start/launch.ts', 'cli/feeds-check.ts']);
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];
@@ -102,7 +112,6 @@ export function wrongImports(graph: Map<string, string[]>): string[] {
       if (tool && dep.startsWith('test/')) wrong.push(`${file} -> ${dep} (${file.split('/')[0]} may not import test)`);
       if (tool || layerOf(file) < 0) continue;
       const to = layerOf(dep);
-      if (SUPPORT_STARTERS.has(file) && dep.startsWith('support/')) continue;
       if (to > layerOf(file)) wrong.push(`${file} -> ${dep} (${LAYERS[layerOf(file)]} may not import ${LAYERS[to]})`);
     }
   }
@@ -119,7 +128,7 @@ describe('layering', () => {
         files.some((f) => f.startsWith(`${l}/`)),
         l,
       ).toBe(true);
-    expect(graph.get('server/app.ts')!.length).toBeGreaterThan(5);
+    expect(graph.get('start/app.ts')!.length).toBeGreaterThan(5);
   });
 
   it('no import points to a layer above its own, and bench/ and scripts/ never import test/', () => {
@@ -159,14 +168,16 @@ describe('layering', () => {
       ['domain/x.ts', ['server/app.ts']],
       ['bench/b.ts', ['test/support/t.ts']],
       ['transforms/t.ts', ['sources/upstream/fetch.ts']],
+      ['start/app.ts', ['support/admin-endpoint.ts', 'server/http/server.ts']],
       ['server/app.ts', ['support/admin-endpoint.ts']],
-      ['server/plugins/p.ts', ['support/admin-endpoint.ts']],
+      ['support/s.ts', ['start/app.ts']],
       ['mesh/m.ts', ['resolvers/index.ts']],
     ]);
     expect(wrongImports(bad)).toEqual([
       'domain/x.ts -> server/app.ts (domain may not import server)',
       'bench/b.ts -> test/support/t.ts (bench may not import test)',
-      'server/plugins/p.ts -> support/admin-endpoint.ts (server may not import support)',
+      'server/app.ts -> support/admin-endpoint.ts (server may not import support)',
+      'support/s.ts -> start/app.ts (support may not import start)',
       'mesh/m.ts -> resolvers/index.ts (mesh may not import resolvers)',
     ]);
     const cyclic = new Map([

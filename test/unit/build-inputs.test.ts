@@ -15,7 +15,7 @@ const write = (file: string, text: string) => {
 
 beforeEach(() => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'build-inputs-'));
-  write('server/main.ts', 'export {};\n');
+  write('start/main.ts', 'export {};\n');
   write('transforms/mapping/units.ts', 'export const a = 1;\n');
   write('schema/public.graphql', 'type Query { a: Int }\n');
   write('.meshrc.yaml', 'sources: []\n');
@@ -37,7 +37,7 @@ describe('build inputs', () => {
         'package-lock.json',
         'schema/public.graphql',
         'scripts/build.mjs',
-        'server/main.ts',
+        'start/main.ts',
         path.join('transforms', 'mapping', 'units.ts'),
       ].sort(),
     );

@@ -4,8 +4,8 @@
 // call scopes), so it cannot drift from them. To give it to an editor:
 //   npx tsx -e "import('./transforms/mapping/block-schema.ts').then((m) => console.log(JSON.stringify(m.BLOCK_SCHEMA, null, 2)))"
 //
-// ajv compiles it once, at module load (~140 ms), or `npm start`'s build compiles it ahead of time
-// (block-validator.ts). blockShapeProblems() says ajv's errors in the words of the
+// ajv compiles it once, at module load (a noticeable part of a start), or `npm start`'s build
+// compiles it ahead of time (block-validator.ts). blockShapeProblems() says ajv's errors in the words of the
 // other mapping errors (key path in the block, what was expected, what was found), reading:
 //   title        of a value: what is expected          "expected an integer 1..600000, got number -5"
 //                of an enum: what it names             'unknown unit "usd_per_gwh" (known: usd, ...)'
@@ -398,7 +398,7 @@ export function blockValidatorSource(): string {
 
 // --------------------------------------------------------------------------------------- the messages
 
-export interface ShapeProblem {
+interface ShapeProblem {
   key: string;
   detail: string;
 }

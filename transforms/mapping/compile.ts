@@ -14,15 +14,7 @@
 //
 // The steps live beside this file: plan.ts (the plan and its problems), arguments.ts (arguments and
 // pagination), values.ts (values and units), payload-map.ts (mapping a payload).
-import {
-  FEED_INPUT_KEYS,
-  FeedConfigError,
-  type CallScope,
-  type FeedBinding,
-  type FeedInput,
-  type FeedInputKey,
-  type FeedKind,
-} from './types.js';
+import { FEED_INPUT_KEYS, FeedConfigError, type CallScope, type FeedBinding, type FeedInput, type FeedKind } from './types.js';
 import { isObjectLike } from './paths.js';
 import type { UnitName } from './units.js';
 import { mappedOnce } from './shared-mapping.js';
@@ -39,8 +31,8 @@ import { compileArgs, compilePagination, buildArgs } from './arguments.js';
 import { compileTable, type Ctx } from './values.js';
 import { mapPayload, type PayloadShape } from './payload-map.js';
 
-export { FEED_INPUT_KEYS, type FeedInputKey, DEFAULT_MAX_ITEMS, DEFAULT_TIMEOUT_MS };
-export { Problems, type Expect, type LeafClass, type MappingPlan, type PlannedArg, type PlannedRead } from './plan.js';
+export { FEED_INPUT_KEYS };
+export { Problems, type Expect, type MappingPlan, type PlannedArg, type PlannedRead } from './plan.js';
 
 /** What compileFeedMapping returns: a FeedBinding plus the plan validateAgainstSchema checks. */
 export interface CompiledFeedBinding<K extends FeedKind = FeedKind> extends FeedBinding<K> {
@@ -112,7 +104,7 @@ interface SelNode {
  * The selection set (with braces) covering every read, filter keys included; with `resultType`,
  * `{ __typename ... on <resultType> { ... } }`.
  */
-export function buildSelectionSet(reads: readonly PlannedRead[], resultType: string | null = null): string {
+function buildSelectionSet(reads: readonly PlannedRead[], resultType: string | null = null): string {
   const root: SelNode = { children: new Map(), context: true };
   const child = (n: SelNode, name: string): SelNode => {
     let c = n.children.get(name);

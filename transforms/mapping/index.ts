@@ -7,14 +7,11 @@ import { FeedConfigError, type FeedBinding } from './types.js';
 import { Problems } from './compile.js';
 import { requireArg } from './validate.js';
 
-export { compileFeedMapping, buildSelectionSet, FEED_INPUT_KEYS, DEFAULT_MAX_ITEMS, DEFAULT_TIMEOUT_MS } from './compile.js';
-export type { CompiledFeedBinding, MappingPlan, PlannedRead, PlannedArg, Expect, LeafClass, FeedInputKey } from './compile.js';
+export { compileFeedMapping, FEED_INPUT_KEYS } from './compile.js';
+export type { CompiledFeedBinding } from './compile.js';
 export { validateAgainstSchema } from './validate.js';
-export { parsePath, readPath, PathSyntaxError } from './paths.js';
-export type { ParsedPath, PathSegment, Selector } from './paths.js';
-export { convertUnit, UNITS, UNIT_NAMES, UnitValueError } from './units.js';
-export type { UnitName, Dimension, CanonicalQuantity } from './units.js';
-export { KINDS, KIND_NAMES, MAX_NESTED_ITEMS, RecordError } from './kinds.js';
+export { UNIT_NAMES } from './units.js';
+export { KIND_NAMES } from './kinds.js';
 export * from './types.js';
 
 /** Compiled blocks by their config object: the transform (which validates) and the resolvers' bindings share one compile. */

@@ -78,9 +78,9 @@ export interface KindDef<K extends FeedKind> {
 /** Upper bound on any list inside one record (energy blocks, credits, holidays...). */
 export const MAX_NESTED_ITEMS = 1000;
 
-export const RATE_TYPES: readonly RateType[] = ['FIXED', 'VARIABLE', 'INDEXED', 'TIME_OF_USE', 'PREPAID'];
-export const CUSTOMER_CLASSES: readonly CustomerClass[] = ['RESIDENTIAL', 'COMMERCIAL'];
-export const GENERATION_SOURCES: readonly GenerationSource[] = [
+const RATE_TYPES: readonly RateType[] = ['FIXED', 'VARIABLE', 'INDEXED', 'TIME_OF_USE', 'PREPAID'];
+const CUSTOMER_CLASSES: readonly CustomerClass[] = ['RESIDENTIAL', 'COMMERCIAL'];
+const GENERATION_SOURCES: readonly GenerationSource[] = [
   'COAL',
   'PETROLEUM',
   'NATURAL_GAS',
@@ -144,7 +144,7 @@ interface BlockValues {
 }
 
 /** Sorted by fromKwh; must start at 0 kWh, be back to back, and only the last may be open-ended. */
-export function energyBlocksFrom(blocks: BlockValues[]): EnergyBlock[] {
+function energyBlocksFrom(blocks: BlockValues[]): EnergyBlock[] {
   const sorted = [...blocks].sort((a, b) => a.fromKwh - b.fromKwh);
   let expect = 0;
   return sorted.map((b, i) => {

@@ -115,7 +115,7 @@ export function checkRanges(kind: string, values: Record<string, unknown>, units
 }
 
 /** Records needed before doubtful values of one field count as a unit mistake rather than outliers. */
-export const SYSTEMATIC_MIN_RECORDS = 2;
+const SYSTEMATIC_MIN_RECORDS = 2;
 
 /**
  * For each served record (`position` in the served list) and each field of the plausibility table

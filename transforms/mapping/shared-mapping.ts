@@ -4,8 +4,8 @@
 // mapPayload freezes what it returns, records deep (`frozen`), so a step that would write to one
 // throws instead of changing another request's answer. It does so wherever the tests run, so every
 // step after the mapping is checked read-only there; not under NODE_ENV=production (`npm start`),
-// where frozen lists and records slowed V8's optimised code downstream: +12% to +65% CPU per
-// uncached request at one connection, where no exchange is shared (docs/benchmark.md, fifth round).
+// where frozen lists and records slowed V8's optimised code downstream, most at one connection,
+// where no exchange is shared (docs/benchmark.md, "Uncached requests").
 import { isSharedAnswer } from '../../sources/upstream/transport.js';
 import type { FeedInput } from './types.js';
 
@@ -27,7 +27,7 @@ export function mappedOnce<T>(map: Map_<T>): Map_<T> {
 
 const FREEZE = process.env.NODE_ENV !== 'production';
 
-/** `value` and every object and array inside it, frozen. Index loops for arrays: a third of the time of `for...in`. */
+/** `value` and every object and array inside it, frozen. Index loops for arrays: cheaper than `for...in`. */
 export function frozen<T>(value: T): T {
   if (!FREEZE || value === null || typeof value !== 'object') return value;
   Object.freeze(value);

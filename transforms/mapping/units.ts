@@ -46,7 +46,7 @@ export type UnitName =
 /** What a canonical field holds. */
 export type CanonicalQuantity = 'micro' | 'microPerKwh' | 'months' | 'kwh' | 'mwh' | 'percent';
 
-export interface UnitInfo {
+interface UnitInfo {
   name: UnitName;
   dimension: Dimension;
   /** Money and rates: decimal strings accepted, converted through domain/money.ts. */
@@ -96,7 +96,7 @@ export class UnitValueError extends Error {
   }
 }
 
-export interface ConvertOptions {
+interface ConvertOptions {
   /** Money/rates are rejected below zero unless this is set. */
   allowNegative?: boolean;
   /** The result must be an integer (e.g. kWh tier bounds). */

@@ -13,7 +13,7 @@ import { type Ctx } from '../setup.js';
 export async function instructionsScenario(c: Ctx): Promise<void> {
   const { tmp, instructions, gatewayEnv, keyedHeaders } = c;
   // Instructions per request, counted by valgrind's callgrind: the same figure for the same code
-  // whatever else the machine is doing (time and CPU figures move by ±20% on a shared machine).
+  // whatever else the machine is doing (time and CPU figures move with it: docs/benchmark.md, "Reading the figures").
   // The floor server and the gateways as in `records`, one connection, requests one after the
   // other: --instructions-warmup of them (not counted: JIT, caches), then --instructions-requests
   // counted. User-space instructions only: the kernel's share (socket writes) is not in it.
@@ -56,8 +56,8 @@ export async function instructionsScenario(c: Ctx): Promise<void> {
     ['cached/no-log', { LOG_LEVEL: 'warn' }],
     ['cached/no-replay', { REPLAY_ENABLED: 'false' }],
   ] as const) {
-    // A request takes ~10 ms under valgrind: batches are written once they hold 500 records, as
-    // under load, rather than every 50 ms of valgrind's time.
+    // Requests are slow under valgrind: batches are written once they hold 500 records, as under
+    // load, rather than every REPLAY_FLUSH_MS of valgrind's time.
     const g = await startGatewayChild(`gateway (instructions: ${name})`, gatewayEnv, { ...extra, REPLAY_FLUSH_MS: '60000' }, wrap);
     try {
       answerBytes = (await checkOnce(g.urls.production, keyedHeaders)).bytes;

@@ -11,11 +11,12 @@ import { type Ctx } from '../setup.js';
 /** The `records` scenario. */
 export async function recordsScenario(c: Ctx): Promise<void> {
   const { gatewayEnv, keyedHeaders, table } = c;
-  // What a hit's request log line and replay record cost, and cached against the floor, read
-  // off processes loaded in turn: the floor server and three gateways (as `cached`, without the
-  // request log, without replay) stay up, and each round loads each of them once, starting one
-  // further along every round. Every row is the median of its rounds. One load after another
-  // on the same machine moves by ±20%; side by side in rounds the comparison holds.
+  // What a hit's request log line and replay record cost, and cached against the floor, read off
+  // processes loaded in turn: the floor server and three gateways (as `cached`, without the request
+  // log, without replay) stay up, and each round loads each of them once, starting one further
+  // along every round. Every row is the median of its rounds. One load after another on the same
+  // machine moves a lot (docs/benchmark.md, "Reading the figures"); side by side in rounds the
+  // comparison holds.
   const targets: { name: string; url: string; pid: number | undefined; stop(): Promise<void> }[] = [];
   try {
     const gateways: [string, NodeJS.ProcessEnv, string][] = [

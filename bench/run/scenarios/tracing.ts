@@ -12,7 +12,7 @@ export async function tracingScenario(c: Ctx): Promise<void> {
   // and at 100%, spans posted to an OTLP/HTTP receiver in this process (counted, not parsed).
   // As in `records`: the gateways of one kind stay up and are loaded in turn for --rounds
   // rounds after an uncounted one, each row the median of its rounds (one load after another
-  // moves by ±20% on a shared machine; side by side in rounds the comparison holds).
+  // moves a lot on a shared machine, docs/benchmark.md "Reading the figures"; side by side in rounds the comparison holds).
   const receiver = await startOtlpReceiver({ keep: false });
   try {
     for (const kind of ['cached', 'uncached'] as const) {

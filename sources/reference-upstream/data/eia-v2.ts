@@ -10,10 +10,10 @@
 // read EIA's own figures (docs/operations.md).
 import { SOURCES, STATE_STATS, type GenerationSource, type StateStats } from './eia.js';
 
-export const EIA_V2_YEARS = [2025, 2024] as const;
+const EIA_V2_YEARS = [2025, 2024] as const;
 
 /** EIA's fuel type ids (electric-power-operational-data facet `fueltypeid`) of our nine categories. */
-export const FUEL_TYPE_IDS: Record<GenerationSource, { id: string; description: string }> = {
+const FUEL_TYPE_IDS: Record<GenerationSource, { id: string; description: string }> = {
   coal: { id: 'COW', description: 'coal, all' },
   petroleum: { id: 'PET', description: 'petroleum liquids and coke' },
   naturalGas: { id: 'NG', description: 'natural gas' },
@@ -27,7 +27,7 @@ export const FUEL_TYPE_IDS: Record<GenerationSource, { id: string; description: 
 
 const SECTORS = { RES: 'residential', COM: 'commercial' } as const;
 
-export interface RetailSalesRow {
+interface RetailSalesRow {
   period: string;
   stateid: string;
   stateDescription: string;
@@ -39,7 +39,7 @@ export interface RetailSalesRow {
   dataStatus?: 'ESTIMATED';
 }
 
-export interface GenerationRow {
+interface GenerationRow {
   period: string;
   location: string;
   stateDescription: string;

@@ -5,7 +5,7 @@
 // (net, so zero or negative) and Other. Each row's shares sum to exactly 100.0 and are expanded
 // to whole MWh without rescaling, so the gateway publishes the table's own percentages.
 
-export const EIA_YEAR = 2024;
+const EIA_YEAR = 2024;
 
 export const SOURCES = ['coal', 'petroleum', 'naturalGas', 'otherGases', 'nuclear', 'hydroelectricConventional', 'otherRenewables', 'pumpedStorage', 'other'] as const;
 export type GenerationSource = (typeof SOURCES)[number];

@@ -41,10 +41,10 @@ export interface GridwiseOfferSpec {
 }
 
 /** Utilities Gridwise sells in (all deregulated). */
-export const GRIDWISE_UTILITIES: readonly string[] = ['ONCOR', 'CENTERPOINT', 'PECO', 'PPL'];
+const GRIDWISE_UTILITIES: readonly string[] = ['ONCOR', 'CENTERPOINT', 'PECO', 'PPL'];
 
 /** Gridwise is a marketplace: offers come from several (invented) retail vendors. */
-export const GRIDWISE_VENDORS: readonly { legalName: string; short: string }[] = [
+const GRIDWISE_VENDORS: readonly { legalName: string; short: string }[] = [
   { legalName: 'Gridwise Energy Services LLC', short: 'Gridwise' },
   { legalName: 'Pecan Hollow Power LLC', short: 'Pecan Hollow' },
   { legalName: 'Ironbridge Electric Supply Inc.', short: 'Ironbridge' },

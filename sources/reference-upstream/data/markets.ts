@@ -2,7 +2,7 @@
 // (delivery is passed through separately). TX supply runs 7-16 cents; the Northeast 9-18
 // for residential, with commercial (larger-load) supply a little cheaper.
 
-export interface PriceBand {
+interface PriceBand {
   /** Typical 12-month fixed residential energy charge. */
   residentialCenter: number;
   residential: [min: number, max: number];

@@ -24,7 +24,7 @@ const TOWNS: Record<string, string> = {
 };
 
 /** The ZIP's USPS city and state; undefined for a ZIP the package does not know. */
-export function zipPlace(zip: string): { city: string; state: string } | undefined {
+function zipPlace(zip: string): { city: string; state: string } | undefined {
   const found = zipcodes.lookup(zip);
   return found && found.country === 'US' ? { city: found.city.toUpperCase(), state: found.state } : undefined;
 }

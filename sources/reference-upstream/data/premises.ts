@@ -7,7 +7,7 @@ import { rngFor, type Rng } from './prng.js';
 import { utilityById } from './utilities.js';
 import { cityForZip, utilityIdsForZip } from './zips.js';
 
-export interface Premise {
+interface Premise {
   accountId: string;
   idType: 'ESIID' | 'ACCOUNT_NUMBER';
   serviceAddress: { line1: string; line2: string | null; city: string; state: string; zip: string };
@@ -120,7 +120,7 @@ const ABBREVIATIONS: Record<string, string> = {
 };
 
 /** Upper-case, drop punctuation, collapse whitespace, abbreviate street words. */
-export function normalizeAddress(text: string): string {
+function normalizeAddress(text: string): string {
   return text.toUpperCase().replace(/[.,#]/g, ' ').split(/\s+/).filter(Boolean)
     .map((w) => ABBREVIATIONS[w] ?? w).join(' ');
 }

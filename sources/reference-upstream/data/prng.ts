@@ -1,7 +1,7 @@
 // Seeded randomness so every run (and every process) serves byte-identical data.
 
 /** FNV-1a 32-bit: turns a stable key like "voltify:ONCOR:residential" into a seed. */
-export function seedOf(key: string): number {
+function seedOf(key: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) {
     h ^= key.charCodeAt(i);
@@ -11,7 +11,7 @@ export function seedOf(key: string): number {
 }
 
 /** mulberry32: tiny, fast, good enough for plausible fake data. */
-export function mulberry32(seed: number): () => number {
+function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

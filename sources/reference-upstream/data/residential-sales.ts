@@ -7,7 +7,7 @@
 // the reference upstream serves plans in are listed; New Hampshire and the District of Columbia
 // are left out on purpose, so the gateway's "no usage shape for this state" answer can be tried.
 
-export const SALES_YEAR = 2023;
+const SALES_YEAR = 2023;
 
 /** state -> residential sales per month, thousand MWh, January first. */
 const GWH: Record<string, readonly number[]> = {
@@ -22,7 +22,7 @@ const GWH: Record<string, readonly number[]> = {
   CT: [1203, 1049, 998, 851, 802, 951, 1302, 1297, 1002, 848, 903, 1098],
 };
 
-export interface MonthlySales {
+interface MonthlySales {
   state: string;
   year: number;
   sector: 'residential';
@@ -43,5 +43,3 @@ export function residentialSales(state: string): MonthlySales | undefined {
     data: gwh.map((salesThousandMwh, i) => ({ period: `${SALES_YEAR}-${String(i + 1).padStart(2, '0')}`, month: i + 1, salesThousandMwh })),
   };
 }
-
-export const SALES_STATES: readonly string[] = Object.keys(GWH);

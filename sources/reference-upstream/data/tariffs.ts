@@ -27,7 +27,7 @@ export const DATA_AS_OF = '2026-11-01';
 export const DELIVERY_ESTIMATED_FROM = '2026-01-01';
 
 /** [effective YYYY-MM-DD, residential fixed USD/month, residential USD/kWh] per tariff period, oldest first. */
-export type DeliveryRow = [effective: string, fixedMonthlyUsd: number, perKwhUsd: number];
+type DeliveryRow = [effective: string, fixedMonthlyUsd: number, perKwhUsd: number];
 
 export const DELIVERY_HISTORY: Record<string, DeliveryRow[]> = {
   // Texas: March 1 and September 1 resets (16 TAC §25.243 DCRF, §25.239 TCOS updates).

@@ -15,18 +15,18 @@
 import '../lib/no-web-storage.js';
 import { launchGateway, startConfiguredUpstream } from './launch.js';
 import { startGateway } from './app.js';
-import { loadConfig, type GatewayConfig } from './config.js';
-import { keyedEnvironments, playgroundProcessEnv } from './playground-process.js';
-import { applyChildPriority, superviseChildProcess, type ChildProcessHandle } from './child-process.js';
+import { loadConfig, type GatewayConfig } from '../server/config.js';
+import { keyedEnvironments, playgroundProcessEnv } from '../server/playground-process.js';
+import { applyChildPriority, superviseChildProcess, type ChildProcessHandle } from '../server/child-process.js';
 import { adminApart, adminProcessEnv, startAdminProcess } from '../support/admin-process.js';
-import { CLOSE_MARGIN_MS, EXIT_CONFIG, exitOnStartError, handleShutdown } from './process-lifecycle.js';
+import { CLOSE_MARGIN_MS, EXIT_CONFIG, exitOnStartError, handleShutdown } from '../server/process-lifecycle.js';
 import type { ServingProcess } from '../support/admin-endpoint.js';
 import type { GatewayHandle } from './app.js';
-import { reportReady, startWorkerPool, workerSlot } from './workers.js';
-import { startClusterOpsServer } from './observability/cluster-metrics.js';
+import { reportReady, startWorkerPool, workerSlot } from '../server/workers.js';
+import { startClusterOpsServer } from '../server/observability/cluster-metrics.js';
 import { createLogger, type Logger } from '../lib/logger.js';
-import type { EnvironmentName } from './http/plugin.js';
-import { shutdownSignals } from './shutdown-signals.js';
+import type { EnvironmentName } from '../server/http/plugin.js';
+import { shutdownSignals } from '../server/shutdown-signals.js';
 
 try {
   applyChildPriority(process.env);

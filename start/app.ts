@@ -1,23 +1,23 @@
 // Assembles a running gateway: Mesh, shared stores, and one listener per environment. The reference
-// upstream is not its concern: server/launch.ts starts it beside the gateway for `npm start`.
+// upstream is not its concern: start/launch.ts starts it beside the gateway for `npm start`.
 import type { Server } from 'node:http';
-import { loadConfig, feedKeysFor, feedUrlsFor, shownFeedUrls, type GatewayConfig } from './config.js';
+import { loadConfig, feedKeysFor, feedUrlsFor, shownFeedUrls, type GatewayConfig } from '../server/config.js';
 import { loadGatewayMesh, type GatewayMesh } from '../mesh/gateway-mesh.js';
 import { publicApi } from '../resolvers/public-api.js';
 import { createUpstreamFetch } from '../sources/upstream/fetch.js';
 import type { Transport } from '../sources/upstream/transport.js';
-import { createListener, type ListenerOptions } from './http/server.js';
-import { listen } from './http/listen.js';
-import { watchTlsFiles } from './http/tls.js';
-import type { EnvironmentName, HttpPlugin } from './http/plugin.js';
+import { createListener, type ListenerOptions } from '../server/http/server.js';
+import { listen } from '../server/http/listen.js';
+import { watchTlsFiles } from '../server/http/tls.js';
+import type { EnvironmentName, HttpPlugin } from '../server/http/plugin.js';
 import { createLogger, type Logger } from '../lib/logger.js';
 import { redisHealth } from '../cache/redis-connection.js';
-import { openSharedRedis } from './wiring/shared-redis.js';
+import { openSharedRedis } from '../server/wiring/shared-redis.js';
 import { closeAll, type Closer } from '../lib/closers.js';
-import type { Capability, CapabilitySetup } from './wiring/types.js';
-import { capabilities } from './wiring/index.js';
+import type { Capability, CapabilitySetup } from '../server/wiring/types.js';
+import { capabilities } from '../server/wiring/index.js';
 import { servingInProcess, startAdminEndpoint, type ServingProcess } from '../support/admin-endpoint.js';
-import { refuseUnitMistakes } from './feed-unit-start.js';
+import { refuseUnitMistakes } from '../server/feed-unit-start.js';
 
 export interface GatewayHandle {
   config: GatewayConfig;
