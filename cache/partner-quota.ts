@@ -44,7 +44,7 @@ export interface QuotaCounter {
   readonly mode: 'redis' | 'memory';
 }
 
-const QUOTA_KEY_PREFIX = 'epg:quota:v1:';
+export const QUOTA_KEY_PREFIX = 'epg:quota:v1:';
 /** The longest a request waits for Redis before this process counts it in memory. */
 const QUOTA_DEADLINE_MS = 250;
 
