@@ -37,7 +37,10 @@ function render(o: OfferSpec, segment: Segment) {
     territory: o.utilityId,
     contract: { lengthMonths: o.termMonths, type: CONTRACT_TYPE[o.rate] },
     pricing: { currency: 'USD', components },
-    green: { percent: o.renewablePercent },
+    green: {
+      percent: o.renewablePercent,
+      ...(o.approvedPriceMicroPerKwh === null ? {} : { approvedPriceUsdPerKwh: usdPerKwh(o.approvedPriceMicroPerKwh) }),
+    },
     fees: { earlyTermination: o.cancellationFeeUsd, enrollment: o.enrollmentFeeUsd },
   };
 }

@@ -24,6 +24,8 @@ function render(o: OfferSpec) {
     renewablePercent: o.renewablePercent,
     cancellationFeeUsd: o.cancellationFeeUsd,
     enrollmentFeeUsd: o.enrollmentFeeUsd,
+    // Only offers with an approved price on record carry it (Maryland green power).
+    ...(o.approvedPriceMicroPerKwh === null ? {} : { approvedPriceCentsPerKwh: centsPerKwh(o.approvedPriceMicroPerKwh) }),
   };
 }
 
