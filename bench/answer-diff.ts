@@ -84,12 +84,12 @@ interface Query {
 const PROFILE = [800, 800, 750, 800, 1100, 1600, 2000, 2100, 1700, 1100, 800, 800];
 
 /** One 5-digit ZIP per area and set of utilities, in order: each 3-digit area's first and every overriding ZIP. */
-function referenceZips(): string[] {
+async function referenceZips(): Promise<string[]> {
   const seen = new Set<string>();
   const out: string[] = [];
   for (let n = 0; n < 100_000; n++) {
     const zip = String(n).padStart(5, '0');
-    const ids = utilityIdsForZip(zip);
+    const ids = await utilityIdsForZip(zip);
     if (!ids.length) continue;
     const area = `${zip.slice(0, 3)}:${ids.join(',')}`;
     if (seen.has(area)) continue;
@@ -99,15 +99,16 @@ function referenceZips(): string[] {
   return out;
 }
 
-function queriesOf(schema: GraphQLSchema): { zip: string; queries: Query[] }[] {
+async function queriesOf(schema: GraphQLSchema): Promise<{ zip: string; queries: Query[] }[]> {
   const q = schema.getQueryType()!.getFields();
   const all = (field: string) => selection(schema, getNamedType(q[field]!.type));
   const plan = all('residentialPlans');
   const fees = selection(schema, getNamedType((schema.getType('BusinessPlan') as GraphQLObjectType).getFields().fees!.type));
-  const zips = [...referenceZips(), '00000', '99999', '7500', 'abcde', '75001-1234', ''];
+  const zips = [...(await referenceZips()), '00000', '99999', '7500', 'abcde', '75001-1234', ''];
   const states = ['TX', 'pa', 'NY', 'DC', 'ZZ', 'T1'];
-  const groups = zips.map((zip) => {
-    const address = premisesInZip(zip)[0]?.serviceAddress.line1 ?? '1 MAIN ST';
+  const premises = await Promise.all(zips.map((zip) => premisesInZip(zip)));
+  const groups = zips.map((zip, i) => {
+    const address = premises[i]![0]?.serviceAddress.line1 ?? '1 MAIN ST';
     const queries: Query[] = [
       { query: `query($z: String!) { utilities(zipCode: $z) ${all('utilities')} }`, variables: { z: zip } },
       { query: `query($z: String!) { residentialPlans(zipCode: $z) ${plan} }`, variables: { z: zip } },
@@ -271,7 +272,7 @@ async function main(): Promise<void> {
     const gb = await startGateway(roots.b, env, tmp, 'b');
     children.push(gb.proc);
     const schema = buildSchema(fs.readFileSync(path.join(roots.b, 'schema', 'snapshots', 'keyed.graphql'), 'utf8'));
-    const groups = queriesOf(schema);
+    const groups = await queriesOf(schema);
     let compared = 0;
     const differences: string[] = [];
     const statuses = new Map<string, number>();

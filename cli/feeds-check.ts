@@ -439,7 +439,7 @@ export async function runFeedsCheck(opts: Options, env: NodeJS.ProcessEnv): Prom
     let fallback = env.UPSTREAM_URL?.trim() || '';
     if (!fallback && needsFallback) {
       if (opts.referenceUpstream) {
-        upstream = await m.startReferenceUpstream({ port: 0, host: '127.0.0.1' });
+        upstream = await m.startReferenceUpstream({ port: 0, host: '127.0.0.1', loadZipDatabase: true });
         fallback = upstream.url;
         report.upstream.referenceStarted = true;
       } else {

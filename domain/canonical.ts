@@ -44,6 +44,11 @@ export interface CanonicalOffer {
   renewablePercent: number;
   cancellationFeeMicro: Micro;
   enrollmentFeeMicro: Micro;
+  /**
+   * The regulator-approved price of the product, micro-USD per kWh, when the feed carries one
+   * (Maryland: the PSC-approved price of a green power product, market-rules.ts); absent: none on record.
+   */
+  approvedPriceMicroPerKwh?: Micro | null;
 }
 
 /** The utility's delivery (TDU) charges passed through on every bill (or a regulated utility's bundled rate). */
@@ -94,6 +99,13 @@ export interface HolidayRule {
   rule: string;
 }
 
+/** A default service supply price averaged over 12 months, from and to inclusive (YYYY-MM-DD). */
+export interface TrailingSupplyPrice {
+  microPerKwh: Micro;
+  from: string;
+  to: string;
+}
+
 export interface Territory {
   utilityId: string;
   name: string;
@@ -121,7 +133,9 @@ export interface Territory {
    * Residential default service supply price averaged over the trailing 12 months (Maryland's SOS,
    * New York's utility supply price): the limit some states put on retail prices (market-rules.ts).
    */
-  trailingSupplyPrice?: { microPerKwh: Micro; from: string; to: string } | null;
+  trailingSupplyPrice?: TrailingSupplyPrice | null;
+  /** The same average for small commercial (non-demand) customers: New York's Reset order limits theirs too. */
+  commercialTrailingSupplyPrice?: TrailingSupplyPrice | null;
   switching: SwitchingRules;
   /** Business-day calendar switches are processed on; null: weekends and `holidays` only. */
   calendar: { name: string; holidays: HolidayRule[] } | null;

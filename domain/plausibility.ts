@@ -37,6 +37,7 @@ export const PLAUSIBLE_RANGES: Readonly<Record<string, Readonly<Record<string, P
     enrollmentFee: fee,
     termMonths: { quantity: 'months', soft: [0, 60], hard: [0, 120], typical: 12 },
     renewablePercent: { quantity: 'percent', soft: [0, 100], hard: [0, 100], typical: 30 },
+    approvedPrice: price,
   },
   territories: {
     'delivery.fixedMonthly': monthly,
@@ -52,6 +53,7 @@ export const PLAUSIBLE_RANGES: Readonly<Record<string, Readonly<Record<string, P
     'commercialDeliveryRates.perKwh': deliveryRate,
     'pricesToCompare.perKwh': price,
     'trailingSupplyPrice.perKwh': price,
+    'commercialTrailingSupplyPrice.perKwh': price,
   },
   stateStats: {
     residentialPerKwh: averageRate,

@@ -25,7 +25,12 @@ export const STATE_REVIEWS: readonly StateReview[] = Object.freeze(
       ['CT', null, NONE],
       ['MD', null, NONE],
       ['NY', null, NONE],
-      ['OH', "Rescission within 7 calendar days of the utility's confirmation notice (Ohio Adm. Code 4901:1-21-06)", NONE],
+      [
+        'OH',
+        "Rescission within 7 calendar days of the utility's confirmation notice, for residential and small commercial enrolments " +
+          '(Ohio Adm. Code 4901:1-21-06(D))',
+        NONE,
+      ],
       ['PA', 'Accelerated switching in 3 business days (52 Pa. Code §57.174)', NONE],
       ['NJ', null, NONE],
       ['DE', null, NONE],

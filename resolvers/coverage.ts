@@ -7,13 +7,14 @@ import { utility } from './utility.js';
 
 type CoverageStatus = 'RETAIL_CHOICE' | 'NO_CHOICE' | 'NOT_COVERED' | 'NOT_A_ZIP';
 
-function coverageStatus(zipCode: string, served: readonly Territory[]): CoverageStatus {
+export async function coverageStatus(zipCode: string, served: readonly Territory[]): Promise<CoverageStatus> {
   if (served.some((t) => t.market === 'DEREGULATED')) return 'RETAIL_CHOICE';
   if (served.length > 0) return 'NO_CHOICE';
-  // The feed's answer first: a ZIP a feed serves is a ZIP even if the package's list lags behind.
-  return isUsZip(zipCode) ? 'NOT_COVERED' : 'NOT_A_ZIP';
+  // The feed's answer first: a ZIP a feed serves is a ZIP even if the package's list lags behind, and
+  // needs no ZIP database. When the database cannot be loaded the field fails (masked, logged).
+  return (await isUsZip(zipCode)) ? 'NOT_COVERED' : 'NOT_A_ZIP';
 }
 
-export function coverage(ctx: Pick<ResolverContext, 'now'>, zipCode: string, served: Territory[]) {
-  return { zipCode, status: coverageStatus(zipCode, served), utilities: served.map((t) => utility(ctx, t)) };
+export async function coverage(ctx: Pick<ResolverContext, 'now'>, zipCode: string, served: Territory[]) {
+  return { zipCode, status: await coverageStatus(zipCode, served), utilities: served.map((t) => utility(ctx, t)) };
 }

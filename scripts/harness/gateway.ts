@@ -5,6 +5,7 @@ import path from 'node:path';
 import { launchGateway as startGateway } from '../../start/launch.js';
 import type { GatewayHandle, StartOptions } from '../../start/app.js';
 import { issueKey } from '../../stores/key-store.js';
+import { zipDatabase } from '../../lib/zip-database.js';
 
 export interface TestGateway {
   g: GatewayHandle;
@@ -25,6 +26,9 @@ export async function startTestGateway(
   env: Record<string, string> = {},
   opts: { now?: () => Date; logger?: StartOptions['logger'] } = {},
 ): Promise<TestGateway> {
+  // A test that serves the reference upstream itself (UPSTREAM_URL) mostly does so from this process:
+  // load its ZIP database now, as npm start does, not in the gateway's first feed call.
+  if (env.UPSTREAM_URL) await zipDatabase();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-e2e-'));
   // Instances given one KEYS_FILE share it (each still gets keys of its own in it).
   const keysFile = env.KEYS_FILE ?? path.join(dataDir, 'keys.json');

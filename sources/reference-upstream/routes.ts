@@ -14,7 +14,8 @@ interface Route {
   feed: FeedName;
   pattern: RegExp;
   cacheControl: string;
-  handle(params: string[], query: URLSearchParams): Reply;
+  /** Async where the answer needs the ZIP database (imported on first use). */
+  handle(params: string[], query: URLSearchParams): Reply | Promise<Reply>;
 }
 
 // Territories and state statistics change rarely; offers are repriced often;

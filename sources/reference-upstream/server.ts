@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { FEEDS, GARBAGE_BODY, isFeed, parseFault, type Fault, type FeedName } from './faults.js';
 import { matchRoute } from './routes.js';
+import { zipDatabase } from '../../lib/zip-database.js';
 
 export type { Fault } from './faults.js';
 
@@ -56,7 +57,19 @@ function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-export async function startReferenceUpstream(opts: { port?: number; host?: string } = {}): Promise<ReferenceUpstream> {
+interface StartOptions {
+  port?: number;
+  host?: string;
+  /**
+   * Load the ZIP database (lib/zip-database.ts) before serving instead of on the first lookup that
+   * needs it. For a process whose own requests to the fixture share its event loop (npm start,
+   * feeds:check): the load would stall them and can outlast a feed's timeout. A failed load is not
+   * fatal: each lookup that needs the database tries again and says why.
+   */
+  loadZipDatabase?: boolean;
+}
+
+export async function startReferenceUpstream(opts: StartOptions = {}): Promise<ReferenceUpstream> {
   const host = opts.host ?? '127.0.0.1';
   const faults = new Map<FeedName, Fault>();
   // Pending 'slow' delays, released on close so no handler outlives the server.
@@ -153,7 +166,7 @@ export async function startReferenceUpstream(opts: { port?: number; host?: strin
       return;
     }
 
-    const reply = route.handle(params, url.searchParams);
+    const reply = await route.handle(params, url.searchParams);
     sendJson(req, res, reply.status, reply.body, reply.status === 200 ? route.cacheControl : 'no-store');
   }
 
@@ -175,6 +188,7 @@ export async function startReferenceUpstream(opts: { port?: number; host?: strin
     });
   });
   const port = (server.address() as AddressInfo).port;
+  if (opts.loadZipDatabase) await zipDatabase().catch(() => undefined);
 
   return {
     url: `http://${urlHost(host)}:${port}`,

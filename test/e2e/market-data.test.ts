@@ -214,6 +214,20 @@ describe('coverage', () => {
     expect((await data('{ utilities(zipCode: "20601") { priceToCompare { usdPerKwh } } }')).utilities[0].priceToCompare).not.toBeNull();
   });
 
+  it('Maryland: green power plans are served, each at most its PSC-approved price (above the SOS average the others keep to)', async () => {
+    for (const zip of ['20601', '21201']) {
+      const plans = (await data(`{ residentialPlans(zipCode: "${zip}") { renewablePercent pricing { energyBlocks { usdPerKwh } } } }`))
+        .residentialPlans as { renewablePercent: number; pricing: { energyBlocks: { usdPerKwh: number }[] } }[];
+      const highest = (p: (typeof plans)[number]) => Math.max(...p.pricing.energyBlocks.map((b) => b.usdPerKwh));
+      const green = plans.filter((p) => p.renewablePercent >= 51);
+      expect(green.length, zip).toBeGreaterThan(0);
+      // The reference approved price: the trailing SOS average plus a 1.2-cent adder (SMECO 0.110733, BGE 0.114233).
+      const approved = zip === '20601' ? 0.122733 : 0.126233;
+      for (const p of green) expect(highest(p), zip).toBeLessThanOrEqual(approved);
+      for (const p of plans.filter((x) => x.renewablePercent < 51)) expect(highest(p), zip).toBeLessThanOrEqual(approved - 0.012);
+    }
+  });
+
   it('DTE Electric: Michigan capped choice, marked so; Xcel Energy Colorado: regulated', async () => {
     expect(await utilities('48201')).toMatchObject([{ id: 'DTE_ELECTRIC', market: 'REGULATED', retailChoiceCapPercent: 10, state: 'MI' }]);
     expect((await data('{ residentialPlans(zipCode: "48201") { id } }')).residentialPlans).toEqual([]);

@@ -101,7 +101,7 @@ describe('OpenTelemetry traces', () => {
     [redis, receiver, upstream] = await Promise.all([
       startTestRedis(),
       startOtlpReceiver(),
-      startReferenceUpstream({ port: 0, host: '127.0.0.1' }),
+      startReferenceUpstream({ port: 0, host: '127.0.0.1', loadZipDatabase: true }),
     ]);
     proxy = await recordingProxy(upstream.url);
     const keysFile = path.join(tmp, 'keys.json');

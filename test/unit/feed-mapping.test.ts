@@ -197,6 +197,18 @@ describe('supplier feeds -> canonical offers', () => {
     expect(b).toMatchObject({ minimumUsageFee: null, credits: [], baseMonthlyMicro: 0, renewablePercent: 0 });
   });
 
+  it("maps a green power offer's approved price from either feed, exactly; left out when the feed has none", () => {
+    const offer = { ...voltifyOffer(), utilityCode: 'BGE', approvedPriceCentsPerKwh: 12.6233 };
+    const [v] = voltify.map({ offers: [offer] }).records;
+    expect(v!.approvedPriceMicroPerKwh).toBe(126_233);
+    const plan = { ...brightgridPlan(), territory: 'BGE', green: { percent: 100, approvedPriceUsdPerKwh: 0.126233 } };
+    const [b] = brightgrid.map({ data: { plans: [plan] } }).records;
+    expect(b!.approvedPriceMicroPerKwh).toBe(126_233);
+    const [none] = voltify.map({ offers: [{ ...voltifyOffer(), approvedPriceCentsPerKwh: null }] }).records;
+    expect(none).toEqual(expectedVoltify);
+    expect('approvedPriceMicroPerKwh' in none!).toBe(false);
+  });
+
   it('selects and checks the union member that carries the records (resultType)', () => {
     expect(voltify.selectionSet.startsWith('{ __typename ... on VoltifyOffersResponse { offers { offerId ')).toBe(true);
     expect(voltify.map({ __typename: 'VoltifyOffersResponse', offers: [voltifyOffer()] }).records).toEqual([expectedVoltify]);
@@ -381,6 +393,44 @@ function transformOf(source: string): Record<string, any> {
 // ------------------------------------------------------------------------------- the other kinds
 
 describe('territories, state statistics and premises', () => {
+  it('maps the trailing supply prices of both classes; one that ends before it starts rejects the utility', () => {
+    const coned = {
+      utilityId: 'CONED',
+      name: 'Con Edison',
+      state: 'NY',
+      timeZone: 'America/New_York',
+      market: 'DEREGULATED',
+      ownership: 'IOU',
+      delivery: { residential: { fixedMonthlyUsd: 20, perKwhUsd: 0.15 }, commercial: { fixedMonthlyUsd: 25, perKwhUsd: 0.14 } },
+      trailingSupplyPrice: { usdPerKwh: 0.124408, from: '2025-11-01', to: '2026-10-31' },
+      commercialTrailingSupplyPrice: { usdPerKwh: 0.118617, from: '2025-11-01', to: '2026-10-31' },
+      switching: {
+        kind: 'METER_READ',
+        leadBusinessDays: 5,
+        meterReadCycleDays: 30,
+        meterReadAnchorDate: '2026-01-07',
+        sameDayCutoff: '17:00',
+      },
+    };
+    const backwards = {
+      ...coned,
+      utilityId: 'BACKWARDS',
+      commercialTrailingSupplyPrice: { usdPerKwh: 0.1, from: '2026-10-31', to: '2025-11-01' },
+    };
+    const out = (feed('Territories') as FeedBinding<'territories'>).map({
+      zip: '10001',
+      utilities: [coned, backwards, { ...coned, utilityId: 'NONE', commercialTrailingSupplyPrice: undefined }],
+    });
+    expect(out.records.map((t) => [t.utilityId, t.trailingSupplyPrice?.microPerKwh, t.commercialTrailingSupplyPrice?.microPerKwh])).toEqual(
+      [
+        ['CONED', 124_408, 118_617],
+        ['NONE', 124_408, undefined],
+      ],
+    );
+    expect('commercialTrailingSupplyPrice' in out.records[1]!).toBe(false);
+    expect(out.rejected.map((r) => r.reason)).toEqual([expect.stringMatching(/commercialTrailingSupplyPrice: ends before it starts/)]);
+  });
+
   it('maps the territories sample', () => {
     const ercot = {
       name: 'ERCOT',

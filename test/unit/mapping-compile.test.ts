@@ -44,6 +44,7 @@ const SDL = /* GraphQL */ `
     utilityId: String! name: String! state: String! timeZone: String! market: Market! ownership: Ownership
     delivery: Delivery bundledRate: Bundled priceToCompare: Ptc switching: Switching! calendar: Calendar! holidays: [String!]
     deliveryHistory: [Delivery!] pricesToCompare: [PtcPeriod!] choiceCapPercent: Float trailingSupplyPrice: Trailing
+    commercialTrailingSupplyPrice: Trailing
   }
   enum PtcClass { RESIDENTIAL COMMERCIAL }
   type PtcPeriod { usdPerKwh: Float! effective: String! expires: String! season: String customerClass: PtcClass }
@@ -71,7 +72,7 @@ const SDL = /* GraphQL */ `
     offerId: String! supplierName: String! productName: String! customerClass: CustomerClassV! utilityCode: String!
     rateStructure: RateStructure! termMonths: Int! energyChargeCentsPerKwh: [EnergyCharge!]!
     baseChargeUsdPerMonth: Float usageCredits: [UsageCredit!] minimumUsage: MinimumUsage
-    renewablePercent: Float cancellationFeeUsd: Float enrollmentFeeUsd: Float
+    renewablePercent: Float cancellationFeeUsd: Float enrollmentFeeUsd: Float approvedPriceCentsPerKwh: Float
   }
   enum CustomerClassV { Residential Commercial }
   enum RateStructure { Fixed Variable Indexed }
@@ -91,7 +92,7 @@ const SDL = /* GraphQL */ `
   type Pricing { currency: String components: [Component!]! }
   type Component { kind: ComponentKind! unit: String amount: Float! tierMinKwh: Int tierMaxKwh: Int thresholdKwh: Int }
   enum ComponentKind { ENERGY BASE CREDIT MIN_USAGE_FEE }
-  type Green { percent: Float }
+  type Green { percent: Float approvedPriceUsdPerKwh: Float }
   type Fees { earlyTermination: Float enrollment: Float }
 
   type StateStatistics {
@@ -176,7 +177,7 @@ describe('the .meshrc.yaml mappings', () => {
     const bg = bindings.find((b) => b.source === 'Brightgrid')!;
     expect(bg.selectionSet).toBe(
       '{ data { plans { id provider { displayName } name segment territory contract { type lengthMonths } pricing { components { kind ' +
-        'tierMinKwh tierMaxKwh amount thresholdKwh } } green { percent } fees { earlyTermination enrollment } } } }',
+        'tierMinKwh tierMaxKwh amount thresholdKwh } } green { percent approvedPriceUsdPerKwh } fees { earlyTermination enrollment } } } }',
     );
   });
 

@@ -13,6 +13,7 @@ import type {
   RateType,
   SwitchingKind,
   Territory,
+  TrailingSupplyPrice,
 } from '../../domain/canonical.js';
 import { businessCalendar, CalendarRuleError } from '../../domain/calendar.js';
 import { SWITCHING_KINDS } from '../../domain/start-date.js';
@@ -135,6 +136,8 @@ const offerFields: FieldTable = {
   renewablePercent: opt({ type: 'quantity', target: 'percent', defaultUnit: 'percent' }, 0),
   cancellationFee: opt(money, 0),
   enrollmentFee: opt(money, 0),
+  // The regulator-approved price of the product (Maryland green power: the PSC-approved price); null: none on record.
+  approvedPrice: opt({ ...rate, nullable: true } as ValueType, null),
 };
 
 interface BlockValues {
@@ -177,7 +180,7 @@ const offers: KindDef<'offers'> = {
   build(v, source): CanonicalOffer {
     const credits = v.credits as { minKwh: number; maxKwh: number | null; amount: number }[];
     const fee = v.minimumUsageFee as { belowKwh: number; amount: number } | null;
-    return {
+    const offer: CanonicalOffer = {
       feed: source,
       offerId: v.offerId as string,
       supplierName: v.supplierName as string,
@@ -198,6 +201,9 @@ const offers: KindDef<'offers'> = {
       cancellationFeeMicro: v.cancellationFee as number,
       enrollmentFeeMicro: v.enrollmentFee as number,
     };
+    // Left out when the feed has none, so records without one stay as they were.
+    if (v.approvedPrice != null) offer.approvedPriceMicroPerKwh = v.approvedPrice as number;
+    return offer;
   },
 };
 
@@ -222,6 +228,16 @@ const charges = (extra: FieldTable = {}): ValueType => ({
     ...extra,
   },
 });
+
+const trailingPrice: ValueType = { type: 'object', nullable: true, fields: { perKwh: req(rate), from: req(isoDate), to: req(isoDate) } };
+
+/** A trailing 12-month average price, or null; throws when it ends before it starts. */
+function trailingFrom(v: unknown, field: string): TrailingSupplyPrice | null {
+  const t = v as Values | null;
+  if (!t) return null;
+  if ((t.to as string) < (t.from as string)) throw new RecordError(`${field}: ends before it starts`);
+  return { microPerKwh: t.perKwh as number, from: t.from as string, to: t.to as string };
+}
 
 function chargesFrom(v: unknown): Territory['delivery'] {
   const c = v as Values | null;
@@ -279,7 +295,9 @@ const territories: KindDef<'territories'> = {
       [],
     ),
     // The trailing 12-month average default service price some states cap retail prices at (domain/market-rules.ts).
-    trailingSupplyPrice: opt({ type: 'object', nullable: true, fields: { perKwh: req(rate), from: req(isoDate), to: req(isoDate) } }, null),
+    trailingSupplyPrice: opt(trailingPrice, null),
+    // The same for small commercial (non-demand) customers, where a state limits theirs too (New York).
+    commercialTrailingSupplyPrice: opt(trailingPrice, null),
     switching: req({
       type: 'object',
       nullable: false,
@@ -360,11 +378,10 @@ const territories: KindDef<'territories'> = {
       if ((ptc.expires as string) < (ptc.effective as string)) throw new RecordError('priceToCompare: expires before it takes effect');
       t.priceToCompare = { microPerKwh: ptc.perKwh as number, effective: ptc.effective as string, expires: ptc.expires as string };
     }
-    const trailing = v.trailingSupplyPrice as Values | null;
-    if (trailing) {
-      if ((trailing.to as string) < (trailing.from as string)) throw new RecordError('trailingSupplyPrice: ends before it starts');
-      t.trailingSupplyPrice = { microPerKwh: trailing.perKwh as number, from: trailing.from as string, to: trailing.to as string };
-    }
+    const trailing = trailingFrom(v.trailingSupplyPrice, 'trailingSupplyPrice');
+    if (trailing) t.trailingSupplyPrice = trailing;
+    const commercialTrailing = trailingFrom(v.commercialTrailingSupplyPrice, 'commercialTrailingSupplyPrice');
+    if (commercialTrailing) t.commercialTrailingSupplyPrice = commercialTrailing;
     if (market === 'DEREGULATED' && !t.delivery) throw new RecordError('delivery: a DEREGULATED utility needs delivery charges');
     const s = t.switching;
     if (s.kind === 'METER_READ' && !s.meterReadAnchorDate && s.meterReadDates.length === 0 && !s.meterReadCycles?.length) {

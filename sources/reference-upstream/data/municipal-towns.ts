@@ -1,9 +1,10 @@
 // Towns of the retail choice states served by their own municipal utility, inside ZIP prefixes an
 // investor-owned utility otherwise serves. A ZIP is placed in its town by the `zipcodes` package
-// (USPS primary city and state); every ZIP of a listed town is the municipal utility's. Their
-// customers have no retail choice (a municipal utility may opt in, e.g. Lubbock; none of these did).
+// (USPS primary city and state, imported on first use: lib/zip-database.ts); every ZIP of a listed
+// town is the municipal utility's. Their customers have no retail choice (a municipal utility may
+// opt in, e.g. Lubbock; none of these did).
 // Sources: the utilities' and cities' published service areas, as of 2026-11.
-import zipcodes from 'zipcodes';
+import { zipPlace } from '../../../lib/zip-database.js';
 
 /** "STATE|CITY" as zipcodes spells them, upper case -> utility id (utilities.ts). */
 const TOWNS: Record<string, string> = {
@@ -23,15 +24,9 @@ const TOWNS: Record<string, string> = {
   'CT|WALLINGFORD': 'WALLINGFORD_ELECTRIC',
 };
 
-/** The ZIP's USPS city and state; undefined for a ZIP the package does not know. */
-function zipPlace(zip: string): { city: string; state: string } | undefined {
-  const found = zipcodes.lookup(zip);
-  return found && found.country === 'US' ? { city: found.city.toUpperCase(), state: found.state } : undefined;
-}
-
 /** The municipal utility of the ZIP's town with its city, or undefined when the town has none listed. */
-export function municipalTown(zip: string): { city: string; utilityId: string } | undefined {
-  const place = zipPlace(zip);
+export async function municipalTown(zip: string): Promise<{ city: string; utilityId: string } | undefined> {
+  const place = await zipPlace(zip);
   const utilityId = place && TOWNS[`${place.state}|${place.city}`];
   return utilityId ? { city: place.city, utilityId } : undefined;
 }

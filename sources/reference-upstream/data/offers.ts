@@ -6,6 +6,7 @@
 import { rngFor, type Rng } from './prng.js';
 import { creditFloorMicro, PRICE_BANDS } from './markets.js';
 import { BRANDS, FIXED_NOUNS, STATE_WORDS, type SupplierFeed } from './suppliers.js';
+import { greenPowerPriceMicro } from './supply-prices.js';
 import { utilityById, type Utility } from './utilities.js';
 
 export type CustomerClass = 'residential' | 'commercial';
@@ -30,6 +31,8 @@ export interface OfferSpec {
   renewablePercent: number;
   cancellationFeeUsd: number;
   enrollmentFeeUsd: number;
+  /** Maryland residential green power: the PSC-approved price, micro-USD/kWh; null for other offers. */
+  approvedPriceMicroPerKwh: number | null;
 }
 
 const MICRO_PER_CENT = 10_000;
@@ -74,29 +77,40 @@ function cancellationFee(rng: Rng, term: number, cls: CustomerClass, state: stri
  * Products a state does not allow, left out after generation so the other offers stay as they were:
  * Texas bars wholesale indexed products for residential and small commercial customers (PURA
  * §39.110, HB 16, 2021); Connecticut bars variable and indexed prices for residential customers
- * (P.A. 15-90); New York's Reset order (PSC Case 15-M-0127) allows residential variable prices only
- * with guaranteed savings, which these offers do not promise, unless the product is renewable.
+ * (P.A. 15-90); New York's Reset order (PSC Case 15-M-0127) allows mass-market (residential and
+ * small commercial) variable prices only with guaranteed savings, which these offers do not
+ * promise, unless the product is renewable.
  */
 function allowed(state: string, cls: CustomerClass, o: OfferSpec): boolean {
   if (state === 'TX' && o.rate === 'INDEXED') return false;
   if (state === 'CT' && cls === 'residential' && o.rate !== 'FIXED') return false;
-  if (state === 'NY' && cls === 'residential' && o.rate !== 'FIXED' && o.renewablePercent < NY_RENEWABLE_PERCENT) return false;
+  if (state === 'NY' && o.rate !== 'FIXED' && o.renewablePercent < NY_RENEWABLE_PERCENT) return false;
   return true;
 }
 
 /** New York counts a product as renewable from this share on (the gateway's NY_RESET_PRODUCTS rule). */
 const NY_RENEWABLE_PERCENT = 50;
+/** Maryland's green power from this share on (PUA §7-707(c)(1); the gateway's MD_GREEN_* rules). */
+const MD_GREEN_PERCENT = 51;
+
+/** The PSC-approved price of a Maryland residential green power offer; null for every other offer. */
+function approvedPriceMicro(utility: Utility, cls: CustomerClass, renewablePercent: number): number | null {
+  if (utility.state !== 'MD' || cls !== 'residential' || renewablePercent < MD_GREEN_PERCENT) return null;
+  return greenPowerPriceMicro(utility.state, utility.trailingSupplyPrice);
+}
 
 /**
- * Highest residential energy price a state allows, micro-USD/kWh: Maryland's trailing 12-month
- * standard offer average (SB 1, 2024), New York's trailing utility supply price plus 5% for a fixed
- * product that is not renewable (Reset order); Infinity elsewhere.
+ * Highest energy price a state allows, micro-USD/kWh: Maryland's trailing 12-month standard offer
+ * average, or a green power product's approved price (SB 1, 2024); New York's trailing utility
+ * supply price of the customer's class plus 5% for a fixed product that is not renewable (Reset
+ * order); Infinity elsewhere.
  */
-function priceLimitMicro(utility: Utility, cls: CustomerClass, renewablePercent: number): number {
-  const trailing = utility.trailingSupplyPrice;
-  if (cls !== 'residential' || !trailing) return Infinity;
+function priceLimitMicro(utility: Utility, cls: CustomerClass, renewablePercent: number, approved: number | null): number {
+  if (approved !== null) return approved;
+  const trailing = cls === 'residential' ? utility.trailingSupplyPrice : utility.commercialTrailingSupplyPrice;
+  if (!trailing) return Infinity;
   const micro = Math.round(trailing.usdPerKwh * 1_000_000);
-  if (utility.state === 'MD') return micro;
+  if (utility.state === 'MD' && cls === 'residential') return micro;
   if (utility.state === 'NY' && renewablePercent < NY_RENEWABLE_PERCENT) return Math.floor((micro * 105) / 100);
   return Infinity;
 }
@@ -177,7 +191,8 @@ function generate(feed: SupplierFeed, utility: Utility, cls: CustomerClass): Off
     const floor = creditFloorMicro(credits);
     if (floor) tiers = tiers.map((t) => ({ ...t, microUsdPerKwh: Math.max(t.microUsdPerKwh, Math.ceil(floor / q) * q) }));
     // A state's price limit, on a quantum the supplier quotes in.
-    const limit = priceLimitMicro(utility, cls, renewablePercent);
+    const approvedPriceMicroPerKwh = approvedPriceMicro(utility, cls, renewablePercent);
+    const limit = priceLimitMicro(utility, cls, renewablePercent, approvedPriceMicroPerKwh);
     if (limit !== Infinity) tiers = tiers.map((t) => ({ ...t, microUsdPerKwh: Math.min(t.microUsdPerKwh, Math.floor(limit / q) * q) }));
 
     const baseUsdPerMonth = residential
@@ -203,6 +218,7 @@ function generate(feed: SupplierFeed, utility: Utility, cls: CustomerClass): Off
       baseUsdPerMonth, credits, minimumUsage, renewablePercent,
       cancellationFeeUsd: cancellationFee(rng, termMonths, cls, utility.state),
       enrollmentFeeUsd: rng.chance(0.85) ? 0 : rng.pick([9.95, 14.95, 25]),
+      approvedPriceMicroPerKwh,
     });
   }
   return offers.filter((o) => allowed(utility.state, cls, o));

@@ -96,9 +96,8 @@ function generated(zip: string, utilityIds: string[], city: string): Premise[] {
 }
 
 /** All premises in a ZIP, landmarks first; empty when no utility serves it. */
-export function premisesInZip(zip: string): Premise[] {
-  const utilityIds = utilityIdsForZip(zip);
-  const city = cityForZip(zip);
+export async function premisesInZip(zip: string): Promise<Premise[]> {
+  const [utilityIds, city] = await Promise.all([utilityIdsForZip(zip), cityForZip(zip)]);
   if (!utilityIds.length || !city) return [];
   const landmarks = LANDMARKS.filter((l) => l[2] === zip).map(([line1, lCity, lZip, utilityId, id, premiseType]): Premise => ({
     accountId: id,
@@ -129,10 +128,10 @@ function normalizeAddress(text: string): string {
  * Premises in the ZIP whose address contains the normalized query, so a house number plus
  * the start of the street name ("1500 MARILLA") finds the premise and unit text narrows it.
  */
-export function searchPremises(zip: string, address: string): Premise[] {
+export async function searchPremises(zip: string, address: string): Promise<Premise[]> {
   const q = normalizeAddress(address);
   if (!q) return [];
-  return premisesInZip(zip).filter((p) => {
+  return (await premisesInZip(zip)).filter((p) => {
     const full = normalizeAddress(`${p.serviceAddress.line1} ${p.serviceAddress.line2 ?? ''}`);
     return full.includes(q);
   });

@@ -1,11 +1,15 @@
 // Default service supply prices by month where a commission sets them monthly (New York's
-// utilities: the market supply charge changes every month), and the trailing 12-month averages
-// Maryland (SB 1, 2024) and New York (PSC Case 15-M-0127) cap retail prices at.
+// utilities: the market supply charge changes every month), the trailing 12-month averages
+// Maryland (SB 1, 2024) and New York (PSC Case 15-M-0127) cap retail prices at, and Maryland's
+// PSC-approved green power price (Public Utilities Article §7-707).
 //
 // Figures are estimates: each New York utility's published November 2026 price shaped by a typical
-// monthly pattern (higher in winter and in July-August), and Maryland's average weighted from the
-// 2026-27 summer (4 months) and non-summer (8 months) standard offer prices until the 2025-26 ones
-// are entered. Replace them with the published figures.
+// monthly pattern (higher in winter and in July-August), its small commercial (non-demand) price
+// estimated a little below the residential one, and Maryland's average weighted from the 2026-27
+// summer (4 months) and non-summer (8 months) standard offer prices until the 2025-26 ones are
+// entered. The green power price is the PSC's generic one: the trailing standard offer average
+// plus a green power adder (Order No. 91464, Case No. 9757), the adder here an estimate. Replace
+// them with the published figures.
 import type { PtcPeriod } from './tariffs.js';
 
 /** A typical month's supply price relative to the year, January first. */
@@ -16,13 +20,21 @@ const NY_NOVEMBER_2026: Record<string, number> = {
   CONED: 0.118, NATIONAL_GRID_NY: 0.0912, NYSEG: 0.0877, RG_E: 0.0853, CENTRAL_HUDSON: 0.0948, ORANGE_ROCKLAND: 0.102,
 };
 
+/** November 2026 small commercial (non-demand) supply price, USD/kWh (estimates). */
+const NY_COMMERCIAL_NOVEMBER_2026: Record<string, number> = {
+  CONED: 0.1125, NATIONAL_GRID_NY: 0.0884, NYSEG: 0.0851, RG_E: 0.0829, CENTRAL_HUDSON: 0.0921, ORANGE_ROCKLAND: 0.0987,
+};
+
+/** Maryland's green power adder on the trailing standard offer average, micro-USD/kWh (an estimate). */
+const MD_GREEN_ADDER_MICRO = 12_000;
+
 const MILLION = 1_000_000;
 const iso = (y: number, m: number, d: number) => new Date(Date.UTC(y, m - 1, d)).toISOString().slice(0, 10);
 
 /** The utility's price for (year, month), micro-USD/kWh: the November price moved by the month's shape. */
-function nyMonthMicro(utilityId: string, year: number, month: number): number {
-  if (year === 2026 && month === 11) return Math.round(NY_NOVEMBER_2026[utilityId]! * MILLION);
-  const november = NY_NOVEMBER_2026[utilityId]! * MILLION / NY_MONTH_SHAPE[10]!;
+function nyMonthMicro(utilityId: string, year: number, month: number, table = NY_NOVEMBER_2026): number {
+  if (year === 2026 && month === 11) return Math.round(table[utilityId]! * MILLION);
+  const november = table[utilityId]! * MILLION / NY_MONTH_SHAPE[10]!;
   return Math.round(november * NY_MONTH_SHAPE[month - 1]! / 100) * 100;
 }
 
@@ -50,9 +62,9 @@ const TRAILING_FROM = '2025-11-01';
 const TRAILING_TO = '2026-10-31';
 
 /** New York: the average of the 12 monthly prices November 2025 to October 2026. */
-function nyTrailing(utilityId: string): TrailingPrice | null {
-  if (!(utilityId in NY_NOVEMBER_2026)) return null;
-  const sum = months(2025, 11, 12).reduce((s, [y, m]) => s + nyMonthMicro(utilityId, y, m), 0);
+function nyTrailing(utilityId: string, table = NY_NOVEMBER_2026): TrailingPrice | null {
+  if (!(utilityId in table)) return null;
+  const sum = months(2025, 11, 12).reduce((s, [y, m]) => s + nyMonthMicro(utilityId, y, m, table), 0);
   return { usdPerKwh: Math.round(sum / 12) / MILLION, from: TRAILING_FROM, to: TRAILING_TO };
 }
 
@@ -70,4 +82,14 @@ export function trailingSupplyPrice(utilityId: string, state: string, periods: P
   if (state === 'NY') return nyTrailing(utilityId);
   if (state === 'MD') return mdTrailing(periods);
   return null;
+}
+
+/** New York: the trailing 12-month small commercial (non-demand) supply price; null elsewhere. */
+export function commercialTrailingSupplyPrice(utilityId: string, state: string): TrailingPrice | null {
+  return state === 'NY' ? nyTrailing(utilityId, NY_COMMERCIAL_NOVEMBER_2026) : null;
+}
+
+/** Maryland: the PSC-approved green power price of the utility's territory, micro-USD/kWh; null elsewhere. */
+export function greenPowerPriceMicro(state: string, trailing: TrailingPrice | null): number | null {
+  return state === 'MD' && trailing ? Math.round(trailing.usdPerKwh * MILLION) + MD_GREEN_ADDER_MICRO : null;
 }

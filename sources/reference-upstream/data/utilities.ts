@@ -13,7 +13,7 @@
 
 import { ERCOT, utilityCalendar, type HolidayName, type MarketCalendar } from './holidays.js';
 import { DATA_AS_OF, DELIVERY_ESTIMATED_FROM, DELIVERY_HISTORY, PRICE_TO_COMPARE_PERIODS, type PtcPeriod } from './tariffs.js';
-import { nyMonthlyPrices, trailingSupplyPrice, type TrailingPrice } from './supply-prices.js';
+import { commercialTrailingSupplyPrice, nyMonthlyPrices, trailingSupplyPrice, type TrailingPrice } from './supply-prices.js';
 
 export type Market = 'DEREGULATED' | 'REGULATED';
 export type Ownership = 'IOU' | 'MUNICIPAL' | 'COOP';
@@ -41,6 +41,8 @@ export interface Utility {
   pricesToCompare: PtcPeriod[] | null;
   /** Maryland and New York: the residential default service price averaged over the trailing 12 months. */
   trailingSupplyPrice: TrailingPrice | null;
+  /** New York: the same average for small commercial (non-demand) customers. */
+  commercialTrailingSupplyPrice: TrailingPrice | null;
   /** Michigan: the share of the utility's load retail choice is capped at (MCL 460.10a(1)); absent elsewhere. */
   choiceCapPercent: number | null;
   switching: {
@@ -326,6 +328,7 @@ function build([utilityId, name, state, ownership, fixedMonthlyUsd, perKwhUsd, e
     priceToCompare: residentialPtc && { usdPerKwh: residentialPtc.usdPerKwh, effective: residentialPtc.effective, expires: residentialPtc.expires },
     pricesToCompare: ptcs,
     trailingSupplyPrice: market === 'DEREGULATED' ? trailingSupplyPrice(utilityId, state, ptcs ?? undefined) : null,
+    commercialTrailingSupplyPrice: market === 'DEREGULATED' ? commercialTrailingSupplyPrice(utilityId, state) : null,
     choiceCapPercent: CHOICE_CAP_PERCENT[utilityId] ?? null,
     switching: {
       kind, leadBusinessDays, sameDayCutoff, meterReadCycleDays,

@@ -148,23 +148,23 @@ for (const [key, area] of Object.entries(PREFIXES)) {
 
 export const ZIP_PATTERN = /^\d{5}$/;
 
-function areaFor(zip: string): Area | undefined {
+async function areaFor(zip: string): Promise<Area | undefined> {
   const override = OVERRIDES[zip];
   if (override) return override;
   const prefix = BY_PREFIX.get(zip.slice(0, 3));
   if (!prefix) return undefined;
   // A municipal town inside a covered prefix; the prefix's utility no longer serves it.
-  const town = municipalTown(zip);
+  const town = await municipalTown(zip);
   return town ? [town.city, [town.utilityId]] : prefix;
 }
 
 /** Utility ids serving the ZIP, in a stable order; empty when the ZIP is not covered. */
-export function utilityIdsForZip(zip: string): string[] {
-  return [...(areaFor(zip)?.[1] ?? [])];
+export async function utilityIdsForZip(zip: string): Promise<string[]> {
+  return [...((await areaFor(zip))?.[1] ?? [])];
 }
 
-export function cityForZip(zip: string): string | undefined {
-  return areaFor(zip)?.[0];
+export async function cityForZip(zip: string): Promise<string | undefined> {
+  return (await areaFor(zip))?.[0];
 }
 
 /** Every utility id referenced by the tables, for consistency checks. */

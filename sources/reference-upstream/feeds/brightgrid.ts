@@ -37,17 +37,20 @@ function render(o: OfferSpec, segment: Segment) {
     territory: o.utilityId,
     contract: { lengthMonths: o.termMonths, type: CONTRACT_TYPE[o.rate] },
     pricing: { currency: 'USD', components },
-    green: { percent: o.renewablePercent },
+    green: {
+      percent: o.renewablePercent,
+      ...(o.approvedPriceMicroPerKwh === null ? {} : { approvedPriceUsdPerKwh: usdPerKwh(o.approvedPriceMicroPerKwh) }),
+    },
     fees: { earlyTermination: o.cancellationFeeUsd, enrollment: o.enrollmentFeeUsd },
   };
 }
 
-export function listPlans(zip: string, query: URLSearchParams): Reply {
+export async function listPlans(zip: string, query: URLSearchParams): Promise<Reply> {
   if (!ZIP_PATTERN.test(zip)) return badRequest('zip must be a 5-digit ZIP code');
   const requested = query.get('segment');
   if (requested !== null && !(requested in SEGMENTS)) return badRequest("query parameter segment must be 'RES' or 'SMB'");
   const segments = requested === null ? (Object.keys(SEGMENTS) as Segment[]) : [requested as Segment];
-  const utilities = utilityIdsForZip(zip).filter((id) => utilityById(id)?.market === 'DEREGULATED');
+  const utilities = (await utilityIdsForZip(zip)).filter((id) => utilityById(id)?.market === 'DEREGULATED');
   const plans = utilities.flatMap((id) =>
     segments.flatMap((segment) => offersFor('brightgrid', id, SEGMENTS[segment]).map((o) => render(o, segment))),
   );

@@ -37,9 +37,9 @@ function render(o: GridwiseOfferSpec) {
   };
 }
 
-export function gridwiseFeed(zip: string): Reply {
+export async function gridwiseFeed(zip: string): Promise<Reply> {
   if (!ZIP_PATTERN.test(zip)) return badRequest('zip must be a 5-digit ZIP code');
-  const offers = utilityIdsForZip(zip)
+  const offers = (await utilityIdsForZip(zip))
     .filter((id) => utilityById(id)?.market === 'DEREGULATED')
     .flatMap((id) => [...gridwiseOffers(id, 'res'), ...gridwiseOffers(id, 'com')].map(render));
   return ok({

@@ -24,10 +24,12 @@ function render(o: OfferSpec) {
     renewablePercent: o.renewablePercent,
     cancellationFeeUsd: o.cancellationFeeUsd,
     enrollmentFeeUsd: o.enrollmentFeeUsd,
+    // Only offers with an approved price on record carry it (Maryland green power).
+    ...(o.approvedPriceMicroPerKwh === null ? {} : { approvedPriceCentsPerKwh: centsPerKwh(o.approvedPriceMicroPerKwh) }),
   };
 }
 
-export function listOffers(query: URLSearchParams): Reply {
+export async function listOffers(query: URLSearchParams): Promise<Reply> {
   const zip = query.get('zip');
   if (!zip || !ZIP_PATTERN.test(zip)) return badRequest('query parameter zip is required and must be a 5-digit ZIP code');
   const cls = query.get('class');
@@ -35,7 +37,7 @@ export function listOffers(query: URLSearchParams): Reply {
     return badRequest("query parameter class is required and must be 'residential' or 'commercial'");
   }
   const utility = query.get('utility')?.trim().toUpperCase() || null;
-  const offers = utilityIdsForZip(zip)
+  const offers = (await utilityIdsForZip(zip))
     .filter((id) => (utility === null || id === utility) && utilityById(id)?.market === 'DEREGULATED')
     .flatMap((id) => offersFor('voltify', id, cls).map(render));
   return ok({ offers });
