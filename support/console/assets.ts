@@ -58,8 +58,13 @@ button:disabled, button[disabled] { cursor:not-allowed; background:#eaeef2; colo
 ul.counts { display:flex; flex-wrap:wrap; gap:8px 16px; list-style:none; padding:0; margin:6px 0; }
 ul.counts a[aria-current] { font-weight:600; }
 .scroll { overflow-x:auto; max-width:100%; }
+tr:target td { background:#fff8c5; }
+.hints { display:flex; flex-wrap:wrap; gap:2px 12px; flex:1 1 100%; }
+section#rerun { border:1px solid var(--line); border-radius:6px; padding:0 12px 8px; margin:8px 0 16px; }
+section#rerun h2 { margin-top:10px; } h3 { font-size:15px; margin:14px 0 6px; }
 table.diff tr.gap td { color:var(--muted); background:var(--soft); text-align:center; font-style:italic; }
-.charts { display:grid; grid-template-columns:repeat(auto-fill, minmax(300px, 1fr)); gap:16px; }
+.charts { display:grid; grid-template-columns:repeat(auto-fill, minmax(340px, 1fr)); gap:16px; }
+figure.chart svg { display:block; }
 figure.chart { margin:0; border:1px solid var(--line); border-radius:6px; padding:8px; } figure.chart figcaption { font-weight:600; }
 @media (max-width: 700px) {
   header, main { padding-left:10px; padding-right:10px; }
