@@ -70,14 +70,14 @@ export function auditPage(session: Session, entries: AuditEntry[], f: AuditFilte
   <form class="filters" method="get" action="/console/audit">
     <label>Who <input name="actor" value="${f.actor}" maxlength="100" autocomplete="off" aria-describedby="who-hint"></label>
     <label>Action <input name="action" value="${f.action}" maxlength="64" autocomplete="off" aria-describedby="action-hint"></label>
-    <label>From (UTC) <input name="from" value="${f.from}" size="17" maxlength="40" autocomplete="off" spellcheck="false"
+    <label class="half">From (UTC) <input name="from" value="${f.from}" size="17" maxlength="40" autocomplete="off" spellcheck="false"
       aria-describedby="time-hint"></label>
-    <label>To (UTC) <input name="to" value="${f.to}" size="17" maxlength="40" autocomplete="off" spellcheck="false"
+    <label class="half">To (UTC) <input name="to" value="${f.to}" size="17" maxlength="40" autocomplete="off" spellcheck="false"
       aria-describedby="time-hint"></label>
     <button type="submit" class="primary">Filter</button>
     <span class="n hints"><span id="who-hint">Who: e.g. support:ALICE, cli:root.</span>
       <span id="action-hint">Action: e.g. record (every record action), record.unmask.</span>
-      <span id="time-hint">Times: UTC, 24-hour, e.g. 2026-03-01T14:00.</span></span>
+      <span id="time-hint">Times: UTC, 24-hour, e.g. 2026-03-01 14:00 (a date alone: that whole day).</span></span>
   </form>
   ${problems.map((m) => html`<p class="error" role="alert">${m}</p>`)}
   ${

@@ -176,21 +176,22 @@ export function searchPage(
     <label>Partner <input name="partner" value="${p.partner}" size="10" autocomplete="off"></label>
     <label>ZIP <input name="zip" value="${p.zip}" size="6" inputmode="numeric" autocomplete="off"></label>
     ${select('range', 'Time', RANGES, p.range)}
-    <label>From (UTC) <input name="from" value="${p.from}" size="17" maxlength="40" autocomplete="off" spellcheck="false"
+    <label class="half">From (UTC) <input name="from" value="${p.from}" size="17" maxlength="40" autocomplete="off" spellcheck="false"
       aria-describedby="time-hint"></label>
-    <label>To (UTC) <input name="to" value="${p.to}" size="17" maxlength="40" autocomplete="off" spellcheck="false"
+    <label class="half">To (UTC) <input name="to" value="${p.to}" size="17" maxlength="40" autocomplete="off" spellcheck="false"
       aria-describedby="time-hint"></label>
-    <span class="n" id="time-hint">UTC, 24-hour: 2026-03-01T14:00</span>
+    <span class="n" id="time-hint">UTC, 24-hour, e.g. 2026-03-01 14:00 (a date alone: that whole day)</span>
     <details class="more-filters" id="more-filters"${new Html(moreFiltersSet(p) ? ' open' : '')}><summary>More filters${
       moreFiltersSet(p) ? ` (${moreFiltersSet(p)} set)` : ''
     }</summary><div class="filters">
     ${select('env', 'Environment', ENVS, p.env)} ${select('outcome', 'Outcome', OUTCOME_OPTIONS, p.outcome)}
-    <label>Error code <input name="code" value="${p.code}" size="18" autocomplete="off" spellcheck="false" placeholder="GRAPHQL_VALIDATION_FAILED"></label>
+    <label>Error code <input name="code" value="${p.code}" size="18" autocomplete="off" spellcheck="false" aria-describedby="code-hint"></label>
     ${select('status', 'Status', STATUSES, p.status)} ${select('cache', 'Cache', CACHES, p.cache)}
     <label>Client address <input name="ip" value="${p.ip}" size="16" autocomplete="off" spellcheck="false"></label>
     <label>Root field <input name="field" value="${p.field}" size="16" autocomplete="off" spellcheck="false" list="root-fields"></label>
     <datalist id="root-fields">${[...schemaPolicy.rootFields].map((f) => html`<option value="${f}"></option>`)}</datalist>
     ${select('reruns', 'Support reruns', RERUNS, p.reruns)}
+    <span class="n" id="code-hint">Error code: an <code>extensions.code</code>, e.g. GRAPHQL_VALIDATION_FAILED.</span>
     </div></details>
     <button type="submit" class="primary">Search</button>
   </form>

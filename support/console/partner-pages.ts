@@ -165,14 +165,15 @@ export function partnerPage(session: Session, v: PartnerView): string {
   }
   <form method="post" action="${action}/ips" class="filters">${csrfField(session)}
     <label>IP address or CIDR range
-      <input name="cidr" required maxlength="64" placeholder="203.0.113.7 or 2001:db8::/64" spellcheck="false" value="${v.cidr ?? ''}"></label>
+      <input name="cidr" required maxlength="64" size="28" spellcheck="false" value="${v.cidr ?? ''}" aria-describedby="cidr-hint"></label>
     ${partnersButton(session, 'Enable for certification checkout', 'ip-why')}
+    <span class="n" id="cidr-hint">For example 203.0.113.7, 198.51.100.0/28 or 2001:db8::/64.</span>
   </form>
   <h2>Check an address</h2>
   <form method="get" action="${action}" class="filters" id="ip-check">
-    <label>Does the certification checkout accept <input name="check" maxlength="64" placeholder="203.0.113.7" spellcheck="false" value="${check?.ip ?? ''}">
-      </label>
-    <button type="submit">Check</button>
+    <label>Does the certification checkout accept
+      <input name="check" maxlength="64" size="28" spellcheck="false" value="${check?.ip ?? ''}" aria-describedby="check-hint"></label>
+    <button type="submit">Check</button> <span class="n" id="check-hint">One address, for example 203.0.113.7.</span>
   </form>
   ${check?.error ? html`<p class="error" role="alert" id="check-result">${check.error}</p>` : ''}
   ${check?.answer ? html`<p class="${check.answer.enabled ? 'ok' : 'notice'}" role="status" id="check-result">${checkMessage(p, check.answer)}</p>` : ''}
