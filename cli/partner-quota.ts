@@ -5,8 +5,9 @@ import {
   DEFAULT_QUOTA,
   KEYED_ENVIRONMENTS,
   describeQuota,
-  effectiveQuota,
+  describeWithSource,
   keyedEnvironment,
+  quotaWithSource,
   parseQuota,
   type KeyedEnvironment,
   type QuotaSetting,
@@ -15,7 +16,7 @@ import { UsageError } from './usage.js';
 
 export const QUOTA_USAGE = `  quota --partner CODE --env ENV --rate N --burst N    set a request quota (ENV production or certification)
   quota --partner CODE --env ENV --unlimited           no quota for that environment
-  quota --partner CODE --env ENV --default             back to the default (${describeQuota(DEFAULT_QUOTA)})`;
+  quota --partner CODE --env ENV --default             back to the default (PARTNER_QUOTA_DEFAULT; built in: ${describeQuota(DEFAULT_QUOTA)})`;
 
 export const QUOTA_OPTIONS = {
   env: { type: 'string' },
@@ -38,6 +39,7 @@ export async function quotaCommand(
   file: string,
   values: QuotaValues,
   actor: Actor,
+  fallback: QuotaSetting = DEFAULT_QUOTA,
 ): Promise<{ code: string; environment: KeyedEnvironment; quota: QuotaSetting | 'default'; described: string }> {
   if (!values.partner?.trim()) throw new UsageError('quota needs --partner');
   if (!values.env) throw new UsageError('quota needs --env production or --env certification');
@@ -51,10 +53,23 @@ export async function quotaCommand(
       ? 'unlimited'
       : parseQuota({ requestsPerSecond: values.rate ?? '', burst: values.burst ?? '' });
   const p = await setQuota(file, values.partner, environment, quota, actor);
-  return { code: p.code, environment, quota: quota ?? 'default', described: describeQuota(effectiveQuota(p.quotas, environment)) };
+  return {
+    code: p.code,
+    environment,
+    quota: quota ?? 'default',
+    described: describeWithSource(quotaWithSource(p.quotas, environment, fallback)),
+  };
 }
 
-/** "quota: production 50/s, burst 200 (default); certification unlimited" for `list`. */
-export function quotaListing(p: PartnerRecord): string {
-  return `quota: ${KEYED_ENVIRONMENTS.map((e) => `${e} ${describeQuota(effectiveQuota(p.quotas, e))}${p.quotas?.[e] ? '' : ' (default)'}`).join('; ')}`;
+/**
+ * "quota: production 50/s, burst 200 (default: PARTNER_QUOTA_DEFAULT); certification unlimited (its record)"
+ * for `list`: the quota that applies, with `fallback` the gateways' PARTNER_QUOTA_DEFAULT.
+ */
+export function quotaListing(p: PartnerRecord, fallback: QuotaSetting = DEFAULT_QUOTA): string {
+  return `quota: ${KEYED_ENVIRONMENTS.map((e) => `${e} ${describeWithSource(quotaWithSource(p.quotas, e, fallback))}`).join('; ')}`;
+}
+
+/** The quotas that apply, by environment, for `list --json`. */
+export function effectiveQuotas(p: PartnerRecord, fallback: QuotaSetting = DEFAULT_QUOTA) {
+  return Object.fromEntries(KEYED_ENVIRONMENTS.map((e) => [e, quotaWithSource(p.quotas, e, fallback)]));
 }

@@ -2,7 +2,7 @@
 // same file the console edits (PARTNERS_FILE, default partners.json beside KEYS_FILE). Every change
 // is written to the audit log as cli:<os user>; running gateways pick it up within a second.
 //
-//   list [--json]                                         partners and their test IPs
+//   list [--json]                                         partners, their test IPs and the quota that applies
 //   save --partner CODE --name NAME --contact CONTACT     add a partner or update name and contact
 //   allow --partner CODE --ip IP|CIDR                     enable a test IP or range
 //   disallow --partner CODE --ip IP|CIDR                  remove it
@@ -16,15 +16,15 @@ import path from 'node:path';
 import { ConfigError, loadConfig } from '../server/config.js';
 import { PartnerError, PartnerStore, addTestIp, readPartnersFile, removeTestIp, savePartner } from '../stores/partners.js';
 import { StoreFileError } from '../stores/locked-file.js';
-import { quotaCommand, QUOTA_OPTIONS, QUOTA_USAGE, quotaListing } from './partner-quota.js';
-import { QuotaError } from '../stores/partner-quota.js';
+import { effectiveQuotas, quotaCommand, QUOTA_OPTIONS, QUOTA_USAGE, quotaListing } from './partner-quota.js';
+import { QuotaError, type QuotaSetting } from '../stores/partner-quota.js';
 import { openAuditLog } from './audit.js';
 import { UsageError, isUsageError, type Io, isEntryModule, terminalIo } from './usage.js';
 
 const USAGE = `Usage: npm run partners -- <command> [options]
 
 Commands:
-  list [--json]                                        partners and their certification test IPs
+  list [--json]                                        partners, their certification test IPs and quotas (own or default)
   save --partner CODE --name NAME --contact CONTACT    add a partner, or update its name and contact
   allow --partner CODE --ip IP|CIDR                    enable a test IP or range (IPv4 up to /24, IPv6 up to /48)
   disallow --partner CODE --ip IP|CIDR                 remove a test IP or range
@@ -56,14 +56,22 @@ function need(values: Values, name: 'partner' | 'name' | 'contact' | 'ip', comma
   return v;
 }
 
-async function listPartners(file: string, json: boolean, io: Io): Promise<void> {
+/** The partners, each with the quota that applies (its record's, else `quotaDefault`: PARTNER_QUOTA_DEFAULT). */
+async function listPartners(file: string, json: boolean, quotaDefault: QuotaSetting, io: Io): Promise<void> {
   const partners = await readPartnersFile(file);
-  if (json) io.out(JSON.stringify(partners, null, 2));
+  if (json)
+    io.out(
+      JSON.stringify(
+        partners.map((p) => ({ ...p, effectiveQuotas: effectiveQuotas(p, quotaDefault) })),
+        null,
+        2,
+      ),
+    );
   else if (!partners.length) io.out('no partners');
   else
     for (const p of partners) {
       const ips = p.testIps.map((t) => `${t.cidr} (${t.addedBy}, ${t.addedAt})`).join(', ') || 'none';
-      io.out(`${p.code}  ${p.name} <${p.contact}>  test IPs: ${ips}  ${quotaListing(p)}`);
+      io.out(`${p.code}  ${p.name} <${p.contact}>  test IPs: ${ips}  ${quotaListing(p, quotaDefault)}`);
     }
 }
 
@@ -90,7 +98,7 @@ export async function runPartnersCli(argv: string[], env: NodeJS.ProcessEnv, io:
       });
     switch (command) {
       case 'list':
-        await listPartners(file, values.json === true, io);
+        await listPartners(file, values.json === true, config.partnerQuotaDefault, io);
         return 0;
       case 'save': {
         const p = await savePartner(
@@ -123,7 +131,7 @@ export async function runPartnersCli(argv: string[], env: NodeJS.ProcessEnv, io:
         }
       }
       case 'quota': {
-        const p = await quotaCommand(file, values, actor);
+        const p = await quotaCommand(file, values, actor, config.partnerQuotaDefault);
         await audit('partner.quota', p.code, { environment: p.environment, quota: p.quota });
         io.out(`quota of ${p.code} in ${p.environment}: ${p.described}`);
         io.err('Running gateways apply it within a second.');

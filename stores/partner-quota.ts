@@ -85,6 +85,24 @@ export function effectiveQuota(
   return quotas?.[environment] ?? fallback;
 }
 
+/** Where the quota that applies comes from: the partner's record, or the default setting. */
+type QuotaSource = 'record' | 'default';
+
+/** The quota that applies and where it comes from (PARTNER_QUOTA_DEFAULT is the `fallback`). */
+export function quotaWithSource(
+  quotas: PartnerQuotas | undefined,
+  environment: KeyedEnvironment,
+  fallback: QuotaSetting = DEFAULT_QUOTA,
+): { quota: QuotaSetting; source: QuotaSource } {
+  const own = quotas?.[environment];
+  return own ? { quota: own, source: 'record' } : { quota: fallback, source: 'default' };
+}
+
+/** "50/s, burst 200 (its record)" or "unlimited (default: PARTNER_QUOTA_DEFAULT)". */
+export function describeWithSource(q: { quota: QuotaSetting; source: QuotaSource }): string {
+  return `${describeQuota(q.quota)} (${q.source === 'record' ? 'its record' : 'default: PARTNER_QUOTA_DEFAULT'})`;
+}
+
 export function describeQuota(q: QuotaSetting): string {
   return q === 'unlimited' ? 'unlimited' : `${q.requestsPerSecond}/s, burst ${q.burst}`;
 }

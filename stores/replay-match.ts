@@ -39,7 +39,7 @@ export interface ReplayQuery {
   cache?: string;
   /** A feed incident: records with a failed call to this feed whose error is of this kind (feedErrorKind). */
   feedFailure?: { feed: string; kind: string };
-  /** Support reruns (request id rerun.…): left out, or only them; unset, both. */
+  /** Support reruns (records the console wrote with notes.rerunOf): left out, or only them; unset, both. */
   reruns?: 'exclude' | 'only';
   limit?: number;
 }
@@ -67,9 +67,13 @@ function facetsMatch(r: ReplayRecord, q: ReplayQuery): boolean {
   return true;
 }
 
-/** A support rerun's record (support/rerun.ts gives it a fresh request id under this prefix): not partner traffic. */
-export function isRerun(r: Pick<ReplayRecord, 'id'>): boolean {
-  return r.id.startsWith('rerun.');
+/**
+ * A support rerun's record: not partner traffic. Marked by the note the console writes on it
+ * (notes.rerunOf, the original's id), never by its request id: a partner may send any id,
+ * `rerun.…` included, and that is its ordinary traffic.
+ */
+export function isRerun(r: Pick<ReplayRecord, 'notes'>): boolean {
+  return typeof r.notes?.rerunOf === 'string';
 }
 
 /** A feed error without its figures ("timeout after 2503 ms" and "… 2000 ms" are one kind). */

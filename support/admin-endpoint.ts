@@ -116,6 +116,7 @@ async function openSupportConsole({ config, logger, redis, bus, replay, serving 
     unmasker: createUnmasker({ piiKey: config.cacheReplay.replay.piiKey }),
     sessionTtlMs: config.console.sessionTtlMs,
     traceUrlTemplate: config.tracing.urlTemplate,
+    quotaDefault: config.partnerQuotaDefault,
     allowance: allowanceAdmin({ redis, dataDir: config.dataDir, limit: config.playgroundAllowance }),
     trustProxy: config.trustProxy,
   });

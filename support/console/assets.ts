@@ -35,7 +35,7 @@ pre { background:var(--soft); border:1px solid var(--line); border-radius:6px; p
 .error { padding:8px 12px; border-radius:6px; background:var(--delbg); border:1px solid var(--bad); margin:8px 0; }
 .ok { padding:8px 12px; border-radius:6px; background:var(--addbg); border:1px solid var(--good); margin:8px 0; }
 .grid2 { display:grid; grid-template-columns: 1fr 1fr; gap:16px; }
-dl.meta { display:grid; grid-template-columns:max-content 1fr; gap:2px 16px; margin:0; } dl.meta dt { color:var(--muted); }
+dl.meta { display:grid; grid-template-columns:max-content 1fr; gap:2px 16px; margin:0 0 12px; } dl.meta dt { color:var(--muted); }
 details.j { margin-left:0; } details.j details.j, details.j > div.j { margin-left:18px; }
 .j .k { color:#0550ae; } .j .s { color:#0a3069; } .j .num { color:#953800; } .j .lit { color:#8250df; } .j .n { color:var(--muted); font-size:12px; }
 .tree { background:var(--soft); border:1px solid var(--line); border-radius:6px; padding:10px; max-height:480px; overflow:auto;
@@ -58,8 +58,15 @@ button:disabled, button[disabled] { cursor:not-allowed; background:#eaeef2; colo
 ul.counts { display:flex; flex-wrap:wrap; gap:8px 16px; list-style:none; padding:0; margin:6px 0; }
 ul.counts a[aria-current] { font-weight:600; }
 .scroll { overflow-x:auto; max-width:100%; }
+tr:target td { background:#fff8c5; }
+.n { color:var(--muted); } form .n { font-size:13px; }
+.hints { display:flex; flex-wrap:wrap; gap:2px 12px; flex:1 1 100%; }
+td[data-label="Time (UTC)"] { white-space:nowrap; }
+section#rerun { border:1px solid var(--line); border-radius:6px; padding:0 12px 8px; margin:8px 0 16px; }
+section#rerun h2 { margin-top:10px; } h3 { font-size:15px; margin:14px 0 6px; }
 table.diff tr.gap td { color:var(--muted); background:var(--soft); text-align:center; font-style:italic; }
-.charts { display:grid; grid-template-columns:repeat(auto-fill, minmax(300px, 1fr)); gap:16px; }
+.charts { display:grid; grid-template-columns:repeat(auto-fill, minmax(340px, 1fr)); gap:16px; }
+figure.chart svg { display:block; }
 figure.chart { margin:0; border:1px solid var(--line); border-radius:6px; padding:8px; } figure.chart figcaption { font-weight:600; }
 @media (max-width: 700px) {
   header, main { padding-left:10px; padding-right:10px; }
@@ -69,7 +76,9 @@ figure.chart { margin:0; border:1px solid var(--line); border-radius:6px; paddin
   table.cards, table.cards tbody, table.cards tr, table.cards td { display:block; width:100%; }
   table.cards tr { border:1px solid var(--line); border-radius:6px; margin:0 0 8px; padding:4px 0; }
   table.cards td { border:none; padding:2px 8px; text-align:left; }
-  table.cards td::before { content:attr(data-label) ": "; color:var(--muted); font-size:12px; }
+  table.cards td::before { content:attr(data-label) ": "; color:var(--muted); font:12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+  td[data-label="Time (UTC)"] { white-space:normal; }
+  form.filters label.half { flex:1 1 calc(50% - 8px); width:auto; min-width:0; }
   table.cards td a { word-break:break-all; }
   table.diff td { width:auto; }
   dl.meta { grid-template-columns:1fr; } dl.meta dd { margin:0 0 4px; word-break:break-all; }

@@ -11,6 +11,7 @@ import type { TrustProxy } from '../../server/http/client-ip.js';
 import type { RerunAnswer } from '../rerun.js';
 import type { Unmasker } from './masking.js';
 import type { AllowanceAdmin } from '../allowance-admin.js';
+import type { QuotaSetting } from '../../stores/partner-quota.js';
 
 export interface ConsoleOptions {
   keys: Pick<KeyStore, 'verify' | 'isActive'> & Partial<Pick<KeyStore, 'keysOf' | 'partnerCodes'>>;
@@ -27,6 +28,8 @@ export interface ConsoleOptions {
   allowance?: AllowanceAdmin | null;
   /** TRACE_URL_TEMPLATE: the record page links a traced request's trace id through it. */
   traceUrlTemplate?: string | null;
+  /** PARTNER_QUOTA_DEFAULT: the quota of a partner whose record sets none (absent: the built-in default). */
+  quotaDefault?: QuotaSetting;
 }
 
 export interface SupportConsole {

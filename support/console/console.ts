@@ -10,9 +10,8 @@ import type { SupportRole } from '../../stores/key-store.js';
 import type { ReplayQuery } from '../../stores/replay-store.js';
 import { OUTCOMES, outcomeOf, type Outcome } from '../../stores/replay-match.js';
 import { clientIp } from '../../server/http/client-ip.js';
-import { actionsFor } from '../audit/audit-log.js';
 import { ASSETS } from './assets.js';
-import { PAGE_SIZE, RANGES, auditPage, messagePage, searchPage, signInPage, type SearchParams, type SearchSummary } from './pages.js';
+import { PAGE_SIZE, RANGES, messagePage, searchPage, signInPage, type SearchParams, type SearchSummary } from './pages.js';
 import { PRE_COOKIE, SESSION_COOKIE, SessionStore, can, cookie, randomToken, readCookie, sameSecret, type Session } from './session.js';
 import {
   HttpError,
@@ -32,6 +31,8 @@ import { partnerRoutes } from './partner-routes.js';
 import { allowanceRoutes } from './allowance-routes.js';
 import { incidentRoute } from './incident.js';
 import { choicePage, recordHref, recordsMatching } from './record-choice.js';
+import { MAX_TIME_CHARS, timeRange } from './time-filter.js';
+import { auditRoute } from './audit-page.js';
 
 export type { SupportConsole } from './console-http.js';
 
@@ -48,13 +49,6 @@ export function safeNext(value: string | null | undefined): string {
   return /^[\x21-\x7e]+$/.test(v) ? v : '';
 }
 
-/** A `datetime-local` value (UTC) or an ISO time, in ms; null when neither. */
-function parseWhen(value: string): number | null {
-  if (!value) return null;
-  const t = Date.parse(/(Z|[+-]\d\d:?\d\d)$/i.test(value) ? value : `${value}Z`);
-  return Number.isFinite(t) ? t : null;
-}
-
 function searchParams(q: URLSearchParams): SearchParams {
   const range = text(q.get('range'));
   return {
@@ -64,8 +58,8 @@ function searchParams(q: URLSearchParams): SearchParams {
     status: text(q.get('status')),
     cache: text(q.get('cache')).toUpperCase(),
     range: range || (q.get('from') || q.get('to') ? 'custom' : '1d'),
-    from: text(q.get('from'), 40),
-    to: text(q.get('to'), 40),
+    from: text(q.get('from'), MAX_TIME_CHARS),
+    to: text(q.get('to'), MAX_TIME_CHARS),
     outcome: text(q.get('outcome')),
     code: text(q.get('code'), 64).toUpperCase(),
     ip: text(q.get('ip'), 64),
@@ -97,15 +91,9 @@ const FILTER_CHECKS: [keyof SearchParams, (v: string) => boolean, string][] = [
 /** The time bounds of a search, and what is wrong with a custom one. */
 function timeBounds(p: SearchParams, now: number, problems: string[]): Pick<ReplayQuery, 'since' | 'until'> {
   if (p.range !== 'custom') return { since: now - (RANGE_MS[p.range] ?? RANGE_MS['1d']!) };
-  const from = parseWhen(p.from);
-  const to = parseWhen(p.to);
-  if (p.from && from === null) problems.push('From is a date and time, such as 2026-03-01T14:00 (UTC)');
-  if (p.to && to === null) problems.push('To is a date and time, such as 2026-03-01T15:00 (UTC)');
   if (!p.from && !p.to) problems.push('From – to needs a from or a to time');
-  if (from !== null && to !== null && from > to) problems.push('From is after to');
-  // A minute-precise "to" includes that whole minute.
-  const until = to === null ? undefined : /T\d\d:\d\d$/.test(p.to) ? to + 59_999 : to;
-  return { since: from ?? now - RANGE_MS['7d']!, ...(until !== undefined ? { until } : {}) };
+  const { from, to } = timeRange(p.from, p.to, problems);
+  return { since: from ?? now - RANGE_MS['7d']!, ...(to !== undefined ? { until: to } : {}) };
 }
 
 /** The search's problems with its parameters, and the store query they make. */
@@ -167,6 +155,7 @@ export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
   const pages: Record<string, ReturnType<typeof incidentRoute>> = {
     '/console/allowance': allowanceRoutes(ctx),
     '/console/incident': incidentRoute(ctx),
+    '/console/audit': auditRoute(ctx),
   };
 
   async function signIn(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -232,26 +221,6 @@ export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
     return send(res, 200, searchPage(s, p, shown, matching.length > p.page * PAGE_SIZE, [], summary));
   }
 
-  async function auditLog(req: IncomingMessage, res: ServerResponse, s: Session, url: URL): Promise<void> {
-    const actor = text(url.searchParams.get('actor'), 100);
-    const action = text(url.searchParams.get('action'), 64);
-    const pageNo = Number(url.searchParams.get('page') ?? 1);
-    if (!Number.isInteger(pageNo) || pageNo < 1 || pageNo > 400) throw new HttpError(400, 'Page is 1 to 400.');
-    try {
-      actionsFor(action || undefined);
-    } catch (err) {
-      throw new HttpError(400, `${(err as Error).message}.`);
-    }
-    await audit(req, s, 'audit.view', null);
-    const entries = await opts.audit.list({
-      actor: actor || undefined,
-      action: action || undefined,
-      offset: (pageNo - 1) * PAGE_SIZE,
-      limit: PAGE_SIZE + 1,
-    });
-    return send(res, 200, auditPage(s, entries.slice(0, PAGE_SIZE), { actor, action, page: pageNo }, entries.length > PAGE_SIZE));
-  }
-
   async function route(req: IncomingMessage, res: ServerResponse, path: string, url: URL): Promise<void> {
     const asset = ASSETS[path];
     if (asset) {
@@ -282,7 +251,6 @@ export function createSupportConsole(opts: ConsoleOptions): SupportConsole {
     }
     if (path === '/console' || path === '/console/') return redirect(res, '/console/search');
     if (path === '/console/search' && req.method === 'GET') return search(req, res, s, url);
-    if (path === '/console/audit' && req.method === 'GET') return auditLog(req, res, s, url);
     const more = pages[path];
     if (more) return more(req, res, s, url);
     const parts = path.split('/').slice(2);

@@ -1,13 +1,20 @@
-// The rerun page: the verdict, what changed (plans by id, prices in bold), the changed lines of
-// the two answers with a few lines of context, and the full side-by-side one click away.
+// A rerun's result on its record's page: the verdict, what changed (plans by id, prices in bold),
+// the changed lines of the two answers with a few lines of context, and the full side-by-side one
+// click away.
 import { diffLines } from 'diff';
-import type { ReplayRecord } from '../../stores/replay-store.js';
 import type { ResponseDiff, ValueChange } from '../replay-diff.js';
-import type { RerunAnswer } from '../rerun.js';
-import type { Session } from './session.js';
-import { Html, html, page } from './html.js';
-import { prettyText } from './pages.js';
+import type { RerunResult } from './record-view.js';
+import { Html, html, when } from './html.js';
 import { recordHref } from './record-choice.js';
+
+/** A JSON answer indented as the record page shows it; other text as it is. */
+function prettyText(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
 
 /** Lines of unchanged text kept around each change. */
 const CONTEXT_LINES = 3;
@@ -90,30 +97,35 @@ function contextRows(rows: Row[], context = CONTEXT_LINES): Html[] {
   return out;
 }
 
-export function diffPage(session: Session, record: ReplayRecord, answer: RerunAnswer, diff: ResponseDiff, note?: string): string {
+/** The last rerun of a record, on the record's own page: the verdict, what changed, the changed lines. */
+export function diffSection(rerun: RerunResult): Html {
+  const { ran: record, answer, diff } = rerun;
   const items = changeItems(diff);
   const rows = rowsOf(prettyText(record.responseBody), prettyText(answer.body));
   const head = html`<thead><tr><th>Recorded answer</th><th>Rerun now</th></tr></thead>`;
   const statusChange = diff.status.old !== diff.status.new ? ` · status ${diff.status.old} → ${diff.status.new}` : '';
-  const body = html`
-  ${note ? html`<p class="notice">${note}</p>` : ''}
-  <p class="mono">Recorded ${record.time} (status ${record.status})
-    · rerun now as <a href="${recordHref({ ...record, id: answer.requestId, time: undefined })}">${answer.requestId}</a> (status ${answer.status})</p>
+  return html`<section id="rerun" aria-labelledby="rerun-h"><h2 id="rerun-h">Rerun against today's feeds</h2>
+  ${
+    rerun.personal
+      ? html`<p class="notice">Personal data shown in clear for the reason you gave. This rerun was written to the audit log.</p>`
+      : ''
+  }
+  <p class="mono">Recorded ${when(record.time)} (status ${record.status})
+    · rerun ${when(rerun.at)} as <a href="${recordHref({ ...record, id: answer.requestId, time: undefined })}">${answer.requestId}</a>
+    (status ${answer.status})</p>
   ${
     diff.identical
       ? html`<p class="ok" id="verdict" role="status"><strong>identical</strong>: today's feeds give the same answer.</p>`
       : html`<div class="error" id="verdict" role="status">
         <strong>different</strong>: ${items.length} change${items.length === 1 ? '' : 's'}${statusChange}</div>
-      ${items.length ? html`<h2>What changed</h2><ul class="changes" id="changes">${items}</ul>` : ''}`
+      ${items.length ? html`<h3>What changed</h3><ul class="changes" id="changes">${items}</ul>` : ''}`
   }
-  <div class="actions"><a href="${recordHref(record)}">Back to the record</a></div>
   ${
     diff.identical
       ? ''
-      : html`<h2>Changed lines</h2><div class="scroll"><table class="diff" id="context-diff">${head}<tbody>${contextRows(rows)}</tbody>
+      : html`<h3>Changed lines</h3><div class="scroll"><table class="diff" id="context-diff">${head}<tbody>${contextRows(rows)}</tbody>
     </table></div>`
   }
   <details id="full-diff"><summary>Full side by side (${rows.length} lines)</summary><div class="scroll">
-    <table class="diff" id="side-by-side">${head}<tbody>${rows.map(rowHtml)}</tbody></table></div></details>`;
-  return page(`Rerun of ${record.id}`, body, session, '');
+    <table class="diff" id="side-by-side">${head}<tbody>${rows.map(rowHtml)}</tbody></table></div></details></section>`;
 }

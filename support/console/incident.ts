@@ -32,7 +32,7 @@ function incidentPage(s: Session, feed: string, kind: string, at: number, record
   const partners = [...new Set(records.map((r) => r.partnerCode).filter((p): p is string => p !== null))].sort();
   const times = records.map((r) => r.time).sort();
   const body = html`
-  <p>Requests whose call to feed <strong>${feed}</strong> failed with <span class="mono">${kind}</span>,
+  <p>Requests whose call to feed <strong>${feed}</strong> failed with <span class="mono">${kind.replace(/\bN\b/g, '…')}</span> (the figures may differ),
     from ${when(at - INCIDENT_WINDOW_MIN * 60_000)} to ${when(at + INCIDENT_WINDOW_MIN * 60_000)}.
     A feed failure answers 200 with errors: these are under <em>GraphQL errors</em>, not <em>Server errors</em>.</p>
   <dl class="meta" id="incident-summary"><dt>Requests</dt><dd id="incident-count">${records.length}${capped ? ' or more' : ''}</dd>

@@ -4,7 +4,6 @@ import { parse, print } from 'graphql';
 import { bodyUnread, type ReplayRecord } from '../../stores/replay-store.js';
 import { rootFieldsOf } from '../../stores/replay-facets.js';
 import { OUTCOMES, isRerun, outcomeOf, type Outcome } from '../../stores/replay-match.js';
-import type { AuditEntry } from '../audit/audit-log.js';
 import { schemaPolicy } from '../../resolvers/schema-policy.js';
 import type { Session } from './session.js';
 import { can } from './session.js';
@@ -12,6 +11,8 @@ import { Html, copyButton, csrfField, disabledNote, html, jsonTree, page, partne
 import { recordHref } from './record-choice.js';
 import { incidentLink } from './incident.js';
 import { allowanceHref, feedCallWhy, outcomeNote, rateLimitWhy, refusalWhy } from './record-why.js';
+import { diffSection } from './diff-page.js';
+import type { RerunResult } from './record-view.js';
 
 export const PAGE_SIZE = 25;
 
@@ -175,21 +176,22 @@ export function searchPage(
     <label>Partner <input name="partner" value="${p.partner}" size="10" autocomplete="off"></label>
     <label>ZIP <input name="zip" value="${p.zip}" size="6" inputmode="numeric" autocomplete="off"></label>
     ${select('range', 'Time', RANGES, p.range)}
-    <label>From (UTC) <input name="from" value="${p.from}" size="17" maxlength="40" autocomplete="off" spellcheck="false"
+    <label class="half">From (UTC) <input name="from" value="${p.from}" size="17" maxlength="40" autocomplete="off" spellcheck="false"
       aria-describedby="time-hint"></label>
-    <label>To (UTC) <input name="to" value="${p.to}" size="17" maxlength="40" autocomplete="off" spellcheck="false"
+    <label class="half">To (UTC) <input name="to" value="${p.to}" size="17" maxlength="40" autocomplete="off" spellcheck="false"
       aria-describedby="time-hint"></label>
-    <span class="n" id="time-hint">UTC, 24-hour: 2026-03-01T14:00</span>
+    <span class="n" id="time-hint">UTC, 24-hour, e.g. 2026-03-01 14:00 (a date alone: that whole day)</span>
     <details class="more-filters" id="more-filters"${new Html(moreFiltersSet(p) ? ' open' : '')}><summary>More filters${
       moreFiltersSet(p) ? ` (${moreFiltersSet(p)} set)` : ''
     }</summary><div class="filters">
     ${select('env', 'Environment', ENVS, p.env)} ${select('outcome', 'Outcome', OUTCOME_OPTIONS, p.outcome)}
-    <label>Error code <input name="code" value="${p.code}" size="18" autocomplete="off" spellcheck="false" placeholder="GRAPHQL_VALIDATION_FAILED"></label>
+    <label>Error code <input name="code" value="${p.code}" size="18" autocomplete="off" spellcheck="false" aria-describedby="code-hint"></label>
     ${select('status', 'Status', STATUSES, p.status)} ${select('cache', 'Cache', CACHES, p.cache)}
     <label>Client address <input name="ip" value="${p.ip}" size="16" autocomplete="off" spellcheck="false"></label>
     <label>Root field <input name="field" value="${p.field}" size="16" autocomplete="off" spellcheck="false" list="root-fields"></label>
     <datalist id="root-fields">${[...schemaPolicy.rootFields].map((f) => html`<option value="${f}"></option>`)}</datalist>
     ${select('reruns', 'Support reruns', RERUNS, p.reruns)}
+    <span class="n" id="code-hint">Error code: an <code>extensions.code</code>, e.g. GRAPHQL_VALIDATION_FAILED.</span>
     </div></details>
     <button type="submit" class="primary">Search</button>
   </form>
@@ -218,10 +220,6 @@ function prettyJson(text: string): { tree: Html; pretty: string } | null {
   } catch {
     return null;
   }
-}
-
-export function prettyText(text: string): string {
-  return prettyJson(text)?.pretty ?? text;
 }
 
 /** The operation text a record keeps in full: as sent, or a short refused one whose digest holds all of it. */
@@ -274,13 +272,20 @@ function staleFeeds(body: string): Set<string> {
   }
 }
 
-/** What to check when a root field finds nothing. */
-const FIELD_HINTS: Record<string, string> = {
-  utilityAccounts: 'check the address and ZIP; reading the address needs the unmask role',
+/** Whether the reader sees the record's personal data: shown, could show it (unmask role), or may not. */
+type PersonalAccess = 'shown' | 'can-show' | 'no-role';
+
+/** What to check when a root field finds nothing, by what the reader sees of the address. */
+const FIELD_HINTS: Record<string, Record<PersonalAccess, string>> = {
+  utilityAccounts: {
+    shown: 'check the address and ZIP sent, shown in the query below, against the customer’s bill',
+    'can-show': 'check the address and ZIP; Show personal data (above) to read the address',
+    'no-role': 'check the address and ZIP; reading the address needs the unmask role',
+  },
 };
 
 /** Root fields of an answer without errors that came back empty: nothing matched what was sent. */
-function emptyAnswers(r: ReplayRecord): string[] {
+function emptyAnswers(r: ReplayRecord, access: PersonalAccess): string[] {
   if (r.status !== 200) return [];
   try {
     const data = (JSON.parse(r.responseBody) as { data?: Record<string, unknown> | null }).data;
@@ -288,7 +293,7 @@ function emptyAnswers(r: ReplayRecord): string[] {
       .filter(([, v]) => v === null || (Array.isArray(v) && v.length === 0))
       .map(([k, v]) => {
         const answered = v === null ? 'null' : 'an empty list';
-        return `No match: ${k} answered ${answered}, so nothing matched the arguments sent (${FIELD_HINTS[k] ?? 'see the query below'}).`;
+        return `No match: ${k} answered ${answered}, so nothing matched the arguments sent (${FIELD_HINTS[k]?.[access] ?? 'see the query below'}).`;
       });
   } catch {
     return [];
@@ -296,7 +301,7 @@ function emptyAnswers(r: ReplayRecord): string[] {
 }
 
 /** Why the request answered as it did, from what the record holds: a refused key, errors, failed feeds. */
-function explain(r: ReplayRecord): string[] {
+function explain(r: ReplayRecord, access: PersonalAccess = 'no-role'): string[] {
   const why: string[] = [];
   const refusal = refusalWhy(r);
   if (refusal) why.push(refusal);
@@ -308,7 +313,7 @@ function explain(r: ReplayRecord): string[] {
     // not JSON: nothing to add
   }
   for (const c of r.upstreamCalls) if (c.error) why.push(feedCallWhy(c));
-  if (why.length === 0) why.push(...emptyAnswers(r));
+  if (why.length === 0) why.push(...emptyAnswers(r, access));
   const limited = rateLimitWhy(r);
   if (limited) why.push(limited);
   return why;
@@ -327,6 +332,17 @@ interface RecordView {
   message?: string;
   /** TRACE_URL_TEMPLATE (with `{traceId}`): a traced record's trace id links to the trace UI. */
   traceUrlTemplate?: string | null;
+  /** The ticket typed for this record earlier in the session: the forms send it again. */
+  ticket?: string;
+  /** The last rerun of this record in the session, shown at the top. */
+  rerun?: RerunResult;
+}
+
+/** The ticket field of an action on personal data, filled with the ticket already typed for the record. */
+function ticketField(label: string, ticket: string | undefined): Html {
+  return html`<label>${label} <input name="reason" required maxlength="80" autocomplete="off" value="${ticket ?? ''}"${new Html(
+    ticket ? ' aria-describedby="ticket-kept"' : '',
+  )}></label>`;
 }
 
 function rerunControl(session: Session, v: RecordView): Html {
@@ -339,8 +355,8 @@ function rerunControl(session: Session, v: RecordView): Html {
   else if (personal && !can(session, 'unmask')) why = 'Rerun needs the unmask role: this operation was sent with personal data.';
   const disabled = new Html(why ? 'disabled aria-describedby="rerun-why"' : '');
   const button = html`<button type="submit" class="primary" ${disabled}>Rerun against today's feeds and compare</button>`;
-  return html`<form method="post" action="${recordHref(r, 'rerun')}" class="actions">${csrfField(session)}${
-    personal && !why ? html`<label>Ticket id for the rerun <input name="reason" required maxlength="80" autocomplete="off"></label>` : ''
+  return html`<form method="post" action="${recordHref(r, 'rerun')}" class="actions" id="rerun-form">${csrfField(session)}${
+    personal && !why ? ticketField('Ticket id for the rerun', v.ticket) : ''
   }${button}</form>${why ? disabledNote('rerun-why', why) : ''}`;
 }
 
@@ -350,8 +366,8 @@ function unmaskControl(session: Session, v: RecordView): Html {
   if (!can(session, 'unmask'))
     return html`<p><button type="button" disabled aria-describedby="unmask-why">Show personal data</button>
       </p>${disabledNote('unmask-why', 'Showing personal data needs the unmask role on your support token.')}`;
-  return html`<form method="post" action="${recordHref(v.record, 'unmask')}" class="actions">${csrfField(session)}
-    <label>Reason (ticket id) <input name="reason" required maxlength="80" autocomplete="off"></label>
+  return html`<form method="post" action="${recordHref(v.record, 'unmask')}" class="actions" id="unmask-form">${csrfField(session)}
+    ${ticketField('Reason (ticket id)', v.ticket)}
     <button type="submit">Show personal data (logged)</button></form>`;
 }
 
@@ -361,25 +377,37 @@ function traceLink(traceId: string, template: string | null | undefined): Html |
   return html`<a href="${template.replaceAll('{traceId}', encodeURIComponent(traceId))}" rel="noopener noreferrer">${traceId}</a>`;
 }
 
-export function recordPage(session: Session, v: RecordView): string {
-  const r = v.record;
-  const parsed = prettyJson(r.responseBody);
-  const stale = staleFeeds(r.responseBody);
-  const longest = Math.max(1, ...r.upstreamCalls.map((c) => c.durationMs));
-  const headers = Object.entries(r.responseHeaders);
-  const why = explain(r);
-  const curl = curlCommand(r);
-  const rerunOf = typeof r.notes?.rerunOf === 'string' ? r.notes.rerunOf : null;
-  const body = html`
-  ${v.message ? html`<p class="error" role="alert">${v.message}</p>` : ''}
+/** The top of a record page: messages, the personal data notice, the actions, the ticket kept and the last rerun. */
+function recordTop(session: Session, v: RecordView): Html {
+  return html`${v.message ? html`<p class="error" role="alert">${v.message}</p>` : ''}
   ${
     v.masked
       ? html`<div class="notice" id="masked">
     <p>Personal data in this record (the address and the account data) is masked.</p>${unmaskControl(session, v)}</div>`
       : ''
   }
-  ${v.unmasked ? html`<p class="notice">Personal data shown in clear. This view was written to the audit log.</p>` : ''}
+  ${v.unmasked ? html`<p class="notice" id="unmasked">Personal data shown in clear. This view was written to the audit log.</p>` : ''}
   <div class="actions">${rerunControl(session, v)}<a href="/console/search">Back to search</a></div>
+  ${
+    v.ticket
+      ? html`<p class="n" id="ticket-kept">Ticket <span class="mono">${v.ticket}</span> typed for this record:
+    each action sends it again (and is logged with it).</p>`
+      : ''
+  }
+  ${v.rerun ? diffSection(v.rerun) : ''}`;
+}
+
+export function recordPage(session: Session, v: RecordView): string {
+  const r = v.record;
+  const parsed = prettyJson(r.responseBody);
+  const stale = staleFeeds(r.responseBody);
+  const longest = Math.max(1, ...r.upstreamCalls.map((c) => c.durationMs));
+  const headers = Object.entries(r.responseHeaders);
+  const why = explain(r, v.unmasked ? 'shown' : v.canOpen && can(session, 'unmask') ? 'can-show' : 'no-role');
+  const curl = curlCommand(r);
+  const rerunOf = typeof r.notes?.rerunOf === 'string' ? r.notes.rerunOf : null;
+  const body = html`
+  ${recordTop(session, v)}
   ${why.length ? html`<div class="error" id="why"><strong>Why this answer</strong><ul>${why.map((w) => html`<li>${w}</li>`)}</ul></div>` : ''}
   ${rerunOf ? html`<p class="notice">A console rerun of <a class="mono" href="${recordHref({ ...r, id: rerunOf, time: undefined })}">${rerunOf}</a>.</p>` : ''}
   <dl class="meta" id="meta">
@@ -437,39 +465,6 @@ export function recordPage(session: Session, v: RecordView): string {
         }, so it cannot be repeated as sent.</p>`
   }`;
   return page(`Request ${r.id}`, body, session, '');
-}
-
-export function auditPage(
-  session: Session,
-  entries: AuditEntry[],
-  filters: { actor: string; action: string; page: number },
-  hasMore: boolean,
-): string {
-  const link = (n: number) =>
-    `/console/audit?${new URLSearchParams({
-      ...(filters.actor ? { actor: filters.actor } : {}),
-      ...(filters.action ? { action: filters.action } : {}),
-      page: String(n),
-    })}`;
-  const body = html`
-  <form class="filters" method="get" action="/console/audit">
-    <label>Who <input name="actor" value="${filters.actor}" placeholder="support:ALICE"></label>
-    <label>Action <input name="action" value="${filters.action}" placeholder="record.view"></label>
-    <button type="submit" class="primary">Filter</button>
-  </form>
-  ${
-    entries.length
-      ? html`<table id="audit" class="cards"><thead><tr><th>Time (UTC)</th><th>Who</th><th>What</th><th>Target</th><th>From</th><th>Details</th></tr></thead>
-    <tbody>${entries.map(
-      (e) => html`<tr><td class="mono" data-label="Time (UTC)">${when(e.time)}</td><td data-label="Who">${e.actor}</td>
-    <td data-label="What">${e.action}</td><td class="mono" data-label="Target">${e.target ?? '–'}</td>
-    <td class="mono" data-label="From">${e.from}</td><td class="mono" data-label="Details">${e.details ? JSON.stringify(e.details) : ''}</td></tr>`,
-    )}</tbody></table>`
-      : html`<p>No entries.</p>`
-  }
-  <div class="pager">${filters.page > 1 ? html`<a href="${link(filters.page - 1)}">← Newer</a>` : ''}
-    ${hasMore ? html`<a href="${link(filters.page + 1)}">Older →</a>` : ''}</div>`;
-  return page('Audit log', body, session, '/console/audit');
 }
 
 /** The sign-in page; `next` is the console page to return to, `message` an error or (ok) a notice. */

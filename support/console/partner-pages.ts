@@ -9,6 +9,7 @@ import { searchHref } from './pages.js';
 import { weekChart } from './chart.js';
 import type { PartnerActivity } from './partner-activity.js';
 import { quotaSection, type QuotaForm } from './partner-quota-section.js';
+import type { QuotaSetting } from '../../stores/partner-quota.js';
 
 /** A partner known from its keys only: no name, contact or test IPs yet (updatedBy is empty). */
 export function keyOnlyPartner(code: string): PartnerRecord {
@@ -81,6 +82,8 @@ export interface PartnerView {
   check?: { ip: string; answer?: CheckAnswer; error?: string };
   /** The quota form as sent, when refused. */
   quotaForm?: QuotaForm;
+  /** PARTNER_QUOTA_DEFAULT (absent: the built-in default). */
+  quotaDefault?: QuotaSetting;
 }
 
 function removeButton(session: Session, cidr: string): Html {
@@ -109,7 +112,7 @@ export function partnerPage(session: Session, v: PartnerView): string {
   const action = `/console/partners/${encodeURIComponent(p.code)}`;
   const keyRows = v.keys.map(
     (k) =>
-      html`<tr><td class="mono" data-label="Key id">${k.id}</td><td data-label="Environment">${k.environment}</td>
+      html`<tr id="key-${k.id}"><td class="mono" data-label="Key id">${k.id}</td><td data-label="Environment">${k.environment}</td>
         <td data-label="Created">${when(k.createdAt)}</td>
         <td data-label="Last presented">${lastSeen(v.activity?.lastPresented, k.id)}</td>
         <td data-label="Last used">${lastSeen(v.activity?.lastUsed, k.id)}</td>
@@ -148,7 +151,7 @@ export function partnerPage(session: Session, v: PartnerView): string {
     </div>`
       : html`<p id="keys">No keys issued (<code>npm run keys -- issue --env production --partner ${p.code}</code>).</p>`
   }
-  ${quotaSection(session, p, v.activity, v.quotaForm)}
+  ${quotaSection(session, p, v.activity, v.quotaForm, v.quotaDefault)}
   <h2>Certification test IPs</h2>
   ${
     p.testIps.length
@@ -162,14 +165,15 @@ export function partnerPage(session: Session, v: PartnerView): string {
   }
   <form method="post" action="${action}/ips" class="filters">${csrfField(session)}
     <label>IP address or CIDR range
-      <input name="cidr" required maxlength="64" placeholder="203.0.113.7 or 2001:db8::/64" spellcheck="false" value="${v.cidr ?? ''}"></label>
+      <input name="cidr" required maxlength="64" size="28" spellcheck="false" value="${v.cidr ?? ''}" aria-describedby="cidr-hint"></label>
     ${partnersButton(session, 'Enable for certification checkout', 'ip-why')}
+    <span class="n" id="cidr-hint">For example 203.0.113.7, 198.51.100.0/28 or 2001:db8::/64.</span>
   </form>
   <h2>Check an address</h2>
   <form method="get" action="${action}" class="filters" id="ip-check">
-    <label>Does the certification checkout accept <input name="check" maxlength="64" placeholder="203.0.113.7" spellcheck="false" value="${check?.ip ?? ''}">
-      </label>
-    <button type="submit">Check</button>
+    <label>Does the certification checkout accept
+      <input name="check" maxlength="64" size="28" spellcheck="false" value="${check?.ip ?? ''}" aria-describedby="check-hint"></label>
+    <button type="submit">Check</button> <span class="n" id="check-hint">One address, for example 203.0.113.7.</span>
   </form>
   ${check?.error ? html`<p class="error" role="alert" id="check-result">${check.error}</p>` : ''}
   ${check?.answer ? html`<p class="${check.answer.enabled ? 'ok' : 'notice'}" role="status" id="check-result">${checkMessage(p, check.answer)}</p>` : ''}

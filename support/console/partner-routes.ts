@@ -48,7 +48,8 @@ export function partnerRoutes(ctx: ConsoleContext): PartnersHandler {
       );
       activity = partnerActivity(slice.records, now(), slice.next !== null);
     }
-    return send(res, status, partnerPage(s, { partner, keys, activity, ...extra, flash: extra.flash ?? {} }));
+    const quotaDefault = opts.quotaDefault;
+    return send(res, status, partnerPage(s, { partner, keys, activity, quotaDefault, ...extra, flash: extra.flash ?? {} }));
   }
 
   /** Messages after a partner change, by a fixed code (a link cannot make the page say anything else). */

@@ -2,18 +2,20 @@
 // masked by type), showing personal data to the unmask role, and reruns (a record touching
 // personal data only for the unmask role, with a reason, running its sealed operation as sent).
 // A record is named by its id and, since a client chooses its id, its environment, partner and
-// time (record-choice.ts); a link naming several asks which.
+// time (record-choice.ts); a link naming several asks which. An action (unmask, rerun) answers
+// with a redirect to the record's own page (Post/Redirect/Get), which shows its result from what
+// the session remembers of that record (record-view.ts), the ticket typed for it included.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ReplayRecord } from '../../stores/replay-store.js';
 import { diffResponses } from '../replay-diff.js';
 import { documentOf, replayFacets, rootFieldsOf } from '../../stores/replay-facets.js';
 import type { RerunAnswer } from '../rerun.js';
 import { maskRecord } from './masking.js';
-import { choicePage, recordsMatching, recordTarget, selectorOf } from './record-choice.js';
+import { choicePage, recordHref, recordsMatching, recordTarget, selectorOf } from './record-choice.js';
 import { recordPage } from './pages.js';
-import { diffPage } from './diff-page.js';
 import type { Session } from './session.js';
-import { HttpError, REQUEST_ID, reasonOf, send, type ConsoleContext } from './console-http.js';
+import { HttpError, REQUEST_ID, reasonOf, redirect, send, type ConsoleContext } from './console-http.js';
+import { recordView, rememberView } from './record-view.js';
 
 type RecordHandler = (req: IncomingMessage, res: ServerResponse, s: Session, id: string, action: string) => Promise<void>;
 
@@ -52,6 +54,15 @@ export function recordRoutes(ctx: ConsoleContext): RecordHandler {
     return { record: m.record, masked: m.masked, canOpen, unmasked: false, personal, responseBytes, traceUrlTemplate };
   }
 
+  /** The ticket of an action: the one typed (validated), else the one typed earlier for this record. */
+  function ticketOf(s: Session, r: ReplayRecord, form: URLSearchParams): string {
+    if ((form.get('reason') ?? '').trim() === '') {
+      const remembered = recordView(s, r, now())?.ticket;
+      if (remembered) return remembered;
+    }
+    return reasonOf(form);
+  }
+
   async function rerun(req: IncomingMessage, res: ServerResponse, s: Session, r: ReplayRecord, form: URLSearchParams): Promise<void> {
     if (!r.query)
       throw new HttpError(
@@ -64,7 +75,7 @@ export function recordRoutes(ctx: ConsoleContext): RecordHandler {
     if (personal) {
       // The stored operation is sealed: it is opened here and run as sent, never the mask text.
       await requireRole(req, s, 'unmask', 'record.rerun', recordTarget(r));
-      reason = reasonOf(form);
+      reason = ticketOf(s, r, form);
       const opened = opts.unmasker.open(r);
       if (opened.problem) throw new HttpError(409, `This record cannot be rerun: ${opened.problem}.`);
       toRun = opened.record;
@@ -83,8 +94,8 @@ export function recordRoutes(ctx: ConsoleContext): RecordHandler {
       rerunRequestId: answer.requestId,
       ...(reason ? { reason, personalData: true } : {}),
     });
-    const note = reason ? 'Personal data shown in clear for the reason you gave. This rerun was written to the audit log.' : undefined;
-    return send(res, 200, diffPage(s, toRun, answer, diff, note));
+    rememberView(s, r, now(), { rerun: { ran: toRun, answer, diff, at: started, personal }, ...(reason ? { ticket: reason } : {}) });
+    return redirect(res, recordHref(r));
   }
 
   /** The rerun's own record, so its request id can be searched (sealed like any personal record). */
@@ -126,16 +137,20 @@ export function recordRoutes(ctx: ConsoleContext): RecordHandler {
       const records = await loadRecords(req, id);
       if (records.length > 1) return send(res, 300, choicePage(s, id, records));
       const r = records[0]!;
-      const v = view(r, false);
-      await audit(req, s, 'record.view', recordTarget(r), v.masked ? { masked: true } : undefined);
-      return send(res, 200, recordPage(s, v));
+      const remembered = recordView(s, r, now());
+      const v = view(r, remembered?.unmasked === true);
+      // Personal data shown again (opened, or a rerun run in clear) is audited with its ticket.
+      const clear = v.unmasked || remembered?.rerun?.personal === true;
+      const details = clear ? { personalData: true, reason: remembered?.ticket } : v.masked ? { masked: true } : undefined;
+      await audit(req, s, 'record.view', recordTarget(r), details);
+      return send(res, 200, recordPage(s, { ...v, ticket: remembered?.ticket, rerun: remembered?.rerun }));
     }
     if (req.method !== 'POST') throw new HttpError(405, 'Use the buttons of the record page.');
     const form = await checkedForm(req, s.csrf);
     const r = await loadRecord(req, id);
     if (action === 'unmask') {
       await requireRole(req, s, 'unmask', 'record.unmask', recordTarget(r));
-      const reason = reasonOf(form);
+      const reason = ticketOf(s, r, form);
       const v = view(r, true);
       if (!v.unmasked) {
         await audit(req, s, 'record.unmask.refused', recordTarget(r), {
@@ -145,7 +160,8 @@ export function recordRoutes(ctx: ConsoleContext): RecordHandler {
         return send(res, 409, recordPage(s, { ...v, message: 'This record has no personal data this gateway can open.' }));
       }
       await audit(req, s, 'record.unmask', recordTarget(r), { reason });
-      return send(res, 200, recordPage(s, v));
+      rememberView(s, r, now(), { unmasked: true, ticket: reason });
+      return redirect(res, recordHref(r));
     }
     if (action === 'rerun') return rerun(req, res, s, r, form);
     throw new HttpError(404, 'No such page.');

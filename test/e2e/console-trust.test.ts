@@ -133,8 +133,10 @@ describe('console trust (npm start, admin process, Redis records)', () => {
 
   it('the unmask role opens one after a reason: the values are there to be masked', async () => {
     const ui = await as(keys.unmask!);
-    const clear = await ui.post('/console/records/attack-named-fragment/unmask', { reason: 'TICKET-37' });
-    expect(clear.status).toBe(200);
+    const unmasked = await ui.post('/console/records/attack-named-fragment/unmask', { reason: 'TICKET-37' });
+    expect(unmasked.status).toBe(303);
+    expect(unmasked.location).toMatch(/^\/console\/records\/attack-named-fragment\?env=production&partner=ACME&at=/);
+    const clear = await ui.get(unmasked.location!);
     expect([...secrets].filter((x) => clear.text.includes(x)).length).toBeGreaterThan(1);
   });
 
@@ -151,11 +153,23 @@ describe('console trust (npm start, admin process, Redis records)', () => {
     expect(page.text).toMatch(/<dt>Partner<\/dt><dd><a href="\/console\/partners\/ACME">ACME<\/a><\/dd>/);
     expect((await ui.post(`/console/records/${REUSED}/rerun`, {})).status).toBe(409);
     const action = /action="([^"]+\/rerun[^"]*)"/.exec(page.text)![1]!.replaceAll('&amp;', '&');
-    const diff = await ui.post(action, {});
-    expect(diff.status).toBe(200);
-    expect(diff.text).toContain('id="verdict"');
+    const ran = await ui.post(action, {});
+    expect(ran.status).toBe(303);
+    // Back on the chosen record's own page, which shows the rerun.
+    expect(ran.location).toBe(acmeRow);
+    const shown = await ui.get(ran.location!);
+    const main = shown.text.replace(/[\s\S]*<main/, '').slice(0, 1500);
+    expect(shown.status, main).toBe(200);
+    expect(shown.text, main).toContain('id="verdict"');
     const trail = await ui.get('/console/audit?action=record');
     expect(trail.text).toContain(`production/ACME/${REUSED}`);
-    expect(trail.text).toMatch(new RegExp(`record\\.rerun</td>\\s*<td class="mono"[^>]*>production/ACME/${REUSED}<`));
+    // The target links to the record it names.
+    const target = new RegExp(`record\\.rerun</td>\\s*<td class="mono"[^>]*><a href="([^"]+)">production/ACME/${REUSED}</a>`).exec(
+      trail.text,
+    );
+    expect(target).not.toBeNull();
+    const linked = await ui.get(target![1]!.replaceAll('&amp;', '&'));
+    expect(linked.status).toBe(200);
+    expect(linked.text).toMatch(/<dt>Partner<\/dt><dd><a href="\/console\/partners\/ACME">ACME<\/a><\/dd>/);
   });
 });

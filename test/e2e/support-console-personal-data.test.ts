@@ -2,7 +2,10 @@
 // `utilityAccounts` record masked by value (operation, shape, real size) with Rerun disabled and
 // saying why; an unmask session reruns it as sent (the sealed operation, opened in the server);
 // the page asked for comes back after signing in; 375 px wide pages fit; the diff shows the
-// changed lines with context and the full side-by-side one click away; no favicon warnings.
+// changed lines with context and the full side-by-side one click away; no favicon warnings. The
+// ticket is typed once per record (unmask, then rerun, each audited with it), every action ends
+// on the record's own URL, and once the address is shown "Why this answer" stops saying it needs
+// the unmask role.
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
@@ -20,6 +23,7 @@ const ADMIN_TOKEN = 'admin-token-for-console-tests-0123456789';
 const PII_KEY = 'c3'.repeat(32);
 const LOOKUP = '{ utilityAccounts(address: "901 Bagby St", zipCode: "77002") { accountId } }';
 const PLANS = 'query Plans($zip: String!) { residentialPlans(zipCode: $zip, monthlyUsage: 1000) { id title price } }';
+const NO_MATCH = '{ utilityAccounts(address: "12 Nowhere Lane", zipCode: "77002") { accountId } }';
 
 let upstream: ReferenceUpstream;
 let proxy: OfferProxy;
@@ -31,6 +35,7 @@ const warnings: string[] = [];
 let lookupId: string;
 let lookupBytes: number;
 let plansId: string;
+let noMatchId: string;
 
 async function signIn(p: Page, token: string): Promise<void> {
   await p.getByLabel('Personal support token').fill(token);
@@ -75,7 +80,10 @@ beforeAll(async () => {
   lookupBytes = Buffer.byteLength(lookup.text);
   const plans = await t.post('production', PLANS, { zip: '75001' });
   plansId = plans.headers.get('x-request-id')!;
-  for (const id of [lookupId, plansId])
+  const noMatch = await t.post('production', NO_MATCH);
+  expect(noMatch.json).toEqual({ data: { utilityAccounts: [] } });
+  noMatchId = noMatch.headers.get('x-request-id')!;
+  for (const id of [lookupId, plansId, noMatchId])
     await eventually(async () => (await fetch(`${admin}/replay/${id}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).ok);
   browser = await launchChromium();
 });
@@ -110,11 +118,60 @@ describe('personal data in the console', () => {
     const p = await session(tokens.unmask!);
     await p.goto(`${admin}/console/records/${lookupId}`);
     await p.getByLabel('Ticket id for the rerun').fill('TICKET-7');
-    await p.getByRole('button', { name: /Rerun/ }).click();
-    await p.waitForURL(/\/rerun(\?|$)/);
+    await Promise.all([p.waitForEvent('load'), p.getByRole('button', { name: /Rerun/ }).click()]);
+    expect(p.url()).not.toMatch(/\/rerun(\?|$)/);
     const verdict = await p.locator('#verdict').textContent();
     expect(verdict).toMatch(/identical/);
     expect(await p.content()).not.toContain('GRAPHQL_PARSE_FAILED');
+    await p.context().close();
+  });
+});
+
+describe('one ticket per record, actions ending on the record', () => {
+  it('unmask with a ticket, then rerun without typing it again: both audited with it, the URL the record’s', async () => {
+    const p = await session(tokens.unmask!);
+    // Found by its id, the record opens at its own URL (id, environment, partner, time).
+    await p.goto(`${admin}/console/search?id=${noMatchId}`);
+    const recordUrl = p.url();
+    expect(recordUrl).toMatch(/\/console\/records\/[^/?]+\?env=production&partner=ACME&at=/);
+    // Masked: the Why box says how to read the address (this session may show it).
+    expect(await p.locator('#why').textContent()).toMatch(/Show personal data \(above\) to read the address/);
+    expect(await p.getByLabel('Ticket id for the rerun').inputValue()).toBe('');
+    await p.getByLabel('Reason (ticket id)').fill('TICKET-41');
+    await Promise.all([p.waitForEvent('load'), p.getByRole('button', { name: 'Show personal data (logged)' }).click()]);
+    expect(p.url()).toBe(recordUrl);
+    expect(await p.locator('#query').textContent()).toContain('12 Nowhere Lane');
+    const why = (await p.locator('#why').textContent())!;
+    expect(why).toContain('No match: utilityAccounts answered an empty list');
+    expect(why).not.toMatch(/needs the unmask role|Show personal data/);
+    expect(why).toMatch(/shown in the query below/);
+    // The ticket is kept for this record: the rerun's field is filled in.
+    expect(await p.getByLabel('Ticket id for the rerun').inputValue()).toBe('TICKET-41');
+    await Promise.all([p.waitForEvent('load'), p.getByRole('button', { name: /Rerun/ }).click()]);
+    expect(p.url()).toBe(recordUrl);
+    expect(await p.locator('#verdict').textContent()).toMatch(/identical/);
+    // A reload repeats neither action (no form is posted again).
+    await p.reload();
+    expect(p.url()).toBe(recordUrl);
+    await p.goto(`${admin}/console/audit?actor=support:UNA&action=record`);
+    const rows = await p.locator('#audit tbody tr').evaluateAll((trs) =>
+      trs.map((tr) => ({
+        what: tr.querySelector('td[data-label="What"]')?.textContent?.trim(),
+        target: tr.querySelector('td[data-label="Target"]')?.textContent ?? '',
+        details: tr.querySelector('td[data-label="Details"]')?.textContent ?? '',
+      })),
+    );
+    const of = (action: string) => rows.filter((r) => r.what === action && r.target.includes(noMatchId));
+    expect(of('record.unmask')).toHaveLength(1);
+    expect(of('record.rerun')).toHaveLength(1);
+    for (const r of [...of('record.unmask'), ...of('record.rerun')]) expect(r.details).toContain('TICKET-41');
+    await p.context().close();
+  });
+
+  it('a viewer is told the address needs the unmask role', async () => {
+    const p = await session(tokens.viewer!);
+    await p.goto(`${admin}/console/records/${noMatchId}`);
+    expect(await p.locator('#why').textContent()).toMatch(/reading the address needs the unmask role/);
     await p.context().close();
   });
 });
@@ -165,8 +222,8 @@ describe('console pages in Chromium', () => {
     proxy.bump = true;
     try {
       await p.goto(`${admin}/console/records/${plansId}`);
-      await p.getByRole('button', { name: /Rerun/ }).click();
-      await p.waitForURL(/\/rerun(\?|$)/);
+      await Promise.all([p.waitForEvent('load'), p.getByRole('button', { name: /Rerun/ }).click()]);
+      expect(p.url()).not.toMatch(/\/rerun(\?|$)/);
       expect(await p.locator('#verdict').textContent()).toMatch(/different/);
       // The count matches the listed items.
       const count = Number(/(\d+) change/.exec((await p.locator('#verdict').textContent())!)![1]);

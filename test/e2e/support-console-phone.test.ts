@@ -126,12 +126,24 @@ describe('the console at 375 px', () => {
     // One link from the record (followed by its address: the timeline is below the fold).
     await visit('incident', (await page.locator('a.incident').getAttribute('href'))!);
     await page.goto(`${admin.url}/console/records/${LONG_ID}`);
-    await page.getByRole('button', { name: /Rerun/ }).first().click();
-    await page.waitForLoadState();
-    expect(await page.title()).toContain('Rerun of');
+    await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: /Rerun/ }).first().click()]);
+    // The rerun's diff is on the record's own page.
+    expect(await page.locator('#rerun #verdict').count()).toBe(1);
     widths.diff = await overflow(page);
-    await visit('audit', '/console/audit');
+    if (widths.diff) console.log('diff', await widest(page));
+    await visit('audit', '/console/audit?from=2026-01-01%2000:00');
     expect(await page.locator('table#audit td[data-label="Who"]').count()).toBeGreaterThan(0);
     expect(widths).toEqual({ search: 0, record: 0, partner: 0, partners: 0, allowance: 0, incident: 0, diff: 0, audit: 0 });
+  });
+
+  it("draws the partner page's chart labels at 12 px or more", async () => {
+    await page.goto(`${admin.url}/console/partners/BOLT_ENERGY_HOLDINGS`);
+    const sizes = await page
+      .locator('#charts svg text')
+      .evaluateAll((texts) =>
+        texts.map((t) => parseFloat(getComputedStyle(t).fontSize) * ((t as SVGGraphicsElement).getScreenCTM()?.a ?? 0)),
+      );
+    expect(sizes.length).toBeGreaterThan(0);
+    expect(Math.min(...sizes)).toBeGreaterThanOrEqual(12);
   });
 });

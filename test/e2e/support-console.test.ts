@@ -1,7 +1,9 @@
 // The support console in a real browser (Debian chromium via playwright-core): sign in with a
 // personal support token, search a partner's requests, open one (the response byte for byte),
-// rerun it (identical; then a changed offer shows in the diff), CSRF refusals, the audit trail,
-// and sign-out within seconds of revoking the token.
+// rerun it (identical; then a changed offer shows in the diff; the browser ends on the record's
+// own URL), a partner's own `rerun.…` request id shown as its traffic, the partner page's quota
+// under PARTNER_QUOTA_DEFAULT (and `npm run partners -- list`), chart labels of 12 px, CSRF
+// refusals, the audit trail, and sign-out within seconds of revoking the token.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -12,6 +14,8 @@ import { launchChromium } from '../../scripts/harness/browser.js';
 import { startOfferProxy, type OfferProxy } from '../../scripts/harness/offer-proxy.js';
 import { startReferenceUpstream, type ReferenceUpstream } from '../../sources/reference-upstream/server.js';
 import { issueKey, revokeKeys } from '../../stores/key-store.js';
+import { savePartner } from '../../stores/partners.js';
+import { runPartnersCli } from '../../cli/partners.js';
 
 const ADMIN_TOKEN = 'admin-token-for-console-tests-0123456789';
 const PLANS =
@@ -27,6 +31,11 @@ let supportKey: string;
 let supportKeyId: string;
 let requestId: string;
 let partnerBody: string;
+/** A partner's own request id that happens to start like a support rerun's. */
+const OWN_RERUN_ID = 'rerun.acme-own-0001';
+/** The gateways' default quota in this test (the built-in one is 50/s, burst 200). */
+const QUOTA_DEFAULT = '400/900';
+let partnerEnv: Record<string, string>;
 
 async function signIn(p: Page, token: string): Promise<void> {
   await p.goto(`${admin}/console`);
@@ -39,7 +48,20 @@ beforeAll(async () => {
   proxy = await startOfferProxy(upstream.url);
   const port = await freePort();
   admin = `http://127.0.0.1:${port}`;
-  t = await startTestGateway({ UPSTREAM_URL: proxy.url, ADMIN_TOKEN, ADMIN_PORT: String(port), CACHE_ENABLED: 'false' });
+  t = await startTestGateway({
+    UPSTREAM_URL: proxy.url,
+    ADMIN_TOKEN,
+    ADMIN_PORT: String(port),
+    CACHE_ENABLED: 'false',
+    PARTNER_QUOTA_DEFAULT: QUOTA_DEFAULT,
+  });
+  // ACME's record sets a quota for certification only: production has the default.
+  partnerEnv = { DATA_DIR: t.dataDir, KEYS_FILE: path.join(t.dataDir, 'keys.json'), PARTNER_QUOTA_DEFAULT: QUOTA_DEFAULT };
+  await savePartner(path.join(t.dataDir, 'partners.json'), { code: 'ACME', name: 'Acme', contact: 'ops@acme.example' }, { actor: 'cli:t' });
+  const quiet = { out: () => {}, err: () => {} };
+  expect(
+    await runPartnersCli(['quota', '--partner', 'ACME', '--env', 'certification', '--rate', '7', '--burst', '70'], partnerEnv, quiet),
+  ).toBe(0);
   const issued = await issueKey(path.join(t.dataDir, 'keys.json'), { environment: 'support', partnerCode: 'alice' });
   supportKey = issued.key;
   supportKeyId = issued.record.id;
@@ -47,8 +69,13 @@ beforeAll(async () => {
   expect(sent.status).toBe(200);
   requestId = sent.headers.get('x-request-id')!;
   partnerBody = sent.text;
+  const own = await t.post('production', '{ utilities(zipCode: "75001") { id } }', undefined, {
+    headers: { 'x-request-id': OWN_RERUN_ID },
+  });
+  expect(own.headers.get('x-request-id')).toBe(OWN_RERUN_ID);
   // The replay record is written in the background.
-  await eventually(async () => (await fetch(`${admin}/replay/${requestId}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).ok);
+  for (const id of [requestId, OWN_RERUN_ID])
+    await eventually(async () => (await fetch(`${admin}/replay/${id}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).ok);
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
 });
@@ -104,18 +131,78 @@ describe('support console in a browser', () => {
   });
 
   it('reruns the record: identical today; after an offer changes upstream, the diff shows the price change', async () => {
-    await page.goto(`${admin}/console/records/${requestId}`);
-    await page.getByRole('button', { name: /Rerun/ }).click();
+    await page.goto(`${admin}/console/search?id=${requestId}`);
+    const recordUrl = page.url();
+    expect(recordUrl).toContain(`/console/records/${requestId}?env=production&partner=ACME&at=`);
+    await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: /Rerun/ }).click()]);
     expect(await page.locator('#verdict').textContent()).toMatch(/identical/);
+    // Post/Redirect/Get: the browser is on the record's own URL, and a reload reruns nothing.
+    expect(page.url()).toBe(recordUrl);
+    expect(await page.locator('#meta').textContent()).toContain(requestId);
+    const reruns = async () => (await (await page.request.get(`${admin}/console/audit?action=record.rerun`)).text()).split('<tr>').length;
+    const before = await reruns();
+    await page.reload();
+    expect(await page.locator('#verdict').textContent()).toMatch(/identical/);
+    expect(await reruns()).toBe(before);
 
     proxy.bump = true;
     await page.goto(`${admin}/console/records/${requestId}`);
-    await page.getByRole('button', { name: /Rerun/ }).click();
+    await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: /Rerun/ }).click()]);
     expect(await page.locator('#verdict').textContent()).toMatch(/different/);
     const priceChanges = await page.locator('#changes li.price').allTextContents();
     expect(priceChanges.join('\n')).toMatch(/price|allInRateUsdPerKwh/);
     expect(await page.locator('#side-by-side tr.chg').count()).toBeGreaterThan(0);
     proxy.bump = false;
+  });
+
+  it("shows a partner's own rerun.… request id as its ordinary traffic; the console's reruns stay apart", async () => {
+    const rows = async (q: string) => {
+      await page.goto(`${admin}/console/search?partner=ACME&range=1h${q}`);
+      return page.locator('#results td[data-label="Request id"]').allTextContents();
+    };
+    const plain = await rows('');
+    const own = plain.find((c) => c.includes(OWN_RERUN_ID));
+    expect(own).toBeDefined();
+    expect(own).not.toContain('support rerun');
+    // The console's rerun (the test above) is marked by the gateway, not by its id: hidden, and listed under "only".
+    expect(plain.filter((c) => c.includes('support rerun'))).toEqual([]);
+    const only = await rows('&reruns=only');
+    expect(only.length).toBeGreaterThan(0);
+    expect(only.every((c) => c.includes('support rerun'))).toBe(true);
+    expect(only.some((c) => c.includes(OWN_RERUN_ID))).toBe(false);
+    await page.goto(`${admin}/console/search?id=${OWN_RERUN_ID}`);
+    expect(await page.locator('#meta').textContent()).not.toContain('support rerun');
+  });
+
+  it("shows the quota that applies: the record's own, else PARTNER_QUOTA_DEFAULT; `partners list` says the same", async () => {
+    await page.goto(`${admin}/console/partners/ACME`);
+    const row = (env: string) => page.locator('#quota tbody tr', { hasText: env }).textContent();
+    expect(await row('production')).toMatch(/400\/s, burst 900[\s\S]*PARTNER_QUOTA_DEFAULT/);
+    expect(await row('certification')).toMatch(/7\/s, burst 70[\s\S]*its partner record/);
+    expect(await page.locator('#quota-form').textContent()).toContain('the default (400/s, burst 900)');
+    const out: string[] = [];
+    const io = { out: (l: string) => out.push(l), err: () => {} };
+    expect(await runPartnersCli(['list'], partnerEnv, io)).toBe(0);
+    expect(out.join('\n')).toContain(
+      'quota: production 400/s, burst 900 (default: PARTNER_QUOTA_DEFAULT); certification 7/s, burst 70 (its record)',
+    );
+    out.length = 0;
+    expect(await runPartnersCli(['list', '--json'], partnerEnv, io)).toBe(0);
+    expect(JSON.parse(out.join('\n'))[0].effectiveQuotas).toEqual({
+      production: { quota: { requestsPerSecond: 400, burst: 900 }, source: 'default' },
+      certification: { quota: { requestsPerSecond: 7, burst: 70 }, source: 'record' },
+    });
+  });
+
+  it("draws the partner page's chart labels at 12 px or more", async () => {
+    await page.goto(`${admin}/console/partners/ACME`);
+    const sizes = await page
+      .locator('#charts svg text')
+      .evaluateAll((texts) =>
+        texts.map((t) => parseFloat(getComputedStyle(t).fontSize) * ((t as SVGGraphicsElement).getScreenCTM()?.a ?? 0)),
+      );
+    expect(sizes.length).toBeGreaterThan(0);
+    expect(Math.min(...sizes)).toBeGreaterThanOrEqual(12);
   });
 
   it('refuses a state-changing request without the CSRF token, or from another origin', async () => {

@@ -146,13 +146,15 @@ describe('a request id several records carry', () => {
     const rerunAction = /action="([^"]+\/rerun[^"]*)"/.exec(page.text)![1]!.replaceAll('&amp;', '&');
     expect(rerunAction).toContain('partner=ACME');
     const ran = await ui.post(rerunAction, {});
-    expect(ran.status).toBe(200);
+    expect(ran.status).toBe(303);
+    expect(ran.location).toBe(acme);
     expect(reruns.at(-1)).toMatchObject({ partnerCode: 'ACME', environment: 'production' });
     const beta = links((await ui.get(`/console/records/${ID}`)).text).find((h) => h.includes('partner=BETA'))!;
     const unmaskAction = /action="([^"]+\/unmask[^"]*)"/.exec((await ui.get(beta)).text)![1]!.replaceAll('&amp;', '&');
-    const clear = await ui.post(unmaskAction, { reason: 'TICKET-77' });
-    expect(clear.status).toBe(200);
-    expect(clear.text).toContain('10443720004563214');
+    const unmasked = await ui.post(unmaskAction, { reason: 'TICKET-77' });
+    expect(unmasked.status).toBe(303);
+    expect(unmasked.location).toBe(beta);
+    expect((await ui.get(unmasked.location!)).text).toContain('10443720004563214');
   });
 
   it('the audit target names environment and partner with the id', async () => {

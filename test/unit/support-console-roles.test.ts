@@ -225,8 +225,9 @@ describe('roles', () => {
     // The error message quoted the address: masked there too.
     expect(page.text).toContain('no account at ••••');
     expect((await ui.post('/console/records/req-pii-000001/unmask', { reason: '' })).status).toBe(400);
-    const clear = await ui.post('/console/records/req-pii-000001/unmask', { reason: 'TICKET-42' });
-    expect(clear.status).toBe(200);
+    const unmasked = await ui.post('/console/records/req-pii-000001/unmask', { reason: 'TICKET-42' });
+    expect(unmasked.status).toBe(303);
+    const clear = await ui.get(unmasked.location!);
     expect(clear.text).toContain('901 Bagby St');
     const entry = (await audit.list({ actor: 'support:UMA', action: 'record.unmask' }))[0]!;
     expect(entry.details).toMatchObject({ reason: 'TICKET-42' });
@@ -235,8 +236,9 @@ describe('roles', () => {
   it('a rerun of a record holding personal data runs the stored operation (opened in the server), never the mask text', async () => {
     const ui = await as('unmask');
     expect((await ui.post('/console/records/req-pii-000001/rerun', {})).status).toBe(400);
-    const res = await ui.post('/console/records/req-pii-000001/rerun', { reason: 'TICKET-42' });
-    expect(res.status).toBe(200);
+    const posted = await ui.post('/console/records/req-pii-000001/rerun', { reason: 'TICKET-42' });
+    expect(posted.status).toBe(303);
+    const res = await ui.get(posted.location!);
     const ran = reruns.at(-1)!;
     expect(ran.query).toBe(PII_QUERY);
     expect(ran.variables).toEqual({ a: '901 Bagby St' });

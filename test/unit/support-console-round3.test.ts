@@ -75,8 +75,14 @@ beforeAll(async () => {
   replay.enqueue(testRecord({ id: 'req-bolt-ok', partnerCode: 'BOLT', notes: keyNote('production', issued.boltLive!.key) }));
   replay.enqueue(testRecord({ id: 'req-bolt-cert', ...refused(issued.boltCert!.key) }));
   replay.enqueue(testRecord({ id: 'req-bolt-revoked', ...refused(issued.boltOld!.key) }));
-  // A support rerun of BOLT's request: it runs as BOLT but is not BOLT's traffic.
-  replay.enqueue(testRecord({ id: 'rerun.0b0c0d0e-1', partnerCode: 'BOLT', notes: { auth: { ok: true, keyId: issued.boltLive!.id } } }));
+  // A support rerun of BOLT's request (the console marks it rerunOf): it runs as BOLT but is not BOLT's traffic.
+  replay.enqueue(
+    testRecord({
+      id: 'rerun.0b0c0d0e-1',
+      partnerCode: 'BOLT',
+      notes: { auth: { ok: true, keyId: issued.boltLive!.id }, rerunOf: 'req-bolt-ok', by: 'support:JANE' },
+    }),
+  );
   replay.enqueue(
     testRecord({
       id: 'req-429-headers',
