@@ -9,9 +9,10 @@ import { startListening, stopsCleanly, up, utilities, type Started } from '../su
 
 describe('npm start: the playground in a process of its own', () => {
   let s: Started;
+  // startListening waits up to 120 s for both processes on a busy machine.
   beforeAll(async () => {
     s = await startListening();
-  });
+  }, 180_000);
   afterAll(() => {
     if (s?.proc.exitCode === null) s.proc.kill('SIGKILL');
   });
@@ -55,7 +56,7 @@ describe('npm start: the playground in a process of its own', () => {
 });
 
 describe('PLAYGROUND_PROCESS=off', () => {
-  it('keeps every environment in one process', async () => {
+  it('keeps every environment in one process', { timeout: 180_000 }, async () => {
     const s = await startListening({ PLAYGROUND_PROCESS: 'off' });
     try {
       expect(s.lines.some((l) => l.msg === 'playground process started')).toBe(false);
