@@ -2,13 +2,33 @@
 // reads it and what it means. Config loading (server/config.ts, cache/cache-config.ts,
 // sources/upstream/upstream-config.ts), `npm run config:check`, the table in docs/operations.md
 // (`npm run docs:settings`) and the test that every setting read is declared all derive from it.
-import { kinds as k, readSettings, setting, type Kind, type Setting } from './settings.js';
+import {
+  kinds as k,
+  readSettings,
+  setting as declare,
+  settingsSchema,
+  type AnySetting,
+  type Computed,
+  type Kind,
+  type Reader,
+  type Setting,
+} from './settings.js';
+import type { z } from 'zod';
 import { DEFAULT_PORT_BASE, MAX_PORT_BASE } from './ports.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const H = 3_600_000;
 const DAY = 24 * H;
 const MiB = 1024 * 1024;
+
+/** A setting of this table: its name is its key (see `named`). */
+const setting = <T, D extends T | null>(
+  kind: Kind<T>,
+  dflt: D | Computed<D>,
+  description: string,
+  readBy?: Reader[],
+  extra?: { internal?: boolean },
+): Setting<T, D> => declare('', kind, dflt, description, readBy, extra);
 
 /** The same setting for the keyed listeners (KEYED_*) and the playground's (PLAYGROUND_*). */
 function perListener<const S extends string, T>(
@@ -338,25 +358,6 @@ const CONSOLE = {
   CHECKOUT_TOKEN: setting(k.secret(24), null, "bearer token for the certification checkout's allow-list routes only"),
 };
 
-const UPSTREAM = {
-  UPSTREAM_TIMEOUT_MS: setting(k.int(10, 600_000), 5000, 'timeout of calls outside a feed (feeds carry their own timeoutMs)'),
-  UPSTREAM_RETRIES: setting(k.int(0, 5), 2, 'extra attempts of idempotent feed calls (GET/HEAD), inside the feed timeout'),
-  UPSTREAM_RETRY_BASE_MS: setting(k.int(0, 60_000), 50, 'full-jitter backoff base'),
-  UPSTREAM_RETRY_MAX_DELAY_MS: setting(k.int(0, 60_000), 1000, 'full-jitter backoff cap'),
-  UPSTREAM_ATTEMPT_TIMEOUT_MS: setting(k.int(0, 600_000), 0, 'cap of one attempt (0 = the whole remaining feed budget)'),
-  UPSTREAM_BREAKER: setting(k.bool(), true, 'circuit breaker per feed'),
-  UPSTREAM_BREAKER_ERROR_PERCENT: setting(k.int(1, 100), 50, 'the breaker opens above this share of failed calls in its window...'),
-  UPSTREAM_BREAKER_MIN_CALLS: setting(k.int(1, 10_000), 5, '...once at least this many calls were made in the window'),
-  UPSTREAM_BREAKER_WINDOW_MS: setting(k.int(100, 3_600_000), 10_000, 'rolling window of the breaker'),
-  UPSTREAM_BREAKER_RESET_MS: setting(k.int(10, 3_600_000), 5000, 'open to half-open (one trial call) after this long'),
-  UPSTREAM_DEDUP: setting(k.bool(), true, 'share one upstream call between identical concurrent GETs'),
-  STALE_IF_ERROR_SECONDS: setting(k.int(0, 7 * 86_400), 3600, "serve a feed's last good answer, at most this old, when it fails (0 = off)"),
-  STALE_IF_ERROR_MAX_ENTRIES: setting(k.int(1, 1_000_000), 2000, 'last good answers kept'),
-  STALE_IF_ERROR_MAX_BYTES: setting(k.int(1024, 4 * 1024 * MiB), 32 * MiB, 'bytes of last good answers kept'),
-  UPSTREAM_MAX_BODY_BYTES: setting(k.int(1024, 1024 * MiB), 8 * MiB, 'upstream bodies larger than this are refused'),
-  UPSTREAM_CONNECTIONS: setting(k.int(1, 10_000), 64, 'keep-alive pool size per upstream origin'),
-};
-
 const LOGS = {
   LOG_LEVEL: setting(k.oneOf(LOG_LEVELS), 'info', 'pino level (silent mutes)', ['gateway', 'playground process', 'reference upstream']),
   MESH_LOG_LEVEL: setting(k.oneOf(LOG_LEVELS), 'warn', "level of GraphQL Mesh's own log lines (component: mesh)"),
@@ -470,7 +471,11 @@ const PARTNER_SHARE = {
   ),
 };
 
-export const SETTINGS = {
+/** The table's settings named after their keys, in the table's order. */
+const named = <S extends Record<string, AnySetting>>(table: S): S =>
+  Object.fromEntries(Object.entries(table).map(([name, s], order) => [name, { ...s, name, order }])) as S;
+
+export const SETTINGS = named({
   ...LISTENERS,
   ...DATA,
   ...PLAYGROUND,
@@ -480,10 +485,9 @@ export const SETTINGS = {
   ...CACHE,
   ...REPLAY,
   ...CONSOLE,
-  ...UPSTREAM,
   ...LOGS,
   ...TRACING,
-};
+});
 
 /**
  * Families of settings named after something else (a Mesh source): `<SOURCE>_URL` and
@@ -497,9 +501,12 @@ export const SETTING_FAMILIES = [
   },
 ];
 
-/** Reads the table from an environment: typed values, problems collected (see lib/settings.ts). */
-export const readAllSettings = (env: NodeJS.ProcessEnv, problems: string[]) => readSettings(SETTINGS, env, problems);
-export type SettingValues = ReturnType<typeof readAllSettings>;
+const SETTINGS_SCHEMA = settingsSchema(SETTINGS);
+export type SettingValues = z.output<typeof SETTINGS_SCHEMA>;
 
 /** Every setting's default: the values of an empty environment. */
-export const SETTING_DEFAULTS: SettingValues = readAllSettings({}, []);
+export const SETTING_DEFAULTS: SettingValues = SETTINGS_SCHEMA.parse({});
+
+/** Reads the table from an environment: typed values (the default of a wrong one), problems collected. */
+export const readAllSettings = (env: NodeJS.ProcessEnv, problems: string[]): SettingValues =>
+  readSettings(SETTINGS_SCHEMA, env, problems) ?? SETTING_DEFAULTS;

@@ -1,0 +1,39 @@
+// Every environment setting of the gateway, gathered from the concerns that declare them (each
+// beside its code, as one zod object): what `npm run config:check`, the settings table of
+// docs/operations.md (`npm run docs:settings`) and the test that every setting read is declared go by.
+import { settingsMarkdown, settingsOf, type AnySetting } from '../lib/settings.js';
+import { SETTINGS, SETTING_FAMILIES } from '../lib/settings-table.js';
+import { upstreamSettings } from '../sources/upstream/upstream-config.js';
+
+export { SETTING_FAMILIES };
+
+/** `rows` with `more` after the row of `name`. */
+const after = (rows: readonly AnySetting[], name: string, more: readonly AnySetting[]) => {
+  const i = rows.findIndex((s) => s.name === name) + 1;
+  return [...rows.slice(0, i), ...more, ...rows.slice(i)];
+};
+
+/** Every setting, in the order of the docs' table. */
+export const ALL_SETTINGS: readonly AnySetting[] = after(Object.values(SETTINGS), 'CHECKOUT_TOKEN', settingsOf(upstreamSettings));
+
+const NAMES = new Set(ALL_SETTINGS.map((s) => s.name));
+
+/** A variable the gateway reads: declared by a concern, or one of a family (`<SOURCE>_URL`). */
+export const isSetting = (name: string) => NAMES.has(name) || SETTING_FAMILIES.some((f) => f.pattern.test(name));
+
+export const SETTINGS_DOC = 'docs/operations.md';
+const START = '<!-- settings:start (written by npm run docs:settings from the settings each concern declares) -->';
+const END = '<!-- settings:end -->';
+
+function settingsTable(): string {
+  const families = SETTING_FAMILIES.map((f) => `| \`${f.name}\` | http/https URL | UPSTREAM_URL | gateway | ${f.description} |`);
+  return `${settingsMarkdown(ALL_SETTINGS)}\n${families.join('\n')}`;
+}
+
+/** The page with its settings section replaced; throws when the page lacks the markers. */
+export function settingsDocSection(page: string): string {
+  const a = page.indexOf(START.slice(0, START.indexOf('(')));
+  const b = page.indexOf(END);
+  if (a < 0 || b < a) throw new Error(`${SETTINGS_DOC} has no settings markers (${START} … ${END})`);
+  return `${page.slice(0, a)}${START}\n\n${settingsTable()}\n\n${page.slice(b)}`;
+}
