@@ -4,6 +4,7 @@
 import { settingsMarkdown, settingsOf, type AnySetting } from '../lib/settings.js';
 import { SETTINGS, SETTING_FAMILIES } from '../lib/settings-table.js';
 import { upstreamSettings } from '../sources/upstream/upstream-config.js';
+import { tracingSettings } from '../server/observability/tracing-config.js';
 
 export { SETTING_FAMILIES };
 
@@ -14,7 +15,10 @@ const after = (rows: readonly AnySetting[], name: string, more: readonly AnySett
 };
 
 /** Every setting, in the order of the docs' table. */
-export const ALL_SETTINGS: readonly AnySetting[] = after(Object.values(SETTINGS), 'CHECKOUT_TOKEN', settingsOf(upstreamSettings));
+export const ALL_SETTINGS: readonly AnySetting[] = [
+  ...after(Object.values(SETTINGS), 'CHECKOUT_TOKEN', settingsOf(upstreamSettings)),
+  ...settingsOf(tracingSettings),
+];
 
 const NAMES = new Set(ALL_SETTINGS.map((s) => s.name));
 

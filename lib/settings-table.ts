@@ -369,79 +369,6 @@ const LOGS = {
   ]),
 };
 
-/** OTEL_TRACES_SAMPLER values (the OpenTelemetry SDK specification's built-in samplers). */
-export const TRACE_SAMPLERS = [
-  'always_on',
-  'always_off',
-  'traceidratio',
-  'parentbased_always_on',
-  'parentbased_always_off',
-  'parentbased_traceidratio',
-] as const;
-/** TRACE_INCOMING_PARENT values: what a partner's traceparent does (docs/operations.md, Tracing). */
-export const TRACE_INCOMING_PARENTS = ['link', 'continue', 'ignore'] as const;
-
-// OpenTelemetry traces (server/observability/tracing-config.ts checks them across settings: the
-// protocol, the sampler ratio, the resource attributes, the URL template).
-const TRACING = {
-  OTEL_EXPORTER_OTLP_ENDPOINT: setting(
-    k.url(['http:', 'https:']),
-    null,
-    'base URL of an OTLP/HTTP receiver (e.g. http://otel-collector:4318); spans go to <base>/v1/traces; unset = tracing off',
-    ['gateway', 'playground process'],
-  ),
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: setting(
-    k.url(['http:', 'https:']),
-    null,
-    'the full traces URL (wins over OTEL_EXPORTER_OTLP_ENDPOINT)',
-    ['gateway', 'playground process'],
-  ),
-  OTEL_EXPORTER_OTLP_PROTOCOL: setting(
-    k.text(),
-    { text: 'http/json', from: () => null },
-    'only http/json (grpc and http/protobuf are refused)',
-    ['gateway', 'playground process'],
-  ),
-  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: setting(k.text(), { text: 'http/json', from: () => null }, 'only http/json, as above', [
-    'gateway',
-    'playground process',
-  ]),
-  OTEL_SERVICE_NAME: setting(k.text(), 'energy-plan-gateway', 'service.name of the spans', ['gateway', 'playground process']),
-  OTEL_RESOURCE_ATTRIBUTES: setting(k.text(), null, 'more resource attributes: key=value,key2=value2 with percent-encoded values', [
-    'gateway',
-    'playground process',
-  ]),
-  OTEL_TRACES_SAMPLER: setting(k.oneOf(TRACE_SAMPLERS), 'parentbased_always_on', 'which requests are traced', [
-    'gateway',
-    'playground process',
-  ]),
-  OTEL_TRACES_SAMPLER_ARG: setting(
-    k.text(),
-    { text: '1', from: () => null },
-    'the ratio (0 to 1) of the traceidratio samplers, e.g. 0.01',
-    ['gateway', 'playground process'],
-  ),
-  OTEL_BSP_SCHEDULE_DELAY: setting(k.int(1, 60_000), 5000, 'ms between batches of spans sent', ['gateway', 'playground process']),
-  OTEL_BSP_MAX_QUEUE_SIZE: setting(
-    k.int(1, 1_000_000),
-    2048,
-    'spans waiting for a slow or absent collector (more are dropped, never blocking a request)',
-    ['gateway', 'playground process'],
-  ),
-  OTEL_SDK_DISABLED: setting(k.bool(), false, 'true turns tracing off whatever else is set', ['gateway', 'playground process']),
-  TRACE_INCOMING_PARENT: setting(
-    k.oneOf(TRACE_INCOMING_PARENTS),
-    'link',
-    "what a partner's traceparent does: link (a new trace of ours, linked to it), continue (our spans join it) or ignore",
-    ['gateway', 'playground process'],
-  ),
-  TRACE_URL_TEMPLATE: setting(
-    k.text(),
-    null,
-    "a URL with {traceId}: the support console's record page links each traced request's trace id through it",
-  ),
-};
-
 /** Fair share of uncached executions among partners on the keyed listeners (server/plugins/partner-quota.ts). */
 const PARTNER_SHARE = {
   PARTNER_QUOTA_DEFAULT: setting(
@@ -486,7 +413,6 @@ export const SETTINGS = named({
   ...REPLAY,
   ...CONSOLE,
   ...LOGS,
-  ...TRACING,
 });
 
 /**

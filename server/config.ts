@@ -5,6 +5,8 @@ import { redactUrl } from '../sources/upstream/fetch.js';
 import { ConfigError } from '../lib/env-reader.js';
 import type { LogLevel } from '../lib/logger.js';
 import { readAllSettings, type SettingValues } from '../lib/settings-table.js';
+import { readSettings } from '../lib/settings.js';
+import type { z } from 'zod';
 import { parseTrustProxy, type TrustProxy } from './http/client-ip.js';
 import { queryLimits, type QueryLimits } from './graphql/limits.js';
 import type { EnvironmentName } from './http/plugin.js';
@@ -15,7 +17,7 @@ import { loadReplaySettings, type ReplaySettings } from '../stores/replay-settin
 import { parseRedisUrl } from '../cache/redis-url.js';
 import type { PlaygroundProcessSettings } from './playground-process.js';
 import { loadTlsPair, type TlsFiles } from './http/tls.js';
-import { loadTracingSettings, type TracingSettings } from './observability/tracing-config.js';
+import { tracingSettings, type TracingSettings } from './observability/tracing-config.js';
 import { withoutTrailing } from '../lib/trailing.js';
 
 export interface GatewayConfig {
@@ -102,6 +104,8 @@ const ENVIRONMENTS: EnvironmentName[] = ['production', 'certification', 'playgro
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): GatewayConfig {
   const problems: string[] = [];
+  // A concern's settings; its defaults when a check across its settings failed (the problems say so).
+  const read = <T>(schema: z.ZodType<T>): T => readSettings(schema, env, problems) ?? schema.parse({});
   const s = readAllSettings(env, problems);
   const dataDir = path.resolve(cwd, s.DATA_DIR);
   const keysFile = path.resolve(cwd, s.KEYS_FILE ?? path.join(dataDir, 'keys.json'));
@@ -165,7 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     cacheReplay,
     certificationEnrollmentBaseUrl: s.CERTIFICATION_ENROLLMENT_BASE_URL,
     console: consoleSettings(s, cwd, keysFile, cacheReplay.replay.retentionMs, problems),
-    tracing: loadTracingSettings(s, problems),
+    tracing: read(tracingSettings),
   };
   if (problems.length) throw new ConfigError(problems);
   return config;
