@@ -5,6 +5,8 @@ import { settingsMarkdown, settingsOf, type AnySetting } from '../lib/settings.j
 import { SETTINGS, SETTING_FAMILIES } from '../lib/settings-table.js';
 import { upstreamSettings } from '../sources/upstream/upstream-config.js';
 import { tracingSettings } from '../server/observability/tracing-config.js';
+import { listenerSettings } from '../server/http/listener-settings.js';
+import { queryLimitSettings } from '../server/graphql/limits.js';
 
 export { SETTING_FAMILIES };
 
@@ -16,7 +18,11 @@ const after = (rows: readonly AnySetting[], name: string, more: readonly AnySett
 
 /** Every setting, in the order of the docs' table. */
 export const ALL_SETTINGS: readonly AnySetting[] = [
-  ...after(Object.values(SETTINGS), 'CHECKOUT_TOKEN', settingsOf(upstreamSettings)),
+  ...after(
+    after(Object.values(SETTINGS), 'PARTNER_QUEUE_WAIT_MS', [...settingsOf(listenerSettings), ...settingsOf(queryLimitSettings)]),
+    'CHECKOUT_TOKEN',
+    settingsOf(upstreamSettings),
+  ),
   ...settingsOf(tracingSettings),
 ];
 

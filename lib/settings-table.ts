@@ -30,20 +30,6 @@ const setting = <T, D extends T | null>(
   extra?: { internal?: boolean },
 ): Setting<T, D> => declare('', kind, dflt, description, readBy, extra);
 
-/** The same setting for the keyed listeners (KEYED_*) and the playground's (PLAYGROUND_*). */
-function perListener<const S extends string, T>(
-  suffix: S,
-  kind: Kind<T>,
-  keyed: T,
-  playground: T,
-  description: string,
-): Record<`KEYED_${S}` | `PLAYGROUND_${S}`, Setting<T, T>> {
-  return {
-    [`KEYED_${suffix}`]: setting(kind, keyed, `${description} (production and certification listeners)`),
-    [`PLAYGROUND_${suffix}`]: setting(kind, playground, `${description} (playground listener)`, ['gateway', 'playground process']),
-  } as Record<`KEYED_${S}` | `PLAYGROUND_${S}`, Setting<T, T>>;
-}
-
 /** A port's default moved by PORT_BASE (lib/ports.ts): each default shifts by PORT_BASE - 4000. */
 const shifted = (port: number) => ({
   text: `${port} (+ PORT_BASE − ${DEFAULT_PORT_BASE})`,
@@ -123,18 +109,6 @@ const LISTENERS = {
   ),
   TLS_KEY_FILE: setting(k.path(), null, 'the private key of TLS_CERT_FILE'),
   TLS_HTTP2: setting(k.bool(), false, 'HTTP/2 beside HTTP/1.1 on the TLS listeners (ALPN; needs TLS_CERT_FILE and TLS_KEY_FILE)'),
-  TRUST_PROXY: setting(
-    k.text(),
-    null,
-    'hop count, or proxy addresses and CIDR ranges (comma-separated), whose forwarding header (TRUST_PROXY_HEADER) is believed; unset = none',
-  ),
-  TRUST_PROXY_HEADER: setting(
-    k.oneOf(['x-forwarded-for', 'forwarded']),
-    'x-forwarded-for',
-    'the header the trusted proxies write the client address in: X-Forwarded-For, or RFC 7239 Forwarded (for=)',
-  ),
-  CORS_ORIGINS: setting(k.text(), null, 'browser origins allowed on the keyed environments (* or a comma-separated list); unset = none'),
-  BODY_LIMIT_BYTES: setting(k.int(1024, 10 * MiB), 64 * 1024, 'request body limit (413 above)'),
 };
 
 const DATA = {
@@ -215,52 +189,6 @@ const PLAYGROUND = {
     "the playground's own persisted-query budget, counted the same way",
     ['gateway', 'playground process'],
   ),
-};
-
-const CONNECTIONS = {
-  ...perListener('MAX_CONNECTIONS', k.int(0, 1_000_000), 4096, 256, 'open sockets per listener (0 = no cap)'),
-  ...perListener(
-    'MAX_CONNECTIONS_PER_IP',
-    k.int(0, 1_000_000),
-    0,
-    32,
-    "open sockets per peer address, the socket's, not X-Forwarded-For (0 = no cap; behind a load balancer cap there)",
-  ),
-  // One address may hold an eighth of the keyed listener: a partner's client pool behind one NAT
-  // address needs a few dozen keep-alive sockets, so 512 leaves room for several partners sharing a
-  // NAT, while one flooding address cannot take the listener. Behind trusted proxies every socket
-  // comes from a proxy address, so the cap would cap the load balancer: off unless set.
-  KEYED_MAX_CONNECTIONS_PER_IP: setting(
-    k.int(0, 1_000_000),
-    { text: '512 (0 when TRUST_PROXY is set)', from: (v) => (v.TRUST_PROXY ? 0 : 512) },
-    "open sockets per peer address on the production and certification listeners, the socket's, not X-Forwarded-For (0 = no cap)",
-  ),
-  ...perListener('HEADERS_TIMEOUT_MS', k.int(500, 600_000), 10_000, 5_000, 'time to send complete headers (also a new, silent socket)'),
-  ...perListener(
-    'REQUEST_TIMEOUT_MS',
-    k.int(500, 3_600_000),
-    30_000,
-    15_000,
-    'time to send a whole request (at least the headers timeout)',
-  ),
-  ...perListener('KEEP_ALIVE_TIMEOUT_MS', k.int(100, 600_000), 5_000, 5_000, 'idle keep-alive sockets are closed after this'),
-};
-
-const QUERY_LIMITS = {
-  ...perListener('MAX_DEPTH', k.int(2, 50), 8, 6, 'query depth limit'),
-  ...perListener('MAX_ALIASES', k.int(0, 500), 15, 5, 'aliases per query'),
-  ...perListener('MAX_ROOT_FIELDS', k.int(1, 100), 6, 3, 'root fields per query, counted through fragments and @skip'),
-  ...perListener('MAX_TOKENS', k.int(50, 100_000), 2000, 1000, 'tokens per query document'),
-  ...perListener('MAX_QUERY_BYTES', k.int(256, 10 * MiB), 32 * 1024, 8 * 1024, 'bytes per query document'),
-  ...perListener(
-    'DOCUMENT_CACHE_BYTES',
-    k.int(0, 1024 * MiB),
-    32 * MiB,
-    8 * MiB,
-    'parsed documents kept per listener (estimated bytes; 0 = none)',
-  ),
-  ...perListener('MAX_COST', k.int(10, 10_000_000), 20_000, 5000, 'query cost limit (fields times list sizes)'),
-  ...perListener('MAX_FAN_OUT', k.int(1, 1000), 24, 8, 'upstream calls one query may cause'),
 };
 
 const CACHE = {
@@ -407,8 +335,6 @@ export const SETTINGS = named({
   ...DATA,
   ...PLAYGROUND,
   ...PARTNER_SHARE,
-  ...CONNECTIONS,
-  ...QUERY_LIMITS,
   ...CACHE,
   ...REPLAY,
   ...CONSOLE,

@@ -7,10 +7,10 @@ import type { LogLevel } from '../lib/logger.js';
 import { readAllSettings, type SettingValues } from '../lib/settings-table.js';
 import { readSettings } from '../lib/settings.js';
 import type { z } from 'zod';
-import { parseTrustProxy, type TrustProxy } from './http/client-ip.js';
-import { queryLimits, type QueryLimits } from './graphql/limits.js';
+import type { TrustProxy } from './http/client-ip.js';
+import { queryLimitSettings, type QueryLimits } from './graphql/limits.js';
 import type { EnvironmentName } from './http/plugin.js';
-import { connectionLimits, type ConnectionLimits } from './http/connections.js';
+import { listenerSettings, type ConnectionLimits } from './http/listener-settings.js';
 // Response cache settings are parsed in cache/cache-config.ts, replay log settings in stores/replay-settings.ts.
 import { loadCacheSettings, type CacheSettings } from '../cache/cache-config.js';
 import { loadReplaySettings, type ReplaySettings } from '../stores/replay-settings.js';
@@ -107,6 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   // A concern's settings; its defaults when a check across its settings failed (the problems say so).
   const read = <T>(schema: z.ZodType<T>): T => readSettings(schema, env, problems) ?? schema.parse({});
   const s = readAllSettings(env, problems);
+  const listener = read(listenerSettings);
   const dataDir = path.resolve(cwd, s.DATA_DIR);
   const keysFile = path.resolve(cwd, s.KEYS_FILE ?? path.join(dataDir, 'keys.json'));
   const cacheReplay = { cache: loadCacheSettings(env, cwd, problems, s), replay: loadReplaySettings(env, problems, s) };
@@ -134,15 +135,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     redisUrl: checked(problems, s.REDIS_URL, (url) => (parseRedisUrl(url), url)),
     dataDir,
     keysFile,
-    trustProxy: checked(problems, s.TRUST_PROXY ?? undefined, (v) => parseTrustProxy(v, s.TRUST_PROXY_HEADER)),
+    trustProxy: listener.trustProxy,
     enrollmentBaseUrl: s.ENROLLMENT_BASE_URL,
     utmSource: s.UTM_SOURCE,
     fillPartnerRef: s.FILL_PARTNER_REF,
-    corsOrigins: !s.CORS_ORIGINS ? new Set() : s.CORS_ORIGINS === '*' ? '*' : new Set(s.CORS_ORIGINS.split(',').map((o) => o.trim())),
-    bodyLimitBytes: s.BODY_LIMIT_BYTES,
+    corsOrigins: listener.corsOrigins,
+    bodyLimitBytes: listener.bodyLimitBytes,
     persistedQueryMaxBytes: s.PERSISTED_QUERIES_MAX_BYTES,
     persistedQueryPlaygroundMaxBytes: s.PERSISTED_QUERIES_PLAYGROUND_MAX_BYTES,
-    limits: { keyed: queryLimits(s, 'KEYED'), playground: queryLimits(s, 'PLAYGROUND') },
+    limits: read(queryLimitSettings),
     playgroundAllowance: s.PLAYGROUND_ALLOWANCE,
     playgroundFreeRate: { points: s.PLAYGROUND_FREE_REQUESTS, windowSeconds: s.PLAYGROUND_FREE_WINDOW_SECONDS },
     partnerQuotaDefault: s.PARTNER_QUOTA_DEFAULT,
@@ -152,7 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       queue: s.PARTNER_QUEUE,
       maxWaitMs: s.PARTNER_QUEUE_WAIT_MS,
     },
-    connections: { keyed: connectionLimits(s, 'KEYED'), playground: connectionLimits(s, 'PLAYGROUND') },
+    connections: listener.connections,
     adminToken: s.ADMIN_TOKEN,
     logLevel: s.LOG_LEVEL,
     meshLogLevel: s.MESH_LOG_LEVEL,
