@@ -7,6 +7,8 @@ import { upstreamSettings } from '../sources/upstream/upstream-config.js';
 import { tracingSettings } from '../server/observability/tracing-config.js';
 import { listenerSettings } from '../server/http/listener-settings.js';
 import { queryLimitSettings } from '../server/graphql/limits.js';
+import { cacheEnvSettings } from '../cache/cache-config.js';
+import { replaySettings } from '../stores/replay-settings.js';
 
 export { SETTING_FAMILIES };
 
@@ -19,7 +21,12 @@ const after = (rows: readonly AnySetting[], name: string, more: readonly AnySett
 /** Every setting, in the order of the docs' table. */
 export const ALL_SETTINGS: readonly AnySetting[] = [
   ...after(
-    after(Object.values(SETTINGS), 'PARTNER_QUEUE_WAIT_MS', [...settingsOf(listenerSettings), ...settingsOf(queryLimitSettings)]),
+    after(Object.values(SETTINGS), 'PARTNER_QUEUE_WAIT_MS', [
+      ...settingsOf(listenerSettings),
+      ...settingsOf(queryLimitSettings),
+      ...settingsOf(cacheEnvSettings),
+      ...settingsOf(replaySettings),
+    ]),
     'CHECKOUT_TOKEN',
     settingsOf(upstreamSettings),
   ),

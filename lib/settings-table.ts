@@ -191,77 +191,11 @@ const PLAYGROUND = {
   ),
 };
 
-const CACHE = {
-  CACHE_CONFIG: setting(
-    k.path(),
-    { text: 'cache.config.yaml (or .yml, .json) in the working directory', from: () => null },
-    'the TTL file of the response cache',
-  ),
-  CACHE_ENABLED: setting(k.bool(), { text: "on (or the TTL file's enabled)", from: () => null }, 'the response cache on or off'),
-  CACHE_LRU_BYTES: setting(k.bytes(1024), 32 * MiB, 'in-process cache level'),
-  CACHE_MAX_ENTRY_BYTES: setting(
-    k.bytes(256),
-    { text: 'CACHE_LRU_BYTES, at most 4 MiB', from: (v) => Math.min(v.CACHE_LRU_BYTES as number, 4 * MiB) },
-    'largest answer cached',
-  ),
-  CACHE_REDIS_MAX_BYTES: setting(
-    k.bytes(0),
-    256 * MiB,
-    "the Redis level's budget (what Redis holds for it, shared by every instance); the entries that expire first are trimmed; 0 = bounded by TTLs only",
-  ),
-  CACHE_REDIS_TIMEOUT_MS: setting(k.int(10, 10_000), 200, 'how long a cache read waits for Redis before answering as a miss'),
-  CACHE_EPOCH_REFRESH_MS: setting(
-    k.int(100, 3_600_000),
-    5000,
-    'how often each instance re-reads the purge epochs from Redis, beside the purge messages it is sent',
-  ),
-  CACHE_COALESCE: setting(k.bool(), true, 'request coalescing: concurrent identical misses wait for one execution'),
-};
-
-const REPLAY = {
-  REPLAY_ENABLED: setting(k.bool(), true, 'the replay log on or off'),
-  REPLAY_RETENTION: setting(k.duration(1000), 7 * DAY, 'how long replay records are kept', ['gateway', 'playground process', 'CLI']),
-  REPLAY_MAX_BYTES: setting(k.bytes(4096), 256 * MiB, 'replay budget per keyed environment'),
-  REPLAY_PLAYGROUND_MAX_BYTES: setting(
-    k.bytes(4096),
-    { text: 'REPLAY_MAX_BYTES / 8', from: (v) => Math.max(4096, Math.floor((v.REPLAY_MAX_BYTES as number) / 8)) },
-    "the playground's own replay budget",
-  ),
-  REPLAY_PII_KEY: setting(
-    k.key32(),
-    null,
-    'sealing key of records holding personal data (32 bytes, hex or base64); unset = personal data not stored',
-    ['gateway', 'CLI'],
-  ),
-  REPLAY_PII_RETENTION: setting(
-    k.duration(1000),
-    { text: '24h (at most REPLAY_RETENTION)', from: (v) => Math.min(DAY, v.REPLAY_RETENTION as number) },
-    'retention of records holding personal data (at most REPLAY_RETENTION)',
-  ),
-  REPLAY_PII_MAX_BYTES: setting(
-    k.bytes(4096),
-    { text: 'REPLAY_MAX_BYTES / 4', from: (v) => Math.max(4096, Math.floor((v.REPLAY_MAX_BYTES as number) / 4)) },
-    'budget per environment of records holding personal data',
-  ),
-  REPLAY_QUEUE_MAX: setting(k.int(1, 1_000_000), 10_000, 'records waiting to be written, at most'),
-  REPLAY_QUEUE_BYTES: setting(k.bytes(1024), 16 * MiB, 'bytes waiting to be written, at most'),
-  REPLAY_SEGMENT_BYTES: setting(
-    k.bytes(1024),
-    {
-      text: 'REPLAY_MAX_BYTES / 8, at most 16 MiB',
-      from: (v) => Math.max(1024, Math.min(16 * MiB, Math.floor((v.REPLAY_MAX_BYTES as number) / 8))),
-    },
-    'without Redis: the size of one file of the embedded replay store (the oldest file is dropped whole when the budget is reached)',
-  ),
-  REPLAY_WRITE_RETRY_MS: setting(k.int(0, 120_000), 10_000, 'how long a failed batch write is retried'),
-  REPLAY_FLUSH_MS: setting(k.int(1, 60_000), 50, 'a batch is written once it holds 500 records or its first record has waited this long'),
-};
-
 const CONSOLE = {
   REPLAY_API_KEY: setting(k.secret(24), null, 'the admin token `npm run replay -- --url` sends to a running gateway (or --key)', ['CLI']),
   AUDIT_RETENTION: setting(
     k.duration(60_000),
-    { text: '400d (at least REPLAY_RETENTION)', from: (v) => Math.max(400 * DAY, v.REPLAY_RETENTION as number) },
+    { text: '400d (at least REPLAY_RETENTION)', from: () => null },
     "how long the console's audit log is kept (at least REPLAY_RETENTION)",
     ['gateway', 'CLI'],
   ),
@@ -335,8 +269,6 @@ export const SETTINGS = named({
   ...DATA,
   ...PLAYGROUND,
   ...PARTNER_SHARE,
-  ...CACHE,
-  ...REPLAY,
   ...CONSOLE,
   ...LOGS,
 });

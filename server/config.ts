@@ -110,7 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const listener = read(listenerSettings);
   const dataDir = path.resolve(cwd, s.DATA_DIR);
   const keysFile = path.resolve(cwd, s.KEYS_FILE ?? path.join(dataDir, 'keys.json'));
-  const cacheReplay = { cache: loadCacheSettings(env, cwd, problems, s), replay: loadReplaySettings(env, problems, s) };
+  const cacheReplay = { cache: loadCacheSettings(env, cwd, problems), replay: loadReplaySettings(env, problems) };
   const config: GatewayConfig = {
     environments: environmentsOf(s.ENVIRONMENTS, problems),
     host: s.HOST,
@@ -229,12 +229,13 @@ function workersOf(s: SettingValues, name: 'WORKERS' | 'PLAYGROUND_WORKERS', pro
 }
 
 function consoleSettings(s: SettingValues, cwd: string, keysFile: string, replayRetentionMs: number, problems: string[]): ConsoleSettings {
-  if (s.AUDIT_RETENTION < replayRetentionMs)
+  const auditRetentionMs = s.AUDIT_RETENTION ?? Math.max(400 * 86_400_000, replayRetentionMs);
+  if (auditRetentionMs < replayRetentionMs)
     problems.push('AUDIT_RETENTION must be at least REPLAY_RETENTION: the audit trail outlives the records it points at');
   return {
     checkoutToken: s.CHECKOUT_TOKEN,
     partnersFile: path.resolve(cwd, s.PARTNERS_FILE ?? path.join(path.dirname(keysFile), 'partners.json')),
-    auditRetentionMs: s.AUDIT_RETENTION,
+    auditRetentionMs,
     auditMaxEntries: s.AUDIT_MAX_ENTRIES,
     signInLimit: { failures: s.CONSOLE_SIGN_IN_FAILURES, windowMs: s.CONSOLE_SIGN_IN_WINDOW },
     sessionTtlMs: s.CONSOLE_SESSION_TTL,
