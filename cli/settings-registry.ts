@@ -2,36 +2,29 @@
 // beside its code, as one zod object): what `npm run config:check`, the settings table of
 // docs/operations.md (`npm run docs:settings`) and the test that every setting read is declared go by.
 import { settingsMarkdown, settingsOf, type AnySetting } from '../lib/settings.js';
-import { SETTINGS, SETTING_FAMILIES } from '../lib/settings-table.js';
-import { upstreamSettings } from '../sources/upstream/upstream-config.js';
-import { tracingSettings } from '../server/observability/tracing-config.js';
+import { SETTING_FAMILIES } from '../server/config.js';
+import { consoleSettings, gatewaySettings, logSettings } from '../server/gateway-settings.js';
 import { listenerSettings } from '../server/http/listener-settings.js';
 import { queryLimitSettings } from '../server/graphql/limits.js';
 import { cacheEnvSettings } from '../cache/cache-config.js';
 import { replaySettings } from '../stores/replay-settings.js';
+import { upstreamSettings } from '../sources/upstream/upstream-config.js';
+import { tracingSettings } from '../server/observability/tracing-config.js';
 
 export { SETTING_FAMILIES };
 
-/** `rows` with `more` after the row of `name`. */
-const after = (rows: readonly AnySetting[], name: string, more: readonly AnySetting[]) => {
-  const i = rows.findIndex((s) => s.name === name) + 1;
-  return [...rows.slice(0, i), ...more, ...rows.slice(i)];
-};
-
-/** Every setting, in the order of the docs' table. */
+/** Every concern's settings, in the order of the docs' table. */
 export const ALL_SETTINGS: readonly AnySetting[] = [
-  ...after(
-    after(Object.values(SETTINGS), 'PARTNER_QUEUE_WAIT_MS', [
-      ...settingsOf(listenerSettings),
-      ...settingsOf(queryLimitSettings),
-      ...settingsOf(cacheEnvSettings),
-      ...settingsOf(replaySettings),
-    ]),
-    'CHECKOUT_TOKEN',
-    settingsOf(upstreamSettings),
-  ),
-  ...settingsOf(tracingSettings),
-];
+  gatewaySettings,
+  listenerSettings,
+  queryLimitSettings,
+  cacheEnvSettings,
+  replaySettings,
+  consoleSettings,
+  upstreamSettings,
+  logSettings,
+  tracingSettings,
+].flatMap(settingsOf);
 
 const NAMES = new Set(ALL_SETTINGS.map((s) => s.name));
 

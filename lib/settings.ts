@@ -285,12 +285,12 @@ export function setting<T, D extends T | null>(
 export type AnySetting = Setting<any, any>;
 
 /** A concern's declaration: its config's shape, each leaf the setting that fills it. */
-export interface SettingsShape {
+interface SettingsShape {
   readonly [field: string]: AnySetting | SettingsShape;
 }
 
 /** The config a shape outputs: a setting with a non-null default is never null. */
-export type ConfigOf<S extends SettingsShape> = {
+type ConfigOf<S extends SettingsShape> = {
   -readonly [K in keyof S]: S[K] extends Setting<infer T, infer D>
     ? null extends D
       ? T | null

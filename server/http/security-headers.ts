@@ -34,7 +34,7 @@ const MAX_ORIGINS_LENGTH = 8192;
  * (http or https, a host, a port when not the default; no path, query or credentials). An origin is
  * kept in that form (`HTTPS://App.Example.com:443/` as `https://app.example.com`), so it matches.
  */
-export function parseCorsOrigins(raw: string): '*' | Set<string> {
+function parseCorsOrigins(raw: string): '*' | Set<string> {
   const text = raw.trim();
   if (text === '*') return '*';
   if (text.length > MAX_ORIGINS_LENGTH) throw new Error(`CORS_ORIGINS is longer than ${MAX_ORIGINS_LENGTH} characters`);
