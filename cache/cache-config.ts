@@ -1,11 +1,12 @@
 // Settings of the response cache: TTLs per root field from one config file (`cache.config.yaml`,
-// or `.json`, at the repo root; another file with CACHE_CONFIG), sizes from environment variables. Parsed once by server/config.ts; a bad value stops the
+// or `.json`, at the repo root; another file with CACHE_CONFIG), sizes from environment variables
+// (declared here as the config they fill). Parsed once by server/config.ts; a bad value stops the
 // process with a message naming the variable or the file.
 import fs from 'node:fs';
 import path from 'node:path';
 import yaml from 'js-yaml';
-import { parseDuration } from '../lib/settings.js';
-import { readAllSettings, type SettingValues } from '../lib/settings-table.js';
+import type { z } from 'zod';
+import { kinds as k, parseDuration, readSettings, setting, settingsSchema } from '../lib/settings.js';
 import { SCHEMA_FILE, schemaPolicy, type SchemaPolicy } from '../resolvers/schema-policy.js';
 
 /** How long an answer containing a root field may be served from cache. */
@@ -18,7 +19,52 @@ export type TtlRule =
    */
   | { kind: 'untilLocalTime'; times: string[]; timeZones: string[]; maxMs: number };
 
-export interface CacheSettings {
+const MiB = 1024 * 1024;
+
+/** The response cache's environment variables (the TTL file adds the TTLs and may switch it off). */
+export const cacheEnvSettings = settingsSchema({
+  configFile: setting(
+    'CACHE_CONFIG',
+    k.path(),
+    { text: 'cache.config.yaml (or .yml, .json) in the working directory', from: () => null },
+    'the TTL file of the response cache',
+  ),
+  enabled: setting('CACHE_ENABLED', k.bool(), { text: "on (or the TTL file's enabled)", from: () => null }, 'the response cache on or off'),
+  /** Byte bound of the in-process LRU (sum of cached body sizes). */
+  lruBytes: setting('CACHE_LRU_BYTES', k.bytes(1024), 32 * MiB, 'in-process cache level'),
+  /** Larger answers are not cached at all. */
+  maxEntryBytes: setting(
+    'CACHE_MAX_ENTRY_BYTES',
+    k.bytes(256),
+    { text: 'CACHE_LRU_BYTES, at most 4 MiB', from: (v) => Math.min(v.CACHE_LRU_BYTES as number, 4 * MiB) },
+    'largest answer cached',
+  ),
+  /** Byte budget of the Redis level (what Redis holds for the entries); 0 = bounded by TTLs only. */
+  redisMaxBytes: setting(
+    'CACHE_REDIS_MAX_BYTES',
+    k.bytes(0),
+    256 * MiB,
+    "the Redis level's budget (what Redis holds for it, shared by every instance); the entries that expire first are trimmed; 0 = bounded by TTLs only",
+  ),
+  /** Give up on a Redis read after this long and answer from upstream (ms). */
+  redisReadTimeoutMs: setting(
+    'CACHE_REDIS_TIMEOUT_MS',
+    k.int(10, 10_000),
+    200,
+    'how long a cache read waits for Redis before answering as a miss',
+  ),
+  /** Re-read purge epochs from Redis this often, in case a purge message was missed (ms). */
+  epochRefreshMs: setting(
+    'CACHE_EPOCH_REFRESH_MS',
+    k.int(100, 3_600_000),
+    5000,
+    'how often each instance re-reads the purge epochs from Redis, beside the purge messages it is sent',
+  ),
+  /** Concurrent identical misses wait for one execution (request coalescing). */
+  coalesce: setting('CACHE_COALESCE', k.bool(), true, 'request coalescing: concurrent identical misses wait for one execution'),
+});
+
+export type CacheSettings = Omit<z.output<typeof cacheEnvSettings>, 'configFile' | 'enabled'> & {
   enabled: boolean;
   /** Where the TTLs came from (a file path, or "defaults"). */
   source: string;
@@ -27,19 +73,7 @@ export interface CacheSettings {
   /** TTL of root fields not listed in `ttl` (0 = not cached). */
   defaultTtl: TtlRule;
   ttl: Record<string, TtlRule>;
-  /** Byte bound of the in-process LRU (sum of cached body sizes). */
-  lruBytes: number;
-  /** Larger answers are not cached at all. */
-  maxEntryBytes: number;
-  /** Byte budget of the Redis level (what Redis holds for the entries); 0 = bounded by TTLs only. */
-  redisMaxBytes: number;
-  /** Give up on a Redis read after this long and answer from upstream (ms). */
-  redisReadTimeoutMs: number;
-  /** Re-read purge epochs from Redis this often, in case a purge message was missed (ms). */
-  epochRefreshMs: number;
-  /** Concurrent identical misses wait for one execution (request coalescing). */
-  coalesce: boolean;
-}
+};
 
 /** Every US time zone with a distinct UTC offset (Hawaii to Eastern; Arizona has no DST). */
 export const US_TIME_ZONES = [
@@ -132,29 +166,20 @@ function readConfigFile(file: string, problems: string[]): Record<string, unknow
   }
 }
 
-/** The response cache's settings; `s` is the settings already read (loadConfig), else read here. */
-export function loadCacheSettings(
-  env: NodeJS.ProcessEnv,
-  cwd: string,
-  problems: string[],
-  s: SettingValues = readAllSettings(env, problems),
-): CacheSettings {
-  const file = cacheConfigFile(s.CACHE_CONFIG, cwd);
+/** The response cache's settings: its environment variables and its TTL file. */
+export function loadCacheSettings(env: NodeJS.ProcessEnv, cwd: string, problems: string[]): CacheSettings {
+  const { configFile, enabled, ...sizes } = readSettings(cacheEnvSettings, env, problems) ?? cacheEnvSettings.parse({});
+  const file = cacheConfigFile(configFile, cwd);
   const doc = file ? (readConfigFile(file, problems) ?? {}) : {};
   const where = file ?? 'cache config';
   const fileEnabled = fileSettings(doc, where, problems);
   return {
-    enabled: s.CACHE_ENABLED ?? fileEnabled,
+    enabled: enabled ?? fileEnabled,
     source: file ?? 'defaults',
     generation: doc.generation === undefined ? '1' : String(doc.generation),
     defaultTtl: defaultTtlOf(doc, where, problems),
     ttl: ttlsOf(doc, where, problems),
-    lruBytes: s.CACHE_LRU_BYTES,
-    maxEntryBytes: s.CACHE_MAX_ENTRY_BYTES,
-    redisMaxBytes: s.CACHE_REDIS_MAX_BYTES,
-    redisReadTimeoutMs: s.CACHE_REDIS_TIMEOUT_MS,
-    epochRefreshMs: s.CACHE_EPOCH_REFRESH_MS,
-    coalesce: s.CACHE_COALESCE,
+    ...sizes,
   };
 }
 

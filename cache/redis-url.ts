@@ -7,6 +7,8 @@
 //                                                        Sentinel set-up     (rediss-sentinel:// = TLS)
 //
 // Credentials are percent-encoded; messages never repeat them.
+import { kinds } from '../lib/settings.js';
+
 export type RedisTopology = 'standalone' | 'cluster' | 'sentinel';
 
 export interface RedisNode {
@@ -161,3 +163,11 @@ export function describeRedisTarget(raw: string): string {
     return 'invalid URL';
   }
 }
+
+/** REDIS_URL as a setting: any form parseRedisUrl reads, kept as written (the connection parses it again). */
+export const redisUrlKind = kinds.parsed(
+  'redis://, rediss://, redis-sentinel://, redis-cluster:// URL',
+  `a Redis URL (${REDIS_URL_SCHEMES.map((s) => `${s}://`).join(', ')})`,
+  (raw) => (parseRedisUrl(raw), raw),
+  describeRedisTarget,
+);

@@ -5,15 +5,16 @@ import { ConfigError, loadConfig, shownFeedUrls } from '../server/config.js';
 import { loadGatewayMesh, MeshStartupError } from '../mesh/gateway-mesh.js';
 import { publicApi } from '../resolvers/public-api.js';
 import { createUpstreamFetch, redactUrl } from '../sources/upstream/fetch.js';
-import { SETTINGS, SETTING_FAMILIES } from '../lib/settings-table.js';
+import { isSetting } from './settings-registry.js';
+import { describeRedisTarget } from '../cache/redis-url.js';
 
 /** Prefixes only the gateway's settings use: a variable with one that the table lacks is likely a typo. */
 const OWN_PREFIXES = /^(KEYED|PLAYGROUND|REPLAY|CACHE|UPSTREAM|STALE_IF_ERROR|CONSOLE|AUDIT|TLS)_/;
 
-/** Variables that look like settings of ours but are not declared in lib/settings-table.ts. */
+/** Variables that look like settings of ours but are declared by no concern (cli/settings-registry.ts). */
 export function unknownSettings(env: NodeJS.ProcessEnv): string[] {
   return Object.keys(env)
-    .filter((n) => OWN_PREFIXES.test(n) && !(n in SETTINGS) && !SETTING_FAMILIES.some((f) => f.pattern.test(n)))
+    .filter((n) => OWN_PREFIXES.test(n) && !isSetting(n))
     .sort();
 }
 
@@ -39,7 +40,8 @@ async function main(): Promise<number> {
       ports: config.ports,
       upstream: config.upstream,
       meshDir: config.meshDir,
-      redis: config.redisUrl ? new URL(config.redisUrl).host : 'embedded store',
+      // Topology and hosts without credentials (new URL() cannot read the cluster and sentinel host lists).
+      redis: config.redisUrl ? describeRedisTarget(config.redisUrl) : 'embedded store',
       dataDir: config.dataDir,
       keysFile: config.keysFile,
       trustProxy: config.trustProxy && { hops: config.trustProxy.hops, ranges: config.trustProxy.ranges, header: config.trustProxy.header },

@@ -1,7 +1,8 @@
-// The machinery of the settings table (lib/settings-table.ts): what kinds of value a setting takes,
-// each a zod schema over the raw environment string with a sentence of what it accepts, and the
-// reader that turns an environment into typed values, collecting every problem (each naming its
-// variable) instead of stopping at the first.
+// The machinery of settings, knowing no concern: what kinds of value a setting takes (each a zod
+// schema over the raw environment string, with a sentence of what it accepts), and settingsSchema,
+// which turns a concern's declaration (its config's shape, each leaf a variable) into one zod object
+// that parses the environment and outputs that config. Every bad value is reported at once, each
+// naming its variable; the concerns declare their settings beside their code.
 import os from 'node:os';
 import { z } from 'zod';
 
@@ -164,6 +165,37 @@ export const kinds = {
       show: (q) => (q === 'unlimited' ? 'unlimited' : `${q.requestsPerSecond}/${q.burst}`),
     };
   },
+  /**
+   * A value read by a parser of its own, which throws an Error completing "NAME …" (or naming the
+   * variable itself) when the value is wrong.
+   */
+  parsed<T>(type: string, accepts: string, parse: (raw: string) => T, show: (value: T) => string = String): Kind<T> {
+    const message = (raw: string) => {
+      try {
+        parse(raw.trim());
+        return null;
+      } catch (err) {
+        return (err as Error).message;
+      }
+    };
+    return {
+      type,
+      accepts,
+      schema: text.transform((s, ctx) => {
+        try {
+          return parse(s);
+        } catch {
+          ctx.addIssue({ code: 'custom', message: type });
+          return z.NEVER;
+        }
+      }),
+      show,
+      problem(name, raw) {
+        const m = message(raw) ?? accepts;
+        return m.startsWith(name) ? m : `${name} ${m}`;
+      },
+    };
+  },
   text(): Kind<string> {
     return { type: 'text', accepts: 'a non-empty text', schema: text, show: String };
   },
@@ -215,72 +247,159 @@ export const kinds = {
 /** Which process reads a setting (the docs' "read by" column). */
 export type Reader = 'gateway' | 'playground process' | 'admin process' | 'npm start' | 'CLI' | 'reference upstream';
 
+/** A default computed from settings declared before it in the same schema (by variable name). */
+export interface Computed<D> {
+  /** How the docs' "default" column says it. */
+  text: string;
+  from: (values: Record<string, unknown>) => D;
+}
+
+/** One environment variable: a leaf of a concern's settings, at the place of the config it fills. */
 export interface Setting<T, D extends T | null = T | null> {
+  name: string;
   kind: Kind<T>;
   /** The value when unset: a value, null (off / not set), or computed from settings declared before it. */
-  default: D | { text: string; from: (values: Record<string, unknown>) => D };
+  default: D | Computed<D>;
   description: string;
   readBy: Reader[];
   /** Set by the gateway for a process of its own, not by an operator (documented as such). */
   internal?: boolean;
+  /** Declaration order: a schema (and the docs) lists its settings in the order they were declared. */
+  order: number;
 }
 
+let declared = 0;
+
 export function setting<T, D extends T | null>(
+  name: string,
   kind: Kind<T>,
-  dflt: Setting<T, D>['default'],
+  dflt: D | Computed<D>,
   description: string,
   readBy: Reader[] = ['gateway'],
   extra: { internal?: boolean } = {},
 ): Setting<T, D> {
-  return { kind, default: dflt, description, readBy, ...extra };
+  return { name, kind, default: dflt, description, readBy, ...extra, order: declared++ };
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a table holds settings of every value type
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a schema holds settings of every value type
 export type AnySetting = Setting<any, any>;
 
-/** The typed values of a table: a setting with a non-null default is never null. */
-export type Values<S extends Record<string, AnySetting>> = {
-  [K in keyof S]: S[K] extends Setting<infer T, infer D> ? (null extends D ? T | null : T) : never;
+/** A concern's declaration: its config's shape, each leaf the setting that fills it. */
+interface SettingsShape {
+  readonly [field: string]: AnySetting | SettingsShape;
+}
+
+/** The config a shape outputs: a setting with a non-null default is never null. */
+type ConfigOf<S extends SettingsShape> = {
+  -readonly [K in keyof S]: S[K] extends Setting<infer T, infer D>
+    ? null extends D
+      ? T | null
+      : T
+    : S[K] extends SettingsShape
+      ? ConfigOf<S[K]>
+      : never;
 };
 
-const isComputed = <D>(d: unknown): d is { text: string; from: (v: Record<string, unknown>) => D } =>
+const isComputed = <D>(d: unknown): d is Computed<D> =>
   typeof d === 'object' && d !== null && 'from' in d && typeof (d as { from: unknown }).from === 'function';
+const isSetting = (x: AnySetting | SettingsShape): x is AnySetting => typeof x.order === 'number' && 'kind' in x;
+
+/** The problem of a wrong raw value: names the variable and what it accepts; a secret is never echoed. */
+function problemOf(s: AnySetting, raw: string): string {
+  return (
+    s.kind.problem?.(s.name, raw) ??
+    (s.kind.secret ? `${s.name} must be ${s.kind.accepts}` : `${s.name} must be ${s.kind.accepts}, got "${raw}"`)
+  );
+}
+
+const UNSET: unique symbol = Symbol('unset');
+
+/** One variable: blank is unset (its default, or UNSET for a computed one); a wrong value is an issue naming it. */
+function variableSchema(s: AnySetting) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx): unknown => {
+      if (raw === undefined || raw.trim() === '') return isComputed(s.default) ? UNSET : s.default;
+      const parsed = s.kind.schema.safeParse(raw);
+      if (parsed.success) return parsed.data;
+      ctx.addIssue({ code: 'custom', message: problemOf(s, raw), input: raw });
+      return z.NEVER;
+    });
+}
+
+/** The settings of a shape, in declaration order. */
+function leavesOf(shape: SettingsShape): AnySetting[] {
+  return Object.values(shape)
+    .flatMap((v) => (isSetting(v) ? [v] : leavesOf(v)))
+    .sort((a, b) => a.order - b.order);
+}
+
+function nest(shape: SettingsShape, values: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(shape).map(([field, v]) => [field, isSetting(v) ? values[v.name] : nest(v, values)]));
+}
+
+/** Which settings a schema made by settingsSchema reads (for the docs and the registry of every setting). */
+const declarations = new WeakMap<z.core.$ZodType, readonly AnySetting[]>();
 
 /**
- * Reads every setting of `table` from `env` in table order (a computed default sees those before
- * it). A bad value is a problem naming the variable and what it accepts; its default is used so
- * every other problem is found in the same pass.
+ * A concern's settings as one zod object: it parses an environment (variables by name, a blank one
+ * unset) and outputs the config in the shape declared, its type inferred (`z.output`). A wrong value
+ * is an issue whose message names the variable; a computed default sees the values declared before it.
  */
-export function readSettings<S extends Record<string, AnySetting>>(table: S, env: NodeJS.ProcessEnv, problems: string[]): Values<S> {
-  const values: Record<string, unknown> = {};
-  for (const [name, s] of Object.entries(table) as [string, Setting<unknown>][]) {
-    const raw = env[name];
-    const fallback = isComputed(s.default) ? s.default.from(values) : s.default;
-    if (raw === undefined || raw.trim() === '') {
-      values[name] = fallback;
-      continue;
+export function settingsSchema<const S extends SettingsShape>(shape: S) {
+  const leaves = leavesOf(shape);
+  const twice = leaves.filter((s, i) => leaves.findIndex((t) => t.name === s.name) !== i);
+  if (twice.length) throw new Error(`settings declared twice: ${twice.map((s) => s.name).join(', ')}`);
+  const variables = z.object(Object.fromEntries(leaves.map((s) => [s.name, variableSchema(s)])));
+  // The variables' object, not the pipe: a schema built on this one (`.transform`, `.check`) keeps it.
+  declarations.set(variables, leaves);
+  return variables.transform((read) => {
+    const values: Record<string, unknown> = {};
+    for (const s of leaves) {
+      const v = read[s.name];
+      values[s.name] = v === UNSET ? (s.default as Computed<unknown>).from(values) : v;
     }
-    const parsed = s.kind.schema.safeParse(raw);
-    if (parsed.success) values[name] = parsed.data;
-    else {
-      problems.push(
-        s.kind.problem?.(name, raw) ??
-          (s.kind.secret ? `${name} must be ${s.kind.accepts}` : `${name} must be ${s.kind.accepts}, got "${raw}"`),
-      );
-      values[name] = fallback;
-    }
-  }
-  return values as Values<S>;
+    return nest(shape, values) as ConfigOf<S>;
+  });
+}
+
+/** The settings a schema reads, in declaration order: the schema made by settingsSchema, or one built on it (`.transform`, `.check`). */
+export function settingsOf(schema: z.ZodType): readonly AnySetting[] {
+  let s: z.core.$ZodType | undefined = schema;
+  while (s && !declarations.has(s)) s = s._zod.def.type === 'pipe' ? (s as z.core.$ZodPipe)._zod.def.in : undefined;
+  if (!s) throw new Error('not a schema made by settingsSchema');
+  return declarations.get(s)!;
+}
+
+const messages = (issues: readonly z.core.$ZodIssue[]) =>
+  issues.map((i) => (i.code === 'custom' ? i.message : `${i.path.join('.')}: ${i.message}`));
+
+/**
+ * Reads a concern's settings from an environment, adding every problem (each naming its variable)
+ * to `problems`. A wrong value is read as its default, so the checks across settings still run and
+ * every problem is found in one pass; null when those checks fail too.
+ */
+export function readSettings<T>(schema: z.ZodType<T>, env: NodeJS.ProcessEnv, problems: string[]): T | null {
+  const first = schema.safeParse(env);
+  if (first.success) return first.data;
+  problems.push(...messages(first.error.issues));
+  const wrong = new Set(first.error.issues.map((i) => i.path[0]));
+  if (wrong.has(undefined)) return null;
+  const second = schema.safeParse(Object.fromEntries(Object.entries(env).filter(([name]) => !wrong.has(name))));
+  if (second.success) return second.data;
+  problems.push(...messages(second.error.issues));
+  return null;
 }
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
-/** The docs' table of a settings table: one row a setting, in table order. */
-export function settingsMarkdown(table: Record<string, AnySetting>): string {
-  const rows = Object.entries(table as Record<string, Setting<unknown>>).map(([name, s]) => {
+/** The docs' table of settings: one row a setting, in the order given. */
+export function settingsMarkdown(settings: readonly AnySetting[]): string {
+  const rows = settings.map((s) => {
     const d = isComputed(s.default) ? s.default.text : s.default === null ? 'unset' : s.kind.show(s.default);
     const by = s.internal ? `${s.readBy.join(', ')} (set by the gateway itself)` : s.readBy.join(', ');
-    return `| \`${name}\` | ${cell(s.kind.type)} | ${cell(d)} | ${by} | ${cell(s.description)} |`;
+    return `| \`${s.name}\` | ${cell(s.kind.type)} | ${cell(d)} | ${by} | ${cell(s.description)} |`;
   });
   return ['| Variable | Takes | Default | Read by | Meaning |', '|---|---|---|---|---|', ...rows].join('\n');
 }

@@ -4,18 +4,19 @@ import path from 'node:path';
 import { redactUrl } from '../sources/upstream/fetch.js';
 import { ConfigError } from '../lib/env-reader.js';
 import type { LogLevel } from '../lib/logger.js';
-import { readAllSettings, type SettingValues } from '../lib/settings-table.js';
-import { parseTrustProxy, type TrustProxy } from './http/client-ip.js';
-import { queryLimits, type QueryLimits } from './graphql/limits.js';
+import { readSettings } from '../lib/settings.js';
+import type { z } from 'zod';
+import type { TrustProxy } from './http/client-ip.js';
+import { queryLimitSettings, type QueryLimits } from './graphql/limits.js';
 import type { EnvironmentName } from './http/plugin.js';
-import { connectionLimits, type ConnectionLimits } from './http/connections.js';
+import { listenerSettings, type ConnectionLimits } from './http/listener-settings.js';
 // Response cache settings are parsed in cache/cache-config.ts, replay log settings in stores/replay-settings.ts.
 import { loadCacheSettings, type CacheSettings } from '../cache/cache-config.js';
 import { loadReplaySettings, type ReplaySettings } from '../stores/replay-settings.js';
-import { parseRedisUrl } from '../cache/redis-url.js';
 import type { PlaygroundProcessSettings } from './playground-process.js';
+import { consoleSettings as consoleSchema, gatewaySettings, logSettings } from './gateway-settings.js';
 import { loadTlsPair, type TlsFiles } from './http/tls.js';
-import { loadTracingSettings, type TracingSettings } from './observability/tracing-config.js';
+import { tracingSettings, type TracingSettings } from './observability/tracing-config.js';
 import { withoutTrailing } from '../lib/trailing.js';
 
 export interface GatewayConfig {
@@ -94,78 +95,82 @@ export interface ConsoleSettings {
 
 export { ConfigError } from '../lib/env-reader.js';
 
-const ENVIRONMENTS: EnvironmentName[] = ['production', 'certification', 'playground'];
+/** The gateway's own settings, read (server/gateway-settings.ts). */
+type Settings = z.output<typeof gatewaySettings> & z.output<typeof consoleSchema> & z.output<typeof logSettings>;
 
 /**
- * Every setting, read from the table (lib/settings-table.ts) and checked across settings; throws a
+ * Every setting, read by the concerns that declare them and checked across concerns; throws a
  * ConfigError listing every problem, each naming its variable.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): GatewayConfig {
   const problems: string[] = [];
-  const s = readAllSettings(env, problems);
-  const dataDir = path.resolve(cwd, s.DATA_DIR);
-  const keysFile = path.resolve(cwd, s.KEYS_FILE ?? path.join(dataDir, 'keys.json'));
-  const cacheReplay = { cache: loadCacheSettings(env, cwd, problems, s), replay: loadReplaySettings(env, problems, s) };
+  // A concern's settings; its defaults when a check across its settings failed (the problems say so).
+  const read = <T>(schema: z.ZodType<T>): T => readSettings(schema, env, problems) ?? schema.parse({});
+  const s: Settings = { ...read(gatewaySettings), ...read(consoleSchema), ...read(logSettings) };
+  const listener = read(listenerSettings);
+  const dataDir = path.resolve(cwd, s.dataDir);
+  const keysFile = path.resolve(cwd, s.keysFile ?? path.join(dataDir, 'keys.json'));
+  const cacheReplay = { cache: loadCacheSettings(env, cwd, problems), replay: loadReplaySettings(env, problems) };
   const config: GatewayConfig = {
-    environments: environmentsOf(s.ENVIRONMENTS, problems),
-    host: s.HOST,
+    environments: s.environments,
+    host: s.host,
     // Operator surfaces stay on loopback even when HOST opens the partner listeners to the network.
-    opsHost: s.OPS_HOST,
-    adminHost: s.ADMIN_HOST,
+    opsHost: s.opsHost,
+    adminHost: s.adminHost,
     ports: {
-      production: s.PRODUCTION_PORT,
-      certification: s.CERTIFICATION_PORT,
-      playground: s.PLAYGROUND_PORT,
-      admin: s.ADMIN_TOKEN ? s.ADMIN_PORT : null,
-      ops: s.OPS_PORT,
+      production: s.productionPort,
+      certification: s.certificationPort,
+      playground: s.playgroundPort,
+      admin: s.adminToken ? s.adminPort : null,
+      ops: s.opsPort,
       // The playground process gets its parent's PLAYGROUND_OPS_PORT as OPS_PORT: name the one to change.
-      opsVariable: s.PLAYGROUND_CHILD_NICE === null ? 'OPS_PORT' : 'PLAYGROUND_OPS_PORT',
+      opsVariable: s.playgroundChildNice === null ? 'OPS_PORT' : 'PLAYGROUND_OPS_PORT',
     },
     upstream: {
-      start: s.START_REFERENCE_UPSTREAM,
-      port: s.UPSTREAM_PORT,
-      url: s.UPSTREAM_URL ?? `http://127.0.0.1:${s.UPSTREAM_PORT}`,
+      start: s.startReferenceUpstream,
+      port: s.upstreamPort,
+      url: s.upstreamUrl ?? `http://127.0.0.1:${s.upstreamPort}`,
     },
-    meshDir: path.resolve(cwd, s.MESH_DIR),
-    redisUrl: checked(problems, s.REDIS_URL, (url) => (parseRedisUrl(url), url)),
+    meshDir: path.resolve(cwd, s.meshDir),
+    redisUrl: s.redisUrl,
     dataDir,
     keysFile,
-    trustProxy: checked(problems, s.TRUST_PROXY ?? undefined, (v) => parseTrustProxy(v, s.TRUST_PROXY_HEADER)),
-    enrollmentBaseUrl: s.ENROLLMENT_BASE_URL,
-    utmSource: s.UTM_SOURCE,
-    fillPartnerRef: s.FILL_PARTNER_REF,
-    corsOrigins: !s.CORS_ORIGINS ? new Set() : s.CORS_ORIGINS === '*' ? '*' : new Set(s.CORS_ORIGINS.split(',').map((o) => o.trim())),
-    bodyLimitBytes: s.BODY_LIMIT_BYTES,
-    persistedQueryMaxBytes: s.PERSISTED_QUERIES_MAX_BYTES,
-    persistedQueryPlaygroundMaxBytes: s.PERSISTED_QUERIES_PLAYGROUND_MAX_BYTES,
-    limits: { keyed: queryLimits(s, 'KEYED'), playground: queryLimits(s, 'PLAYGROUND') },
-    playgroundAllowance: s.PLAYGROUND_ALLOWANCE,
-    playgroundFreeRate: { points: s.PLAYGROUND_FREE_REQUESTS, windowSeconds: s.PLAYGROUND_FREE_WINDOW_SECONDS },
-    partnerQuotaDefault: s.PARTNER_QUOTA_DEFAULT,
+    trustProxy: listener.trustProxy,
+    enrollmentBaseUrl: s.enrollmentBaseUrl,
+    utmSource: s.utmSource,
+    fillPartnerRef: s.fillPartnerRef,
+    corsOrigins: listener.corsOrigins,
+    bodyLimitBytes: listener.bodyLimitBytes,
+    persistedQueryMaxBytes: s.persistedQueriesMaxBytes,
+    persistedQueryPlaygroundMaxBytes: s.persistedQueriesPlaygroundMaxBytes,
+    limits: read(queryLimitSettings),
+    playgroundAllowance: s.playgroundAllowance,
+    playgroundFreeRate: { points: s.playgroundFreeRequests, windowSeconds: s.playgroundFreeWindowSeconds },
+    partnerQuotaDefault: s.partnerQuotaDefault,
     partnerShare: {
-      total: s.PARTNER_EXECUTIONS,
-      share: s.PARTNER_EXECUTION_SHARE,
-      queue: s.PARTNER_QUEUE,
-      maxWaitMs: s.PARTNER_QUEUE_WAIT_MS,
+      total: s.partnerExecutions,
+      share: s.partnerExecutionShare,
+      queue: s.partnerQueue,
+      maxWaitMs: s.partnerQueueWaitMs,
     },
-    connections: { keyed: connectionLimits(s, 'KEYED'), playground: connectionLimits(s, 'PLAYGROUND') },
-    adminToken: s.ADMIN_TOKEN,
-    logLevel: s.LOG_LEVEL,
-    meshLogLevel: s.MESH_LOG_LEVEL,
-    shutdownGraceMs: s.SHUTDOWN_GRACE_MS,
+    connections: listener.connections,
+    adminToken: s.adminToken,
+    logLevel: s.logLevel,
+    meshLogLevel: s.meshLogLevel,
+    shutdownGraceMs: s.shutdownGraceMs,
     tls: tlsOf(s, cwd, problems),
     playgroundProcess: {
-      enabled: s.PLAYGROUND_PROCESS,
-      opsPort: s.PLAYGROUND_OPS_PORT,
-      nice: s.PLAYGROUND_NICE,
-      workers: workersOf(s, 'PLAYGROUND_WORKERS', problems),
+      enabled: s.playgroundProcess,
+      opsPort: s.playgroundOpsPort,
+      nice: s.playgroundNice,
+      workers: workersOf(s, 'playgroundWorkers', problems),
     },
-    adminProcess: { enabled: s.ADMIN_PROCESS, nice: s.ADMIN_NICE },
-    workers: workersOf(s, 'WORKERS', problems),
+    adminProcess: { enabled: s.adminProcess, nice: s.adminNice },
+    workers: workersOf(s, 'workers', problems),
     cacheReplay,
-    certificationEnrollmentBaseUrl: s.CERTIFICATION_ENROLLMENT_BASE_URL,
+    certificationEnrollmentBaseUrl: s.certificationEnrollmentBaseUrl,
     console: consoleSettings(s, cwd, keysFile, cacheReplay.replay.retentionMs, problems),
-    tracing: loadTracingSettings(s, problems),
+    tracing: read(tracingSettings),
   };
   if (problems.length) throw new ConfigError(problems);
   return config;
@@ -182,16 +187,8 @@ function checked<T>(problems: string[], raw: string | null | undefined, parse: (
   }
 }
 
-function environmentsOf(names: string[], problems: string[]): EnvironmentName[] {
-  for (const e of names)
-    if (!ENVIRONMENTS.includes(e as EnvironmentName))
-      problems.push(`ENVIRONMENTS: unknown environment "${e}" (use ${ENVIRONMENTS.join(', ')})`);
-  if (names.length === 0) problems.push('ENVIRONMENTS names no environment');
-  return names as EnvironmentName[];
-}
-
-function tlsOf(s: SettingValues, cwd: string, problems: string[]): TlsFiles | null {
-  const { TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile, TLS_HTTP2: http2 } = s;
+function tlsOf(s: Settings, cwd: string, problems: string[]): TlsFiles | null {
+  const { tlsCertFile: certFile, tlsKeyFile: keyFile, tlsHttp2: http2 } = s;
   if (http2 && !(certFile && keyFile)) {
     problems.push(
       'TLS_HTTP2 needs TLS_CERT_FILE and TLS_KEY_FILE: the gateway serves HTTP/2 over TLS only (behind a TLS-terminating load balancer, let ' +
@@ -213,9 +210,10 @@ function tlsOf(s: SettingValues, cwd: string, problems: string[]): TlsFiles | nu
  * WORKERS or PLAYGROUND_WORKERS. Workers share state through Redis only: the embedded stores
  * (allowance log, replay files, in-process persisted queries) belong to one process.
  */
-function workersOf(s: SettingValues, name: 'WORKERS' | 'PLAYGROUND_WORKERS', problems: string[]): number {
-  const n = s[name];
-  if (n > 1 && !s.REDIS_URL)
+function workersOf(s: Settings, field: 'workers' | 'playgroundWorkers', problems: string[]): number {
+  const n = s[field];
+  const name = field === 'workers' ? 'WORKERS' : 'PLAYGROUND_WORKERS';
+  if (n > 1 && !s.redisUrl)
     problems.push(
       `${name}=${n} needs REDIS_URL: workers share the playground allowance, free-request rate, replay log and persisted queries ` +
         `through Redis (the embedded store belongs to one process); set REDIS_URL or ${name}=1`,
@@ -223,17 +221,18 @@ function workersOf(s: SettingValues, name: 'WORKERS' | 'PLAYGROUND_WORKERS', pro
   return n;
 }
 
-function consoleSettings(s: SettingValues, cwd: string, keysFile: string, replayRetentionMs: number, problems: string[]): ConsoleSettings {
-  if (s.AUDIT_RETENTION < replayRetentionMs)
+function consoleSettings(s: Settings, cwd: string, keysFile: string, replayRetentionMs: number, problems: string[]): ConsoleSettings {
+  const auditRetentionMs = s.auditRetention ?? Math.max(400 * 86_400_000, replayRetentionMs);
+  if (auditRetentionMs < replayRetentionMs)
     problems.push('AUDIT_RETENTION must be at least REPLAY_RETENTION: the audit trail outlives the records it points at');
   return {
-    checkoutToken: s.CHECKOUT_TOKEN,
-    partnersFile: path.resolve(cwd, s.PARTNERS_FILE ?? path.join(path.dirname(keysFile), 'partners.json')),
-    auditRetentionMs: s.AUDIT_RETENTION,
-    auditMaxEntries: s.AUDIT_MAX_ENTRIES,
-    signInLimit: { failures: s.CONSOLE_SIGN_IN_FAILURES, windowMs: s.CONSOLE_SIGN_IN_WINDOW },
-    sessionTtlMs: s.CONSOLE_SESSION_TTL,
-    pagesPerSecond: s.CONSOLE_PAGES_PER_SECOND,
+    checkoutToken: s.checkoutToken,
+    partnersFile: path.resolve(cwd, s.partnersFile ?? path.join(path.dirname(keysFile), 'partners.json')),
+    auditRetentionMs,
+    auditMaxEntries: s.auditMaxEntries,
+    signInLimit: { failures: s.consoleSignInFailures, windowMs: s.consoleSignInWindow },
+    sessionTtlMs: s.consoleSessionTtl,
+    pagesPerSecond: s.consolePagesPerSecond,
   };
 }
 
@@ -248,6 +247,18 @@ const PUBLIC_FEED_URLS: Record<string, (env: NodeJS.ProcessEnv) => string | unde
 
 const publicFeedUrl = (source: string, env: NodeJS.ProcessEnv): string | undefined =>
   Object.hasOwn(PUBLIC_FEED_URLS, source) ? PUBLIC_FEED_URLS[source]!(env) : undefined;
+
+/**
+ * Families of settings named after something else (a Mesh source): `<SOURCE>_URL` and
+ * `CERTIFICATION_<SOURCE>_URL`, read by feedUrlsFor for each source of .meshrc.yaml.
+ */
+export const SETTING_FAMILIES = [
+  {
+    pattern: /^(CERTIFICATION_)?[A-Z][A-Z0-9_]*_URL$/,
+    name: '<SOURCE>_URL, CERTIFICATION_<SOURCE>_URL',
+    description: "one feed's base URL (production; certification)",
+  },
+];
 
 /** The upstream base URL of each Mesh source for one environment (see .meshrc.yaml header). */
 export function feedUrlsFor(

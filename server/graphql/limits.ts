@@ -6,21 +6,36 @@ import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { schemaPolicy } from '../../resolvers/schema-policy.js';
-import { SETTING_DEFAULTS, type SettingValues } from '../../lib/settings-table.js';
+import type { z } from 'zod';
+import { kinds as k, settingsSchema } from '../../lib/settings.js';
+import { byListener, perListener } from '../http/listener-settings.js';
 
-export interface QueryLimits {
-  maxDepth: number;
-  maxAliases: number;
-  maxRootFields: number;
-  maxTokens: number;
-  /** Bytes of query text (comments included, which maxTokens does not count), checked before parsing. */
-  maxQueryBytes: number;
-  /** Bytes the parsed-document cache may hold (an estimate from tokens and text; see prepare.ts). */
-  documentCacheBytes: number;
-  maxCost: number;
-  /** Upper bound of upstream calls one operation may cause. */
-  maxFanOut: number;
-}
+const MiB = 1024 * 1024;
+
+/** The limits of the keyed listeners (KEYED_*) and of the playground's (PLAYGROUND_*). */
+export const queryLimitSettings = settingsSchema(
+  byListener({
+    maxDepth: perListener('MAX_DEPTH', k.int(2, 50), 8, 6, 'query depth limit'),
+    maxAliases: perListener('MAX_ALIASES', k.int(0, 500), 15, 5, 'aliases per query'),
+    maxRootFields: perListener('MAX_ROOT_FIELDS', k.int(1, 100), 6, 3, 'root fields per query, counted through fragments and @skip'),
+    maxTokens: perListener('MAX_TOKENS', k.int(50, 100_000), 2000, 1000, 'tokens per query document'),
+    /** Bytes of query text (comments included, which maxTokens does not count), checked before parsing. */
+    maxQueryBytes: perListener('MAX_QUERY_BYTES', k.int(256, 10 * MiB), 32 * 1024, 8 * 1024, 'bytes per query document'),
+    /** Bytes the parsed-document cache may hold (an estimate from tokens and text; see prepare.ts). */
+    documentCacheBytes: perListener(
+      'DOCUMENT_CACHE_BYTES',
+      k.int(0, 1024 * MiB),
+      32 * MiB,
+      8 * MiB,
+      'parsed documents kept per listener (estimated bytes; 0 = none)',
+    ),
+    maxCost: perListener('MAX_COST', k.int(10, 10_000_000), 20_000, 5000, 'query cost limit (fields times list sizes)'),
+    /** Upper bound of upstream calls one operation may cause. */
+    maxFanOut: perListener('MAX_FAN_OUT', k.int(1, 1000), 24, 8, 'upstream calls one query may cause'),
+  }),
+);
+
+export type QueryLimits = z.output<typeof queryLimitSettings>['keyed'];
 
 export function rootFieldNames(
   selectionSet: SelectionSetNode,
@@ -82,22 +97,5 @@ export function limitRules(limits: QueryLimits, supplierFeeds: number) {
   ];
 }
 
-/** A listener kind's limits from the settings table: KEYED_MAX_* or PLAYGROUND_MAX_* (lib/settings-table.ts). */
-export function queryLimits(s: SettingValues, kind: 'KEYED' | 'PLAYGROUND'): QueryLimits {
-  return {
-    maxDepth: s[`${kind}_MAX_DEPTH`],
-    maxAliases: s[`${kind}_MAX_ALIASES`],
-    maxRootFields: s[`${kind}_MAX_ROOT_FIELDS`],
-    maxTokens: s[`${kind}_MAX_TOKENS`],
-    maxQueryBytes: s[`${kind}_MAX_QUERY_BYTES`],
-    documentCacheBytes: s[`${kind}_DOCUMENT_CACHE_BYTES`],
-    maxCost: s[`${kind}_MAX_COST`],
-    maxFanOut: s[`${kind}_MAX_FAN_OUT`],
-  };
-}
-
-/** The table's defaults of both kinds of listener. */
-export const DEFAULT_LIMITS: Record<'keyed' | 'playground', QueryLimits> = {
-  keyed: queryLimits(SETTING_DEFAULTS, 'KEYED'),
-  playground: queryLimits(SETTING_DEFAULTS, 'PLAYGROUND'),
-};
+/** The defaults of both kinds of listener. */
+export const DEFAULT_LIMITS: Record<'keyed' | 'playground', QueryLimits> = queryLimitSettings.parse({});

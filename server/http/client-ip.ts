@@ -9,6 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import net from 'node:net';
 import proxyaddr from 'proxy-addr';
 import { parseAddress } from '../../domain/ip-ranges.js';
+import { kinds } from '../../lib/settings.js';
 
 /** Which header the trusted proxies write: X-Forwarded-For, or RFC 7239 `Forwarded` (its `for=`). */
 export type ForwardedHeader = 'x-forwarded-for' | 'forwarded';
@@ -23,6 +24,8 @@ export type TrustProxy = {
 } | null;
 
 const MAX_HOPS = 32;
+/** Longer than any list of proxies an operator writes by hand: past it a value is a slip, not a list. */
+const MAX_LENGTH = 4096;
 const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
 /**
@@ -33,6 +36,7 @@ const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 export function parseTrustProxy(value: string | undefined, header: ForwardedHeader = 'x-forwarded-for'): TrustProxy {
   const v = (value ?? '').trim();
   if (!v || v === 'false' || v === '0') return null;
+  if (v.length > MAX_LENGTH) throw new Error(`TRUST_PROXY is longer than ${MAX_LENGTH} characters`);
   if (/^\d+$/.test(v)) {
     const hops = Math.min(Number(v), MAX_HOPS);
     return { hops, header, trusted: (_address, hop) => hop < hops };
@@ -52,6 +56,14 @@ export function parseTrustProxy(value: string | undefined, header: ForwardedHead
   const compiled = proxyaddr.compile(ranges);
   return { ranges, header, trusted: (address) => compiled(address, 0) };
 }
+
+/** TRUST_PROXY as a setting: what parseTrustProxy accepts (X-Forwarded-For until TRUST_PROXY_HEADER says otherwise). */
+export const trustProxyKind = kinds.parsed(
+  'hop count, or addresses and CIDR ranges',
+  'a hop count, or proxy addresses and CIDR ranges separated by commas (such as 10.0.0.5 or 10.0.0.0/8)',
+  (raw) => parseTrustProxy(raw),
+  (t) => (t === null ? 'none' : t.hops !== undefined ? String(t.hops) : t.ranges!.join(',')),
+);
 
 /** An address as a proxy may write it, canonical (IPv4-mapped IPv6 as IPv4), or null when it names none. */
 export function canonicalIp(entry: string): string | null {

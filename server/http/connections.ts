@@ -5,21 +5,10 @@
 import fs from 'node:fs';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import type { SettingValues } from '../../lib/settings-table.js';
 import type { DefenceReport } from './defences.js';
+import type { ConnectionLimits } from './listener-settings.js';
 
-export interface ConnectionLimits {
-  /** Open sockets this listener accepts at once; over it, a new socket is closed at once. 0 = no cap. */
-  maxConnections: number;
-  /** Open sockets per peer address (the socket's, not X-Forwarded-For); 0 = no cap. */
-  maxConnectionsPerIp: number;
-  /** A socket must have sent complete request headers this long after it opened or its last request. */
-  headersTimeoutMs: number;
-  /** A whole request (headers and body) must arrive within this. */
-  requestTimeoutMs: number;
-  /** An idle keep-alive socket is closed after this. */
-  keepAliveTimeoutMs: number;
-}
+export type { ConnectionLimits };
 
 const CONNECTION_SWEEP_MS = 1000;
 
@@ -39,19 +28,6 @@ function openFilesLimit(): number {
     // Not Linux: assume a server's usual limit.
   }
   return filesLimit;
-}
-
-/** A listener's limits from the settings table: KEYED_* or PLAYGROUND_* (lib/settings-table.ts). */
-export function connectionLimits(s: SettingValues, prefix: 'KEYED' | 'PLAYGROUND'): ConnectionLimits {
-  const headersTimeoutMs = s[`${prefix}_HEADERS_TIMEOUT_MS`];
-  return {
-    maxConnections: s[`${prefix}_MAX_CONNECTIONS`],
-    maxConnectionsPerIp: s[`${prefix}_MAX_CONNECTIONS_PER_IP`],
-    headersTimeoutMs,
-    // node requires headersTimeout <= requestTimeout.
-    requestTimeoutMs: Math.max(headersTimeoutMs, s[`${prefix}_REQUEST_TIMEOUT_MS`]),
-    keepAliveTimeoutMs: s[`${prefix}_KEEP_ALIVE_TIMEOUT_MS`],
-  };
 }
 
 /** The options node:http takes at creation (timeouts and their sweep). */

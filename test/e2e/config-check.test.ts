@@ -30,4 +30,17 @@ describe('npm run config:check', () => {
     expect(r.stderr).not.toContain('hunter2');
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
+
+  it('shows a cluster or sentinel REDIS_URL by topology and hosts, never its password; a bad one fails naming REDIS_URL', () => {
+    const cluster = check({ REDIS_URL: 'redis-cluster://u:hunter2@127.0.0.1:7001,127.0.0.1:7002' });
+    expect(cluster.status).toBe(0);
+    expect(JSON.parse(cluster.stdout).redis).toBe('redis-cluster://127.0.0.1:7001,127.0.0.1:7002');
+    expect(cluster.stdout + cluster.stderr).not.toContain('hunter2');
+    const bad = check({ REDIS_URL: 'http://u:hunter2@127.0.0.1:6379' });
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain(
+      'REDIS_URL must use redis, rediss, redis-cluster, rediss-cluster, redis-sentinel, rediss-sentinel, got "http:"',
+    );
+    expect(bad.stderr).not.toContain('hunter2');
+  });
 });

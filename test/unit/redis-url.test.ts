@@ -1,7 +1,7 @@
 // REDIS_URL: one parser for the configuration check and the connection.
 import { describe, expect, it } from 'vitest';
 import { describeRedisTarget, parseRedisUrl } from '../../cache/redis-url.js';
-import { loadConfig } from '../../server/config.js';
+import { ConfigError, loadConfig } from '../../server/config.js';
 import { redisFromUrl } from '../../cache/redis-connection.js';
 import { Cluster, Redis } from 'ioredis';
 
@@ -76,6 +76,32 @@ describe('parseRedisUrl', () => {
   ])('refuses %s with a clear message', (url, message) => {
     expect(() => parseRedisUrl(url)).toThrow(message);
     expect(() => loadConfig({ REDIS_URL: url })).toThrow(message);
+  });
+
+  it('as a setting: one problem naming REDIS_URL, in one line, never the password; the forms and bounds the connection takes', () => {
+    const problems = (url: string) => {
+      try {
+        loadConfig({ REDIS_URL: url });
+        return [];
+      } catch (err) {
+        return (err as ConfigError).problems;
+      }
+    };
+    expect(problems('ftp://u:hunter2@cache.example')).toEqual([
+      'REDIS_URL must use redis, rediss, redis-cluster, rediss-cluster, redis-sentinel, rediss-sentinel, got "ftp:"',
+    ]);
+    expect(problems('javascript:alert(1)')[0]).toMatch(/^REDIS_URL is not a URL/);
+    for (const hostile of ['redis://:hunter2@bad_host!:1', 'redis://u:hunter2@a:1\nx', `redis://u:hunter2@${'a'.repeat(5000)}`]) {
+      const [p, ...more] = problems(hostile);
+      expect(more).toEqual([]);
+      expect(p).toMatch(/^REDIS_URL /);
+      expect(p).not.toContain('hunter2');
+      expect(p!.length).toBeLessThan(200);
+    }
+    // Boundaries: the highest port and database are taken, one past them refused.
+    expect(loadConfig({ REDIS_URL: ' rediss://:pw@cache.example:65535/15 ' }).redisUrl).toBe('rediss://:pw@cache.example:65535/15');
+    expect(problems('redis://cache.example:65536')).toEqual(['REDIS_URL has an invalid port "65536" (use 1-65535)']);
+    expect(problems('redis://cache.example/16')).toEqual(['REDIS_URL has an invalid database number "16" (use 0-15)']);
   });
 
   it('never repeats a password in messages or descriptions', () => {

@@ -1,13 +1,13 @@
 // Tracing settings: the standard OTEL_* variables and ours, checked like every other setting.
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../server/config.js';
-import { readAllSettings } from '../../lib/settings-table.js';
-import { loadTracingSettings, traceUrl } from '../../server/observability/tracing-config.js';
+import { readSettings } from '../../lib/settings.js';
+import { tracingSettings, traceUrl } from '../../server/observability/tracing-config.js';
 import { eventually } from '../../scripts/harness/eventually.js';
 
 const load = (env: Record<string, string>) => {
   const problems: string[] = [];
-  const settings = loadTracingSettings(readAllSettings(env, problems), problems);
+  const settings = readSettings(tracingSettings, env, problems)!;
   return { settings, problems };
 };
 

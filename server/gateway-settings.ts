@@ -1,0 +1,347 @@
+// The gateway's own settings: which listeners a process runs and where, its processes and workers,
+// the admin endpoint, TLS, where feeds and stores are, the playground's allowances, partners' fair
+// share, the support console and the logs. Each concern is one zod object (lib/settings.ts) whose
+// output server/config.ts composes into the GatewayConfig; the other concerns declare theirs beside
+// their code (cli/settings-registry.ts lists them all).
+import { kinds as k, setting, settingsSchema } from '../lib/settings.js';
+import { DEFAULT_PORT_BASE, MAX_PORT_BASE } from '../lib/ports.js';
+import { redisUrlKind } from '../cache/redis-url.js';
+import type { EnvironmentName } from './http/plugin.js';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const H = 3_600_000;
+const DAY = 24 * H;
+const MiB = 1024 * 1024;
+
+const ENVIRONMENTS: readonly EnvironmentName[] = ['production', 'certification', 'playground'];
+
+/** ENVIRONMENTS: the listeners this process runs, at least one. */
+const environments = k.parsed(
+  'list of production, certification, playground',
+  'a comma-separated list of production, certification, playground',
+  (raw) => {
+    const names = raw
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
+    const unknown = names.filter((e) => !ENVIRONMENTS.includes(e as EnvironmentName));
+    if (unknown.length)
+      throw new Error(
+        unknown.map((e) => `ENVIRONMENTS: unknown environment "${e.slice(0, 40)}" (use ${ENVIRONMENTS.join(', ')})`).join('; '),
+      );
+    if (names.length === 0) throw new Error('ENVIRONMENTS names no environment');
+    return names as EnvironmentName[];
+  },
+  (v) => v.join(','),
+);
+
+/** A port's default moved by PORT_BASE (lib/ports.ts): each default shifts by PORT_BASE - 4000. */
+const shifted = (port: number) => ({
+  text: `${port} (+ PORT_BASE − ${DEFAULT_PORT_BASE})`,
+  from: (v: Record<string, unknown>) => port + (Number(v.PORT_BASE) - DEFAULT_PORT_BASE),
+});
+
+export const gatewaySettings = settingsSchema({
+  portBase: setting(
+    'PORT_BASE',
+    k.int(1024, MAX_PORT_BASE),
+    DEFAULT_PORT_BASE,
+    'moves every default port together by PORT_BASE − 4000 (listeners, reference upstream, admin, ops; README.md "Ports"); ' +
+      "a port's own variable wins; a port in use stops the start naming its variable",
+    ['gateway', 'playground process', 'npm start', 'CLI', 'reference upstream'],
+  ),
+  environments: setting(
+    'ENVIRONMENTS',
+    environments,
+    [...ENVIRONMENTS],
+    'which listeners this process runs (production, certification, playground)',
+  ),
+  host: setting(
+    'HOST',
+    k.text(),
+    '127.0.0.1',
+    'address the partner listeners bind (0.0.0.0 behind a load balancer); the ops and admin endpoints keep to OPS_HOST and ADMIN_HOST',
+  ),
+  productionPort: setting('PRODUCTION_PORT', k.port(), shifted(4000), 'production listener port (0 = any free port)'),
+  certificationPort: setting('CERTIFICATION_PORT', k.port(), shifted(4001), 'certification listener port (0 = any free port)'),
+  playgroundPort: setting('PLAYGROUND_PORT', k.port(), shifted(4002), 'playground listener port (0 = any free port)', [
+    'gateway',
+    'playground process',
+  ]),
+  playgroundProcess: setting(
+    'PLAYGROUND_PROCESS',
+    k.bool(),
+    true,
+    'the playground in a process of its own when this process serves it beside a keyed environment',
+  ),
+  playgroundOpsPort: setting('PLAYGROUND_OPS_PORT', k.port(), shifted(9465), "the playground process's /metrics and /healthz port", [
+    'gateway',
+    'playground process',
+  ]),
+  playgroundNice: setting(
+    'PLAYGROUND_NICE',
+    k.int(0, 19),
+    10,
+    "the playground process's niceness (a lower CPU priority than the keyed listeners)",
+  ),
+  playgroundChildNice: setting(
+    'PLAYGROUND_CHILD_NICE',
+    k.int(0, 19),
+    null,
+    'the niceness the playground process applies to its threads',
+    ['playground process'],
+    {
+      internal: true,
+    },
+  ),
+  workers: setting(
+    'WORKERS',
+    k.processes(256),
+    1,
+    "node:cluster workers sharing each keyed listener's port (auto: the cores this process may use); more than 1 needs REDIS_URL",
+  ),
+  playgroundWorkers: setting(
+    'PLAYGROUND_WORKERS',
+    k.processes(256),
+    1,
+    "the playground process's own workers (passed to it as WORKERS); more than 1 needs REDIS_URL",
+  ),
+  gatewayWorkerSlot: setting(
+    'GATEWAY_WORKER_SLOT',
+    k.int(1, 256),
+    null,
+    "a worker's slot, set by the primary for each worker",
+    ['gateway'],
+    { internal: true },
+  ),
+  opsHost: setting('OPS_HOST', k.text(), '127.0.0.1', 'address of the ops endpoint (/metrics, /healthz, /readyz)'),
+  opsPort: setting('OPS_PORT', k.port(), shifted(9464), 'ops endpoint port'),
+  adminToken: setting('ADMIN_TOKEN', k.secret(24), null, 'admin HTTP endpoint for support tools and the support console; unset = off'),
+  adminHost: setting('ADMIN_HOST', k.text(), '127.0.0.1', 'address of the admin endpoint'),
+  adminPort: setting('ADMIN_PORT', k.port(), shifted(4020), 'admin endpoint port (only with ADMIN_TOKEN)'),
+  adminProcess: setting(
+    'ADMIN_PROCESS',
+    k.bool(),
+    true,
+    'the admin listener (admin API and support console) in a process of its own, at a lower CPU priority than the keyed listeners',
+  ),
+  adminNice: setting(
+    'ADMIN_NICE',
+    k.int(0, 19),
+    19,
+    "the admin process's niceness (the lowest CPU priority by default: its pages are for people)",
+  ),
+  adminChildNice: setting(
+    'ADMIN_CHILD_NICE',
+    k.int(0, 19),
+    null,
+    'the niceness the admin process applies to its threads; marks the admin process',
+    ['admin process'],
+    {
+      internal: true,
+    },
+  ),
+  shutdownGraceMs: setting(
+    'SHUTDOWN_GRACE_MS',
+    k.int(0, 120_000),
+    10_000,
+    'how long SIGTERM waits for in-flight requests before cutting connections',
+  ),
+  tlsCertFile: setting(
+    'TLS_CERT_FILE',
+    k.path(),
+    null,
+    'HTTPS on the partner listeners (with TLS_KEY_FILE), HSTS, renewal without restart; unset = plain HTTP',
+  ),
+  tlsKeyFile: setting('TLS_KEY_FILE', k.path(), null, 'the private key of TLS_CERT_FILE'),
+  tlsHttp2: setting(
+    'TLS_HTTP2',
+    k.bool(),
+    false,
+    'HTTP/2 beside HTTP/1.1 on the TLS listeners (ALPN; needs TLS_CERT_FILE and TLS_KEY_FILE)',
+  ),
+  upstreamPort: setting('UPSTREAM_PORT', k.port(), shifted(4010), 'port of the built-in reference upstream', ['gateway', 'npm start']),
+  upstreamUrl: setting(
+    'UPSTREAM_URL',
+    k.url(['http:', 'https:']),
+    null,
+    'base URL of every feed (per feed: <SOURCE>_URL); unset = the reference upstream',
+  ),
+  certificationUpstreamUrl: setting(
+    'CERTIFICATION_UPSTREAM_URL',
+    k.url(['http:', 'https:']),
+    null,
+    "certification's base URL of every feed (per feed: CERTIFICATION_<SOURCE>_URL)",
+  ),
+  startReferenceUpstream: setting(
+    'START_REFERENCE_UPSTREAM',
+    k.bool(),
+    { text: 'on unless UPSTREAM_URL', from: (v) => v.UPSTREAM_URL === null },
+    'start the reference upstream beside the gateway',
+    ['npm start'],
+  ),
+  eiaApiKey: setting(
+    'EIA_API_KEY',
+    k.secret(16),
+    null,
+    "EIA API v2 key, sent as api_key on every Eia call (redacted in logs); with it and no EIA_URL the Eia source goes to https://api.eia.gov, so energyInfoByState serves EIA's live figures (any <SOURCE>_API_KEY reaches its source block as {context.feedKeys.<Source>})",
+    ['gateway', 'CLI'],
+  ),
+  meshDir: setting('MESH_DIR', k.path(), '.', 'folder holding .meshrc.yaml'),
+  redisUrl: setting(
+    'REDIS_URL',
+    redisUrlKind,
+    null,
+    'shared cache, allowance counters, replay log: redis://, rediss://, redis-sentinel://h:p,h:p/mymaster, redis-cluster://h:p,h:p; unset = the embedded store',
+    ['gateway', 'playground process', 'CLI'],
+  ),
+  dataDir: setting('DATA_DIR', k.path(), 'data', 'embedded store, replay files, keys file', ['gateway', 'playground process', 'CLI']),
+  keysFile: setting('KEYS_FILE', k.path(), { text: 'DATA_DIR/keys.json', from: () => null }, 'API key hashes', ['gateway', 'CLI']),
+  partnersFile: setting(
+    'PARTNERS_FILE',
+    k.path(),
+    { text: 'partners.json beside KEYS_FILE', from: () => null },
+    'partner records and certification test IPs',
+    ['gateway', 'CLI'],
+  ),
+  enrollmentBaseUrl: setting(
+    'ENROLLMENT_BASE_URL',
+    k.url(['https:']),
+    'https://enroll.energyplans.example/residential',
+    'base of headlessEnrollmentUrl',
+  ),
+  certificationEnrollmentBaseUrl: setting(
+    'CERTIFICATION_ENROLLMENT_BASE_URL',
+    k.url(['https:']),
+    'https://enroll-certification.energyplans.example/residential',
+    'base of headlessEnrollmentUrl in certification (the certification checkout)',
+  ),
+  utmSource: setting('UTM_SOURCE', k.text(), 'energy_plan_api', 'utm_source of enrollment URLs'),
+  fillPartnerRef: setting('FILL_PARTNER_REF', k.bool(), false, "put the caller's partner code into ref instead of PARTNER_CODE"),
+  playgroundAllowance: setting('PLAYGROUND_ALLOWANCE', k.int(0, 1_000_000), 10, 'real calls per client IP on the playground, ever', [
+    'gateway',
+    'playground process',
+    'CLI',
+  ]),
+  playgroundFreeRequests: setting(
+    'PLAYGROUND_FREE_REQUESTS',
+    k.int(0, 1_000_000),
+    60,
+    'free playground requests per client IP per window (0 = no limit)',
+    ['gateway', 'playground process'],
+  ),
+  playgroundFreeWindowSeconds: setting('PLAYGROUND_FREE_WINDOW_SECONDS', k.int(1, 86_400), 60, 'the window of PLAYGROUND_FREE_REQUESTS', [
+    'gateway',
+    'playground process',
+  ]),
+  persistedQueriesMaxBytes: setting(
+    'PERSISTED_QUERIES_MAX_BYTES',
+    k.int(64 * 1024, 1024 * MiB),
+    8 * MiB,
+    'bytes of persisted-query (APQ) entries kept per environment, least recently used evicted; each entry counts what it holds ' +
+      '(document x 1.05 + 2 x hash + 208 bytes, see Persisted queries)',
+  ),
+  persistedQueriesPlaygroundMaxBytes: setting(
+    'PERSISTED_QUERIES_PLAYGROUND_MAX_BYTES',
+    k.int(64 * 1024, 1024 * MiB),
+    {
+      text: 'PERSISTED_QUERIES_MAX_BYTES / 8, at least 64 KiB',
+      from: (v) => Math.max(64 * 1024, Math.floor((v.PERSISTED_QUERIES_MAX_BYTES as number) / 8)),
+    },
+    "the playground's own persisted-query budget, counted the same way",
+    ['gateway', 'playground process'],
+  ),
+  partnerQuotaDefault: setting(
+    'PARTNER_QUOTA_DEFAULT',
+    k.quota(10_000, 100_000),
+    { requestsPerSecond: 50, burst: 200 },
+    "the request quota of a partner whose record sets none (per environment; `npm run partners -- quota` sets a partner's own): see docs/partners.md's Limits",
+  ),
+  partnerExecutions: setting(
+    'PARTNER_EXECUTIONS',
+    k.int(1, 10_000),
+    32,
+    'uncached executions (feed calls, pricing) at once per gateway process on the keyed listeners, handed to waiting partners in turn',
+  ),
+  partnerExecutionShare: setting(
+    'PARTNER_EXECUTION_SHARE',
+    k.int(1, 10_000),
+    8,
+    "of PARTNER_EXECUTIONS, at most this many one partner's (per environment); its other uncached requests wait behind its own",
+  ),
+  partnerQueue: setting(
+    'PARTNER_QUEUE',
+    k.int(0, 100_000),
+    32,
+    'uncached requests one partner may have waiting per process; past it HTTP 429 PARTNER_CONCURRENCY',
+  ),
+  partnerQueueWaitMs: setting(
+    'PARTNER_QUEUE_WAIT_MS',
+    k.int(1, 600_000),
+    10_000,
+    'longest an uncached request waits for its turn before HTTP 429 PARTNER_CONCURRENCY',
+  ),
+});
+
+/** The support console and the certification checkout's token. */
+export const consoleSettings = settingsSchema({
+  replayApiKey: setting(
+    'REPLAY_API_KEY',
+    k.secret(24),
+    null,
+    'the admin token `npm run replay -- --url` sends to a running gateway (or --key)',
+    ['CLI'],
+  ),
+  auditRetention: setting(
+    'AUDIT_RETENTION',
+    k.duration(60_000),
+    { text: '400d (at least REPLAY_RETENTION)', from: () => null },
+    "how long the console's audit log is kept (at least REPLAY_RETENTION)",
+    ['gateway', 'CLI'],
+  ),
+  auditMaxEntries: setting(
+    'AUDIT_MAX_ENTRIES',
+    k.int(1000, 100_000_000),
+    200_000,
+    "the audit trail's size: beyond it the oldest noise entries (refused or limited sign-ins, searches, audit views) go first, then the oldest others",
+    ['gateway', 'CLI'],
+  ),
+  consoleSignInFailures: setting(
+    'CONSOLE_SIGN_IN_FAILURES',
+    k.int(1, 100_000),
+    10,
+    'refused console sign-ins allowed per client address per CONSOLE_SIGN_IN_WINDOW; then 429 with Retry-After until the window ends',
+  ),
+  consoleSignInWindow: setting('CONSOLE_SIGN_IN_WINDOW', k.duration(1000, DAY), 5 * 60_000, 'the window of CONSOLE_SIGN_IN_FAILURES'),
+  consoleSessionTtl: setting('CONSOLE_SESSION_TTL', k.duration(60_000, 7 * DAY), 8 * H, 'console session lifetime'),
+  consolePagesPerSecond: setting(
+    'CONSOLE_PAGES_PER_SECOND',
+    k.int(0, 10_000),
+    50,
+    'console requests started per second per process, evenly spaced (the rest wait their turn, 503 past 10 s); 0 = unpaced',
+  ),
+  checkoutToken: setting('CHECKOUT_TOKEN', k.secret(24), null, "bearer token for the certification checkout's allow-list routes only"),
+});
+
+export const logSettings = settingsSchema({
+  logLevel: setting('LOG_LEVEL', k.oneOf(LOG_LEVELS), 'info', 'pino level (silent mutes)', [
+    'gateway',
+    'playground process',
+    'reference upstream',
+  ]),
+  meshLogLevel: setting('MESH_LOG_LEVEL', k.oneOf(LOG_LEVELS), 'warn', "level of GraphQL Mesh's own log lines (component: mesh)"),
+  nodeEnv: setting(
+    'NODE_ENV',
+    k.text(),
+    { text: 'production (set by npm start)', from: () => null },
+    'graphql-js without its development checks',
+    ['npm start'],
+  ),
+  mallocArenaMax: setting(
+    'MALLOC_ARENA_MAX',
+    k.int(1, 64),
+    { text: '2 (set by npm start)', from: () => null },
+    'fewer glibc malloc arenas (lower RSS)',
+    ['npm start'],
+  ),
+});
