@@ -76,7 +76,7 @@ export type CacheSettings = Omit<z.output<typeof cacheEnvSettings>, 'configFile'
 };
 
 /** Every US time zone with a distinct UTC offset (Hawaii to Eastern; Arizona has no DST). */
-export const US_TIME_ZONES = [
+const US_TIME_ZONES = [
   'Pacific/Honolulu',
   'America/Anchorage',
   'America/Los_Angeles',

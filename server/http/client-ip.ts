@@ -13,6 +13,7 @@ import { kinds } from '../../lib/settings.js';
 
 /** Which header the trusted proxies write: X-Forwarded-For, or RFC 7239 `Forwarded` (its `for=`). */
 export type ForwardedHeader = 'x-forwarded-for' | 'forwarded';
+export const FORWARDED_HEADERS: readonly ForwardedHeader[] = ['x-forwarded-for', 'forwarded'];
 
 export type TrustProxy = {
   /** What TRUST_PROXY said, for config:check: a hop count, or the trusted addresses and ranges. */

@@ -16,7 +16,6 @@ const TRACE_SAMPLERS = [
   'parentbased_always_off',
   'parentbased_traceidratio',
 ] as const;
-export type SamplerName = (typeof TRACE_SAMPLERS)[number];
 
 /**
  * What a partner's incoming `traceparent` does. `link` (default): our trace starts a new root that
