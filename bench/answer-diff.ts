@@ -266,6 +266,10 @@ async function main(): Promise<void> {
       KEYS_FILE: keysFile,
       LOG_LEVEL: 'warn',
       PLAYGROUND_PROCESS: 'off',
+      // Answers are compared, not quotas: the comparing partner is never refused for its pace.
+      PARTNER_QUOTA_DEFAULT: 'unlimited',
+      PARTNER_QUEUE: '100000',
+      PARTNER_QUEUE_WAIT_MS: '600000',
     };
     const ga = await startGateway(roots.a, env, tmp, 'a');
     children.push(ga.proc);
