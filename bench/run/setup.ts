@@ -61,6 +61,11 @@ export async function setUp(state: BenchState) {
     // The load generator is one address standing for many clients behind a proxy (as TRUST_PROXY
     // says): no per-address socket cap, as operations.md advises behind a load balancer.
     PLAYGROUND_MAX_CONNECTIONS_PER_IP: '0',
+    // The load generator is one partner at 50 connections: the gateway's own speed is measured, not
+    // the partner quota and fair-share queue that would refuse most of it (the isolation scenario
+    // puts them back: its partner rows measure them).
+    PARTNER_QUOTA_DEFAULT: 'unlimited',
+    PARTNER_QUEUE: '100000',
     ...opts.env,
   };
   const keyedHeaders = { 'content-type': 'application/json', 'x-api-key': key };

@@ -427,6 +427,9 @@ export async function isolationRun(c: Ctx): Promise<void> {
     // Attack 6 is a gateway exposed directly, whose keyed listeners cap sockets per address by
     // default; the bench's TRUST_PROXY (for the playground's X-Forwarded-For) would turn that off.
     KEYED_MAX_CONNECTIONS_PER_IP: '512',
+    // The partner quota and fair share as shipped (the other scenarios lift them).
+    PARTNER_QUOTA_DEFAULT: '50/200',
+    PARTNER_QUEUE: '32',
     ...opts.env,
   });
   await waitFor200(g.urls.playground.replace(/\/graphql$/, '/healthz'), startWaitMs(60_000), g.child);
