@@ -172,7 +172,9 @@ describe('request quota on the partner page', () => {
   const policy = async (g: TestGateway) => (await g.post('production', UTILITIES)).headers.get('ratelimit-policy');
 
   it('sets a quota that every instance applies, shows its refusals, and refuses bad values', async () => {
-    expect((await ui.get('/console/partners/ACME')).text).toMatch(/production<\/td><td>50\/s, burst 200 \(default\)/);
+    expect((await ui.get('/console/partners/ACME')).text).toMatch(
+      /production<\/td><td data-label="Quota">50\/s, burst 200<\/td>\s*<td data-label="Set by">the default, <code>PARTNER_QUOTA_DEFAULT/,
+    );
     const set = await ui.post('/console/partners/ACME/quota', { env: 'production', mode: 'rate', rate: '1', burst: '2' });
     expect(set.status).toBe(303);
     for (const g of [a, b]) await eventually(async () => (await policy(g)) === '"default";q=2;w=2', 2000, 20);
@@ -181,7 +183,9 @@ describe('request quota on the partner page', () => {
     // Replay records are written behind the answers: the page counts them once they are.
     await eventually(async () => /id="quota-refusals">.*PARTNER_QUOTA/s.test((await ui.get('/console/partners/ACME')).text), 10_000, 200);
     const page = (await ui.get('/console/partners/ACME')).text;
-    expect(page).toMatch(/production<\/td><td>1\/s, burst 2<\/td>\s*<td class="num"><a href="[^"]*code=RATE_LIMITED[^"]*">[1-9]/);
+    expect(page).toMatch(
+      /production<\/td><td data-label="Quota">1\/s, burst 2<\/td>\s*<td data-label="Set by">its partner record<\/td><td class="num" data-label="Refused \(7 days\)"><a href="[^"]*code=RATE_LIMITED[^"]*">[1-9]/,
+    );
 
     for (const [form, message] of [
       [{ rate: '0', burst: '2' }, /at least 1/],
