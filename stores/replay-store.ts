@@ -431,7 +431,14 @@ class PartitionedBackend {
 
   async getAll(id: string, environment?: string): Promise<ReplayRecord[]> {
     const found = await Promise.all(this.partitionsOf(environment).map((p) => this.part(p).getAll(id)));
-    return found.flat().sort((a, b) => Date.parse(b.time) - Date.parse(a.time));
+    // A batch whose write timed out after Redis had applied it is written again: the same record
+    // twice is one record (two requests that merely share an id differ in time or content).
+    const seen = new Set<string>();
+    const unique = found.flat().filter((r) => {
+      const whole = JSON.stringify(r);
+      return !seen.has(whole) && Boolean(seen.add(whole));
+    });
+    return unique.sort((a, b) => Date.parse(b.time) - Date.parse(a.time));
   }
 
   async listing(q: ReplayQuery, cursor: string | null): Promise<ReplayListing> {

@@ -59,6 +59,20 @@ describe('embedded store (JSONL segments)', () => {
     await store.close();
   });
 
+  it('a record stored twice (a write retried after it was applied) is one record; two requests sharing an id are two', async () => {
+    const d = path.join(dir, 'twice');
+    const store = createReplayStore({ redis: null, dataDir: d, settings: settings() });
+    const t0 = Date.now() - 10_000;
+    const first = testRecord({ id: 'req-shared-id1', partnerCode: 'ACME' }, t0);
+    store.enqueue(first);
+    await store.flush();
+    store.enqueue(first);
+    store.enqueue(testRecord({ id: 'req-shared-id1', partnerCode: 'OTHER' }, t0 + 1000));
+    await store.flush();
+    expect((await store.getAll('req-shared-id1')).map((r) => r.partnerCode)).toEqual(['OTHER', 'ACME']);
+    await store.close();
+  });
+
   it('rotates segments and keeps the total under the size bound, oldest first', async () => {
     const d = path.join(dir, 'b');
     const store = createReplayStore({ redis: null, dataDir: d, settings: settings({ maxBytes: 40_000, segmentBytes: 8_000 }) });
