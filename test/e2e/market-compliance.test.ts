@@ -4,12 +4,11 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
 import { feedsCheck } from '../support/feeds-check-cli.js';
+import { ROOT, writeMeshDir } from '../support/mesh-dir.js';
 
 function voltifyOffer(offerId: string, utilityCode: string, rateStructure: string, cancellationFeeUsd: number, over: object = {}) {
   return {
@@ -122,23 +121,11 @@ const titles = async (zip: string, field = 'residentialPlans', args = '') => {
 };
 
 /** The repo's .meshrc.yaml with Voltify's sample ZIP changed, `./` paths made absolute. */
-function configWithSampleZip(dir: string, sampleZip: string): string {
-  const root = path.resolve(import.meta.dirname, '../..');
-  const config = yaml.load(fs.readFileSync(path.join(root, '.meshrc.yaml'), 'utf8')) as { sources: any[] };
-  config.sources.find((s) => s.name === 'Voltify').transforms[0]['./transforms/feed-mapping.ts'].sampleZip = sampleZip;
-  const fix = (s: string) => (s.startsWith('./') ? path.join(root, s) : s);
-  const absolute = (v: unknown): unknown =>
-    typeof v === 'string'
-      ? fix(v)
-      : Array.isArray(v)
-        ? v.map(absolute)
-        : v && typeof v === 'object'
-          ? Object.fromEntries(Object.entries(v).map(([k, x]) => [fix(k), absolute(x)]))
-          : v;
-  fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, '.meshrc.yaml'), yaml.dump(absolute(config), { lineWidth: -1 }));
-  return dir;
-}
+/** The checkout's configuration with Voltify's feeds:check sample ZIP changed (its paths made absolute). */
+const configWithSampleZip = (sampleZip: string) =>
+  writeMeshDir((config) => {
+    config.sources.find((s) => s.name === 'Voltify').transforms[0][path.join(ROOT, 'transforms/feed-mapping.ts')].sampleZip = sampleZip;
+  });
 
 describe('offers that break a market rule', () => {
   it('Texas: the indexed plan is dropped, the fixed one served', async () => {
@@ -166,7 +153,7 @@ describe('offers that break a market rule', () => {
   });
 
   it('feeds:check names a Maryland green plan without its approved price: "no PSC-approved price"', async () => {
-    const dir = configWithSampleZip(fs.mkdtempSync(path.join(os.tmpdir(), 'market-compliance-')), '21201');
+    const dir = configWithSampleZip('21201');
     try {
       const r = await feedsCheck(['--dir', dir, '--json'], { VOLTIFY_URL: voltifyUrl });
       const voltify = JSON.parse(r.stdout).feeds.find((f: { feed: string }) => f.feed === 'Voltify');
