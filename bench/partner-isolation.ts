@@ -14,6 +14,7 @@ import path from 'node:path';
 import { issueKey } from '../stores/key-store.js';
 import { savePartner, setQuota } from '../stores/partners.js';
 import { scrape } from '../scripts/harness/metrics-text.js';
+import type { Row } from './run/load.js';
 
 interface ProbeResult {
   count: number;
@@ -41,23 +42,6 @@ export interface PartnerRowsInput {
   seconds: number;
   warmup: number;
   floodNice: number;
-}
-
-/** Shaped like bench/run.ts's Row. */
-export interface PartnerRow {
-  scenario: string;
-  description: string;
-  connections: number;
-  reqPerSec: number;
-  p50Ms: number;
-  p99Ms: number;
-  errors: number;
-  non2xx: number;
-  timeouts: number;
-  totalRequests: number;
-  bytesPerResponse: number;
-  cpuUsPerRequest: number | null;
-  notes?: Record<string, unknown>;
 }
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -105,7 +89,7 @@ async function refusals(metricsUrl: string): Promise<Record<string, number>> {
 
 const ratio = (a: number, b: number) => (b ? Math.round((a / b) * 100) / 100 : null);
 
-export async function partnerIsolationRows(input: PartnerRowsInput): Promise<PartnerRow[]> {
+export async function partnerIsolationRows(input: PartnerRowsInput): Promise<Row[]> {
   const partnersFile = path.join(path.dirname(input.keysFile), 'partners.json');
   const a = (await issueKey(input.keysFile, { environment: 'production', partnerCode: 'ALPHA' })).key;
   const b = (await issueKey(input.keysFile, { environment: 'production', partnerCode: 'BRAVO' })).key;
@@ -114,7 +98,7 @@ export async function partnerIsolationRows(input: PartnerRowsInput): Promise<Par
 
   const bQuiet = await probe(input, b, seconds);
   const aQuiet = await flood(input, a, 1, Math.max(3, Math.min(seconds, 5)));
-  const quietRow: PartnerRow = {
+  const quietRow: Row = {
     scenario: 'partners quiet',
     description: `partner B: keyed cache hits, ${B_RATE} req/s over 2 connections, nothing else`,
     connections: 2,
@@ -135,7 +119,7 @@ export async function partnerIsolationRows(input: PartnerRowsInput): Promise<Par
     },
   };
 
-  const during = async (scenario: string, description: string): Promise<PartnerRow> => {
+  const during = async (scenario: string, description: string): Promise<Row> => {
     const before = await refusals(input.urls.metrics);
     const loop = flood(input, a, 64, input.warmup + seconds + 4);
     await new Promise((r) => setTimeout(r, 1000));
