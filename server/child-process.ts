@@ -65,6 +65,8 @@ export function superviseChildProcess(opts: {
   /** The entry to fork (default: this program's own). */
   script?: string;
   env: NodeJS.ProcessEnv;
+  /** Node and V8 flags after this process's own (a later flag wins). */
+  execArgv?: string[];
   nice: number;
   logger: Logger;
   /** Called instead of a restart when the process exits with `refusedExitCode` (its settings or a taken port refused it). */
@@ -83,7 +85,7 @@ export function superviseChildProcess(opts: {
     const startedAt = Date.now();
     const proc = fork(opts.script ?? process.argv[1]!, opts.script ? [] : process.argv.slice(2), {
       env: opts.env,
-      execArgv: process.execArgv,
+      execArgv: [...process.execArgv, ...(opts.execArgv ?? [])],
       stdio: 'inherit',
     });
     child = proc;

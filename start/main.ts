@@ -16,7 +16,7 @@ import '../lib/no-web-storage.js';
 import { launchGateway, startConfiguredUpstream } from './launch.js';
 import { startGateway } from './app.js';
 import { loadConfig, type GatewayConfig } from '../server/config.js';
-import { keyedEnvironments, playgroundProcessEnv } from '../server/playground-process.js';
+import { keyedEnvironments, playgroundProcessEnv, playgroundV8Flags } from '../server/playground-process.js';
 import { applyChildPriority, superviseChildProcess, type ChildProcessHandle } from '../server/child-process.js';
 import { adminApart, adminProcessEnv, startAdminProcess } from '../support/admin-process.js';
 import { CLOSE_MARGIN_MS, EXIT_CONFIG, exitOnStartError, handleShutdown } from '../server/process-lifecycle.js';
@@ -148,6 +148,14 @@ function startPlayground(settings: GatewayConfig, upstreamUrl: string, logger: L
   return superviseChildProcess({
     name: 'playground process',
     env: playgroundProcessEnv(process.env, upstreamUrl, settings.playgroundProcess),
+    execArgv: playgroundV8Flags({
+      documentCacheBytes: settings.limits.playground.documentCacheBytes,
+      persistedQueryBytes: settings.persistedQueryPlaygroundMaxBytes,
+      cacheLruBytes: settings.cacheReplay.cache.lruBytes,
+      replayQueueBytes: settings.cacheReplay.replay.queueMaxBytes,
+      maxConnections: settings.connections.playground.maxConnections,
+      bodyLimitBytes: settings.bodyLimitBytes,
+    }),
     nice: settings.playgroundProcess.nice,
     logger,
     // Its settings or a port refused its start (its message is on stderr): retrying cannot help.

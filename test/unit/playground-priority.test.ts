@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { playgroundProcessEnv } from '../../server/playground-process.js';
+import { playgroundProcessEnv, playgroundV8Flags } from '../../server/playground-process.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const linux = fs.existsSync('/proc/self/task');
@@ -42,5 +42,33 @@ describe('the playground process priority', () => {
     const own = os.getPriority(0);
     const { threads } = threadPriorities({});
     expect(threads.every((n) => n === own)).toBe(true);
+  });
+});
+
+describe('the playground process heap limit', () => {
+  const MiB = 1024 * 1024;
+  const budgets = {
+    documentCacheBytes: 8 * MiB,
+    persistedQueryBytes: 1 * MiB,
+    cacheLruBytes: 32 * MiB,
+    replayQueueBytes: 16 * MiB,
+    maxConnections: 256,
+    bodyLimitBytes: 64 * 1024,
+  };
+  const limit = (b: typeof budgets) => Number(/^--max-old-space-size=(\d+)$/.exec(playgroundV8Flags(b)[0]!)![1]);
+
+  it('is the base heap plus every budget the process keeps in its heap', () => {
+    expect(limit(budgets)).toBe(64 + 8 + 1 + 32 + 16 + 16);
+    expect(playgroundV8Flags(budgets)).toEqual(['--max-old-space-size=137', '--optimize-for-size', '--heap-growing-percent=30']);
+  });
+
+  it('grows with each budget, rounded up to a whole MiB', () => {
+    expect(limit({ ...budgets, cacheLruBytes: 64 * MiB })).toBe(169);
+    expect(limit({ ...budgets, replayQueueBytes: 16 * MiB + 1 })).toBe(138);
+    expect(limit({ ...budgets, bodyLimitBytes: 1024 * 1024 })).toBe(137 - 16 + 256);
+  });
+
+  it('counts 4,096 sockets of bodies when the listener has no socket cap', () => {
+    expect(limit({ ...budgets, maxConnections: 0 })).toBe(137 - 16 + 256);
   });
 });
