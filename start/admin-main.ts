@@ -8,7 +8,7 @@ import { runAdminProcess } from '../support/admin-process.js';
 import { exitOnStartError, handleShutdown } from '../server/process-lifecycle.js';
 
 try {
-  applyChildPriority(process.env);
+  applyChildPriority(process.env.ADMIN_CHILD_NICE);
   const settings = loadConfig(process.env);
   const logger = createLogger(settings.logLevel, { process: 'admin' });
   const admin = await runAdminProcess(settings, logger);

@@ -29,7 +29,8 @@ import type { EnvironmentName } from '../server/http/plugin.js';
 import { shutdownSignals } from '../server/shutdown-signals.js';
 
 try {
-  applyChildPriority(process.env);
+  // In the playground process (server/playground-process.ts): its threads at the niceness asked for.
+  applyChildPriority(process.env.PLAYGROUND_CHILD_NICE);
   const settings = loadConfig(process.env);
   const keyed = keyedEnvironments(settings.playgroundProcess, settings.environments);
   const slot = workerSlot();
@@ -151,7 +152,8 @@ async function runPrimary(settings: GatewayConfig, keyed: EnvironmentName[] | nu
 function startPlayground(settings: GatewayConfig, upstreamUrl: string, logger: Logger, onRefused: () => void): ChildProcessHandle {
   return superviseChildProcess({
     name: 'playground process',
-    env: playgroundProcessEnv(process.env, upstreamUrl, settings.playgroundProcess),
+    // No admin endpoint there: it stays with this process.
+    env: { ...playgroundProcessEnv(process.env, upstreamUrl, settings.playgroundProcess), ADMIN_TOKEN: '' },
     nice: settings.playgroundProcess.nice,
     logger,
     // Its settings or a port refused its start (its message is on stderr): retrying cannot help.
