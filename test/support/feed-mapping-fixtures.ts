@@ -6,8 +6,8 @@ import { loadYaml } from '@graphql-mesh/utils';
 import type { CanonicalOffer } from '../../domain/canonical.js';
 import { bindingsFromConfig, type CompiledFeedBinding, type FeedBinding } from '../../transforms/mapping/index.js';
 
-export const MESHRC = fileURLToPath(new URL('../../.meshrc.yaml', import.meta.url));
-export const quiet = { log() {}, warn() {}, info() {}, error() {}, debug() {}, child: () => quiet } as never;
+const MESHRC = fileURLToPath(new URL('../../.meshrc.yaml', import.meta.url));
+const quiet = { log() {}, warn() {}, info() {}, error() {}, debug() {}, child: () => quiet } as never;
 export const yaml = (text: string, name = 'inline.yaml') => loadYaml(name, text, quiet);
 export const meshConfig = yaml(readFileSync(MESHRC, 'utf8'), MESHRC) as { sources: any[] };
 export const bindings = bindingsFromConfig(meshConfig);
@@ -16,7 +16,7 @@ export const voltify = feed('Voltify') as FeedBinding<'offers'>;
 export const brightgrid = feed('Brightgrid') as FeedBinding<'offers'>;
 
 /** The CanonicalOffer type as data: what every offer of every feed must look like. */
-export type Shape = 'string' | 'number' | 'integer' | 'integer|null' | { list: Shape } | { nullable: Shape } | { [key: string]: Shape };
+type Shape = 'string' | 'number' | 'integer' | 'integer|null' | { list: Shape } | { nullable: Shape } | { [key: string]: Shape };
 export const OFFER_SHAPE: Shape = {
   feed: 'string',
   offerId: 'string',
