@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import type { z } from 'zod';
-import { kinds as k, parseDuration, readSettings, setting, settingsSchema } from '../lib/settings.js';
+import { kinds as k, parseDuration, readSettingsOrDefaults, setting, settingsSchema } from '../lib/settings.js';
 import { SCHEMA_FILE, schemaPolicy, type SchemaPolicy } from '../resolvers/schema-policy.js';
 
 /** How long an answer containing a root field may be served from cache. */
@@ -168,7 +168,7 @@ function readConfigFile(file: string, problems: string[]): Record<string, unknow
 
 /** The response cache's settings: its environment variables and its TTL file. */
 export function loadCacheSettings(env: NodeJS.ProcessEnv, cwd: string, problems: string[]): CacheSettings {
-  const { configFile, enabled, ...sizes } = readSettings(cacheEnvSettings, env, problems) ?? cacheEnvSettings.parse({});
+  const { configFile, enabled, ...sizes } = readSettingsOrDefaults(cacheEnvSettings, env, problems);
   const file = cacheConfigFile(configFile, cwd);
   const doc = file ? (readConfigFile(file, problems) ?? {}) : {};
   const where = file ?? 'cache config';

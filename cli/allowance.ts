@@ -7,7 +7,7 @@
 // Exit status: 0 done, 1 failed, 2 usage error.
 import { parseArgs } from 'node:util';
 import os from 'node:os';
-import { ConfigError, loadConfig } from '../server/config.js';
+import { ConfigError, loadConfig } from '../start/config.js';
 import { connectRedis, type RedisClient } from '../cache/redis-connection.js';
 import { allowanceAdmin, allowanceSubjectOf } from '../support/allowance-admin.js';
 import { createAuditLog } from '../support/audit/audit-log.js';

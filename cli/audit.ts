@@ -3,7 +3,7 @@
 // store the gateways write (REDIS_URL when set, else DATA_DIR/audit), with the same filters as the
 // console's audit page (run inside the store). Exit status: 0 done, 1 failed, 2 usage error.
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, type GatewayConfig } from '../server/config.js';
+import { ConfigError, loadConfig, type GatewayConfig } from '../start/config.js';
 import { connectRedis } from '../cache/redis-connection.js';
 import {
   AUDIT_ACTIONS,

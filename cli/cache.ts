@@ -10,7 +10,7 @@
 // gateway when ADMIN_TOKEN is set (ADMIN_PORT, or --admin-url), and otherwise says it cannot reach it.
 // Exit status: 0 done, 1 failed, 2 usage error.
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../server/config.js';
+import { ConfigError, loadConfig } from '../start/config.js';
 import { safeTarget } from '../cache/redis-connection.js';
 import { unreached, withRedis } from './reach.js';
 import { purgeInRedis } from '../cache/response-cache.js';
@@ -81,8 +81,8 @@ async function cacheCommand(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pro
     return 0;
   }
 
-  const adminUrl = values['admin-url'] ?? (config.ports.admin !== null ? `http://127.0.0.1:${config.ports.admin}` : null);
-  if (!config.adminToken || !adminUrl) {
+  const adminUrl = values['admin-url'] ?? (config.admin.port !== null ? `http://127.0.0.1:${config.admin.port}` : null);
+  if (!config.admin.token || !adminUrl) {
     io.err(
       'cache: REDIS_URL is not set, so each gateway keeps its cache in its own process and this command cannot reach it.\n' +
         "  Either run it with the gateways' REDIS_URL, or set ADMIN_TOKEN (the gateway's admin token; ADMIN_PORT or --admin-url)\n" +
@@ -95,7 +95,7 @@ async function cacheCommand(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pro
   try {
     res = await fetch(`${withoutTrailing(adminUrl, '/')}/cache/purge?${qs}`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${config.adminToken}` },
+      headers: { authorization: `Bearer ${config.admin.token}` },
     });
   } catch (err) {
     io.err(

@@ -1,7 +1,8 @@
 // `npm run config:check`: validates every setting (environment variables, cache.config.yaml,
 // .meshrc.yaml and its feed mappings) without starting anything, and prints the effective
 // configuration with secrets left out. Exit 0 when the gateway would start, 1 otherwise.
-import { ConfigError, loadConfig, shownFeedUrls } from '../server/config.js';
+import { ConfigError, loadConfig } from '../start/config.js';
+import { shownFeedUrls } from '../server/config.js';
 import { loadGatewayMesh, MeshStartupError } from '../mesh/gateway-mesh.js';
 import { publicApi } from '../resolvers/public-api.js';
 import { createUpstreamFetch, redactUrl } from '../sources/upstream/fetch.js';
@@ -36,8 +37,15 @@ async function main(): Promise<number> {
       environments: config.environments,
       host: config.host,
       opsHost: config.opsHost,
-      adminHost: config.adminHost,
-      ports: config.ports,
+      adminHost: config.admin.host,
+      ports: {
+        production: config.ports.production,
+        certification: config.ports.certification,
+        playground: config.ports.playground,
+        admin: config.admin.port,
+        ops: config.ports.ops,
+        opsVariable: config.ports.opsVariable,
+      },
       upstream: config.upstream,
       meshDir: config.meshDir,
       // Topology and hosts without credentials (new URL() cannot read the cluster and sentinel host lists).
@@ -50,9 +58,9 @@ async function main(): Promise<number> {
       fillPartnerRef: config.fillPartnerRef,
       playgroundAllowance: config.playgroundAllowance,
       limits: config.limits,
-      adminToken: config.adminToken ? 'set' : 'not set (admin port off)',
+      adminToken: config.admin.token ? 'set' : 'not set (admin port off)',
       console: {
-        partnersFile: config.console.partnersFile,
+        partnersFile: config.partnersFile,
         auditRetentionMs: config.console.auditRetentionMs,
         sessionTtlMs: config.console.sessionTtlMs,
         checkoutToken: config.console.checkoutToken ? 'set' : 'not set (checkout uses the admin token)',

@@ -13,7 +13,7 @@
 // does for purges). Exit status: 0 done (the file changed, whatever the reach), 1 failed, 2 usage error.
 import { parseArgs } from 'node:util';
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../server/config.js';
+import { ConfigError, loadConfig } from '../start/config.js';
 import {
   isKeyEnvironment,
   issueKey,

@@ -13,7 +13,7 @@
 import { parseArgs } from 'node:util';
 import os from 'node:os';
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../server/config.js';
+import { ConfigError, loadConfig } from '../start/config.js';
 import { PartnerError, PartnerStore, addTestIp, readPartnersFile, removeTestIp, savePartner } from '../stores/partners.js';
 import { StoreFileError } from '../stores/locked-file.js';
 import { effectiveQuotas, quotaCommand, QUOTA_OPTIONS, QUOTA_USAGE, quotaListing } from './partner-quota.js';
@@ -86,7 +86,7 @@ export async function runPartnersCli(argv: string[], env: NodeJS.ProcessEnv, io:
     if (!command) throw new UsageError('missing command (list, save, allow, disallow, check or quota)');
     if (rest.length) throw new UsageError(`unexpected argument "${rest[0]}"`);
     const config = loadConfig(env);
-    const file = values.file ? path.resolve(values.file) : config.console.partnersFile;
+    const file = values.file ? path.resolve(values.file) : config.partnersFile;
     const actor = { actor: `cli:${os.userInfo().username}` };
     const audit = (action: string, target: string, details: Record<string, unknown>) =>
       openAuditLog(config).then(async ({ log, close }) => {

@@ -18,7 +18,7 @@
 //
 // Exit status: show/list 0 found, 1 not found; rerun 0 identical, 1 different; 2 usage or error.
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, type GatewayConfig } from '../server/config.js';
+import { ConfigError, loadConfig, type GatewayConfig } from '../start/config.js';
 import { connectRedis, type RedisClient } from '../cache/redis-connection.js';
 import {
   createReplayStore,

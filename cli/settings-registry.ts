@@ -3,7 +3,8 @@
 // docs/operations.md (`npm run docs:settings`) and the test that every setting read is declared go by.
 import { settingsMarkdown, settingsOf, type AnySetting } from '../lib/settings.js';
 import { SETTING_FAMILIES } from '../server/config.js';
-import { consoleSettings, gatewaySettings, logSettings } from '../server/gateway-settings.js';
+import { gatewaySettings, logSettings } from '../server/gateway-settings.js';
+import { adminSettings } from '../support/admin-settings.js';
 import { listenerSettings } from '../server/http/listener-settings.js';
 import { queryLimitSettings } from '../server/graphql/limits.js';
 import { cacheEnvSettings } from '../cache/cache-config.js';
@@ -20,7 +21,7 @@ export const ALL_SETTINGS: readonly AnySetting[] = [
   queryLimitSettings,
   cacheEnvSettings,
   replaySettings,
-  consoleSettings,
+  adminSettings,
   upstreamSettings,
   logSettings,
   tracingSettings,

@@ -92,7 +92,6 @@ function openBatchedStdout() {
 
 /** pino's levels, as LOG_LEVEL and MESH_LOG_LEVEL take them. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /**
  * A logger at `level`; an unknown level (a bad LOG_LEVEL reaching a tool that does not check its

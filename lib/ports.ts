@@ -5,6 +5,9 @@
 
 export const DEFAULT_PORT_BASE = 4000;
 
+/** How the settings docs say a port's default: `4020 (+ PORT_BASE − 4000)`. */
+export const shiftedDefault = (port: number) => `${port} (+ PORT_BASE − ${DEFAULT_PORT_BASE})`;
+
 /** Variable → default port, in the order the README's table lists them. */
 export const DEFAULT_PORTS = {
   PRODUCTION_PORT: 4000,

@@ -392,6 +392,11 @@ export function readSettings<T>(schema: z.ZodType<T>, env: NodeJS.ProcessEnv, pr
   return null;
 }
 
+/** readSettings, or the schema's defaults when a check across its settings failed (the problems say so). */
+export function readSettingsOrDefaults<T>(schema: z.ZodType<T>, env: NodeJS.ProcessEnv, problems: string[]): T {
+  return readSettings(schema, env, problems) ?? schema.parse({});
+}
+
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 /** The docs' table of settings: one row a setting, in the order given. */

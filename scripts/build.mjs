@@ -79,7 +79,7 @@ try {
     // which carries no sources.
     entryPoints: {
       gateway: 'start/main.ts',
-      admin: 'support/admin-main.ts',
+      admin: 'start/admin-main.ts',
       'scan-worker': 'stores/scan-worker.ts',
       keys: 'cli/keys.ts',
       upstream: 'sources/reference-upstream/main.ts',

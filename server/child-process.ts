@@ -1,6 +1,6 @@
 // The gateway's helper processes under `npm start`: the playground (server/playground-process.ts:
-// this same program forked again, serving the playground only) and the admin listener
-// (support/admin-process.ts, an entry of its own). Each runs at a lower CPU priority, so its work competes with partners'
+// this same program forked again, serving the playground only) and the others the composition
+// starts (support/ has one, an entry of its own). Each runs at a lower CPU priority, so its work competes with partners'
 // keyed requests only through the kernel's scheduler, which favours the keyed process.
 //
 // The parent supervises it: a child that dies is started again (with a growing pause), a parent
@@ -10,7 +10,7 @@
 // child's main thread right after the fork; threads node had started before that (V8's garbage
 // collection and compiler helpers) would keep the keyed environments' priority. So the child,
 // first thing, lowers every thread it has to the niceness the parent passes in its environment
-// (PLAYGROUND_CHILD_NICE or ADMIN_CHILD_NICE, set only by the parent).
+// (a variable of each kind of child, e.g. PLAYGROUND_CHILD_NICE, set only by the parent).
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -21,16 +21,13 @@ interface Logger {
   error(obj: object, msg?: string): void;
 }
 
-/** The variables a parent sets to tell its child the niceness to apply (one per kind of child). */
-const CHILD_NICE_VARIABLES = ['PLAYGROUND_CHILD_NICE', 'ADMIN_CHILD_NICE'] as const;
-
 /**
- * In a helper process: every thread at the niceness its parent asked for; threads started later
- * take it from the main thread. Nothing to do elsewhere. A thread already lower is left alone
- * (raising a priority needs a privilege).
+ * In a helper process: every thread at the niceness its parent asked for (`raw`, the variable its
+ * parent set for its kind of child); threads started later take it from the main thread. Nothing to
+ * do elsewhere (unset). A thread already lower is left alone (raising a priority needs a privilege).
  */
-export function applyChildPriority(env: NodeJS.ProcessEnv): void {
-  const raw = CHILD_NICE_VARIABLES.map((v) => env[v]).find((v) => v !== undefined && v !== '');
+export function applyChildPriority(raw: string | undefined): void {
+  if (raw === undefined || raw === '') return;
   const nice = Number(raw);
   if (!Number.isInteger(nice) || nice <= 0 || nice > 19) return;
   let threads: number[];

@@ -1,16 +1,16 @@
 // The gateway's own settings: which listeners a process runs and where, its processes and workers,
-// the admin endpoint, TLS, where feeds and stores are, the playground's allowances, partners' fair
-// share, the support console and the logs. Each concern is one zod object (lib/settings.ts) whose
-// output server/config.ts composes into the GatewayConfig; the other concerns declare theirs beside
-// their code (cli/settings-registry.ts lists them all).
+// TLS, where feeds and stores are, the playground's allowances, partners' fair share and the logs,
+// declared as the config they fill (lib/settings.ts); gatewayConfig adds what follows from them
+// (paths resolved, the checks across settings). server/config.ts composes them with the other
+// concerns' (each declared beside its code; cli/settings-registry.ts lists them all).
+import path from 'node:path';
 import { kinds as k, setting, settingsSchema } from '../lib/settings.js';
-import { DEFAULT_PORT_BASE, MAX_PORT_BASE } from '../lib/ports.js';
+import { LOG_LEVELS } from '../lib/logger.js';
+import { DEFAULT_PORT_BASE, MAX_PORT_BASE, shiftedDefault } from '../lib/ports.js';
 import { redisUrlKind } from '../cache/redis-url.js';
 import type { EnvironmentName } from './http/plugin.js';
+import { loadTlsPair, type TlsFiles } from './http/tls.js';
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-const H = 3_600_000;
-const DAY = 24 * H;
 const MiB = 1024 * 1024;
 
 const ENVIRONMENTS: readonly EnvironmentName[] = ['production', 'certification', 'playground'];
@@ -37,7 +37,7 @@ const environments = k.parsed(
 
 /** A port's default moved by PORT_BASE (lib/ports.ts): each default shifts by PORT_BASE - 4000. */
 const shifted = (port: number) => ({
-  text: `${port} (+ PORT_BASE − ${DEFAULT_PORT_BASE})`,
+  text: shiftedDefault(port),
   from: (v: Record<string, unknown>) => port + (Number(v.PORT_BASE) - DEFAULT_PORT_BASE),
 });
 
@@ -62,28 +62,27 @@ export const gatewaySettings = settingsSchema({
     '127.0.0.1',
     'address the partner listeners bind (0.0.0.0 behind a load balancer); the ops and admin endpoints keep to OPS_HOST and ADMIN_HOST',
   ),
-  productionPort: setting('PRODUCTION_PORT', k.port(), shifted(4000), 'production listener port (0 = any free port)'),
-  certificationPort: setting('CERTIFICATION_PORT', k.port(), shifted(4001), 'certification listener port (0 = any free port)'),
-  playgroundPort: setting('PLAYGROUND_PORT', k.port(), shifted(4002), 'playground listener port (0 = any free port)', [
-    'gateway',
-    'playground process',
-  ]),
-  playgroundProcess: setting(
-    'PLAYGROUND_PROCESS',
-    k.bool(),
-    true,
-    'the playground in a process of its own when this process serves it beside a keyed environment',
-  ),
-  playgroundOpsPort: setting('PLAYGROUND_OPS_PORT', k.port(), shifted(9465), "the playground process's /metrics and /healthz port", [
-    'gateway',
-    'playground process',
-  ]),
-  playgroundNice: setting(
-    'PLAYGROUND_NICE',
-    k.int(0, 19),
-    10,
-    "the playground process's niceness (a lower CPU priority than the keyed listeners)",
-  ),
+  ports: {
+    production: setting('PRODUCTION_PORT', k.port(), shifted(4000), 'production listener port (0 = any free port)'),
+    certification: setting('CERTIFICATION_PORT', k.port(), shifted(4001), 'certification listener port (0 = any free port)'),
+    playground: setting('PLAYGROUND_PORT', k.port(), shifted(4002), 'playground listener port (0 = any free port)', [
+      'gateway',
+      'playground process',
+    ]),
+  },
+  playgroundProcess: {
+    enabled: setting(
+      'PLAYGROUND_PROCESS',
+      k.bool(),
+      true,
+      'the playground in a process of its own when this process serves it beside a keyed environment',
+    ),
+    opsPort: setting('PLAYGROUND_OPS_PORT', k.port(), shifted(9465), "the playground process's /metrics and /healthz port", [
+      'gateway',
+      'playground process',
+    ]),
+    nice: setting('PLAYGROUND_NICE', k.int(0, 19), 10, "the playground process's niceness (a lower CPU priority than the keyed listeners)"),
+  },
   playgroundChildNice: setting(
     'PLAYGROUND_CHILD_NICE',
     k.int(0, 19),
@@ -116,70 +115,49 @@ export const gatewaySettings = settingsSchema({
   ),
   opsHost: setting('OPS_HOST', k.text(), '127.0.0.1', 'address of the ops endpoint (/metrics, /healthz, /readyz)'),
   opsPort: setting('OPS_PORT', k.port(), shifted(9464), 'ops endpoint port'),
-  adminToken: setting('ADMIN_TOKEN', k.secret(24), null, 'admin HTTP endpoint for support tools and the support console; unset = off'),
-  adminHost: setting('ADMIN_HOST', k.text(), '127.0.0.1', 'address of the admin endpoint'),
-  adminPort: setting('ADMIN_PORT', k.port(), shifted(4020), 'admin endpoint port (only with ADMIN_TOKEN)'),
-  adminProcess: setting(
-    'ADMIN_PROCESS',
-    k.bool(),
-    true,
-    'the admin listener (admin API and support console) in a process of its own, at a lower CPU priority than the keyed listeners',
-  ),
-  adminNice: setting(
-    'ADMIN_NICE',
-    k.int(0, 19),
-    19,
-    "the admin process's niceness (the lowest CPU priority by default: its pages are for people)",
-  ),
-  adminChildNice: setting(
-    'ADMIN_CHILD_NICE',
-    k.int(0, 19),
-    null,
-    'the niceness the admin process applies to its threads; marks the admin process',
-    ['admin process'],
-    {
-      internal: true,
-    },
-  ),
   shutdownGraceMs: setting(
     'SHUTDOWN_GRACE_MS',
     k.int(0, 120_000),
     10_000,
     'how long SIGTERM waits for in-flight requests before cutting connections',
   ),
-  tlsCertFile: setting(
-    'TLS_CERT_FILE',
-    k.path(),
-    null,
-    'HTTPS on the partner listeners (with TLS_KEY_FILE), HSTS, renewal without restart; unset = plain HTTP',
-  ),
-  tlsKeyFile: setting('TLS_KEY_FILE', k.path(), null, 'the private key of TLS_CERT_FILE'),
-  tlsHttp2: setting(
-    'TLS_HTTP2',
-    k.bool(),
-    false,
-    'HTTP/2 beside HTTP/1.1 on the TLS listeners (ALPN; needs TLS_CERT_FILE and TLS_KEY_FILE)',
-  ),
-  upstreamPort: setting('UPSTREAM_PORT', k.port(), shifted(4010), 'port of the built-in reference upstream', ['gateway', 'npm start']),
-  upstreamUrl: setting(
-    'UPSTREAM_URL',
-    k.url(['http:', 'https:']),
-    null,
-    'base URL of every feed (per feed: <SOURCE>_URL); unset = the reference upstream',
-  ),
-  certificationUpstreamUrl: setting(
-    'CERTIFICATION_UPSTREAM_URL',
-    k.url(['http:', 'https:']),
-    null,
-    "certification's base URL of every feed (per feed: CERTIFICATION_<SOURCE>_URL)",
-  ),
-  startReferenceUpstream: setting(
-    'START_REFERENCE_UPSTREAM',
-    k.bool(),
-    { text: 'on unless UPSTREAM_URL', from: (v) => v.UPSTREAM_URL === null },
-    'start the reference upstream beside the gateway',
-    ['npm start'],
-  ),
+  tls: {
+    certFile: setting(
+      'TLS_CERT_FILE',
+      k.path(),
+      null,
+      'HTTPS on the partner listeners (with TLS_KEY_FILE), HSTS, renewal without restart; unset = plain HTTP',
+    ),
+    keyFile: setting('TLS_KEY_FILE', k.path(), null, 'the private key of TLS_CERT_FILE'),
+    http2: setting(
+      'TLS_HTTP2',
+      k.bool(),
+      false,
+      'HTTP/2 beside HTTP/1.1 on the TLS listeners (ALPN; needs TLS_CERT_FILE and TLS_KEY_FILE)',
+    ),
+  },
+  upstream: {
+    port: setting('UPSTREAM_PORT', k.port(), shifted(4010), 'port of the built-in reference upstream', ['gateway', 'npm start']),
+    url: setting(
+      'UPSTREAM_URL',
+      k.url(['http:', 'https:']),
+      null,
+      'base URL of every feed (per feed: <SOURCE>_URL); unset = the reference upstream',
+    ),
+    certificationUrl: setting(
+      'CERTIFICATION_UPSTREAM_URL',
+      k.url(['http:', 'https:']),
+      null,
+      "certification's base URL of every feed (per feed: CERTIFICATION_<SOURCE>_URL)",
+    ),
+    start: setting(
+      'START_REFERENCE_UPSTREAM',
+      k.bool(),
+      { text: 'on unless UPSTREAM_URL', from: (v) => v.UPSTREAM_URL === null },
+      'start the reference upstream beside the gateway',
+      ['npm start'],
+    ),
+  },
   eiaApiKey: setting(
     'EIA_API_KEY',
     k.secret(16),
@@ -223,25 +201,27 @@ export const gatewaySettings = settingsSchema({
     'playground process',
     'CLI',
   ]),
-  playgroundFreeRequests: setting(
-    'PLAYGROUND_FREE_REQUESTS',
-    k.int(0, 1_000_000),
-    60,
-    'free playground requests per client IP per window (0 = no limit)',
-    ['gateway', 'playground process'],
-  ),
-  playgroundFreeWindowSeconds: setting('PLAYGROUND_FREE_WINDOW_SECONDS', k.int(1, 86_400), 60, 'the window of PLAYGROUND_FREE_REQUESTS', [
-    'gateway',
-    'playground process',
-  ]),
-  persistedQueriesMaxBytes: setting(
+  playgroundFreeRate: {
+    points: setting(
+      'PLAYGROUND_FREE_REQUESTS',
+      k.int(0, 1_000_000),
+      60,
+      'free playground requests per client IP per window (0 = no limit)',
+      ['gateway', 'playground process'],
+    ),
+    windowSeconds: setting('PLAYGROUND_FREE_WINDOW_SECONDS', k.int(1, 86_400), 60, 'the window of PLAYGROUND_FREE_REQUESTS', [
+      'gateway',
+      'playground process',
+    ]),
+  },
+  persistedQueryMaxBytes: setting(
     'PERSISTED_QUERIES_MAX_BYTES',
     k.int(64 * 1024, 1024 * MiB),
     8 * MiB,
     'bytes of persisted-query (APQ) entries kept per environment, least recently used evicted; each entry counts what it holds ' +
       '(document x 1.05 + 2 x hash + 208 bytes, see Persisted queries)',
   ),
-  persistedQueriesPlaygroundMaxBytes: setting(
+  persistedQueryPlaygroundMaxBytes: setting(
     'PERSISTED_QUERIES_PLAYGROUND_MAX_BYTES',
     k.int(64 * 1024, 1024 * MiB),
     {
@@ -257,71 +237,117 @@ export const gatewaySettings = settingsSchema({
     { requestsPerSecond: 50, burst: 200 },
     "the request quota of a partner whose record sets none (per environment; `npm run partners -- quota` sets a partner's own): see docs/partners.md's Limits",
   ),
-  partnerExecutions: setting(
-    'PARTNER_EXECUTIONS',
-    k.int(1, 10_000),
-    32,
-    'uncached executions (feed calls, pricing) at once per gateway process on the keyed listeners, handed to waiting partners in turn',
-  ),
-  partnerExecutionShare: setting(
-    'PARTNER_EXECUTION_SHARE',
-    k.int(1, 10_000),
-    8,
-    "of PARTNER_EXECUTIONS, at most this many one partner's (per environment); its other uncached requests wait behind its own",
-  ),
-  partnerQueue: setting(
-    'PARTNER_QUEUE',
-    k.int(0, 100_000),
-    32,
-    'uncached requests one partner may have waiting per process; past it HTTP 429 PARTNER_CONCURRENCY',
-  ),
-  partnerQueueWaitMs: setting(
-    'PARTNER_QUEUE_WAIT_MS',
-    k.int(1, 600_000),
-    10_000,
-    'longest an uncached request waits for its turn before HTTP 429 PARTNER_CONCURRENCY',
-  ),
+  partnerShare: {
+    total: setting(
+      'PARTNER_EXECUTIONS',
+      k.int(1, 10_000),
+      32,
+      'uncached executions (feed calls, pricing) at once per gateway process on the keyed listeners, handed to waiting partners in turn',
+    ),
+    share: setting(
+      'PARTNER_EXECUTION_SHARE',
+      k.int(1, 10_000),
+      8,
+      "of PARTNER_EXECUTIONS, at most this many one partner's (per environment); its other uncached requests wait behind its own",
+    ),
+    queue: setting(
+      'PARTNER_QUEUE',
+      k.int(0, 100_000),
+      32,
+      'uncached requests one partner may have waiting per process; past it HTTP 429 PARTNER_CONCURRENCY',
+    ),
+    maxWaitMs: setting(
+      'PARTNER_QUEUE_WAIT_MS',
+      k.int(1, 600_000),
+      10_000,
+      'longest an uncached request waits for its turn before HTTP 429 PARTNER_CONCURRENCY',
+    ),
+  },
 });
 
-/** The support console and the certification checkout's token. */
-export const consoleSettings = settingsSchema({
-  replayApiKey: setting(
-    'REPLAY_API_KEY',
-    k.secret(24),
-    null,
-    'the admin token `npm run replay -- --url` sends to a running gateway (or --key)',
-    ['CLI'],
-  ),
-  auditRetention: setting(
-    'AUDIT_RETENTION',
-    k.duration(60_000),
-    { text: '400d (at least REPLAY_RETENTION)', from: () => null },
-    "how long the console's audit log is kept (at least REPLAY_RETENTION)",
-    ['gateway', 'CLI'],
-  ),
-  auditMaxEntries: setting(
-    'AUDIT_MAX_ENTRIES',
-    k.int(1000, 100_000_000),
-    200_000,
-    "the audit trail's size: beyond it the oldest noise entries (refused or limited sign-ins, searches, audit views) go first, then the oldest others",
-    ['gateway', 'CLI'],
-  ),
-  consoleSignInFailures: setting(
-    'CONSOLE_SIGN_IN_FAILURES',
-    k.int(1, 100_000),
-    10,
-    'refused console sign-ins allowed per client address per CONSOLE_SIGN_IN_WINDOW; then 429 with Retry-After until the window ends',
-  ),
-  consoleSignInWindow: setting('CONSOLE_SIGN_IN_WINDOW', k.duration(1000, DAY), 5 * 60_000, 'the window of CONSOLE_SIGN_IN_FAILURES'),
-  consoleSessionTtl: setting('CONSOLE_SESSION_TTL', k.duration(60_000, 7 * DAY), 8 * H, 'console session lifetime'),
-  consolePagesPerSecond: setting(
-    'CONSOLE_PAGES_PER_SECOND',
-    k.int(0, 10_000),
-    50,
-    'console requests started per second per process, evenly spaced (the rest wait their turn, 503 past 10 s); 0 = unpaced',
-  ),
-  checkoutToken: setting('CHECKOUT_TOKEN', k.secret(24), null, "bearer token for the certification checkout's allow-list routes only"),
-});
+/**
+ * The gateway's own config: its settings with paths resolved against `cwd`, the URL of the reference
+ * upstream when no UPSTREAM_URL, and the checks across settings (a TLS pair that reads, workers with
+ * Redis). CERTIFICATION_UPSTREAM_URL and EIA_API_KEY are read per feed (server/config.ts's feedUrlsFor).
+ */
+export function gatewayConfig(cwd: string) {
+  return gatewaySettings.transform(
+    (
+      {
+        ports,
+        opsPort,
+        playgroundChildNice,
+        playgroundProcess,
+        workers,
+        playgroundWorkers,
+        gatewayWorkerSlot: _slot,
+        eiaApiKey: _key,
+        ...s
+      },
+      ctx,
+    ) => {
+      const problem = (message: string) => ctx.addIssue({ code: 'custom', message });
+      const dataDir = path.resolve(cwd, s.dataDir);
+      const keysFile = path.resolve(cwd, s.keysFile ?? path.join(dataDir, 'keys.json'));
+      const tls = tlsOf(s.tls, cwd, problem);
+      // Workers share state through Redis only: the embedded stores (allowance log, replay files,
+      // in-process persisted queries) belong to one process.
+      const needsRedis = (name: string, n: number) => {
+        if (n > 1 && !s.redisUrl)
+          problem(
+            `${name}=${n} needs REDIS_URL: workers share the playground allowance, free-request rate, replay log and persisted queries ` +
+              `through Redis (the embedded store belongs to one process); set REDIS_URL or ${name}=1`,
+          );
+        return n;
+      };
+      return {
+        ...s,
+        ports: {
+          ...ports,
+          // null in a worker: the primary serves the ops endpoint.
+          ops: opsPort as number | null,
+          // The playground process gets its parent's PLAYGROUND_OPS_PORT as OPS_PORT: name the one to change.
+          opsVariable: playgroundChildNice === null ? ('OPS_PORT' as const) : ('PLAYGROUND_OPS_PORT' as const),
+        },
+        upstream: { start: s.upstream.start, port: s.upstream.port, url: s.upstream.url ?? `http://127.0.0.1:${s.upstream.port}` },
+        meshDir: path.resolve(cwd, s.meshDir),
+        dataDir,
+        keysFile,
+        partnersFile: path.resolve(cwd, s.partnersFile ?? path.join(path.dirname(keysFile), 'partners.json')),
+        tls,
+        playgroundProcess: { ...playgroundProcess, workers: needsRedis('PLAYGROUND_WORKERS', playgroundWorkers) },
+        workers: needsRedis('WORKERS', workers),
+      };
+    },
+  );
+}
+
+/** HTTPS on the partner listeners: both files or neither, read once here so a bad pair stops the start. */
+function tlsOf(
+  { certFile, keyFile, http2 }: { certFile: string | null; keyFile: string | null; http2: boolean },
+  cwd: string,
+  problem: (message: string) => void,
+): TlsFiles | null {
+  if (http2 && !(certFile && keyFile)) {
+    problem(
+      'TLS_HTTP2 needs TLS_CERT_FILE and TLS_KEY_FILE: the gateway serves HTTP/2 over TLS only (behind a TLS-terminating load balancer, let ' +
+        'the load balancer speak HTTP/2)',
+    );
+  }
+  if (!certFile || !keyFile) {
+    if (certFile || keyFile)
+      problem('TLS_CERT_FILE and TLS_KEY_FILE must be set together (or neither, for plain HTTP behind a TLS-terminating load balancer)');
+    return null;
+  }
+  const tls = { certFile: path.resolve(cwd, certFile), keyFile: path.resolve(cwd, keyFile), http2 };
+  try {
+    loadTlsPair(tls);
+    return tls;
+  } catch (err) {
+    problem((err as Error).message);
+    return null;
+  }
+}
 
 export const logSettings = settingsSchema({
   logLevel: setting('LOG_LEVEL', k.oneOf(LOG_LEVELS), 'info', 'pino level (silent mutes)', [
@@ -344,4 +370,4 @@ export const logSettings = settingsSchema({
     'fewer glibc malloc arenas (lower RSS)',
     ['npm start'],
   ),
-});
+}).transform(({ logLevel, meshLogLevel }) => ({ logLevel, meshLogLevel }));

@@ -4,16 +4,10 @@
 // process, instead of queueing on the keyed environments' event loop, heap and garbage collector.
 // How it is started, supervised and lowered: server/child-process.ts.
 import type { EnvironmentName } from './http/plugin.js';
+import type { ServerConfig } from './config.js';
 
-export interface PlaygroundProcessSettings {
-  enabled: boolean;
-  /** /metrics and /healthz of the playground process (OPS_PORT stays the keyed process's). */
-  opsPort: number;
-  /** Niceness of the playground process (0 = same priority as the keyed environments). */
-  nice: number;
-  /** Cluster workers of the playground process (PLAYGROUND_WORKERS; its WORKERS). */
-  workers: number;
-}
+/** PLAYGROUND_PROCESS, PLAYGROUND_OPS_PORT, PLAYGROUND_NICE and PLAYGROUND_WORKERS (server/gateway-settings.ts). */
+type PlaygroundProcessSettings = ServerConfig['playgroundProcess'];
 
 /** The byte budgets the playground process keeps in its heap (each bounded by its own setting). */
 export interface PlaygroundHeapBudgets {
@@ -54,7 +48,7 @@ export function keyedEnvironments(settings: PlaygroundProcessSettings, environme
 
 /**
  * The playground process's environment: the parent's, serving the playground only, on the feeds
- * the parent uses, with its own ops port and no admin endpoint (that stays with the parent).
+ * the parent uses, with its own ops port.
  */
 export function playgroundProcessEnv(env: NodeJS.ProcessEnv, upstreamUrl: string, settings: PlaygroundProcessSettings): NodeJS.ProcessEnv {
   return {
@@ -64,7 +58,6 @@ export function playgroundProcessEnv(env: NodeJS.ProcessEnv, upstreamUrl: string
     UPSTREAM_URL: upstreamUrl,
     START_REFERENCE_UPSTREAM: 'false',
     OPS_PORT: String(settings.opsPort),
-    ADMIN_TOKEN: '',
     PLAYGROUND_CHILD_NICE: String(settings.nice),
     WORKERS: String(settings.workers),
   };

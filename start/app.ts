@@ -1,7 +1,8 @@
 // Assembles a running gateway: Mesh, shared stores, and one listener per environment. The reference
 // upstream is not its concern: start/launch.ts starts it beside the gateway for `npm start`.
 import type { Server } from 'node:http';
-import { loadConfig, feedKeysFor, feedUrlsFor, shownFeedUrls, type GatewayConfig } from '../server/config.js';
+import { loadConfig, type GatewayConfig } from './config.js';
+import { feedKeysFor, feedUrlsFor, shownFeedUrls } from '../server/config.js';
 import { loadGatewayMesh, type GatewayMesh } from '../mesh/gateway-mesh.js';
 import { publicApi } from '../resolvers/public-api.js';
 import { createUpstreamFetch } from '../sources/upstream/fetch.js';
@@ -106,8 +107,8 @@ async function assemble(
   }
   const serving = servingInProcess(createPrivateListener, caps.find((c) => c.purgeCache)?.purgeCache ?? null);
   // The admin listener (ADMIN_TOKEN): here unless `npm start` runs it in a process of its own
-  // (support/admin-process.ts; ports.admin is then null). Closed before the stores it reads.
-  if (config.adminToken && config.ports.admin !== null) {
+  // (support/admin-process.ts; admin.port is then null). Closed before the stores it reads.
+  if (config.admin.token && config.admin.port !== null) {
     const replay = caps.find((c) => c.replay)?.replay ?? null;
     const admin = await startAdminEndpoint({ config, logger, redis, bus, replay, serving });
     closers.push(() => admin.close());

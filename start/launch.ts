@@ -1,7 +1,7 @@
 // `npm start`'s composition: the reference upstream (a fixture serving each feed's own shape) beside
 // the gateway, when the configuration asks for it (START_REFERENCE_UPSTREAM, on unless UPSTREAM_URL
 // is set). Kept apart from the gateway's assembly (app.ts), which never imports the fixture.
-import { loadConfig, type GatewayConfig } from '../server/config.js';
+import { loadConfig, type GatewayConfig } from './config.js';
 import { startGateway, type GatewayHandle, type StartOptions } from './app.js';
 import { startReferenceUpstream } from '../sources/reference-upstream/server.js';
 import { explainListenError } from '../lib/ports.js';

@@ -15,7 +15,7 @@
 import '../lib/no-web-storage.js';
 import { launchGateway, startConfiguredUpstream } from './launch.js';
 import { startGateway } from './app.js';
-import { loadConfig, type GatewayConfig } from '../server/config.js';
+import { loadConfig, type GatewayConfig } from './config.js';
 import { keyedEnvironments, playgroundProcessEnv, playgroundV8Flags } from '../server/playground-process.js';
 import { applyChildPriority, superviseChildProcess, type ChildProcessHandle } from '../server/child-process.js';
 import { adminApart, adminProcessEnv, startAdminProcess } from '../support/admin-process.js';
@@ -29,7 +29,8 @@ import type { EnvironmentName } from '../server/http/plugin.js';
 import { shutdownSignals } from '../server/shutdown-signals.js';
 
 try {
-  applyChildPriority(process.env);
+  // In the playground process (server/playground-process.ts): its threads at the niceness asked for.
+  applyChildPriority(process.env.PLAYGROUND_CHILD_NICE);
   const settings = loadConfig(process.env);
   const keyed = keyedEnvironments(settings.playgroundProcess, settings.environments);
   const slot = workerSlot();
@@ -62,7 +63,11 @@ async function runSingle(settings: GatewayConfig, keyed: EnvironmentName[] | nul
 
 /** A cluster worker: a whole gateway whose ops port is the primary's, and the admin listener in slot 1 only. */
 async function runWorker(settings: GatewayConfig, slot: number): Promise<void> {
-  const config: GatewayConfig = { ...settings, ports: { ...settings.ports, ops: null, admin: slot === 1 ? settings.ports.admin : null } };
+  const config: GatewayConfig = {
+    ...settings,
+    ports: { ...settings.ports, ops: null },
+    admin: { ...settings.admin, port: slot === 1 ? settings.admin.port : null },
+  };
   const logger = createLogger(config.logLevel, { worker: slot });
   let stop: ((reason: string, code: number) => void) | null = null;
   const { gateway, admin } = await withAdminProcess(
@@ -91,8 +96,8 @@ async function withAdminProcess(
   if (!adminApart(config)) return { gateway: await start(config), admin: null };
   let serve: (s: ServingProcess) => void = () => {};
   const admin = startAdminProcess({
-    env: adminProcessEnv(process.env, config.adminProcess),
-    nice: config.adminProcess.nice,
+    env: adminProcessEnv(process.env, config.admin.process),
+    nice: config.admin.process.nice,
     logger,
     serving: new Promise<ServingProcess>((resolve) => (serve = resolve)),
     onRefused: () => stop()?.('admin process could not start', EXIT_CONFIG),
@@ -100,7 +105,7 @@ async function withAdminProcess(
   });
   let gateway: GatewayHandle | null = null;
   try {
-    gateway = await start({ ...config, ports: { ...config.ports, admin: null } });
+    gateway = await start({ ...config, admin: { ...config.admin, port: null } });
     serve(gateway.serving);
     await admin.ready;
     return { gateway, admin: admin.process };
@@ -147,7 +152,8 @@ async function runPrimary(settings: GatewayConfig, keyed: EnvironmentName[] | nu
 function startPlayground(settings: GatewayConfig, upstreamUrl: string, logger: Logger, onRefused: () => void): ChildProcessHandle {
   return superviseChildProcess({
     name: 'playground process',
-    env: playgroundProcessEnv(process.env, upstreamUrl, settings.playgroundProcess),
+    // No admin endpoint there: it stays with this process.
+    env: { ...playgroundProcessEnv(process.env, upstreamUrl, settings.playgroundProcess), ADMIN_TOKEN: '' },
     execArgv: playgroundV8Flags({
       documentCacheBytes: settings.limits.playground.documentCacheBytes,
       persistedQueryBytes: settings.persistedQueryPlaygroundMaxBytes,

@@ -2,7 +2,7 @@
 // personal data, declared as the config they fill. Read once by server/config.ts; a bad value
 // stops the process with a message naming the variable.
 import type { z } from 'zod';
-import { kinds as k, readSettings, setting, settingsSchema } from '../lib/settings.js';
+import { kinds as k, readSettingsOrDefaults, setting, settingsSchema } from '../lib/settings.js';
 
 const DAY = 86_400_000;
 const MiB = 1024 * 1024;
@@ -78,7 +78,7 @@ export type ReplaySettings = Omit<Read, 'writeRetryMs' | 'flushMs'> & Partial<Pi
 
 /** The replay log's settings of an environment, its problems added to `problems`. */
 export function loadReplaySettings(env: NodeJS.ProcessEnv, problems: string[]): ReplaySettings {
-  return readSettings(replaySettings, env, problems) ?? replaySettings.parse({});
+  return readSettingsOrDefaults(replaySettings, env, problems);
 }
 
 /** A REPLAY_PII_KEY typed elsewhere (the console's unmask form): 32 bytes as 64 hex digits or base64. */

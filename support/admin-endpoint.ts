@@ -7,7 +7,7 @@ import type { Logger } from '../lib/logger.js';
 import type { RedisClient } from '../cache/redis-connection.js';
 import type { InstanceBus } from '../cache/instance-registry.js';
 import type { PurgeResult, PurgeTarget } from '../cache/response-cache.js';
-import type { GatewayConfig } from '../server/config.js';
+import type { SupportConfig } from './admin-settings.js';
 import type { ReplayRecord, ReplayStore } from '../stores/replay-store.js';
 import { createAuditLog } from './audit/audit-log.js';
 import { KeyStore } from '../stores/key-store.js';
@@ -40,7 +40,7 @@ export function servingInProcess(
 }
 
 interface AdminEndpointParts {
-  config: GatewayConfig;
+  config: SupportConfig;
   logger: Logger;
   redis: RedisClient | null;
   bus: InstanceBus | null;
@@ -61,9 +61,9 @@ export async function startAdminEndpoint(parts: AdminEndpointParts): Promise<{ u
   let admin: AdminServer;
   try {
     admin = await startAdminServer({
-      host: config.adminHost,
-      port: config.ports.admin!,
-      token: config.adminToken!,
+      host: config.admin.host,
+      port: config.admin.port!,
+      token: config.admin.token!,
       replay: parts.replay,
       cache: parts.serving.cache,
       logger,
@@ -90,10 +90,10 @@ async function openSupportConsole({ config, logger, redis, bus, replay, serving 
   serveKeyChanges(bus, keys);
   let partners: PartnerStore;
   try {
-    partners = await PartnerStore.open(config.console.partnersFile, {
+    partners = await PartnerStore.open(config.partnersFile, {
       reloadMs: 250,
       onError: (error) =>
-        logger.error({ file: config.console.partnersFile, error }, 'partners file could not be reloaded; keeping the last good partners'),
+        logger.error({ file: config.partnersFile, error }, 'partners file could not be reloaded; keeping the last good partners'),
     });
   } catch (err) {
     keys.close();
@@ -110,7 +110,7 @@ async function openSupportConsole({ config, logger, redis, bus, replay, serving 
     replay,
     audit,
     partners,
-    partnersFile: config.console.partnersFile,
+    partnersFile: config.partnersFile,
     rerun: (record) => serving.rerun(record),
     // The replay store's decrypt function takes over once records are encrypted (REPLAY_PII_KEY).
     unmasker: createUnmasker({ piiKey: config.cacheReplay.replay.piiKey }),

@@ -3,7 +3,7 @@
 // searches, audit pages and their HTML, sessions and the scan thread then compete with partners'
 // keyed requests only through the kernel's scheduler, which favours the keyed process, instead of
 // queueing on its event loop and garbage collector. Started and supervised as the playground is
-// (server/child-process.ts), from an entry of its own (support/admin-main.ts).
+// (server/child-process.ts), from an entry of its own (start/admin-main.ts).
 //
 // The admin process loads no Mesh. It opens the stores itself (Redis, or the embedded files, which
 // are read per call and written by appends), and asks the serving process, over the IPC channel,
@@ -13,7 +13,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import type { GatewayConfig } from '../server/config.js';
+import type { SupportConfig } from './admin-settings.js';
 import type { Logger } from '../lib/logger.js';
 import { createReplayStore } from '../stores/replay-store.js';
 import { openSharedRedis } from '../server/wiring/shared-redis.js';
@@ -31,12 +31,12 @@ type Reply = { type: 'admin:reply'; id: string; ok: true; value: unknown } | { t
 const READY = 'admin:ready';
 
 /** Does this process run the admin listener apart, beside the keyed listeners it would otherwise hold? */
-export function adminApart(config: GatewayConfig): boolean {
-  return config.adminProcess.enabled && !!config.adminToken && config.ports.admin !== null;
+export function adminApart(config: SupportConfig): boolean {
+  return config.admin.process.enabled && !!config.admin.token && config.admin.port !== null;
 }
 
 /** The admin process's environment: the parent's, one process (no workers, no playground of its own). */
-export function adminProcessEnv(env: NodeJS.ProcessEnv, settings: GatewayConfig['adminProcess']): NodeJS.ProcessEnv {
+export function adminProcessEnv(env: NodeJS.ProcessEnv, settings: SupportConfig['admin']['process']): NodeJS.ProcessEnv {
   return { ...env, ADMIN_CHILD_NICE: String(settings.nice), WORKERS: '1', START_REFERENCE_UPSTREAM: 'false' };
 }
 
@@ -110,11 +110,11 @@ export function startAdminProcess(opts: {
 }
 
 /**
- * The admin process's entry beside this module: admin.mjs in the bundle (dist/, scripts/build.mjs),
- * admin-main.ts from the sources (through tsx, which is in execArgv).
+ * The admin process's entry: admin.mjs beside the bundle that runs this module (dist/,
+ * scripts/build.mjs), start/admin-main.ts from the sources (through tsx, which is in execArgv).
  */
 function adminScript(): string {
-  return fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './admin-main.ts' : './admin.mjs', import.meta.url));
+  return fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '../start/admin-main.ts' : './admin.mjs', import.meta.url));
 }
 
 function purge(serving: ServingProcess, target: PurgeTarget) {
@@ -162,7 +162,7 @@ function servingOverIpc(cacheEnabled: boolean): ServingProcess & { close(): void
 }
 
 /** The admin process itself: its stores, the admin listener, and ready reported to the parent. */
-export async function runAdminProcess(config: GatewayConfig, logger: Logger): Promise<{ close(): Promise<void> }> {
+export async function runAdminProcess(config: SupportConfig, logger: Logger): Promise<{ close(): Promise<void> }> {
   const closers: Closer[] = [];
   const close = () => closeAll(closers, (err) => logger.warn({ err }, 'error while closing'));
   try {

@@ -18,10 +18,10 @@ const PARTNERS_RELOAD_MS = 250;
 export const partnerQuotaCapability: CapabilitySetup = async ({ config, logger, redis }) => {
   const keyed = config.environments.filter((e): e is KeyedEnvironment => e !== 'playground');
   if (!keyed.length) return { name: 'partner-quota', plugins: () => [] };
-  const partners = await PartnerStore.open(config.console.partnersFile, {
+  const partners = await PartnerStore.open(config.partnersFile, {
     reloadMs: PARTNERS_RELOAD_MS,
     onError: (error) =>
-      logger.error({ file: config.console.partnersFile, error }, 'partners file could not be reloaded; keeping the last good quotas'),
+      logger.error({ file: config.partnersFile, error }, 'partners file could not be reloaded; keeping the last good quotas'),
   });
   let lastDegraded = 0;
   const counter = createQuotaCounter(redis, (err) => {

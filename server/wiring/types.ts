@@ -1,6 +1,6 @@
 // How app.ts composes the capabilities: each capability sets itself up once per process and hands
 // out the plugins for each environment's listener.
-import type { GatewayConfig } from '../config.js';
+import type { ServerConfig } from '../config.js';
 import type { EnvironmentName, HttpPlugin } from '../http/plugin.js';
 import type { Logger } from '../../lib/logger.js';
 import type { RedisClient } from '../../cache/redis-connection.js';
@@ -10,7 +10,7 @@ import type { PurgeResult, PurgeTarget } from '../../cache/response-cache.js';
 import type { ReplayStore } from '../../stores/replay-store.js';
 
 export interface WiringContext {
-  config: GatewayConfig;
+  config: ServerConfig;
   logger: Logger;
   /** Null when REDIS_URL is not set: each capability then uses its embedded store. */
   redis: RedisClient | null;

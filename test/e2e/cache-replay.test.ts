@@ -12,7 +12,7 @@ import { runReplayCli } from '../../cli/replay.js';
 import { runCacheCli } from '../../cli/cache.js';
 import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
 import { createReplayStore, type ReplayRecord, type ReplayStore } from '../../stores/replay-store.js';
-import { loadConfig } from '../../server/config.js';
+import { loadConfig } from '../../start/config.js';
 import { cacheReplayCapability } from '../../server/wiring/cache-replay.js';
 import { freePort, startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 import { eventually } from '../../scripts/harness/eventually.js';

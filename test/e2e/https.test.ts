@@ -10,7 +10,7 @@ import path from 'node:path';
 import { makeCert as harnessCert } from '../../scripts/harness/tls-cert.js';
 import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
 import { eventually } from '../../scripts/harness/eventually.js';
-import { loadConfig } from '../../server/config.js';
+import { loadConfig } from '../../start/config.js';
 import { H2_MAX_STREAMS } from '../../server/http/tls.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-tls-'));

@@ -10,7 +10,7 @@ import { launchGateway as startGateway } from '../../start/launch.js';
 import type { GatewayHandle } from '../../start/app.js';
 import type { Logger } from '../../lib/logger.js';
 import { issueKey } from '../../stores/key-store.js';
-import { loadConfig } from '../../server/config.js';
+import { loadConfig } from '../../start/config.js';
 import { freePort, startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 import { eventually } from '../../scripts/harness/eventually.js';
 
@@ -84,8 +84,8 @@ describe('operator surfaces', () => {
       expect(await reach(`http://${outside}:${adminPort}/replay`)).toBe('refused');
     }
     const config = loadConfig({ HOST: '0.0.0.0', OPS_HOST: '0.0.0.0', ADMIN_HOST: '::1' });
-    expect(config).toMatchObject({ host: '0.0.0.0', opsHost: '0.0.0.0', adminHost: '::1' });
-    expect(loadConfig({ HOST: '0.0.0.0' })).toMatchObject({ opsHost: '127.0.0.1', adminHost: '127.0.0.1' });
+    expect(config).toMatchObject({ host: '0.0.0.0', opsHost: '0.0.0.0', admin: { host: '::1' } });
+    expect(loadConfig({ HOST: '0.0.0.0' })).toMatchObject({ opsHost: '127.0.0.1', admin: { host: '127.0.0.1' } });
   });
 
   it('failed admin authentication is logged, throttled, with counts', async () => {

@@ -10,7 +10,7 @@ import { freePort } from '../../scripts/harness/redis-server.js';
 import { eventually } from '../../scripts/harness/eventually.js';
 import { startReferenceUpstream, type ReferenceUpstream } from '../../sources/reference-upstream/server.js';
 import { issueKey } from '../../stores/key-store.js';
-import { loadConfig } from '../../server/config.js';
+import { loadConfig } from '../../start/config.js';
 import { createReplayStore } from '../../stores/replay-store.js';
 import { useTestRedis } from '../support/redis-suite.js';
 

@@ -11,7 +11,7 @@ import { issueKey } from '../../stores/key-store.js';
 import { runReplayCli } from '../../cli/replay.js';
 import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
 import { createReplayStore, type ReplayRecord, type ReplayStore } from '../../stores/replay-store.js';
-import { loadConfig } from '../../server/config.js';
+import { loadConfig } from '../../start/config.js';
 import { freePort, startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 import { eventually } from '../../scripts/harness/eventually.js';
 

@@ -3,7 +3,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startReferenceUpstream, type ReferenceUpstream } from '../../sources/reference-upstream/server.js';
 import { createReplayStore } from '../../stores/replay-store.js';
-import { loadConfig } from '../../server/config.js';
+import { loadConfig } from '../../start/config.js';
 import { startTestGateway, type TestGateway } from '../../scripts/harness/gateway.js';
 import { eventually } from '../../scripts/harness/eventually.js';
 

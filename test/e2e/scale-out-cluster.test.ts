@@ -15,7 +15,7 @@ import { runKeysCli } from '../../cli/keys.js';
 import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
 import { allowanceKey } from '../../cache/allowance.js';
 import { createReplayStore, REPLAY_KEYS } from '../../stores/replay-store.js';
-import { loadConfig } from '../../server/config.js';
+import { loadConfig } from '../../start/config.js';
 
 const problem = clusterSkipReason('Redis Cluster');
 

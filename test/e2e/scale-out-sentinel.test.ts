@@ -8,7 +8,7 @@ import { clusterSkipReason, startTestSentinel, type TestSentinel } from '../supp
 import { eventually } from '../../scripts/harness/eventually.js';
 import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';
 import { createReplayStore } from '../../stores/replay-store.js';
-import { loadConfig } from '../../server/config.js';
+import { loadConfig } from '../../start/config.js';
 import { runCacheCli } from '../../cli/cache.js';
 
 const problem = clusterSkipReason('Redis Sentinel');

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { loadConfig } from '../../server/config.js';
+import { loadConfig } from '../../start/config.js';
 import { KeyStore, issueKey } from '../../stores/key-store.js';
 import { PartnerStore } from '../../stores/partners.js';
 import { createReplayStore, type ReplayStore } from '../../stores/replay-store.js';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { startGateway, type GatewayHandle } from '../../start/app.js';
-import { loadConfig } from '../../server/config.js';
+import { loadConfig } from '../../start/config.js';
 import { issueKey } from '../../stores/key-store.js';
 import { listen } from '../../server/http/listen.js';
 import { connectRedis, type RedisClient } from '../../cache/redis-connection.js';

@@ -14,7 +14,7 @@ const worker = () =>
   });
 
 const before = await worker();
-applyChildPriority(process.env);
+applyChildPriority(process.env.PLAYGROUND_CHILD_NICE);
 const after = await worker();
 const nice = fs.readdirSync('/proc/self/task').map((tid) => os.getPriority(Number(tid)));
 process.stdout.write(`${JSON.stringify({ main: os.getPriority(0), threads: nice })}\n`);

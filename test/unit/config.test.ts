@@ -1,6 +1,7 @@
 // Settings: defaults, every bad value named at once, per-environment feed URLs.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, feedKeysFor, feedUrlsFor, loadConfig } from '../../server/config.js';
+import { ConfigError, loadConfig } from '../../start/config.js';
+import { feedKeysFor, feedUrlsFor } from '../../server/config.js';
 
 describe('loadConfig', () => {
   it('has working defaults', () => {
@@ -24,8 +25,8 @@ describe('loadConfig', () => {
   });
 
   it('runs the admin listener in a process of its own at niceness 19 by default; refuses a bad switch or niceness', () => {
-    expect(loadConfig({}).adminProcess).toEqual({ enabled: true, nice: 19 });
-    expect(loadConfig({ ADMIN_PROCESS: 'off', ADMIN_NICE: '0' }).adminProcess).toEqual({ enabled: false, nice: 0 });
+    expect(loadConfig({}).admin.process).toEqual({ enabled: true, nice: 19 });
+    expect(loadConfig({ ADMIN_PROCESS: 'off', ADMIN_NICE: '0' }).admin.process).toEqual({ enabled: false, nice: 0 });
     for (const [name, value, message] of [
       ['ADMIN_PROCESS', 'maybe', 'ADMIN_PROCESS must be true or false, got "maybe"'],
       ['ADMIN_NICE', '20', 'ADMIN_NICE must be an integer from 0 to 19, got "20"'],

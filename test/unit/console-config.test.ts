@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../server/config.js';
+import { ConfigError, loadConfig } from '../../start/config.js';
 
 const problems = (env: Record<string, string>) => {
   try {
@@ -15,7 +15,7 @@ const problems = (env: Record<string, string>) => {
 describe('console and onboarding settings', () => {
   it('defaults: partners beside the keys, audit kept longer than replay, certification checkout links', () => {
     const c = loadConfig({ KEYS_FILE: '/etc/gw/keys.json' }, '/srv/gw');
-    expect(c.console.partnersFile).toBe(path.resolve('/etc/gw/partners.json'));
+    expect(c.partnersFile).toBe(path.resolve('/etc/gw/partners.json'));
     expect(c.console.auditRetentionMs).toBeGreaterThan(c.cacheReplay.replay.retentionMs);
     expect(c.certificationEnrollmentBaseUrl).not.toBe(c.enrollmentBaseUrl);
     expect(c.console.checkoutToken).toBeNull();

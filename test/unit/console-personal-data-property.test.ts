@@ -11,7 +11,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { execute, parse, validate } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../server/config.js';
+import { loadConfig } from '../../start/config.js';
 import { KeyStore, issueKey } from '../../stores/key-store.js';
 import { PartnerStore } from '../../stores/partners.js';
 import { createReplayStore, type ReplayRecord, type ReplayStore } from '../../stores/replay-store.js';

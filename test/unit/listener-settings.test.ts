@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { readSettings } from '../../lib/settings.js';
 import { listenerSettings } from '../../server/http/listener-settings.js';
-import { loadConfig } from '../../server/config.js';
+import { loadConfig } from '../../start/config.js';
 
 const read = (env: Record<string, string>) => {
   const problems: string[] = [];

@@ -4,7 +4,7 @@ import net from 'node:net';
 import http from 'node:http';
 import { spawnSync } from 'node:child_process';
 import { portTaken } from '../../scripts/docs/walkthrough.js';
-import { ConfigError, loadConfig } from '../../server/config.js';
+import { ConfigError, loadConfig } from '../../start/config.js';
 import { DEFAULT_PORTS, MAX_PORT_BASE, PortInUseError } from '../../lib/ports.js';
 import { listen } from '../../server/http/listen.js';
 
@@ -15,7 +15,7 @@ const ports = (env: NodeJS.ProcessEnv) => {
     certification: c.ports.certification,
     playground: c.ports.playground,
     upstream: c.upstream.port,
-    admin: c.ports.admin,
+    admin: c.admin.port,
     ops: c.ports.ops,
     playgroundOps: c.playgroundProcess.opsPort,
   };

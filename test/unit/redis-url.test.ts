@@ -1,7 +1,7 @@
 // REDIS_URL: one parser for the configuration check and the connection.
 import { describe, expect, it } from 'vitest';
 import { describeRedisTarget, parseRedisUrl } from '../../cache/redis-url.js';
-import { ConfigError, loadConfig } from '../../server/config.js';
+import { ConfigError, loadConfig } from '../../start/config.js';
 import { redisFromUrl } from '../../cache/redis-connection.js';
 import { Cluster, Redis } from 'ioredis';
 

@@ -9,7 +9,20 @@ import { ALL_SETTINGS, isSetting, settingsDocSection, SETTINGS_DOC } from '../..
 import { kinds, readSettings, setting, settingsMarkdown, settingsOf, settingsSchema } from '../../lib/settings.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const FOLDERS = ['lib', 'domain', 'sources/upstream', 'transforms', 'mesh', 'resolvers', 'cache', 'stores', 'server', 'support', 'cli'];
+const FOLDERS = [
+  'lib',
+  'domain',
+  'sources/upstream',
+  'transforms',
+  'mesh',
+  'resolvers',
+  'cache',
+  'stores',
+  'server',
+  'support',
+  'start',
+  'cli',
+];
 
 function sources(dir: string): string[] {
   return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../server/config.js';
+import { loadConfig } from '../../start/config.js';
 import { KeyStore, issueKey } from '../../stores/key-store.js';
 import { PartnerStore, savePartner } from '../../stores/partners.js';
 import { createReplayStore, type ReplayRecord, type ReplayStore } from '../../stores/replay-store.js';

@@ -1,6 +1,6 @@
 // Tracing settings: the standard OTEL_* variables and ours, checked like every other setting.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../server/config.js';
+import { ConfigError, loadConfig } from '../../start/config.js';
 import { readSettings } from '../../lib/settings.js';
 import { tracingSettings, traceUrl } from '../../server/observability/tracing-config.js';
 import { eventually } from '../../scripts/harness/eventually.js';

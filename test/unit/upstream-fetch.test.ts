@@ -8,7 +8,7 @@ import { createUpstreamFetch, upstreamStats, UpstreamError, type UpstreamFetchOp
 import { backoffDelay, withRetries } from '../../sources/upstream/retry.js';
 import { validatePayload } from '../../sources/upstream/validate.js';
 import { loadUpstreamSettings } from '../../sources/upstream/upstream-config.js';
-import { ConfigError } from '../../server/config.js';
+import { ConfigError } from '../../start/config.js';
 import { inScope, scope, settle } from '../support/feed-scope.js';
 import { fetchTransport, takeParsed } from '../../sources/upstream/transport.js';
 
