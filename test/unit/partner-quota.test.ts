@@ -182,7 +182,7 @@ describe('fair share', () => {
       const p = pressure();
       const share = new FairShare({ total: 8, share: 4, queue: 10, maxWaitMs: 60_000 }, p);
       share.seen('B');
-      for (let i = 0; i < 4; i++) share.admit('A');
+      for (let i = 0; i < 4; i++) expect(isSlot(share.admit('A') as Admission)).toBe(true);
       tick(p, 1, share, 'A');
       expect(share.shareOf('A')).toBe(2);
       // B's last request is over a second old: A is alone, its share whole although the loop is busy.
@@ -197,7 +197,7 @@ describe('fair share', () => {
       const p = pressure();
       const share = new FairShare({ total: 8, share: 4, queue: 10, maxWaitMs: 60_000 }, p);
       share.seen('B');
-      for (let i = 0; i < 4; i++) share.admit('A');
+      for (let i = 0; i < 4; i++) expect(isSlot(share.admit('A') as Admission)).toBe(true);
       for (let i = 0; i < 5; i++) tick(p, 0.2, share, 'B');
       expect(share.shareOf('A')).toBe(4);
       expect(share.admit('A')).not.toHaveProperty('release'); // its fifth waits: the share still bounds it
@@ -223,17 +223,18 @@ describe('fair share', () => {
         const state = (partner: string) =>
           ({ partnerCode: partner, environment: 'production', requestId: 'r', notes: {}, headers: {} }) as unknown as RequestState;
         const op = { introspectionOnly: false } as PreparedOperation;
+        // An unlimited quota: onRequest answers at once (no promise).
         const uncached = () => {
           const s = state('ALPHA');
-          plugin.onRequest!(s);
+          void plugin.onRequest!(s);
           return plugin.onBeforeExecute!(s, op) as Reply | undefined;
         };
         // BRAVO's requests are cache hits: onRequest only, they never reach an execution slot.
-        if (bravoActive) plugin.onRequest!(state('BRAVO'));
+        if (bravoActive) void plugin.onRequest!(state('BRAVO'));
         expect([uncached(), uncached()]).toEqual([undefined, undefined]);
         p.t += 100;
         p.load = 1;
-        if (bravoActive) plugin.onRequest!(state('BRAVO'));
+        if (bravoActive) void plugin.onRequest!(state('BRAVO'));
         return uncached();
       };
       // Alone, ALPHA keeps its share of 4 however busy the loop.
