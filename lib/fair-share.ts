@@ -8,9 +8,10 @@
 // cache hit too, waits behind their work at each of its own steps; jobs waiting on a slow feed
 // leave it idle. So the share adapts to the loop's load (with `pressure`): while the loop is busy
 // (utilisation at least BUSY over a tick) and another tenant is active (any request in the last
-// ACTIVE_MS, seen()), the tenant running the most jobs has its share halved, down to one; once the
-// loop has room again (under EASED) each cut share grows back by one a tick; a lone tenant keeps
-// the whole share at once. A tenant whose jobs wait on I/O leaves the loop idle and keeps its share.
+// ACTIVE_MS, seen()), the running tenant that finished the most jobs in the tick (its jobs are the
+// ones the loop spent itself on: a job waiting on a slow feed finishes rarely; none finished: the
+// one running the most) has its share halved, down to one; once the loop has room again (under
+// EASED) each cut share grows back by one a tick; a lone tenant keeps the whole share at once.
 import { performance } from 'node:perf_hooks';
 
 interface FairShareLimits {
@@ -73,6 +74,8 @@ export class FairShare {
   private readonly seenAt = new Map<string, number>();
   /** Shares cut under load (tenants absent here have the whole share). */
   private readonly cutTo = new Map<string, number>();
+  /** Jobs finished since the last tick, per tenant. */
+  private doneBy = new Map<string, number>();
   private lastTick = -Infinity;
 
   constructor(
@@ -143,14 +146,17 @@ export class FairShare {
     if (now - this.lastTick < TICK_MS) return;
     this.lastTick = now;
     const load = this.pressure!.loopLoad();
+    const done = this.doneBy;
+    this.doneBy = new Map();
     for (const [t, at] of this.seenAt) if (now - at > ACTIVE_MS) this.seenAt.delete(t);
     if (this.seenAt.size < 2) {
       if (!this.cutTo.size) return;
       this.cutTo.clear();
     } else if (load >= BUSY) {
-      const most = Math.max(0, ...this.runningBy.values());
-      if (!most) return;
-      for (const [t, n] of this.runningBy) if (n === most) this.cutTo.set(t, Math.max(1, Math.floor(this.shareOf(t) / 2)));
+      const running = [...this.runningBy.keys()];
+      const weight = running.some((t) => done.has(t)) ? (t: string) => done.get(t) ?? 0 : (t: string) => this.runningBy.get(t)!;
+      const most = Math.max(0, ...running.map(weight));
+      for (const t of running) if (weight(t) === most) this.cutTo.set(t, Math.max(1, Math.floor(this.shareOf(t) / 2)));
       return;
     } else if (load < EASED) {
       for (const [t, n] of this.cutTo) {
@@ -174,7 +180,10 @@ export class FairShare {
         const n = this.runningBy.get(tenant)! - 1;
         if (n) this.runningBy.set(tenant, n);
         else this.runningBy.delete(tenant);
-        if (this.pressure) this.adapt();
+        if (this.pressure) {
+          this.doneBy.set(tenant, (this.doneBy.get(tenant) ?? 0) + 1);
+          this.adapt();
+        }
         this.dispatch();
       },
     };

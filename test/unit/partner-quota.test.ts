@@ -203,6 +203,20 @@ describe('fair share', () => {
       expect(share.admit('A')).not.toHaveProperty('release'); // its fifth waits: the share still bounds it
     });
 
+    it('cuts the tenant whose jobs the loop spent itself on (the most finished in the tick), not one waiting on a slow feed', () => {
+      const p = pressure();
+      const share = new FairShare({ total: 16, share: 4, queue: 10, maxWaitMs: 60_000 }, p);
+      // SLOW's four jobs wait on a slow feed; FAST runs two at a time, finishing six in the tick.
+      for (let i = 0; i < 4; i++) expect(isSlot(share.admit('SLOW') as Admission)).toBe(true);
+      for (let i = 0; i < 6; i++) (share.admit('FAST') as Slot).release();
+      for (let i = 0; i < 2; i++) expect(isSlot(share.admit('FAST') as Admission)).toBe(true);
+      tick(p, 0.95, share, 'SLOW');
+      expect(share.stats().cutTo).toEqual({ FAST: 2 });
+      // Nothing finished in the next tick: the one running the most is cut.
+      tick(p, 0.95, share, 'SLOW');
+      expect(share.stats().cutTo).toEqual({ FAST: 2, SLOW: 2 });
+    });
+
     it('reads the load at most once a tick', () => {
       let reads = 0;
       const share = new FairShare({ total: 8, share: 4, queue: 10, maxWaitMs: 60_000 }, { loopLoad: () => (reads++, 1), now: () => 50 });
