@@ -248,7 +248,8 @@ export const gatewaySettings = settingsSchema({
       'PARTNER_EXECUTION_SHARE',
       k.int(1, 10_000),
       8,
-      "of PARTNER_EXECUTIONS, at most this many one partner's (per environment); its other uncached requests wait behind its own",
+      "of PARTNER_EXECUTIONS, at most this many one partner's (per environment; halved, down to 1, while the event loop " +
+        'is busy and another partner active); its other uncached requests wait behind its own',
     ),
     queue: setting(
       'PARTNER_QUEUE',

@@ -10,7 +10,8 @@
 // 2. Fair share of the expensive work (onBeforeExecute, so after the response cache and request
 //    coalescing answered what they could: a hit never waits here): an uncached execution takes one
 //    of the process's execution slots (lib/fair-share.ts), at most a share of them per partner and
-//    environment; past it the request waits behind its own partner's, in a bounded queue. A full
+//    environment, cut while the event loop is busy and another partner active (any request of a
+//    partner marks it active); past it the request waits behind its own partner's, in a bounded queue. A full
 //    queue or a wait past its bound: 429 RATE_LIMITED, reason PARTNER_CONCURRENCY, Retry-After 1.
 //
 // What happened is noted for the log line, the replay record and the metrics (state.notes.quota).
@@ -93,6 +94,8 @@ export function partnerQuotaPlugin(opts: PartnerQuotaPluginOptions): HttpPlugin 
     onRequest(state: RequestState): Reply | void | Promise<Reply | void> {
       const partner = state.partnerCode;
       if (!partner) return undefined;
+      // Any request, a cache hit too, makes the partner active for the adaptive share.
+      share.seen(`${environment}:${partner}`);
       const quota = opts.quotaOf(partner, environment);
       if (quota === 'unlimited') {
         state.notes.quota = { partner, policy: 'unlimited', result: 'allowed' } satisfies QuotaNote;
@@ -111,7 +114,8 @@ export function partnerQuotaPlugin(opts: PartnerQuotaPluginOptions): HttpPlugin 
     onBeforeExecute(state: RequestState, op: PreparedOperation): Reply | void | Promise<Reply | void> {
       const partner = state.partnerCode;
       if (!partner || op.introspectionOnly) return undefined;
-      const admitted = share.admit(`${environment}:${partner}`);
+      const tenant = `${environment}:${partner}`;
+      const admitted = share.admit(tenant);
       const decide = (a: Awaited<typeof admitted>): Reply | void => {
         const note = (state.notes.quota ?? { partner, policy: 'unlimited', result: 'allowed' }) as QuotaNote;
         if ('release' in a) {
@@ -122,8 +126,8 @@ export function partnerQuotaPlugin(opts: PartnerQuotaPluginOptions): HttpPlugin 
         return refuse(
           state,
           { ...note, result: 'refused', reason: PARTNER_CONCURRENCY, queuedMs: Math.round(a.queuedMs), retryAfterSeconds: 1 },
-          `Partner ${partner} has too many uncached requests waiting in ${environment} (at most ${share.limits.share} run at ` +
-            `once, ${share.limits.queue} wait). Retry after the Retry-After header's seconds, with fewer requests at once.`,
+          `Partner ${partner} has too many uncached requests waiting in ${environment} (at most ${share.shareOf(tenant)} run at ` +
+            `once now, ${share.limits.queue} wait). Retry after the Retry-After header's seconds, with fewer requests at once.`,
           1,
         );
       };

@@ -4,8 +4,9 @@
 // REDIS_URL is set (every instance and worker shares each bucket) and in memory otherwise. One
 // fair-share pool per process, shared by both keyed listeners. Runs after the cache capability, so
 // that a cache hit or a coalesced answer never waits for an execution slot.
+import { performance } from 'node:perf_hooks';
 import { createQuotaCounter } from '../../cache/partner-quota.js';
-import { FairShare } from '../../lib/fair-share.js';
+import { eventLoopLoad, FairShare } from '../../lib/fair-share.js';
 import { PartnerStore } from '../../stores/partners.js';
 import { effectiveQuota, type KeyedEnvironment } from '../../stores/partner-quota.js';
 import { partnerQuotaPlugin } from '../plugins/partner-quota.js';
@@ -30,7 +31,8 @@ export const partnerQuotaCapability: CapabilitySetup = async ({ config, logger, 
     lastDegraded = Date.now();
     logger.warn({ error: (err as Error).message }, 'partner quotas counted in this process: Redis did not answer');
   });
-  const share = new FairShare(config.partnerShare);
+  // The share adapts to this process's event-loop load (lib/fair-share.ts).
+  const share = new FairShare(config.partnerShare, { loopLoad: eventLoopLoad(), now: () => performance.now() });
   const plugins = new Map<string, HttpPlugin[]>(
     keyed.map((environment) => [
       environment,
