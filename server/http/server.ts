@@ -163,7 +163,7 @@ export function createListener(opts: ListenerOptions): http.Server {
     }
     return readBody(req, opts.bodyLimitBytes).then((raw) => {
       if (!Buffer.isBuffer(raw)) return raw;
-      const body = paramsOf(state, parseGraphQLBody(req.headers['content-type'], raw));
+      const body = paramsOf(onParamsPlugins, state, parseGraphQLBody(req.headers['content-type'], raw));
       if (isPromise(body)) return body.then((b) => ('status' in b ? b : graphql(req, state, b)));
       return 'status' in body ? body : graphql(req, state, body);
     });
@@ -172,29 +172,6 @@ export function createListener(opts: ListenerOptions): http.Server {
   function admit(state: RequestState): Reply | void | Promise<Reply | void> {
     // onRequest hooks take no operation: none exists yet.
     return firstReply(onRequestHooks as Hook[], state, undefined as unknown as PreparedOperation);
-  }
-
-  /** The onParams plugins from `i` on the parsed body; then the parameters are the request's. */
-  function paramsOf(
-    state: RequestState,
-    parsed: GraphQLRequestBody | Reply,
-    i = 0,
-  ): GraphQLRequestBody | Reply | Promise<GraphQLRequestBody | Reply> {
-    let body = parsed;
-    if ('status' in body) return body;
-    for (; i < onParamsPlugins.length; i++) {
-      const r = onParamsPlugins[i]!.onParams!(state, body);
-      if (isPromise(r)) {
-        const from = body;
-        return r.then((next) => paramsOf(state, next || from, i + 1));
-      }
-      if (r && 'status' in r) return r;
-      if (r) body = r;
-    }
-    state.query = body.query;
-    state.variables = body.variables;
-    state.operationName = body.operationName;
-    return body;
   }
 
   function graphql(req: IncomingMessage, state: RequestState, body: GraphQLRequestBody): Reply | Promise<Reply> {
@@ -230,39 +207,66 @@ export function createListener(opts: ListenerOptions): http.Server {
   ): Reply | Promise<Reply> {
     // A cache hit answers here.
     const early = firstReply(onBeforeExecuteHooks, state, op);
-    if (isPromise(early)) return early.then((r) => r || execute(state, op, body, typeHeader));
-    return early || execute(state, op, body, typeHeader);
-  }
-
-  async function execute(
-    state: RequestState,
-    op: PreparedOperation,
-    body: GraphQLRequestBody,
-    typeHeader: Record<string, string>,
-  ): Promise<Reply> {
-    const context = resolverContext(opts, state);
-    // Set only on a traced request, so an untraced context keeps its shape.
-    if (state.trace) context.trace = state.trace.startExecute(op);
-    const outcome = await executeOperation(opts.schema, op, body.variables, context, (err) => opts.onInternalError(err, state));
-    // (An execution that throws leaves its span to the request span's end, which closes it as failed.)
-    state.trace?.endExecute(outcome.hasErrors);
-    const reply: Reply = { status: 200, headers: typeHeader, body: outcome.body };
-    if (outcome.stale) state.cache = 'STALE';
-    for (const p of onExecutedPlugins) {
-      const r = p.onExecuted!(state, op, reply, {
-        hasErrors: outcome.hasErrors,
-        upstreamMaxAge: upstreamMaxAge(state),
-        stale: outcome.stale,
-      });
-      if (isPromise(r)) await r;
-    }
-    return reply;
+    if (isPromise(early)) return early.then((r) => r || execute(opts, onExecutedPlugins, state, op, body, typeHeader));
+    return early || execute(opts, onExecutedPlugins, state, op, body, typeHeader);
   }
 
   const server = createHttpServer(opts.tls ?? null, { maxHeaderSize: 16 * 1024, ...serverTimeouts(opts.connections) }, handle, report);
   server.on('clientError', clientErrorHandler(report));
   capConnections(server, opts.connections, report);
   return server;
+}
+
+/** The onParams plugins from `i` on the parsed body; then the parameters are the request's. */
+function paramsOf(
+  onParamsPlugins: HttpPlugin[],
+  state: RequestState,
+  parsed: GraphQLRequestBody | Reply,
+  i = 0,
+): GraphQLRequestBody | Reply | Promise<GraphQLRequestBody | Reply> {
+  let body = parsed;
+  if ('status' in body) return body;
+  for (; i < onParamsPlugins.length; i++) {
+    const r = onParamsPlugins[i]!.onParams!(state, body);
+    if (isPromise(r)) {
+      const from = body;
+      return r.then((next) => paramsOf(onParamsPlugins, state, next || from, i + 1));
+    }
+    if (r && 'status' in r) return r;
+    if (r) body = r;
+  }
+  state.query = body.query;
+  state.variables = body.variables;
+  state.operationName = body.operationName;
+  return body;
+}
+
+/** Runs an operation that no plugin answered, then the onExecuted plugins (the response cache stores it). */
+async function execute(
+  opts: ListenerOptions,
+  onExecutedPlugins: HttpPlugin[],
+  state: RequestState,
+  op: PreparedOperation,
+  body: GraphQLRequestBody,
+  typeHeader: Record<string, string>,
+): Promise<Reply> {
+  const context = resolverContext(opts, state);
+  // Set only on a traced request, so an untraced context keeps its shape.
+  if (state.trace) context.trace = state.trace.startExecute(op);
+  const outcome = await executeOperation(opts.schema, op, body.variables, context, (err) => opts.onInternalError(err, state));
+  // (An execution that throws leaves its span to the request span's end, which closes it as failed.)
+  state.trace?.endExecute(outcome.hasErrors);
+  const reply: Reply = { status: 200, headers: typeHeader, body: outcome.body };
+  if (outcome.stale) state.cache = 'STALE';
+  for (const p of onExecutedPlugins) {
+    const r = p.onExecuted!(state, op, reply, {
+      hasErrors: outcome.hasErrors,
+      upstreamMaxAge: upstreamMaxAge(state),
+      stale: outcome.stale,
+    });
+    if (isPromise(r)) await r;
+  }
+  return reply;
 }
 
 const CLIENT_ERRORS: Record<number, { reason: DefenceReason; message: string }> = {

@@ -15,7 +15,7 @@ import { eventually } from '../../scripts/harness/eventually.js';
 const QUERY = 'query Plans($zipCode: String!) { residentialPlans(zipCode: $zipCode) { title price term } }';
 const body = (zipCode: string) => JSON.stringify({ query: QUERY, variables: { zipCode }, operationName: 'Plans' });
 
-async function post(url: string, key: string | null, text: string | Buffer, contentType = 'application/json') {
+async function post(url: string, key: string | null, text: string, contentType = 'application/json') {
   const headers: Record<string, string> = { 'content-type': contentType };
   if (key !== null) headers['x-api-key'] = key;
   const res = await fetch(url, { method: 'POST', headers, body: text });
@@ -126,15 +126,15 @@ describe('checks on cache hits', () => {
     await hit(prod, acme, body('75001'));
     const text = body('75001');
     const garbled = text.slice(0, 20) + '\u0000' + text.slice(21);
-    const cases: [string | Buffer, string, number, string][] = [
+    const cases: [string, string, number, string][] = [
       [garbled, 'application/json', 400, 'Request body is not valid JSON.'],
       [text.slice(0, -1), 'application/json', 400, 'Request body is not valid JSON.'],
       [text, 'text/plain', 400, 'Send the request with header Content-Type: application/json.'],
-      [Buffer.concat([Buffer.from(text), Buffer.alloc(2 * 1024 * 1024, 32)]), 'application/json', 413, ''],
+      [text + ' '.repeat(2 * 1024 * 1024), 'application/json', 413, ''],
     ];
     for (const [sent, type, status, message] of cases) {
       const r = await post(prod, acme, sent, type);
-      expect(r.status, `${type} ${String(sent).slice(0, 40)}`).toBe(status);
+      expect(r.status, `${type} ${sent.slice(0, 40)}`).toBe(status);
       expect(r.raw).not.toContain('residentialPlans');
       if (message) expect(r.json?.errors?.[0]?.message).toBe(message);
     }
