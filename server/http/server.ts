@@ -93,7 +93,7 @@ export function createListener(opts: ListenerOptions): http.Server {
       trace: undefined,
     };
     // A cache hit is answered without a promise of its own between the body read and the write:
-    // each async layer cost a promise and microtask hops (docs/benchmark.md, "The cache hit").
+    // each async layer cost a promise and microtask hops (docs/benchmark.md, "The floor on Node 24").
     let routed: Reply | Promise<Reply>;
     try {
       routed = route(req, state);
