@@ -69,7 +69,15 @@ export function createListener(opts: ListenerOptions): http.Server {
   const servesPage = opts.environment === 'playground';
   const report = defenceReporter({ environment: opts.environment, logger: opts.logger, plugins: opts.plugins });
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  function handle(req: IncomingMessage, res: ServerResponse): void {
+    try {
+      serve(req, res);
+    } catch {
+      failed(res);
+    }
+  }
+
+  function serve(req: IncomingMessage, res: ServerResponse): void {
     const incomingId = req.headers['x-request-id'];
     const state: RequestState = {
       environment: opts.environment,
@@ -84,49 +92,81 @@ export function createListener(opts: ListenerOptions): http.Server {
       notes: {},
       trace: undefined,
     };
-    let reply: Reply;
+    // A cache hit is answered without a promise of its own between the body read and the write:
+    // each async layer cost a promise and microtask hops (docs/benchmark.md, "The floor on Node 24").
+    let routed: Reply | Promise<Reply>;
     try {
-      reply = await route(req, state);
+      routed = route(req, state);
     } catch (err) {
-      opts.onInternalError(err, state);
-      reply = errorReply(500, `Internal error. Quote request id ${state.requestId} to support.`, 'INTERNAL_SERVER_ERROR', {
-        requestId: state.requestId,
-      });
+      routed = internalError(err, state);
     }
-    send(res, req, state, reply, opts.cors);
-    for (const p of onResponsePlugins) {
-      try {
-        p.onResponse!(state, reply);
-      } catch (err) {
-        opts.onInternalError(err, state);
-      }
-    }
-    state.trace?.end(reply);
+    if (isPromise(routed))
+      routed.then(
+        (reply) => answer(res, req, state, reply),
+        (err: unknown) => answer(res, req, state, internalError(err, state)),
+      );
+    else answer(res, req, state, routed);
   }
 
-  /** Each step answers or hands on: probes, path and method, admission plugins, body, GraphQL. */
-  async function route(req: IncomingMessage, state: RequestState): Promise<Reply> {
+  function internalError(err: unknown, state: RequestState): Reply {
+    opts.onInternalError(err, state);
+    return errorReply(500, `Internal error. Quote request id ${state.requestId} to support.`, 'INTERNAL_SERVER_ERROR', {
+      requestId: state.requestId,
+    });
+  }
+
+  /** Sends the reply, then the onResponse hooks (replay, logs, metrics) and the end of the trace. */
+  function answer(res: ServerResponse, req: IncomingMessage, state: RequestState, reply: Reply): void {
+    try {
+      send(res, req, state, reply, opts.cors);
+      for (const p of onResponsePlugins) {
+        try {
+          p.onResponse!(state, reply);
+        } catch (err) {
+          opts.onInternalError(err, state);
+        }
+      }
+      state.trace?.end(reply);
+    } catch {
+      failed(res);
+    }
+  }
+
+  /**
+   * Each step answers or hands on: probes, path and method, admission plugins, body, GraphQL.
+   * Synchronous while its steps are (a Reply, or a promise of one once a step waits).
+   */
+  function route(req: IncomingMessage, state: RequestState): Reply | Promise<Reply> {
     const pathname = pathOf(req.url);
     if (pathname === '/healthz' || pathname === '/readyz') return probe(pathname, opts);
     if (servesPage && pathname.startsWith(ASSET_PREFIX) && (req.method === 'GET' || req.method === 'HEAD')) {
       // The page's immutable assets: static files, no plugin has a say.
-      const asset = await playgroundAssetReply(req, pathname);
-      if (asset) return asset;
+      return playgroundAssetReply(req, pathname).then((asset) => asset ?? endpoint(req, state, pathname));
     }
+    return endpoint(req, state, pathname);
+  }
+
+  function endpoint(req: IncomingMessage, state: RequestState, pathname: string): Reply | Promise<Reply> {
     if (pathname !== '/graphql') return errorReply(404, 'Not found. The GraphQL endpoint is POST /graphql.', 'NOT_FOUND');
     if (req.method === 'OPTIONS') return { status: 204, headers: {}, body: '' };
     // The playground page is free, but still carries the allowance headers and is rate-limited
     // like other free requests: the admission plugins run for it too.
-    const admitted = admit(state);
-    const refused = isPromise(admitted) ? await admitted : admitted;
-    if (refused) return refused;
+    const refused = admit(state);
+    if (isPromise(refused)) return refused.then((r) => r || admitted(req, state));
+    return refused || admitted(req, state);
+  }
+
+  function admitted(req: IncomingMessage, state: RequestState): Reply | Promise<Reply> {
     if (req.method === 'GET' && servesPage && acceptsHtml(req)) return playgroundPageReply(req);
     if (req.method !== 'POST') {
       return { ...errorReply(405, 'Use POST /graphql with a JSON body.', 'METHOD_NOT_ALLOWED'), headers: { allow: 'POST' } };
     }
-    const body = await readGraphQLBody(req, state);
-    if ('status' in body) return body;
-    return graphql(req, state, body);
+    return readBody(req, opts.bodyLimitBytes).then((raw) => {
+      if (!Buffer.isBuffer(raw)) return raw;
+      const body = paramsOf(onParamsPlugins, state, parseGraphQLBody(req.headers['content-type'], raw));
+      if (isPromise(body)) return body.then((b) => ('status' in b ? b : graphql(req, state, b)));
+      return 'status' in body ? body : graphql(req, state, body);
+    });
   }
 
   function admit(state: RequestState): Reply | void | Promise<Reply | void> {
@@ -134,24 +174,7 @@ export function createListener(opts: ListenerOptions): http.Server {
     return firstReply(onRequestHooks as Hook[], state, undefined as unknown as PreparedOperation);
   }
 
-  async function readGraphQLBody(req: IncomingMessage, state: RequestState): Promise<GraphQLRequestBody | Reply> {
-    const raw = await readBody(req, opts.bodyLimitBytes);
-    if (!Buffer.isBuffer(raw)) return raw;
-    let body = parseGraphQLBody(req.headers['content-type'], raw);
-    if ('status' in body) return body;
-    for (const p of onParamsPlugins) {
-      const r = p.onParams!(state, body);
-      const next = isPromise(r) ? await r : r;
-      if (next && 'status' in next) return next;
-      if (next) body = next;
-    }
-    state.query = body.query;
-    state.variables = body.variables;
-    state.operationName = body.operationName;
-    return body;
-  }
-
-  async function graphql(req: IncomingMessage, state: RequestState, body: GraphQLRequestBody): Promise<Reply> {
+  function graphql(req: IncomingMessage, state: RequestState, body: GraphQLRequestBody): Reply | Promise<Reply> {
     const trace = state.trace;
     const prepareStarted = trace ? performance.now() : 0;
     const prepared = prepare(body.query, body.operationName);
@@ -171,44 +194,79 @@ export function createListener(opts: ListenerOptions): http.Server {
     }
     const op = prepared.op;
     state.operation = op;
-    for (const hooks of [onOperationHooks, onBeforeExecuteHooks]) {
-      const r = firstReply(hooks, state, op);
-      const early = isPromise(r) ? await r : r;
-      if (early) return early;
-    }
-    const context = resolverContext(opts, state);
-    // Set only on a traced request, so an untraced context keeps its shape.
-    if (state.trace) context.trace = state.trace.startExecute(op);
-    const outcome = await executeOperation(opts.schema, op, body.variables, context, (err) => opts.onInternalError(err, state));
-    // (An execution that throws leaves its span to the request span's end, which closes it as failed.)
-    state.trace?.endExecute(outcome.hasErrors);
-    const reply: Reply = { status: 200, headers: typeHeader, body: outcome.body };
-    if (outcome.stale) state.cache = 'STALE';
-    for (const p of onExecutedPlugins) {
-      const r = p.onExecuted!(state, op, reply, {
-        hasErrors: outcome.hasErrors,
-        upstreamMaxAge: upstreamMaxAge(state),
-        stale: outcome.stale,
-      });
-      if (isPromise(r)) await r;
-    }
-    return reply;
+    const early = firstReply(onOperationHooks, state, op);
+    if (isPromise(early)) return early.then((r) => r || beforeExecute(state, op, body, typeHeader));
+    return early || beforeExecute(state, op, body, typeHeader);
   }
 
-  const server = createHttpServer(
-    opts.tls ?? null,
-    { maxHeaderSize: 16 * 1024, ...serverTimeouts(opts.connections) },
-    (req, res) => {
-      handle(req, res).catch(() => {
-        if (!res.headersSent) res.writeHead(500, JSON_HEADERS);
-        res.end(JSON.stringify({ errors: [{ message: 'Internal error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] }));
-      });
-    },
-    report,
-  );
+  function beforeExecute(
+    state: RequestState,
+    op: PreparedOperation,
+    body: GraphQLRequestBody,
+    typeHeader: Record<string, string>,
+  ): Reply | Promise<Reply> {
+    // A cache hit answers here.
+    const early = firstReply(onBeforeExecuteHooks, state, op);
+    if (isPromise(early)) return early.then((r) => r || execute(opts, onExecutedPlugins, state, op, body, typeHeader));
+    return early || execute(opts, onExecutedPlugins, state, op, body, typeHeader);
+  }
+
+  const server = createHttpServer(opts.tls ?? null, { maxHeaderSize: 16 * 1024, ...serverTimeouts(opts.connections) }, handle, report);
   server.on('clientError', clientErrorHandler(report));
   capConnections(server, opts.connections, report);
   return server;
+}
+
+/** The onParams plugins from `i` on the parsed body; then the parameters are the request's. */
+function paramsOf(
+  onParamsPlugins: HttpPlugin[],
+  state: RequestState,
+  parsed: GraphQLRequestBody | Reply,
+  i = 0,
+): GraphQLRequestBody | Reply | Promise<GraphQLRequestBody | Reply> {
+  let body = parsed;
+  if ('status' in body) return body;
+  for (; i < onParamsPlugins.length; i++) {
+    const r = onParamsPlugins[i]!.onParams!(state, body);
+    if (isPromise(r)) {
+      const from = body;
+      return r.then((next) => paramsOf(onParamsPlugins, state, next || from, i + 1));
+    }
+    if (r && 'status' in r) return r;
+    if (r) body = r;
+  }
+  state.query = body.query;
+  state.variables = body.variables;
+  state.operationName = body.operationName;
+  return body;
+}
+
+/** Runs an operation that no plugin answered, then the onExecuted plugins (the response cache stores it). */
+async function execute(
+  opts: ListenerOptions,
+  onExecutedPlugins: HttpPlugin[],
+  state: RequestState,
+  op: PreparedOperation,
+  body: GraphQLRequestBody,
+  typeHeader: Record<string, string>,
+): Promise<Reply> {
+  const context = resolverContext(opts, state);
+  // Set only on a traced request, so an untraced context keeps its shape.
+  if (state.trace) context.trace = state.trace.startExecute(op);
+  const outcome = await executeOperation(opts.schema, op, body.variables, context, (err) => opts.onInternalError(err, state));
+  // (An execution that throws leaves its span to the request span's end, which closes it as failed.)
+  state.trace?.endExecute(outcome.hasErrors);
+  const reply: Reply = { status: 200, headers: typeHeader, body: outcome.body };
+  if (outcome.stale) state.cache = 'STALE';
+  for (const p of onExecutedPlugins) {
+    const r = p.onExecuted!(state, op, reply, {
+      hasErrors: outcome.hasErrors,
+      upstreamMaxAge: upstreamMaxAge(state),
+      stale: outcome.stale,
+    });
+    if (isPromise(r)) await r;
+  }
+  return reply;
 }
 
 const CLIENT_ERRORS: Record<number, { reason: DefenceReason; message: string }> = {
@@ -234,6 +292,12 @@ function clientErrorHandler(report: DefenceReport) {
     );
     setTimeout(() => socket.destroy(), 1000).unref();
   };
+}
+
+/** What a request gets when even the internal-error reply could not be made. */
+function failed(res: ServerResponse): void {
+  if (!res.headersSent) res.writeHead(500, JSON_HEADERS);
+  res.end(JSON.stringify({ errors: [{ message: 'Internal error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] }));
 }
 
 function prefersGraphQLResponse(req: IncomingMessage): boolean {
