@@ -9,7 +9,9 @@
 //      POST & co, other statuses, malformed payloads.
 //   5. transport + edge validation: the body is read under a size bound; a 2xx that is not a JSON
 //      object/array (garbage, empty, JSON null) becomes a failure before Mesh sees it
-//      (validate.ts); 5xx and 429 are failures too. Other 4xx are answers and go to Mesh.
+//      (validate.ts); 5xx and 429 are failures too. Other 4xx are answers and go to Mesh. A GET
+//      answered with the same bytes as last time takes that answer's validation, parse and
+//      mapping instead (answer-memo.ts).
 //   6. stale-if-error (GET): a good answer is kept (stale-cache.ts); when the call fails (after
 //      retries, or breaker open) and a copy younger than STALE_IF_ERROR_SECONDS exists, that copy
 //      answers and `{ feed, ageSeconds }` goes to the scope's `stale` list -> `extensions.stale`.
@@ -19,6 +21,7 @@
 // URL, header or body of the feed ever reaches a partner or a log line through them.
 import { feedScopeOf, type FeedScope } from './feed-scope.js';
 import { createFeedBreakers, type BreakerLogger } from './breaker.js';
+import { createAnswerMemo } from './answer-memo.js';
 import { createInFlight, requestKey } from './dedup.js';
 import { RETRYABLE_STATUS, UpstreamError, classifyError, parseRetryAfter } from './errors.js';
 import { withRetries } from './retry.js';
@@ -79,6 +82,10 @@ function redactUrlNow(raw: string): string {
 
 const IDEMPOTENT = new Set(['GET', 'HEAD']);
 
+/** Answers kept to recognise the same bytes again (answer-memo.ts): a few per feed and ZIP in use. */
+const ANSWER_MEMO_ENTRIES = 500;
+const ANSWER_MEMO_BYTES = 24 * 1024 * 1024;
+
 export function createUpstreamFetch(opts: UpstreamFetchOptions = {}): UpstreamFetch {
   const fromEnv = loadUpstreamSettings(opts.env ?? process.env);
   const { env: _env, transport: customTransport, logger, random, breaker: breakerOverrides, ...overrides } = opts;
@@ -91,6 +98,7 @@ export function createUpstreamFetch(opts: UpstreamFetchOptions = {}): UpstreamFe
   const transport: Transport = customTransport ?? owned!;
   const breakers = createFeedBreakers(settings.breaker, logger);
   const inFlight = createInFlight();
+  const answers = createAnswerMemo({ maxEntries: ANSWER_MEMO_ENTRIES, maxBytes: ANSWER_MEMO_BYTES });
   const stale = createStaleCache({
     maxAgeSeconds: settings.staleIfErrorSeconds,
     maxEntries: settings.staleMaxEntries,
@@ -147,8 +155,15 @@ export function createUpstreamFetch(opts: UpstreamFetchOptions = {}): UpstreamFe
               retryAfterMs: parseRetryAfter(headerOf(b, 'retry-after')),
             });
           }
-          const valid = method !== 'HEAD' ? validatePayload(b) : undefined;
-          return valid === undefined ? b : { ...b, text: valid.text, parsed: { value: valid.json }, derived: new Map() };
+          if (method === 'HEAD') return b;
+          // The bytes the feed sent last time for this request: validated, parsed and mapped then.
+          const same = key ? answers.match(key, b) : undefined;
+          if (same) return same;
+          const valid = validatePayload(b);
+          if (valid === undefined) return b;
+          const answer = { ...b, text: valid.text, parsed: { value: valid.json }, derived: new Map() };
+          if (key) answers.remember(key, answer);
+          return answer;
         },
       ),
     );
@@ -229,6 +244,7 @@ export function createUpstreamFetch(opts: UpstreamFetchOptions = {}): UpstreamFe
     async close() {
       breakers.shutdown();
       stale.clear();
+      answers.clear();
       await owned?.close();
     },
   });
