@@ -285,12 +285,21 @@ function spanUrl(url: string): string {
   return cut < 0 ? redacted : redacted.slice(0, cut);
 }
 
+/** Origins of URLs already parsed: every exchange names its breaker by the origin of a URL seen before. */
+const origins = new Map<string, string>();
+
 function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return 'invalid-url';
+  let origin = origins.get(url);
+  if (origin === undefined) {
+    try {
+      origin = new URL(url).origin;
+    } catch {
+      origin = 'invalid-url';
+    }
+    if (origins.size >= REDACTED_MAX) origins.clear();
+    origins.set(url, origin);
   }
+  return origin;
 }
 
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
