@@ -21,7 +21,7 @@
 // URL, header or body of the feed ever reaches a partner or a log line through them.
 import { feedScopeOf, type FeedScope } from './feed-scope.js';
 import { createFeedBreakers, type BreakerLogger } from './breaker.js';
-import { createAnswerMemo } from './answer-memo.js';
+import { createAnswerMemo, type AnswerMemo } from './answer-memo.js';
 import { createInFlight, requestKey } from './dedup.js';
 import { RETRYABLE_STATUS, UpstreamError, classifyError, parseRetryAfter } from './errors.js';
 import { withRetries } from './retry.js';
@@ -155,15 +155,7 @@ export function createUpstreamFetch(opts: UpstreamFetchOptions = {}): UpstreamFe
               retryAfterMs: parseRetryAfter(headerOf(b, 'retry-after')),
             });
           }
-          if (method === 'HEAD') return b;
-          // The bytes the feed sent last time for this request: validated, parsed and mapped then.
-          const same = key ? answers.match(key, b) : undefined;
-          if (same) return same;
-          const valid = validatePayload(b);
-          if (valid === undefined) return b;
-          const answer = { ...b, text: valid.text, parsed: { value: valid.json }, derived: new Map() };
-          if (key) answers.remember(key, answer);
-          return answer;
+          return method === 'HEAD' ? b : validated(b, key, answers);
         },
       ),
     );
@@ -248,6 +240,20 @@ export function createUpstreamFetch(opts: UpstreamFetchOptions = {}): UpstreamFe
       await owned?.close();
     },
   });
+}
+
+/**
+ * The answer after the edge validation, its text and parse kept for its callers; the bytes the feed
+ * sent last time for this request take that answer's (validated, parsed and mapped then).
+ */
+function validated(b: BufferedResponse, key: string | null, answers: AnswerMemo): BufferedResponse {
+  const same = key ? answers.match(key, b) : undefined;
+  if (same) return same;
+  const valid = validatePayload(b);
+  if (valid === undefined) return b;
+  const answer = { ...b, text: valid.text, parsed: { value: valid.json }, derived: new Map() };
+  if (key) answers.remember(key, answer);
+  return answer;
 }
 
 /** The answer as a stale copy keeps it: its bytes, not their decoded text, parse and what callers derived. */
