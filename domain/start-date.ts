@@ -86,6 +86,7 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
       day: '2-digit',
       hour: '2-digit',
       minute: '2-digit',
+      second: '2-digit',
       hourCycle: 'h23',
     });
     formatters.set(timeZone, f);
@@ -93,14 +94,32 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
   return f;
 }
 
-/** Local calendar date (as a UTC-midnight Date) and minutes since local midnight. */
+/** Per zone, the UTC minute last asked for and its local day and minutes. */
+const lastMinute = new Map<string, { minute: number; dayMs: number; minutes: number }>();
+
+/**
+ * Local calendar date (as a UTC-midnight Date) and minutes since local midnight. ICU formats the
+ * date for every uncached plan's start date (about 1% of a miss): within one UTC minute the answer
+ * is the same wherever the zone's offset is whole minutes (local and UTC seconds agree), so the
+ * last minute asked is remembered per zone.
+ */
 export function localDateTime(now: Date, timeZone: string): { date: Date; minutes: number } {
+  const ms = now.getTime();
+  const minute = Math.floor(ms / 60_000);
+  const last = lastMinute.get(timeZone);
+  if (last !== undefined && last.minute === minute) return { date: new Date(last.dayMs), minutes: last.minutes };
   const parts: Record<string, number> = {};
   for (const p of formatter(timeZone).formatToParts(now)) {
     if (p.type !== 'literal') parts[p.type] = Number(p.value);
   }
-  const { year, month, day, hour, minute } = parts as Record<'year' | 'month' | 'day' | 'hour' | 'minute', number>;
-  return { date: new Date(Date.UTC(year, month - 1, day)), minutes: (hour % 24) * 60 + minute };
+  const { year, month, day, hour, minute: m, second } = parts as Record<'year' | 'month' | 'day' | 'hour' | 'minute' | 'second', number>;
+  const dayMs = Date.UTC(year, month - 1, day);
+  const minutes = (hour % 24) * 60 + m;
+  if (second === Math.floor(ms / 1000) - minute * 60) {
+    if (last === undefined && lastMinute.size >= 1000) lastMinute.clear();
+    lastMinute.set(timeZone, { minute, dayMs, minutes });
+  }
+  return { date: new Date(dayMs), minutes };
 }
 
 const ISO_DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;

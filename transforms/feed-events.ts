@@ -2,6 +2,8 @@
 // for an implausible value and offers dropped for breaking a market rule (domain/market-rules.ts).
 // Counted process-wide per feed for metrics (like upstream/stats.ts) and logged as warnings at
 // most once per feed, event and field per THROTTLE_MS.
+import { isoTime } from '../lib/iso-time.js';
+
 interface FeedEventCounts {
   /** Calls whose pages were cut off (maxPages or timeout). */
   truncated: number;
@@ -101,7 +103,7 @@ export function createFeedEvents(logger: WarnLogger | undefined, now: () => numb
       c.served += served;
       c.dropped += rejected.length;
       c.last = {
-        at: new Date(now()).toISOString(),
+        at: isoTime(now()),
         served,
         dropped: rejected.length,
         ...(rejected.length ? { example: rejected[0]!.reason.slice(0, 300) } : {}),

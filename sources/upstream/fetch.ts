@@ -9,7 +9,9 @@
 //      POST & co, other statuses, malformed payloads.
 //   5. transport + edge validation: the body is read under a size bound; a 2xx that is not a JSON
 //      object/array (garbage, empty, JSON null) becomes a failure before Mesh sees it
-//      (validate.ts); 5xx and 429 are failures too. Other 4xx are answers and go to Mesh.
+//      (validate.ts); 5xx and 429 are failures too. Other 4xx are answers and go to Mesh. A GET
+//      answered with the same bytes as last time takes that answer's validation, parse and
+//      mapping instead (answer-memo.ts).
 //   6. stale-if-error (GET): a good answer is kept (stale-cache.ts); when the call fails (after
 //      retries, or breaker open) and a copy younger than STALE_IF_ERROR_SECONDS exists, that copy
 //      answers and `{ feed, ageSeconds }` goes to the scope's `stale` list -> `extensions.stale`.
@@ -19,6 +21,7 @@
 // URL, header or body of the feed ever reaches a partner or a log line through them.
 import { feedScopeOf, type FeedScope } from './feed-scope.js';
 import { createFeedBreakers, type BreakerLogger } from './breaker.js';
+import { createAnswerMemo, type AnswerMemo } from './answer-memo.js';
 import { createInFlight, requestKey } from './dedup.js';
 import { RETRYABLE_STATUS, UpstreamError, classifyError, parseRetryAfter } from './errors.js';
 import { withRetries } from './retry.js';
@@ -79,6 +82,10 @@ function redactUrlNow(raw: string): string {
 
 const IDEMPOTENT = new Set(['GET', 'HEAD']);
 
+/** Answers kept to recognise the same bytes again (answer-memo.ts): a few per feed and ZIP in use. */
+const ANSWER_MEMO_ENTRIES = 500;
+const ANSWER_MEMO_BYTES = 24 * 1024 * 1024;
+
 export function createUpstreamFetch(opts: UpstreamFetchOptions = {}): UpstreamFetch {
   const fromEnv = loadUpstreamSettings(opts.env ?? process.env);
   const { env: _env, transport: customTransport, logger, random, breaker: breakerOverrides, ...overrides } = opts;
@@ -91,6 +98,7 @@ export function createUpstreamFetch(opts: UpstreamFetchOptions = {}): UpstreamFe
   const transport: Transport = customTransport ?? owned!;
   const breakers = createFeedBreakers(settings.breaker, logger);
   const inFlight = createInFlight();
+  const answers = createAnswerMemo({ maxEntries: ANSWER_MEMO_ENTRIES, maxBytes: ANSWER_MEMO_BYTES });
   const stale = createStaleCache({
     maxAgeSeconds: settings.staleIfErrorSeconds,
     maxEntries: settings.staleMaxEntries,
@@ -147,8 +155,7 @@ export function createUpstreamFetch(opts: UpstreamFetchOptions = {}): UpstreamFe
               retryAfterMs: parseRetryAfter(headerOf(b, 'retry-after')),
             });
           }
-          const valid = method !== 'HEAD' ? validatePayload(b) : undefined;
-          return valid === undefined ? b : { ...b, text: valid.text, parsed: { value: valid.json }, derived: new Map() };
+          return method === 'HEAD' ? b : validated(b, key, answers);
         },
       ),
     );
@@ -229,9 +236,24 @@ export function createUpstreamFetch(opts: UpstreamFetchOptions = {}): UpstreamFe
     async close() {
       breakers.shutdown();
       stale.clear();
+      answers.clear();
       await owned?.close();
     },
   });
+}
+
+/**
+ * The answer after the edge validation, its text and parse kept for its callers; the bytes the feed
+ * sent last time for this request take that answer's (validated, parsed and mapped then).
+ */
+function validated(b: BufferedResponse, key: string | null, answers: AnswerMemo): BufferedResponse {
+  const same = key ? answers.match(key, b) : undefined;
+  if (same) return same;
+  const valid = validatePayload(b);
+  if (valid === undefined) return b;
+  const answer = { ...b, text: valid.text, parsed: { value: valid.json }, derived: new Map() };
+  if (key) answers.remember(key, answer);
+  return answer;
 }
 
 /** The answer as a stale copy keeps it: its bytes, not their decoded text, parse and what callers derived. */
@@ -269,12 +291,21 @@ function spanUrl(url: string): string {
   return cut < 0 ? redacted : redacted.slice(0, cut);
 }
 
+/** Origins of URLs already parsed: every exchange names its breaker by the origin of a URL seen before. */
+const origins = new Map<string, string>();
+
 function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return 'invalid-url';
+  let origin = origins.get(url);
+  if (origin === undefined) {
+    try {
+      origin = new URL(url).origin;
+    } catch {
+      origin = 'invalid-url';
+    }
+    if (origins.size >= REDACTED_MAX) origins.clear();
+    origins.set(url, origin);
   }
+  return origin;
 }
 
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {

@@ -18,7 +18,8 @@ interface StaleCache {
   readonly size: number;
 }
 
-function isStorable(b: BufferedResponse): boolean {
+/** Whether a shared cache may keep `b`: a 2xx with a body, neither `no-store` nor `private`. */
+export function isStorable(b: BufferedResponse): boolean {
   if (b.status < 200 || b.status >= 300 || b.status === 204) return false;
   const cc = headerOf(b, 'cache-control');
   return !cc || !/(?:^|,)\s*(?:no-store|private)\s*(?:[,=]|$)/i.test(cc);

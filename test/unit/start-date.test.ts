@@ -60,6 +60,18 @@ describe('nextStartDate', () => {
     expect(localDateTime(new Date('2026-03-08T08:30:00Z'), 'America/Chicago').minutes).toBe(3 * 60 + 30);
   });
 
+  it('local time is right on every call within one UTC minute, in a zone whose offset has seconds too', () => {
+    const minutesAt = (iso: string, zone: string) => localDateTime(new Date(iso), zone).minutes;
+    // Whole-minute offset: the minute asked before answers the next call in it.
+    expect(minutesAt('2026-03-09T22:30:05Z', 'America/Chicago')).toBe(17 * 60 + 30);
+    expect(minutesAt('2026-03-09T22:30:59Z', 'America/Chicago')).toBe(17 * 60 + 30);
+    expect(minutesAt('2026-03-09T22:31:00Z', 'America/Chicago')).toBe(17 * 60 + 31);
+    expect(localDateTime(new Date('2026-03-09T22:31:30Z'), 'Asia/Tokyo').date.toISOString()).toBe('2026-03-10T00:00:00.000Z');
+    // Chicago's local mean time (UTC-5:50:36) until 1883: the local minute turns 24 s into the UTC one.
+    expect(minutesAt('1880-01-01T12:00:10Z', 'America/Chicago')).toBe(6 * 60 + 9);
+    expect(minutesAt('1880-01-01T12:00:40Z', 'America/Chicago')).toBe(6 * 60 + 10);
+  });
+
   it('handles the fall-back change (America/Chicago, 2026-11-01)', () => {
     // Mon 2026-11-02 is CST (UTC-6).
     expect(at('2026-11-02T22:30:00Z', { leadBusinessDays: 0 })).toBe('2026-11-02'); // 16:30

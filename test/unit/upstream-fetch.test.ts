@@ -10,7 +10,7 @@ import { validatePayload } from '../../sources/upstream/validate.js';
 import { loadUpstreamSettings } from '../../sources/upstream/upstream-config.js';
 import { ConfigError } from '../../start/config.js';
 import { inScope, scope, settle } from '../support/feed-scope.js';
-import { fetchTransport, takeParsed } from '../../sources/upstream/transport.js';
+import { fetchTransport, sharedOf, takeParsed } from '../../sources/upstream/transport.js';
 
 const BASE = 'http://feed.test';
 const OFFERS = { offers: [{ offerId: 'VOL-1', price: 0.12 }] };
@@ -298,6 +298,70 @@ describe('deduplication', () => {
     for (const r of rs) expect(await r.json()).toEqual(OFFERS);
     for (const s of scopes) expect(s.stale).toEqual([{ feed: 'Voltify', ageSeconds: 0 }]);
     expect(f.seen.urls).toHaveLength(4); // 1 fill + 3 attempts of one shared call
+    await f.close();
+  });
+});
+
+describe('the same bytes again', () => {
+  // What a caller derives from an answer (its payload, its mapped records): counted per derivation.
+  const deriveFrom = (r: Response, deriver: object, derivations: string[]) =>
+    sharedOf(r, deriver, (text, parsed) => {
+      derivations.push(text);
+      return { parsed: parsed ?? JSON.parse(text) };
+    });
+
+  it('sequential calls answered with the same bytes each call the feed and share one derivation; other bytes derive anew', async () => {
+    const OTHER = { offers: [{ offerId: 'VOL-2', price: 0.13 }] };
+    nock(BASE).get('/offers').times(3).reply(200, OFFERS);
+    nock(BASE).get('/offers').reply(200, OTHER);
+    nock(BASE).get('/offers').reply(200, OFFERS);
+    const f = makeFetch({ dedup: false });
+    const deriver = {};
+    const derivations: string[] = [];
+    const values = [];
+    for (let i = 0; i < 5; i++) {
+      const r = await inScope(scope(), (c) => f(`${BASE}/offers`, undefined, c));
+      values.push(deriveFrom(r, deriver, derivations));
+      // Each caller still reads its own body.
+      expect(await r.text()).toBe(JSON.stringify(i === 3 ? OTHER : OFFERS));
+    }
+    expect(f.seen.urls).toHaveLength(5);
+    expect(values[1]).toBe(values[0]);
+    expect(values[2]).toBe(values[0]);
+    expect(values[3]).toEqual({ parsed: OTHER });
+    expect(values[4]).not.toBe(values[0]);
+    expect(values[4]).toEqual({ parsed: OFFERS });
+    expect(derivations).toHaveLength(3);
+    expect(upstreamStats.snapshot().Voltify).toMatchObject({ calls: 5, attempts: 5 });
+    await f.close();
+  });
+
+  it('another request, another status or an answer a shared cache may not keep (personal data) is derived on its own', async () => {
+    nock(BASE).get('/offers').query({ zip: '75001' }).reply(200, OFFERS);
+    nock(BASE).get('/offers').query({ zip: '75002' }).reply(200, OFFERS);
+    nock(BASE).get('/offers').query({ zip: '75002' }).reply(203, OFFERS);
+    nock(BASE).get('/premises').times(2).reply(200, OFFERS, { 'Cache-Control': 'private, no-store' });
+    const f = makeFetch({ dedup: false });
+    const deriver = {};
+    const derivations: string[] = [];
+    for (const path of ['/offers?zip=75001', '/offers?zip=75002', '/offers?zip=75002', '/premises', '/premises']) {
+      const r = await inScope(scope(), (c) => f(`${BASE}${path}`, undefined, c));
+      deriveFrom(r, deriver, derivations);
+    }
+    expect(derivations).toHaveLength(5);
+    await f.close();
+  });
+
+  it('a malformed answer is refused every time, whatever came before', async () => {
+    nock(BASE).get('/offers').reply(200, OFFERS);
+    nock(BASE).get('/offers').times(2).reply(200, 'null');
+    const f = makeFetch({ dedup: false, retries: 0, staleIfErrorSeconds: 0 });
+    await inScope(scope(), (c) => f(`${BASE}/offers`, undefined, c));
+    for (let i = 0; i < 2; i++) {
+      const r = await settle(inScope(scope(), (c) => f(`${BASE}/offers`, undefined, c)));
+      expect(r.ok).toBe(false);
+      expect(!r.ok && r.error.message).toMatch(/malformed/);
+    }
     await f.close();
   });
 });
