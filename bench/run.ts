@@ -58,6 +58,13 @@
 //                same reference upstream, asked for the same three feed calls as raw source fields
 //                (bench/mesh-start/: config derived from .meshrc.yaml, query, checks); the gateway
 //                aims at uncached >= 2x its req/s
+//   peers        Hive Gateway (GraphQL Mesh's successor; `hive-gateway supergraph`, one process) over a
+//                `mesh-compose` supergraph of the same feeds (bench/peers/), asked for the same three
+//                feed calls as `mesh`, against the gateway in interleaved rounds (--rounds): cached
+//                against cached (Hive's response caching in memory), uncached against uncached (no
+//                response cache on either, a new undeclared variable each request), and the gateway with
+//                UPSTREAM_DEDUP=false against Hive uncached (like for like: 3 feed requests a request);
+//                printed as ours / Hive for req/s, p99 and CPU per request
 // plus start-up time (spawn -> first 200 from /healthz) over N starts, and the gateway's RSS
 // (VmRSS of /proc/<pid>/status) after its scenarios.
 //
@@ -90,6 +97,7 @@ import { gatewayAScenarios } from './run/scenarios/gateway-a.js';
 import { instructionsScenario } from './run/scenarios/instructions.js';
 import { isolationRun } from './run/scenarios/isolation.js';
 import { meshScenario } from './run/scenarios/mesh.js';
+import { peersScenario } from './run/scenarios/peers.js';
 import { missStormScenario } from './run/scenarios/miss-storm.js';
 import { profileScenario } from './run/scenarios/profile.js';
 import { recordsScenario } from './run/scenarios/records.js';
@@ -141,6 +149,7 @@ async function runScenarios(state: BenchState): Promise<void> {
   await c.run('isolation', () => isolationRun(c));
   await c.run('shared', () => sharedScenario(c));
   await c.run('mesh', () => meshScenario(c));
+  await c.run('peers', () => peersScenario(c));
   await workersScenario(c);
   await c.up.child.stop();
 }

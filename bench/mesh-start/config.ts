@@ -46,14 +46,23 @@ export interface StockMeshConfig {
   sources: string[];
 }
 
-/** Writes <dir>/.meshrc.yaml: the project's sources over `upstreamUrl`, nothing of our own. */
-export function writeStockMeshConfig(opts: { projectRoot: string; dir: string; upstreamUrl: string; port: number }): StockMeshConfig {
-  const raw = yaml.load(fs.readFileSync(path.join(opts.projectRoot, '.meshrc.yaml'), 'utf8')) as Json;
-  const upstream = withoutTrailing(opts.upstreamUrl, '/');
-  const sources = ((raw.sources ?? []) as Json[]).map((s) => {
+export interface StockSource {
+  name: string;
+  /** The handler block as .meshrc.yaml declares it: contract paths absolute, endpoints the literal upstream URL. */
+  handler: Record<string, Json>;
+}
+
+/**
+ * The project's sources (.meshrc.yaml) over `upstreamUrl`, nothing of our own: the stock Mesh server's
+ * config (below) and the Hive Gateway compose config (bench/peers/compose-config.ts) read them.
+ */
+export function stockSources(projectRoot: string, upstreamUrl: string): StockSource[] {
+  const raw = yaml.load(fs.readFileSync(path.join(projectRoot, '.meshrc.yaml'), 'utf8')) as Json;
+  const upstream = withoutTrailing(upstreamUrl, '/');
+  return ((raw.sources ?? []) as Json[]).map((s) => {
     const name = String(s.name);
-    const handler = absolutize(s.handler, opts.projectRoot) as Json;
-    for (const h of Object.values(handler) as Json[]) {
+    const handler = absolutize(s.handler, projectRoot) as Record<string, Json>;
+    for (const h of Object.values(handler)) {
       if (typeof h?.endpoint === 'string') h.endpoint = h.endpoint.replace(/\{context\.feedUrls\.[A-Za-z0-9_]+\}/g, upstream);
       if (typeof h?.endpoint === 'string' && h.endpoint.includes('{'))
         throw new Error(`source ${name}: endpoint ${h.endpoint} still has a template the stock server cannot fill`);
@@ -61,6 +70,11 @@ export function writeStockMeshConfig(opts: { projectRoot: string; dir: string; u
     // Everything but name and handler (transforms: our feed-mapping) is left out on purpose.
     return { name, handler };
   });
+}
+
+/** Writes <dir>/.meshrc.yaml: the project's sources over `upstreamUrl`, nothing of our own. */
+export function writeStockMeshConfig(opts: { projectRoot: string; dir: string; upstreamUrl: string; port: number }): StockMeshConfig {
+  const sources = stockSources(opts.projectRoot, opts.upstreamUrl);
   // One process (`fork: 0`; `mesh start` would otherwise fork one worker per core), as the gateway
   // runs, so req/s and CPU per request compare process to process. No GraphiQL, no browser.
   const doc = { sources, serve: { hostname: '127.0.0.1', port: opts.port, fork: 0, playground: false, browser: false } };

@@ -42,7 +42,9 @@ export const MESH_QUERY = `query MeshPlans($zip: String!) {
   }
 }`.replace(/\s+/g, ' ');
 
-export const meshBody = (zip: string) => JSON.stringify({ query: MESH_QUERY, variables: { zip }, operationName: 'MeshPlans' });
+/** The request body; `n`, a variable the query does not declare, makes a response cache miss (bench/run/scenarios/peers.ts). */
+export const meshBody = (zip: string, n?: number) =>
+  JSON.stringify({ query: MESH_QUERY, variables: n === undefined ? { zip } : { zip, n }, operationName: 'MeshPlans' });
 
 /** The upstream URLs those three root fields must call (identical to bench/direct-proxy.ts). */
 export function expectedUpstreamCalls(upstreamUrl: string, zip: string): Record<string, { feed: string; url: string }> {
@@ -84,8 +86,9 @@ async function ask(meshUrl: string, body: string): Promise<{ status: number; byt
 export async function checkMeshAnswer(
   meshUrl: string,
   zip: string,
+  body = meshBody(zip),
 ): Promise<{ bytes: number; utilities: number; voltifyOffers: number; brightgridPlans: number }> {
-  const { status, bytes, json } = await ask(meshUrl, meshBody(zip));
+  const { status, bytes, json } = await ask(meshUrl, body);
   if (status !== 200 || json.errors?.length)
     throw new Error(`mesh answer: HTTP ${status}, errors ${JSON.stringify(json.errors ?? []).slice(0, 500)}`);
   const d = json.data;
@@ -105,23 +108,23 @@ export async function checkMeshAnswer(
  * feeds answer `Cache-Control: max-age`): right after a good answer, a 503 fault injected on one feed
  * of the reference upstream (its /__faults control endpoint) must turn that field, and only that
  * one, into an error, whose extensions name the exact upstream URL Mesh called. Faults are cleared
- * afterwards whatever happens. Returns the URLs seen.
+ * afterwards whatever happens. Returns the URLs seen. `body`: each request's (a server with a
+ * response cache is sent a new `n` each time).
  */
-export async function checkMeshHitsUpstream(meshUrl: string, upstreamUrl: string, zip: string): Promise<Record<string, string>> {
+export async function checkMeshHitsUpstream(
+  meshUrl: string,
+  upstreamUrl: string,
+  zip: string,
+  body: () => string = () => meshBody(zip),
+): Promise<Record<string, string>> {
   const expected = expectedUpstreamCalls(upstreamUrl, zip);
   const control = `${withoutTrailing(upstreamUrl, '/')}/__faults`;
   const seen: Record<string, string> = {};
   try {
     for (const [field, { feed, url }] of Object.entries(expected)) {
-      await checkMeshAnswer(meshUrl, zip);
-      const set = await fetch(`${control}/${feed}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ kind: 'status', status: 503 }),
-      });
-      await set.arrayBuffer();
-      if (set.status !== 200) throw new Error(`could not inject a fault on ${feed}: HTTP ${set.status}`);
-      const { json } = await ask(meshUrl, meshBody(zip));
+      await checkMeshAnswer(meshUrl, zip, body());
+      await injectFault(control, feed);
+      const { json } = await ask(meshUrl, body());
       const failed = (json.errors ?? []).filter((e) => e.path?.[0] !== undefined);
       if (failed.length !== 1 || failed[0]!.path![0] !== field) {
         throw new Error(
@@ -134,10 +137,39 @@ export async function checkMeshHitsUpstream(meshUrl: string, upstreamUrl: string
       await (await fetch(control, { method: 'DELETE' })).arrayBuffer();
     }
   } finally {
-    await fetch(control, { method: 'DELETE' })
-      .then((r) => r.arrayBuffer())
-      .catch(() => {});
+    await clearFaults(control);
   }
-  await checkMeshAnswer(meshUrl, zip);
+  await checkMeshAnswer(meshUrl, zip, body());
   return seen;
+}
+
+const clearFaults = (control: string) =>
+  fetch(control, { method: 'DELETE' })
+    .then((r) => r.arrayBuffer())
+    .catch(() => {});
+
+/** Makes `feed` of the reference upstream answer 503 until its faults are cleared. */
+async function injectFault(control: string, feed: string): Promise<void> {
+  const set = await fetch(`${control}/${feed}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ kind: 'status', status: 503 }),
+  });
+  await set.arrayBuffer();
+  if (set.status !== 200) throw new Error(`could not inject a fault on ${feed}: HTTP ${set.status}`);
+}
+
+/**
+ * Proves a repeated request is answered from the server's response cache: with every feed of the
+ * three failing, it still gets a complete answer. Faults are cleared afterwards whatever happens.
+ */
+export async function checkMeshCacheHit(meshUrl: string, upstreamUrl: string, zip: string): Promise<void> {
+  const control = `${withoutTrailing(upstreamUrl, '/')}/__faults`;
+  await checkMeshAnswer(meshUrl, zip);
+  try {
+    for (const { feed } of Object.values(expectedUpstreamCalls(upstreamUrl, zip))) await injectFault(control, feed);
+    await checkMeshAnswer(meshUrl, zip);
+  } finally {
+    await clearFaults(control);
+  }
 }

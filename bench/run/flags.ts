@@ -140,6 +140,7 @@ const ALL = [
   'shared',
   'profile',
   'mesh',
+  'peers',
   'instructions',
   'tracing',
 ] as const;

@@ -107,7 +107,7 @@ export function row(
   };
 }
 
-function median(xs: number[]): number {
+export function median(xs: number[]): number {
   const v = [...xs].sort((a, b) => a - b);
   return v.length % 2 ? v[(v.length - 1) / 2]! : (v[v.length / 2 - 1]! + v[v.length / 2]!) / 2;
 }

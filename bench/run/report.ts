@@ -7,6 +7,13 @@ import { QUERY, ROOT, only, opts } from './flags.js';
 import { type Row } from './load.js';
 import { type BenchState } from './setup.js';
 
+/** The `peers` rows read against each other: [derived key, our row, Hive's row]. */
+const PEER_PAIRS = [
+  ['Cached', 'ours cached', 'hive cached'],
+  ['Uncached', 'ours uncached', 'hive uncached'],
+  ['LikeForLike', 'ours uncached/no-dedup', 'hive uncached'],
+] as const;
+
 /** Ratios and differences between rows that the report and the JSON carry. */
 export function deriveFigures(rows: Row[]): Record<string, number | null> {
   const base = rows.find((r) => r.scenario === 'baseline');
@@ -38,6 +45,16 @@ export function deriveFigures(rows: Row[]): Record<string, number | null> {
   const speedRatio = (a: string, b: string) => (by(a) && by(b) ? Math.round((by(b)!.reqPerSec / by(a)!.reqPerSec) * 1000) / 1000 : null);
   derived.profileUncachedSlowdown = speedRatio('profile/uncached', 'profile/plain');
   derived.profileCachedSlowdown = speedRatio('profile/cached', 'profile/cached-plain');
+
+  // Ours / Hive Gateway in the same rounds (the `peers` scenario).
+  const ratio = (a: number | null | undefined, b: number | null | undefined) => (a != null && b ? Math.round((a / b) * 100) / 100 : null);
+  for (const [key, ours, peer] of PEER_PAIRS) {
+    const o = by(`peers: ${ours}`);
+    const p = by(`peers: ${peer}`);
+    derived[`peers${key}ReqPerSec`] = ratio(o?.reqPerSec, p?.reqPerSec);
+    derived[`peers${key}P99`] = ratio(o?.p99Ms, p?.p99Ms);
+    derived[`peers${key}Cpu`] = ratio(o?.cpuUsPerRequest, p?.cpuUsPerRequest);
+  }
   return derived;
 }
 
@@ -97,6 +114,13 @@ function printDerived(state: BenchState, derived: Record<string, number | null>)
     console.log(`  gateway overhead at p50 (1 connection): ${derived.overheadP50MsOneConnection} ms`);
   if (derived.uncachedVsMeshStart != null)
     console.log(`  uncached gateway / mesh start req/s: ${derived.uncachedVsMeshStart.toFixed(2)} (target >= 2)`);
+  if (PEER_PAIRS.some(([key]) => derived[`peers${key}ReqPerSec`] != null)) {
+    console.log(`  ours / Hive Gateway, medians of ${opts.rounds} interleaved rounds (req/s higher is better; p99 and CPU lower):`);
+    for (const [key, ours, peer] of PEER_PAIRS) {
+      const f = (k: string) => derived[`peers${key}${k}`]?.toFixed(2) ?? '-';
+      console.log(`    ${`${ours} / ${peer}`.padEnd(40)} req/s ${f('ReqPerSec')}×  p99 ${f('P99')}×  CPU µs/req ${f('Cpu')}×`);
+    }
+  }
   if (derived.cachedVsFloor != null) console.log(`  cached / floor req/s: ${derived.cachedVsFloor} (one load each)`);
   if (derived.cachedVsFloorInRounds != null)
     console.log(`  cached / floor req/s, medians of ${opts.rounds} interleaved rounds: ${derived.cachedVsFloorInRounds} (target >= 0.80)`);
@@ -157,7 +181,7 @@ export function writeResults(started: Date, state: BenchState, derived: Record<s
       only: [...only],
       query: QUERY,
       variables: { zipCode: opts.zip },
-      ...(only.has('mesh') ? { meshQuery: MESH_QUERY, meshVariables: { zip: opts.zip } } : {}),
+      ...(only.has('mesh') || only.has('peers') ? { meshQuery: MESH_QUERY, meshVariables: { zip: opts.zip } } : {}),
     },
     scenarios: rows,
     derived,
