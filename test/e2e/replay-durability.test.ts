@@ -13,6 +13,7 @@ import { issueKey } from '../../stores/key-store.js';
 import { loadConfig } from '../../server/config.js';
 import { createReplayStore } from '../../stores/replay-store.js';
 import { useTestRedis } from '../support/redis-suite.js';
+import { bundled } from '../support/bundles.js';
 
 const FLUSH_MS = 50;
 // The write in flight when the process dies, and the client seeing its answer after the gateway queued the record.
@@ -36,7 +37,7 @@ afterAll(async () => {
 
 async function startGatewayProcess(): Promise<{ proc: ChildProcess; url: string }> {
   const port = await freePort();
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'start/main.ts'], {
+  const proc = spawn(process.execPath, [bundled('gateway')], {
     env: {
       PATH: process.env.PATH,
       ENVIRONMENTS: 'production',
