@@ -455,6 +455,9 @@ describe('bounds and outages', () => {
     }
     const id = `after-${Date.now()}`;
     await eventually(async () => (await fetch(gwA.urls.production!.replace('/graphql', '/readyz'))).status === 200, 10_000);
+    // The test reads the record through a connection of its own, which reconnects on its own
+    // schedule: without an offline queue a read before that fails ("Stream isn't writeable").
+    await eventually(async () => reader.status === 'ready', 10_000);
     await gql(gwA.urls.production!, q, { key: prodKey, requestId: id });
     expect((await record(id)).status).toBe(200);
   });
