@@ -21,4 +21,6 @@ export const external = [
 ];
 
 // CommonJS libraries inside an ES module bundle still call require() for Node's built-ins.
-export const banner = { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" };
+export const banner = {
+  js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
+};
