@@ -23,8 +23,7 @@ export default defineConfig({
       {
         extends: true,
         // Unit files leave no state behind (no module mocks, timers restored): they share a process
-        // and its loaded modules instead of each loading the gateway's modules again
-        // (docs/benchmark.md, "Test suite").
+        // and its loaded modules instead of each loading the gateway's modules again.
         test: { name: 'unit', include: [UNIT], isolate: false },
       },
       {
