@@ -2,7 +2,7 @@
 // reference upstream from dist/ (what `npm start` and the container image run), the other commands
 // from bundles of their own. test/global-setup.ts builds both before any test file, and reuses them
 // while their inputs are unchanged. A child run through tsx instead compiles thousands of modules on
-// every start: about twice the CPU of the bundle's start, for each of the suite's many child processes.
+// every start, and the suite starts many child processes.
 import path from 'node:path';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
