@@ -98,6 +98,9 @@ function load(url: string) {
   };
 }
 
+/** Until the process has answered more than 100 requests (the run the test judges), whatever the machine's speed. */
+const underLoad = (l: ReturnType<typeof load>) => eventually(async () => l.answered.length > 100, 60_000, 50);
+
 async function missing(ids: string[]): Promise<Set<string>> {
   const store = createReplayStore({ redis: db.client, dataDir: dir, settings: loadConfig({ REDIS_URL: db.redis.url }).cacheReplay.replay });
   try {
@@ -113,7 +116,7 @@ describe('replay records survive the process', () => {
   it('SIGTERM under keyed load: every answered request has its record', async () => {
     const g = await startGatewayProcess();
     const l = load(g.url);
-    await new Promise((r) => setTimeout(r, 1500));
+    await underLoad(l);
     const exited = new Promise((r) => g.proc.once('exit', r));
     g.proc.kill('SIGTERM');
     await exited;
@@ -126,7 +129,7 @@ describe('replay records survive the process', () => {
   it(`kill -9 under keyed load: only records answered in the last ${FLUSH_MS} ms (+${WRITE_SLACK_MS} ms) may be lost`, async () => {
     const g = await startGatewayProcess();
     const l = load(g.url);
-    await new Promise((r) => setTimeout(r, 1500));
+    await underLoad(l);
     const exited = new Promise((r) => g.proc.once('exit', r));
     const killedAt = Date.now();
     g.proc.kill('SIGKILL');
