@@ -103,10 +103,13 @@ export class MemoryQuotaCounter implements QuotaCounter {
   takeNow(subject: string, quota: RateQuota): QuotaVerdict {
     const now = this.nowUs();
     const interval = intervalOf(quota);
-    const tat = Math.max(this.tats.get(subject) ?? 0, now);
+    // Keyed by the quota too, as in Redis: a changed quota starts a new bucket, full, rather than read
+    // a time set at another rate (up to a whole slow burst ahead).
+    const key = `${subject}:${quota.requestsPerSecond}:${quota.burst}`;
+    const tat = Math.max(this.tats.get(key) ?? 0, now);
     const after = tat + interval;
     if (after - now > interval * quota.burst) return verdict(false, after - interval * quota.burst - now, quota, interval);
-    this.tats.set(subject, after);
+    this.tats.set(key, after);
     return verdict(true, after - now, quota, interval);
   }
 }

@@ -17,6 +17,7 @@ const EXTRA = [
   'tsconfig.json',
   'scripts/build.mjs',
   'scripts/build-inputs.mjs',
+  'scripts/bundle-options.mjs',
   'scripts/latin1-source.mjs',
 ];
 

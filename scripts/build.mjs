@@ -1,9 +1,7 @@
 // Bundles the gateway with its libraries into one file, dist/gateway.mjs: `npm start` runs this
 // first (a few seconds). One file instead of thousands of modules halves start-up (no module
 // resolution, no per-file reads) (docs/benchmark.md, "Memory and start-up").
-// graphql stays external so that a Mesh package the bundle does not carry (a new handler named in
-// .meshrc.yaml, imported from node_modules) shares the one copy of graphql-js with it. It also renders the
-// playground's GraphiQL page into dist/playground/ (a small page and hashed, precompressed assets),
+// Its options shared with other bundles: scripts/bundle-options.mjs. It also renders the playground's GraphiQL page into dist/playground/ (a small page and hashed, precompressed assets),
 // so the running gateway never loads the renderer (see server/http/playground-page.ts).
 import { build, version as esbuildVersion } from 'esbuild';
 import fs from 'node:fs/promises';
@@ -12,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { createHash } from 'node:crypto';
 import { toLatin1Source } from './latin1-source.mjs';
 import { buildInputsHash } from './build-inputs.mjs';
+import { banner, common, external } from './bundle-options.mjs';
 
 // Nothing the bundle is built from changed since the last build (scripts/build-inputs.mjs): reuse it.
 // BUILD_FORCE=1 builds anyway.
@@ -34,8 +33,6 @@ if (built === inputsHash && present && process.env.BUILD_FORCE !== '1') {
   process.exit(0);
 }
 await fs.rm(STAMP, { force: true });
-
-const common = { bundle: true, platform: 'node', target: 'node20', format: 'esm', logLevel: 'warning' };
 
 // The feed-mapping block's JSON Schema compiled ahead of time (ajv's standalone code): the bundle
 // gets it in place of transforms/mapping/block-validator.ts, and a start skips compiling it
@@ -84,22 +81,8 @@ try {
       keys: 'cli/keys.ts',
       upstream: 'sources/reference-upstream/main.ts',
     },
-    // typescript: an optional loader of graphql-tag-pluck the gateway never calls; render-graphiql: only
-    // the build below uses it. The OpenTelemetry SDK is imported only when tracing is on
-    // (server/observability/tracer.ts), and shares the one copy of @opentelemetry/api with the
-    // tracing plugin (the API keys its context entries by object identity: two copies would lose parents).
-    external: [
-      'graphql',
-      'typescript',
-      '@graphql-yoga/render-graphiql',
-      '@opentelemetry/api',
-      '@opentelemetry/core',
-      '@opentelemetry/resources',
-      '@opentelemetry/sdk-trace',
-      '@opentelemetry/exporter-trace-otlp-http',
-    ],
-    // CommonJS libraries inside an ES module bundle still call require() for Node's built-ins.
-    banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
+    external,
+    banner,
     outdir: 'dist',
     outExtension: { '.js': '.mjs' },
     // Maps for debugging (`NODE_OPTIONS=--enable-source-maps`). Whitespace and comments go: V8 keeps

@@ -16,6 +16,7 @@ import { loadConfig } from '../../start/config.js';
 import { cacheReplayCapability } from '../../server/wiring/cache-replay.js';
 import { freePort, startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
 import { eventually } from '../../scripts/harness/eventually.js';
+import { bundled } from '../support/bundles.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const ADMIN_TOKEN = 'admin-token-for-tests-0123456789abcdef';
@@ -51,9 +52,17 @@ async function gql(
   return { status: res.status, headers: res.headers, text, json };
 }
 
-function run(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  command: 'cache' | 'replay',
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn('npx', ['tsx', script, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bundled(command), ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -232,7 +241,7 @@ describe('response cache', () => {
       ).toBe(200);
       expect((await gql(gwA.urls.production!, q[0], { key: prodKey, variables: q[1] })).headers.get('x-cache')).toBe('HIT');
     }
-    const purge = await run('cli/cache.ts', ['purge', '--field', 'residentialPlans'], { REDIS_URL: redis.url });
+    const purge = await run('cache', ['purge', '--field', 'residentialPlans'], { REDIS_URL: redis.url });
     expect(purge.code, purge.stderr).toBe(0);
     expect(purge.stdout).toMatch(/2 instance\(s\) notified/);
     await new Promise((r) => setTimeout(r, 200));
@@ -292,7 +301,7 @@ describe('replay', () => {
     expect((await replayCli(['show', 'no-such-request'], { REDIS_URL: redis.url })).code).toBe(1);
 
     // The script itself, as support runs it.
-    const script = await run('cli/replay.ts', ['show', planId, '--body'], { REDIS_URL: redis.url });
+    const script = await run('replay', ['show', planId, '--body'], { REDIS_URL: redis.url });
     expect(script.code, script.stderr).toBe(0);
     expect(script.stdout).toBe(r.text);
   });
@@ -454,6 +463,9 @@ describe('bounds and outages', () => {
     }
     const id = `after-${Date.now()}`;
     await eventually(async () => (await fetch(gwA.urls.production!.replace('/graphql', '/readyz'))).status === 200, 10_000);
+    // The test reads the record through a connection of its own, which reconnects on its own
+    // schedule: without an offline queue a read before that fails ("Stream isn't writeable").
+    await eventually(async () => reader.status === 'ready', 10_000);
     await gql(gwA.urls.production!, q, { key: prodKey, requestId: id });
     expect((await record(id)).status).toBe(200);
   });

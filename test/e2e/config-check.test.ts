@@ -2,10 +2,11 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { bundled } from '../support/bundles.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const check = (env: Record<string, string>) =>
-  spawnSync(process.execPath, ['--import', 'tsx', 'cli/check-config.ts'], {
+  spawnSync(process.execPath, [bundled('check-config')], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, ...env },
     encoding: 'utf8',

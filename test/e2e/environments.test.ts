@@ -13,6 +13,7 @@ import { launchGateway as startGateway } from '../../start/launch.js';
 import type { GatewayHandle } from '../../start/app.js';
 import { generateKey, issueKey, revokeKeys } from '../../stores/key-store.js';
 import { startTestRedis, type TestRedis } from '../../scripts/harness/redis-server.js';
+import { bundled } from '../support/bundles.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const COUNTED = '{ utilities(zipCode: "75001") { id } }';
@@ -96,7 +97,7 @@ async function eventually(check: () => Promise<boolean>, timeoutMs: number): Pro
 
 function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn('npx', ['tsx', 'cli/keys.ts', ...args], {
+    const child = spawn(process.execPath, [bundled('keys'), ...args], {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

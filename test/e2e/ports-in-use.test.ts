@@ -7,6 +7,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../scripts/harness/redis-server.js';
+import { bundled } from '../support/bundles.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const VARIABLES = ['PRODUCTION_PORT', 'CERTIFICATION_PORT', 'PLAYGROUND_PORT', 'UPSTREAM_PORT', 'OPS_PORT', 'PLAYGROUND_OPS_PORT'];
@@ -18,7 +19,7 @@ async function startWithTaken(variable: string): Promise<{ code: number | null; 
   const env: Record<string, string> = { PATH: process.env.PATH!, LOG_LEVEL: 'warn' };
   for (const v of VARIABLES) env[v] = String(v === variable ? taken : await freePort());
   env.DATA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-ports-'));
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'start/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn(process.execPath, [bundled('gateway')], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const timer = setTimeout(() => proc.kill('SIGKILL'), 90_000);

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import yaml from 'js-yaml';
 import type { GatewayHandle } from '../../start/app.js';
+import { bundled } from './bundles.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -45,7 +46,7 @@ export function writeConfigDir(parent: string, name: string, blocks: string[], m
 /** A production key issued with the keys CLI, as an operator would. */
 export function issueKeyWithCli(keysFile: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn('npx', ['tsx', 'cli/keys.ts', 'issue', '--env', 'production', '--partner', 'ACME'], {
+    const child = spawn(process.execPath, [bundled('keys'), 'issue', '--env', 'production', '--partner', 'ACME'], {
       cwd: ROOT,
       env: { ...process.env, KEYS_FILE: keysFile },
       stdio: ['ignore', 'pipe', 'pipe'],

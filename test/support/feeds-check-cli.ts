@@ -1,8 +1,6 @@
 // `npm run feeds:check` as a deploy pipeline runs it: a child process judged by its exit status and output.
-import path from 'node:path';
 import { spawn } from 'node:child_process';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
+import { bundled, ROOT } from './bundles.js';
 
 export interface Run {
   code: number | null;
@@ -14,8 +12,8 @@ export interface Run {
 export function feedsCheck(args: string[], env: Record<string, string> = {}): Promise<Run> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.endsWith('_URL') && k !== 'MESH_DIR'));
   return new Promise((resolve, reject) => {
-    // What `npm run feeds:check` runs (tsx cli/feeds-check.ts), minus npm's start-up.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'cli/feeds-check.ts', ...args], {
+    // What `npm run feeds:check` runs (cli/feeds-check.ts), bundled, minus npm's start-up.
+    const child = spawn(process.execPath, [bundled('feeds-check'), ...args], {
       cwd: ROOT,
       env: { ...base, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

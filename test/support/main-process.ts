@@ -1,4 +1,4 @@
-// `start/main.ts` (what `npm start` runs) as a child process on free ports, its JSON log lines
+// The gateway as `npm start` runs it (dist/gateway.mjs, built by the global setup) as a child process on free ports, its JSON log lines
 // collected: for the tests of its helper processes (playground, admin).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -7,10 +7,9 @@ import path from 'node:path';
 import { freePort } from '../../scripts/harness/redis-server.js';
 import { eventually } from '../../scripts/harness/eventually.js';
 import { expect } from 'vitest';
+import { bundled, ROOT } from './bundles.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-
-/** start/main.ts spawned, its JSON log lines collected and its stderr kept. */
+/** The gateway spawned, its JSON log lines collected and its stderr kept. */
 export interface Spawned {
   proc: ChildProcess;
   lines: Record<string, unknown>[];
@@ -32,7 +31,7 @@ export interface Started extends Spawned {
 }
 
 export function spawnMain(env: Record<string, string>): Spawned {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'start/main.ts'], {
+  const proc = spawn(process.execPath, [bundled('gateway')], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -17,6 +17,7 @@ import {
 } from '../../stores/key-store.js';
 import { runKeysCli } from '../../cli/keys.js';
 import { eventually } from '../../scripts/harness/eventually.js';
+import { bundled } from '../support/bundles.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -287,7 +288,7 @@ describe('keys CLI', () => {
   it('as separate processes: parallel issues keep every key, and the key is the last stdout line', async () => {
     const spawnIssue = (partner: string) =>
       new Promise<{ code: number | null; stdout: string }>((resolve) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', 'cli/keys.ts', 'issue', '--env', 'production', '--partner', partner], {
+        const child = spawn(process.execPath, [bundled('keys'), 'issue', '--env', 'production', '--partner', partner], {
           cwd: ROOT,
           env: { ...process.env, KEYS_FILE: file },
           stdio: ['ignore', 'pipe', 'ignore'],

@@ -80,6 +80,17 @@ describe('token bucket (in memory)', () => {
     expect(after).toEqual([true, true, true, false]);
   });
 
+  it('starts a changed quota with a full bucket, as Redis does (its key names the quota)', async () => {
+    const now = 1e15;
+    const bucket = new MemoryQuotaCounter(() => now);
+    // Drained under a slow quota: its next request would pass 10 s from now.
+    for (let i = 0; i < 10; i++) expect((await bucket.take('p', { requestsPerSecond: 1, burst: 10 })).allowed).toBe(true);
+    const q = { requestsPerSecond: 2, burst: 3 };
+    const taken = [];
+    for (let i = 0; i < 4; i++) taken.push((await bucket.take('p', q)).allowed);
+    expect(taken).toEqual([true, true, true, false]);
+  });
+
   it('remembers a refusal until one request may pass', () => {
     const memo = new RefusalMemo();
     const v = { allowed: false, remaining: 0, resetSeconds: 3, retryAfterSeconds: 2, waitMs: 1500 };

@@ -7,6 +7,7 @@ import { portTaken } from '../../scripts/docs/walkthrough.js';
 import { ConfigError, loadConfig } from '../../start/config.js';
 import { DEFAULT_PORTS, MAX_PORT_BASE, PortInUseError } from '../../lib/ports.js';
 import { listen } from '../../server/http/listen.js';
+import { bundled } from '../support/bundles.js';
 
 const ports = (env: NodeJS.ProcessEnv) => {
   const c = loadConfig({ ADMIN_TOKEN: 'x'.repeat(24), ...env }, '/srv/app');
@@ -87,7 +88,7 @@ describe('ports', () => {
     await new Promise<void>((r) => holder.listen(0, '127.0.0.1', () => r()));
     const taken = (holder.address() as net.AddressInfo).port;
     try {
-      const run = spawnSync(process.execPath, ['--import', 'tsx', 'sources/reference-upstream/main.ts'], {
+      const run = spawnSync(process.execPath, [bundled('upstream')], {
         env: { ...process.env, UPSTREAM_PORT: String(taken), UPSTREAM_HOST: '127.0.0.1' },
         encoding: 'utf8',
         timeout: 60_000,
