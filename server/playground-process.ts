@@ -3,6 +3,7 @@
 // competes with partners' requests only through the kernel's scheduler, which favours the keyed
 // process, instead of queueing on the keyed environments' event loop, heap and garbage collector.
 // How it is started, supervised and lowered: server/child-process.ts.
+import { ANSWER_MEMO_BYTES } from '../sources/upstream/fetch.js';
 import type { EnvironmentName } from './http/plugin.js';
 import type { ServerConfig } from './config.js';
 
@@ -36,7 +37,8 @@ const UNCAPPED_CONNECTIONS = 4096;
  */
 export function playgroundV8Flags(b: PlaygroundHeapBudgets): string[] {
   const bodies = (b.maxConnections || UNCAPPED_CONNECTIONS) * b.bodyLimitBytes;
-  const budgets = b.documentCacheBytes + b.persistedQueryBytes + b.cacheLruBytes + b.replayQueueBytes + bodies;
+  // The feed answers kept to recognise the same bytes again hold their text and parse in the heap too.
+  const budgets = b.documentCacheBytes + b.persistedQueryBytes + b.cacheLruBytes + b.replayQueueBytes + bodies + ANSWER_MEMO_BYTES;
   return [`--max-old-space-size=${BASE_HEAP_MB + Math.ceil(budgets / MiB)}`, '--optimize-for-size', '--heap-growing-percent=30'];
 }
 

@@ -84,7 +84,7 @@ const IDEMPOTENT = new Set(['GET', 'HEAD']);
 
 /** Answers kept to recognise the same bytes again (answer-memo.ts): a few per feed and ZIP in use. */
 const ANSWER_MEMO_ENTRIES = 500;
-const ANSWER_MEMO_BYTES = 24 * 1024 * 1024;
+export const ANSWER_MEMO_BYTES = 24 * 1024 * 1024;
 
 export function createUpstreamFetch(opts: UpstreamFetchOptions = {}): UpstreamFetch {
   const fromEnv = loadUpstreamSettings(opts.env ?? process.env);
