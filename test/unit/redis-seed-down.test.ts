@@ -39,10 +39,18 @@ async function subscribersReached(clients: RedisClient[], publisher: RedisClient
     for (const [i, c] of clients.entries()) {
       subs.push(await subscribeChannels(c, ['epg:test:seed-down'], { onMessage: () => got.add(i), onError: () => {} }));
     }
-    // Subscriptions that failed on the dead node are retried in the background.
+    // Subscriptions that failed on the dead node are retried in the background. A publish that
+    // fails (sent to the dead node before the client learns it is gone) is tried again within the
+    // wait: thrown, it would end the wait at once (eventually passes errors through).
     await eventually(
       async () => {
-        await publisher.publish('epg:test:seed-down', 'hello');
+        if (
+          !(await publisher.publish('epg:test:seed-down', 'hello').then(
+            () => true,
+            () => false,
+          ))
+        )
+          return false;
         await new Promise((r) => setTimeout(r, 100));
         return got.size === clients.length;
       },
