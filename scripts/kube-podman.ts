@@ -27,6 +27,8 @@ export interface Play {
   yaml: string;
   /** Names the pods answer to on the network: the Services that select them. */
   aliases: string[];
+  /** How many pods podman starts (the Deployment's replicas). */
+  replicas: number;
 }
 
 export interface PodmanPlan {
@@ -148,6 +150,7 @@ export function podmanPlan(objects: KubeObject[]): PodmanPlan {
       name: d.metadata.name,
       yaml: docs.map((o) => yaml.dump(o, { noRefs: true, lineWidth: -1 })).join('---\n'),
       aliases: services.filter((s) => selects(s, labels)).map((s) => s.metadata.name),
+      replicas: Number(d.spec?.replicas ?? 1),
     };
   });
 
@@ -163,4 +166,25 @@ export function podmanPlan(objects: KubeObject[]): PodmanPlan {
 /** `--network` value giving the play's pods their aliases (podman: name:alias=a,alias=b). */
 export function networkArg(network: string, aliases: string[]): string {
   return aliases.length === 0 ? network : `${network}:${aliases.map((a) => `alias=${a}`).join(',')}`;
+}
+
+/**
+ * What the edge still waits for: from haproxy's stats CSV, each backend with fewer replicas UP than
+ * `expected` names (backend → replicas), as "playground 1/2 up". Podman runs no Services, so the
+ * edge is where a replica becomes reachable: it resolves the name and must pass one /readyz check.
+ */
+export function edgePending(csv: string, expected: Record<string, number>): string[] {
+  const [header = '', ...rows] = csv.trim().split('\n');
+  const columns = header.replace(/^#\s*/, '').split(',');
+  const [px, sv, st] = ['pxname', 'svname', 'status'].map((c) => columns.indexOf(c));
+  if (px! < 0 || sv! < 0 || st! < 0) throw new Error('the edge stats have no pxname, svname or status column');
+  const up = new Map<string, number>();
+  for (const row of rows) {
+    const cells = row.split(',');
+    if (cells[sv!] === 'FRONTEND' || cells[sv!] === 'BACKEND' || !cells[st!]?.startsWith('UP')) continue;
+    up.set(cells[px!]!, (up.get(cells[px!]!) ?? 0) + 1);
+  }
+  return Object.entries(expected)
+    .filter(([backend, n]) => (up.get(backend) ?? 0) < n)
+    .map(([backend, n]) => `${backend} ${up.get(backend) ?? 0}/${n} up`);
 }

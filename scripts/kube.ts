@@ -1,14 +1,14 @@
 // `npm run kube:up` / `npm run kube:down`: the local Kubernetes overlay (deploy/kubernetes/overlays/local)
 // rendered with `kubectl kustomize` and played with podman (scripts/kube-podman.ts says what is
 // translated). kube:up returns once the playground answers /healthz and production /readyz on
-// 127.0.0.1:4402 and :4400; kube:down removes every pod, secret, volume and the network it made.
+// 127.0.0.1:4402 and :4400 and the edge sends to every replica (its stats on :4404); kube:down removes every pod, secret, volume and the network it made.
 // Needs the images of `npm run image`, podman (with runc) and kubectl.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { networkArg, parseObjects, podmanPlan, type PodmanPlan } from './kube-podman.js';
+import { edgePending, networkArg, parseObjects, podmanPlan, type PodmanPlan } from './kube-podman.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OVERLAY = path.join(ROOT, 'deploy/kubernetes/overlays/local');
@@ -19,6 +19,9 @@ const IMAGES = [
   'localhost/energy-plan-gateway-edge:local',
 ];
 const WAIT_FOR = ['http://127.0.0.1:4402/healthz', 'http://127.0.0.1:4400/readyz'];
+const EDGE_STATS = 'http://127.0.0.1:4404/stats;csv';
+/** The edge's backends (haproxy.cfg) and the Deployment whose replicas each one spreads over. */
+const EDGE_BACKENDS: Record<string, string> = { production: 'gateway', certification: 'gateway', playground: 'gateway-playground' };
 const env = { ...process.env, CONTAINERS_CONF: path.join(ROOT, 'deploy/container/containers.conf') };
 
 class KubeError extends Error {}
@@ -66,6 +69,17 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
+/** What is not up yet: the URLs that do not answer, and the backends not sending to every replica. */
+async function pending(expected: Record<string, number>): Promise<string[]> {
+  const silent = (await Promise.all(WAIT_FOR.map(answers))).flatMap((ok, i) => (ok ? [] : [WAIT_FOR[i]!]));
+  try {
+    const res = await fetch(EDGE_STATS, { signal: AbortSignal.timeout(2000) });
+    return [...silent, ...edgePending(await res.text(), expected)];
+  } catch {
+    return [...silent, `${EDGE_STATS} (the edge)`];
+  }
+}
+
 async function up(plan: PodmanPlan, timeoutMs: number): Promise<void> {
   const missing = IMAGES.filter((i) => !run('podman', ['image', 'exists', i], { quiet: true }).ok);
   if (missing.length > 0) throw new KubeError(`missing image(s) ${missing.join(', ')}: run \`npm run image\` first`);
@@ -88,12 +102,15 @@ async function up(plan: PodmanPlan, timeoutMs: number): Promise<void> {
     const at = ((Date.now() - started) / 1000).toFixed(1);
     console.log(`kube: ${name} played${aliases.length ? ` (as ${aliases.join(', ')})` : ''} at ${at} s`);
   });
+  // Every replica, not the first: a playground replica the edge does not send to yet would leave the
+  // first calls on the other one.
+  const replicas = new Map(plan.plays.map((p) => [p.name, p.replicas]));
+  const expected = Object.fromEntries(Object.entries(EDGE_BACKENDS).map(([b, d]) => [b, replicas.get(d) ?? 1]));
   for (;;) {
-    const ok = await Promise.all(WAIT_FOR.map(answers));
-    if (ok.every(Boolean)) break;
+    const waiting = await pending(expected);
+    if (waiting.length === 0) break;
     if (Date.now() - started > timeoutMs) {
-      const pending = WAIT_FOR.filter((_, i) => !ok[i]).join(', ');
-      throw new KubeError(`no answer from ${pending} within ${timeoutMs / 1000} s (podman pod ps; podman logs <pod>-<container>)`);
+      throw new KubeError(`not up within ${timeoutMs / 1000} s: ${waiting.join(', ')} (podman pod ps; podman logs <pod>-<container>)`);
     }
     await new Promise((r) => setTimeout(r, 500));
   }

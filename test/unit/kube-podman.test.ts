@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import yaml from 'js-yaml';
-import { networkArg, parseObjects, podmanPlan, type KubeObject } from '../../scripts/kube-podman.js';
+import { edgePending, networkArg, parseObjects, podmanPlan, type KubeObject } from '../../scripts/kube-podman.js';
 
 const deployment = (name: string, component: string, extra: Record<string, unknown> = {}, annotations?: Record<string, string>) => ({
   apiVersion: 'apps/v1',
@@ -106,6 +106,46 @@ describe('podmanPlan', () => {
   });
 });
 
+// haproxy's `/stats;csv`, cut to the columns edgePending reads and some around them.
+const stats = (...servers: [string, string, string][]) =>
+  ['# pxname,svname,qcur,status,weight', ...servers.map(([px, sv, status]) => `${px},${sv},0,${status},1`)].join('\n') + '\n';
+
+describe('edgePending: kube:up waits until the edge sends to every replica', () => {
+  const expected = { production: 2, playground: 2 };
+
+  it('names each backend with fewer replicas UP than the Deployment has', () => {
+    // The failure this guards: one playground replica was not in the edge yet, so it took no call.
+    const csv = stats(
+      ['playground', 'FRONTEND', 'OPEN'],
+      ['production', 'gateway1', 'UP'],
+      ['production', 'gateway2', 'UP'],
+      ['production', 'gateway3', 'MAINT (resolution)'],
+      ['production', 'BACKEND', 'UP'],
+      ['playground', 'playground1', 'UP'],
+      ['playground', 'playground2', 'DOWN'],
+      ['playground', 'playground3', 'MAINT (resolution)'],
+      ['playground', 'BACKEND', 'UP'],
+    );
+    expect(edgePending(csv, expected)).toEqual(['playground 1/2 up']);
+  });
+
+  it('is empty once every replica is UP', () => {
+    const both = stats(
+      ['production', 'gateway1', 'UP'],
+      ['production', 'gateway2', 'UP'],
+      ['playground', 'playground1', 'UP'],
+      ['playground', 'playground2', 'UP'],
+    );
+    expect(edgePending(both, expected)).toEqual([]);
+    expect(edgePending(stats(['production', 'gateway1', 'UP']), expected)).toEqual(['production 1/2 up', 'playground 0/2 up']);
+  });
+
+  it('refuses a page that is not the stats CSV', () => {
+    expect(() => edgePending('<html>503 Service Unavailable</html>', expected)).toThrow('no pxname, svname or status column');
+    expect(() => edgePending('', expected)).toThrow('no pxname');
+  });
+});
+
 const kubectl = spawnSync('sh', ['-c', 'command -v kubectl']).status === 0;
 describe.skipIf(!kubectl)('the local overlay, rendered with kubectl kustomize', () => {
   const root = path.resolve(import.meta.dirname, '../..');
@@ -117,13 +157,13 @@ describe.skipIf(!kubectl)('the local overlay, rendered with kubectl kustomize', 
 
   it('gives podman every process with the Services it is reached by, Redis and the upstream first', () => {
     const plan = podmanPlan(render('deploy/kubernetes/overlays/local'));
-    expect(plan.plays.map((p) => [p.name, p.aliases])).toEqual([
-      ['redis', ['redis']],
-      ['upstream', ['upstream']],
-      ['edge', []],
-      ['gateway', ['gateway']],
-      ['gateway-admin', ['gateway-admin']],
-      ['gateway-playground', ['gateway-playground']],
+    expect(plan.plays.map((p) => [p.name, p.aliases, p.replicas])).toEqual([
+      ['redis', ['redis'], 1],
+      ['upstream', ['upstream'], 1],
+      ['edge', [], 1],
+      ['gateway', ['gateway'], 2],
+      ['gateway-admin', ['gateway-admin'], 1],
+      ['gateway-playground', ['gateway-playground'], 2],
     ]);
   });
 
