@@ -18,7 +18,7 @@ const EXTRA = [
   'scripts/build.mjs',
   'scripts/build-inputs.mjs',
   'scripts/bundle-options.mjs',
-  'scripts/latin1-source.mjs',
+  'scripts/ascii-source.mjs',
 ];
 
 /** The files the build reads, relative to `root`, sorted. */

@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createHash } from 'node:crypto';
-import { toLatin1Source } from './latin1-source.mjs';
+import { toAsciiSource } from './ascii-source.mjs';
 import { buildInputsHash } from './build-inputs.mjs';
 import { banner, common, external } from './bundle-options.mjs';
 
@@ -96,11 +96,11 @@ try {
 } finally {
   await fs.rm(validatorCode, { force: true });
 }
-// One byte a character in V8's heap, not two (see scripts/latin1-source.mjs). An escape is longer
+// One byte a character in V8's heap, not two (see scripts/ascii-source.mjs). An escape is longer
 // than its character, so the map's columns after it on the same line are off by a few.
 await fs.mkdir('dist', { recursive: true });
 for (const out of bundled.outputFiles) {
-  await fs.writeFile(out.path, out.path.endsWith('.mjs') ? toLatin1Source(out.text).text : out.contents);
+  await fs.writeFile(out.path, out.path.endsWith('.mjs') ? toAsciiSource(out.text).text : out.contents);
 }
 
 const renderer = path.resolve('dist/.render-playground.mjs');

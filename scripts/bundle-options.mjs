@@ -9,8 +9,11 @@ export const common = { bundle: true, platform: 'node', target: 'node20', format
 // the build's playground page uses it. The OpenTelemetry SDK is imported only when tracing is on
 // (server/observability/tracer.ts), and shares the one copy of @opentelemetry/api with the
 // tracing plugin (the API keys its context entries by object identity: two copies would lose parents).
+// zipcodes: 5 MB of JavaScript data that only a ZIP no feed covers needs (lib/zip-database.ts imports
+// it on first use); inside the bundle its text would sit in every process's heap from the start.
 export const external = [
   'graphql',
+  'zipcodes',
   'typescript',
   '@graphql-yoga/render-graphiql',
   '@opentelemetry/api',

@@ -371,4 +371,20 @@ export const logSettings = settingsSchema({
     'fewer glibc malloc arenas (lower RSS)',
     ['npm start'],
   ),
+  // glibc raises its mmap threshold after each large free, up to 32 MiB, so a burst's large buffers
+  // land in the main heap and stay resident: fixed thresholds give them back (docs/benchmark.md).
+  mallocMmapThreshold: setting(
+    'MALLOC_MMAP_THRESHOLD_',
+    k.int(0, 33554432),
+    { text: '65536 (set by npm start)', from: () => null },
+    'glibc: allocations of at least this many bytes get their own mapping, returned to the system when freed (lower RSS after bursts)',
+    ['npm start'],
+  ),
+  mallocTrimThreshold: setting(
+    'MALLOC_TRIM_THRESHOLD_',
+    k.int(0, 4294967295),
+    { text: '1048576 (set by npm start)', from: () => null },
+    "glibc: free memory at the top of malloc's main heap beyond this many bytes is returned to the system",
+    ['npm start'],
+  ),
 }).transform(({ logLevel, meshLogLevel }) => ({ logLevel, meshLogLevel }));
