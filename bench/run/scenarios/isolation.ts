@@ -104,6 +104,8 @@ function probeRow(scenario: string, description: string, measured: { probe: Prob
       probeLagP99Ms: p.lagP99Ms,
       machineBusyPct: p.machineBusyPct,
       loadAvg1m: p.loadAvg1m,
+      // Said in the row: a probe refused (a quota, a key) times refusals, not keyed answers.
+      ...(p.errors > 0 ? { probeNot200: `${p.errors} of ${p.count} answers were not 200: this p99 is not of keyed answers` } : {}),
     },
   };
 }
