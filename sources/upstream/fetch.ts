@@ -52,19 +52,22 @@ export interface UpstreamFetch extends MeshFetch {
   readonly settings: UpstreamSettings;
 }
 
-/** URLs already redacted: each upstream call's URL is logged, and the same URLs come back call after call. */
-const redacted = new Map<string, string>();
-const REDACTED_MAX = 1000;
-
-export function redactUrl(raw: string): string {
-  let shown = redacted.get(raw);
-  if (shown === undefined) {
-    shown = redactUrlNow(raw);
-    if (redacted.size >= REDACTED_MAX) redacted.clear();
-    redacted.set(raw, shown);
-  }
-  return shown;
+/** `fn` remembering its last `max` or so answers: the same URLs come back call after call. */
+function memoized(fn: (url: string) => string, max = 1000): (url: string) => string {
+  const seen = new Map<string, string>();
+  return (url) => {
+    let v = seen.get(url);
+    if (v === undefined) {
+      v = fn(url);
+      if (seen.size >= max) seen.clear();
+      seen.set(url, v);
+    }
+    return v;
+  };
 }
+
+/** The URL as logged: each upstream call's URL is, so redacted ones are remembered. */
+export const redactUrl = memoized(redactUrlNow);
 
 function redactUrlNow(raw: string): string {
   try {
@@ -291,21 +294,21 @@ function spanUrl(url: string): string {
   return cut < 0 ? redacted : redacted.slice(0, cut);
 }
 
-/** Origins of URLs already parsed: every exchange names its breaker by the origin of a URL seen before. */
-const origins = new Map<string, string>();
-
-function originOf(url: string): string {
-  let origin = origins.get(url);
-  if (origin === undefined) {
-    try {
-      origin = new URL(url).origin;
-    } catch {
-      origin = 'invalid-url';
-    }
-    if (origins.size >= REDACTED_MAX) origins.clear();
-    origins.set(url, origin);
+/** Origins by URL without query or fragment (the part an origin is read from; a premises query holds an address). */
+const originOfBase = memoized((base) => {
+  try {
+    return new URL(base).origin;
+  } catch {
+    return 'invalid-url';
   }
-  return origin;
+});
+
+/** The breaker's origin of an exchange's URL. */
+function originOf(url: string): string {
+  const q = url.indexOf('?');
+  const h = url.indexOf('#');
+  const cut = q < 0 ? h : h < 0 ? q : Math.min(q, h);
+  return originOfBase(cut < 0 ? url : url.slice(0, cut));
 }
 
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {

@@ -10,22 +10,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { LAYERS } from '../support/layers.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const LAYERS = [
-  'lib',
-  'domain',
-  'sources',
-  'transforms',
-  'mesh',
-  'resolvers',
-  'cache',
-  'stores',
-  'server',
-  'support',
-  'start',
-  'cli',
-] as const;
 const TOOLS = ['bench', 'scripts'] as const;
 const FIXTURE = 'sources/reference-upstream';
 const FIXTURE_USERS = new Set(['start/launch.ts', 'cli/feeds-check.ts']);
