@@ -18,6 +18,7 @@ import { corsHeaders, JSON_HEADERS } from './security-headers.js';
 import { answerHeaderList } from './answer-headers.js';
 import { ASSET_PREFIX, playgroundAssetReply, playgroundPageReply } from './playground-page.js';
 import { createHttpServer, type TlsFiles } from './tls.js';
+import { turnBatch } from './turn-batch.js';
 import { defenceReporter, type DefenceReport } from './defences.js';
 import type { DefenceReason } from './plugin.js';
 import type { Warn } from '../../lib/throttled-warning.js';
@@ -51,6 +52,14 @@ export interface ListenerOptions {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+
+/** A reply waiting to be sent at the end of the loop turn. */
+interface Answer {
+  res: ServerResponse;
+  req: IncomingMessage;
+  state: RequestState;
+  reply: Reply;
+}
 
 /** A hook's result: awaited only when it is a promise (a sync hook costs no microtask hop). */
 function isPromise<T>(v: T | Promise<T>): v is Promise<T> {
@@ -102,10 +111,10 @@ export function createListener(opts: ListenerOptions): http.Server {
     }
     if (isPromise(routed))
       routed.then(
-        (reply) => answer(res, req, state, reply),
-        (err: unknown) => answer(res, req, state, internalError(err, state)),
+        (reply) => answer({ res, req, state, reply }),
+        (err: unknown) => answer({ res, req, state, reply: internalError(err, state) }),
       );
-    else answer(res, req, state, routed);
+    else answer({ res, req, state, reply: routed });
   }
 
   function internalError(err: unknown, state: RequestState): Reply {
@@ -115,10 +124,19 @@ export function createListener(opts: ListenerOptions): http.Server {
     });
   }
 
-  /** Sends the reply, then the onResponse hooks (replay, logs, metrics) and the end of the trace. */
-  function answer(res: ServerResponse, req: IncomingMessage, state: RequestState, reply: Reply): void {
-    try {
-      send(res, req, state, reply, opts.cors);
+  /**
+   * Answers are sent at the end of the loop turn, all of that turn's back to back, and then their
+   * onResponse hooks (replay, logs, metrics) and the ends of their traces run.
+   */
+  const answer = turnBatch<Answer>((batch) => {
+    for (const a of batch) {
+      try {
+        send(a.res, a.req, a.state, a.reply, opts.cors);
+      } catch {
+        failed(a.res);
+      }
+    }
+    for (const { state, reply } of batch) {
       for (const p of onResponsePlugins) {
         try {
           p.onResponse!(state, reply);
@@ -126,11 +144,13 @@ export function createListener(opts: ListenerOptions): http.Server {
           opts.onInternalError(err, state);
         }
       }
-      state.trace?.end(reply);
-    } catch {
-      failed(res);
+      try {
+        state.trace?.end(reply);
+      } catch (err) {
+        opts.onInternalError(err, state);
+      }
     }
-  }
+  });
 
   /**
    * Each step answers or hands on: probes, path and method, admission plugins, body, GraphQL.
