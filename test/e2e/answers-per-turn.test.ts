@@ -28,6 +28,8 @@ function pipelined(url: string, requests: string[], count: number): Promise<stri
       }
     });
     socket.on('error', reject);
+    // A missing answer fails here, naming how many came, rather than at the test's timeout.
+    socket.setTimeout(15_000, () => socket.destroy(new Error(`${answers(text).length} of ${count} answers within 15 s`)));
   });
 }
 
