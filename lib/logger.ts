@@ -11,7 +11,7 @@
 // including on a fatal error.
 import fs from 'node:fs';
 import pino from 'pino';
-import { ByteBuilder } from './byte-builder.js';
+import { BufferPool, ByteBuilder } from './byte-builder.js';
 
 const BASE = { service: 'energy-plan-gateway' };
 const REQUEST_LINES = Symbol('request lines');
@@ -35,12 +35,21 @@ function batchedStdout() {
 /** A destination that gathers lines as UTF-8 and hands sonic-boom one buffer per batch. */
 function openBatchedStdout() {
   const boom = pino.destination({ dest: 1, sync: false, contentMode: 'buffer' });
-  let pending = new ByteBuilder(LOG_SLAB_BYTES);
   // Bytes handed to sonic-boom and bytes it reported written: flush waits until they meet. (sonic-boom's
   // own flush calls back at once with its default minLength, while a batch may still sit on libuv's
   // pool; exiting then wrote the later batches first, or lost the one in flight.)
   let handed = 0;
   let written = 0;
+  // A full slab is reused once sonic-boom has written every batch cut from it (all were handed
+  // before it filled), rather than a new 1 MB of external memory every few thousand lines.
+  const slabs = new BufferPool(2 * LOG_SLAB_BYTES);
+  const retired: { slab: Buffer; until: number }[] = [];
+  const retire = (slab: Buffer) => {
+    // A stdout that stopped writing (closed, erroring) never reports them: only the latest are held.
+    if (retired.length >= 4) retired.shift();
+    retired.push({ slab, until: handed });
+  };
+  let pending = new ByteBuilder(LOG_SLAB_BYTES, { pool: slabs, retired: retire });
   let waiters: ((err?: Error) => void)[] = [];
   const settle = (err?: Error) => {
     const done = waiters;
@@ -49,6 +58,7 @@ function openBatchedStdout() {
   };
   boom.on('write', (n: number) => {
     written += n;
+    while (retired.length && retired[0]!.until <= written) slabs.give(retired.shift()!.slab);
     if (written >= handed) settle();
   });
   boom.on('error', (err: Error) => settle(err));

@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import type { ReplayRecord } from './replay-record.js';
 import { recordJson, safeJson } from './replay-privacy.js';
 import { jsonString as str, jsonStringOrNull as strOrNull, parseJsonLines } from '../lib/json-text.js';
-import { ByteBuilder } from '../lib/byte-builder.js';
+import { BufferPool, ByteBuilder } from '../lib/byte-builder.js';
 
 /** A batch ready to write: its bytes, its request ids one per line, and the time of its newest record. */
 export interface EncodedBatch {
@@ -24,7 +24,19 @@ export interface EncodedBatch {
   count: number;
   /** ms since epoch; 0 when empty. */
   newest: number;
+  /**
+   * Hands the batch's buffers back for a later batch. Only once nothing reads `data` or `ids` any
+   * more: after a write that succeeded (a failed one may still sit in a client's queue).
+   */
+  release(): void;
 }
+
+/**
+ * The buffers of written batches, reused by the next ones: a batch is encoded into buffers of its
+ * own, and under load a new pair every few milliseconds was tens of MB/s of external memory, to
+ * which V8 answers with full collections (docs/benchmark.md, "The cache hit"). Keeps up to 4 MB.
+ */
+const batchBuffers = new BufferPool(4 * 1024 * 1024);
 
 export interface BatchEncoder {
   readonly count: number;
@@ -40,7 +52,7 @@ class BatchIds {
   private newestIso = '';
 
   constructor(capacity = 16 * 1024) {
-    this.text = new ByteBuilder(capacity);
+    this.text = new ByteBuilder(capacity, { pool: batchBuffers });
   }
 
   note(r: ReplayRecord): void {
@@ -111,7 +123,7 @@ export function chunkEncoder(keep: (r: ReplayRecord) => boolean = () => true, ex
   const lastShape = new Map<string, { shape: Shape; index: number }>();
   // The chunk's JSON is gathered in one buffer, records first and the tables they refer to after
   // them (JSON.parse reads the keys in any order): nothing is copied when the batch is finished.
-  const records = new ByteBuilder(expectedBytes);
+  const records = new ByteBuilder(expectedBytes, { pool: batchBuffers });
   records.append('{"v":4,"records":[');
   // A request id and its newline are ~1/6 of a hit's record.
   const ids = new BatchIds(Math.max(1024, Math.ceil(expectedBytes / 4)));
@@ -159,14 +171,30 @@ export function chunkEncoder(keep: (r: ReplayRecord) => boolean = () => true, ex
         `],"bodies":${JSON.stringify(bodies.values)},"texts":${JSON.stringify(texts.values)},` +
           `"vars":${JSON.stringify(vars.values)},"shapes":[${shapes.values.join(',')}]}`,
       );
-      return { data: records.bytes(), ids: ids.text.bytes(), count: ids.count, newest: ids.newest() };
+      return batchOf(records, ids);
+    },
+  };
+}
+
+function batchOf(data: ByteBuilder, ids: BatchIds): EncodedBatch {
+  let released = false;
+  return {
+    data: data.bytes(),
+    ids: ids.text.bytes(),
+    count: ids.count,
+    newest: ids.newest(),
+    release() {
+      if (released) return;
+      released = true;
+      data.release();
+      ids.text.release();
     },
   };
 }
 
 /** JSON lines, one whole record each (the embedded store's segments). */
 export function linesEncoder(): BatchEncoder {
-  const lines = new ByteBuilder();
+  const lines = new ByteBuilder(16 * 1024, { pool: batchBuffers });
   const ids = new BatchIds();
   return {
     get count() {
@@ -184,7 +212,7 @@ export function linesEncoder(): BatchEncoder {
       return true;
     },
     finish() {
-      return { data: lines.bytes(), ids: ids.text.bytes(), count: ids.count, newest: ids.newest() };
+      return batchOf(lines, ids);
     },
   };
 }

@@ -272,6 +272,9 @@ class QueuedReplayStore implements ReplayStore {
             await this.backend.write(partition, batch);
             this.counters.written += records;
             replayStats.written += records;
+            // Written and answered: nothing reads its buffers any more (a failed write's are left
+            // to the collector: the command may still be queued in the client).
+            batch.release();
             break;
           } catch (err) {
             this.counters.writeErrors++;

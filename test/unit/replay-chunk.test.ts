@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { chunkEncoder, decodeChunk, encodeChunk, linesEncoder } from '../../stores/replay-chunk.js';
 import type { ReplayRecord } from '../../stores/replay-record.js';
+import { testRecord } from '../support/replay-records.js';
 import { ByteBuilder } from '../../lib/byte-builder.js';
 
 const text = fc.string({ unit: 'binary', maxLength: 40 });
@@ -241,6 +242,34 @@ describe('replay chunks', () => {
     expect(batch.count).toBe(1);
     expect(batch.ids.toString()).toBe('y');
     expect(batch.newest).toBe(Date.UTC(2026, 0, 1));
+  });
+
+  it('a written batch’s buffers are the next batch’s; an unreleased batch keeps its own', () => {
+    // Small buffers may be slices of one of Node's slabs: the same memory is the same slab and offset.
+    const sameMemory = (a: Buffer, b: Buffer) => a.buffer === b.buffer && a.byteOffset === b.byteOffset;
+    for (const make of [() => chunkEncoder(), () => linesEncoder()]) {
+      const first = make();
+      first.add(testRecord());
+      const written = first.finish();
+      const kept = Buffer.from(written.data);
+      // Not released (its write failed, or is still under way): the next batch writes elsewhere.
+      const second = make();
+      second.add(testRecord({ responseBody: '{"data":{"other":true}}' }));
+      const secondBatch = second.finish();
+      expect(sameMemory(secondBatch.data, written.data)).toBe(false);
+      expect(written.data.equals(kept)).toBe(true);
+      // Released after its write: the next batch reuses the buffer.
+      written.release();
+      secondBatch.release();
+      const third = make();
+      third.add(testRecord());
+      const thirdBatch = third.finish();
+      const freed = [written, secondBatch].flatMap((b) => [b.data, b.ids]);
+      expect(freed.some((f) => sameMemory(f, thirdBatch.data))).toBe(true);
+      thirdBatch.release();
+      // Released twice gives nothing back twice.
+      thirdBatch.release();
+    }
   });
 
   it('embedded segments: one whole record per line, beginning with its id', () => {

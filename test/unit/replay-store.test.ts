@@ -439,6 +439,26 @@ describe('Redis store', () => {
     await db.client.flushall();
   });
 
+  it('batches sealed while earlier ones are being written keep every record whole (written batches’ buffers are reused)', async () => {
+    const store = createReplayStore({ redis: db.client, dataDir: '/nonexistent', settings: settings() });
+    const sent: ReplayRecord[] = [];
+    // Redis holds writes for a while, three times: each time more full batches are sealed behind
+    // the one being written, then all are written, and later batches reuse the written ones' buffers.
+    for (let round = 0; round < 3; round++) {
+      await db.client.call('CLIENT', 'PAUSE', '150', 'WRITE');
+      for (let i = 0; i < 1200; i++) {
+        const r = testRecord({ responseBody: JSON.stringify({ data: { round, i, pad: 'x'.repeat(i % 97) } }) });
+        sent.push(r);
+        store.enqueue(r);
+      }
+      await store.flush();
+    }
+    expect(store.stats()).toMatchObject({ written: sent.length, dropped: 0 });
+    for (const r of sent.filter((_, i) => i % 37 === 0 || i === sent.length - 1)) expect(await store.get(r.id)).toEqual(r);
+    await store.close();
+    await db.client.flushall();
+  });
+
   it('Redis down: records are dropped and counted, enqueue never throws', async () => {
     const store = createReplayStore({ redis: db.client, dataDir: '/nonexistent', settings: settings({ writeRetryMs: 0 }) });
     await db.redis.stop();
