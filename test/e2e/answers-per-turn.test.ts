@@ -9,6 +9,7 @@ import path from 'node:path';
 import { launchGateway } from '../../start/launch.js';
 import type { GatewayHandle } from '../../start/app.js';
 import { issueKey } from '../../stores/key-store.js';
+import { localGatewayEnv } from '../support/feed-config.js';
 
 const QUERY = 'query Plans($zipCode: String!) { residentialPlans(zipCode: $zipCode) { title price } }';
 const body = (zipCode: string) => JSON.stringify({ query: QUERY, variables: { zipCode } });
@@ -65,18 +66,8 @@ describe('answers sent together at the end of a loop turn', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'epg-turn-'));
     const keysFile = path.join(dir, 'keys.json');
     key = (await issueKey(keysFile, { environment: 'production', partnerCode: 'ACME' })).key;
-    gw = await launchGateway({
-      env: {
-        PRODUCTION_PORT: '0',
-        CERTIFICATION_PORT: '0',
-        PLAYGROUND_PORT: '0',
-        UPSTREAM_PORT: '0',
-        OPS_PORT: '0',
-        LOG_LEVEL: 'silent',
-        KEYS_FILE: keysFile,
-        DATA_DIR: path.join(dir, 'data'),
-      },
-    });
+    // The cache stays on: the requests below are hits as well as misses.
+    gw = await launchGateway({ env: localGatewayEnv(dir) });
     prod = gw.urls.production!;
   }, 120_000);
 

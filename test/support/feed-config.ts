@@ -81,8 +81,8 @@ export function expectedTier(bill: number, kwh: number): { usageKwh: number; all
   return { usageKwh: kwh, allInRateUsdPerKwh: Number((rate / 1e6).toFixed(6)), avgMonthlyBillUsd: Number((deci / 10).toFixed(1)) };
 }
 
-/** Environment for launchGateway: ports picked by the OS, quiet, responses not cached (each case reaches the feeds). */
-export function gatewayEnv(tmp: string, meshDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+/** Environment for launchGateway: ports picked by the OS, quiet, its data and keys file under `tmp`. */
+export function localGatewayEnv(tmp: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
     PRODUCTION_PORT: '0',
@@ -93,13 +93,20 @@ export function gatewayEnv(tmp: string, meshDir: string, extra: Record<string, s
     LOG_LEVEL: 'silent',
     DATA_DIR: path.join(tmp, 'data'),
     KEYS_FILE: path.join(tmp, 'keys.json'),
+    ...extra,
+  };
+}
+
+/** localGatewayEnv with the feeds of `meshDir`, responses not cached (each case reaches the feeds). */
+export function gatewayEnv(tmp: string, meshDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return localGatewayEnv(tmp, {
     MESH_DIR: meshDir,
     // Each case must reach the feed, not a cached answer or a stale copy a test before it left:
     // a failing feed is then an error whatever ran first.
     CACHE_ENABLED: 'false',
     STALE_IF_ERROR_SECONDS: '0',
     ...extra,
-  };
+  });
 }
 
 /** A production GraphQL request with an API key. */
