@@ -372,11 +372,13 @@ export const logSettings = settingsSchema({
     ['npm start'],
   ),
   // glibc raises its mmap threshold after each large free, up to 32 MiB, so a burst's large buffers
-  // land in the main heap and stay resident: fixed thresholds give them back (docs/benchmark.md).
+  // land in the main heap and stay resident: fixed thresholds give them back. 32 KiB, not 64: V8's
+  // optimizing compiler takes its zones in 32 KiB segments, whose holes kept the heap ~20 MB larger
+  // after a load of misses (docs/benchmark.md, "Memory and start-up").
   mallocMmapThreshold: setting(
     'MALLOC_MMAP_THRESHOLD_',
     k.int(0, 33554432),
-    { text: '65536 (set by npm start)', from: () => null },
+    { text: '32768 (set by npm start)', from: () => null },
     'glibc: allocations of at least this many bytes get their own mapping, returned to the system when freed (lower RSS after bursts)',
     ['npm start'],
   ),
