@@ -7,7 +7,8 @@ import { startRuntime } from '../../bench/start-runtime.js';
 import { ALL_SETTINGS } from '../../cli/settings-registry.js';
 
 const read = (p: string) => fs.readFileSync(p, 'utf8');
-const npmStart = startRuntime('.');
+// package.json's own defaults, whatever this shell sets.
+const npmStart = startRuntime('.', {});
 const MALLOC = Object.keys(npmStart.env).filter((k) => k.startsWith('MALLOC_'));
 
 describe('the launchers of the serving process', () => {

@@ -5,7 +5,6 @@ import fc from 'fast-check';
 import { chunkEncoder, decodeChunk, encodeChunk, linesEncoder } from '../../stores/replay-chunk.js';
 import type { ReplayRecord } from '../../stores/replay-record.js';
 import { testRecord } from '../support/replay-records.js';
-import { ByteBuilder } from '../../lib/byte-builder.js';
 
 const text = fc.string({ unit: 'binary', maxLength: 40 });
 const json = fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.parse(JSON.stringify(v)) as unknown);
@@ -284,48 +283,5 @@ describe('replay chunks', () => {
       }),
       { numRuns: 100 },
     );
-  });
-});
-
-describe('ByteBuilder', () => {
-  it('gathers any text as its UTF-8 bytes, growing as it goes', () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.string({ unit: 'grapheme', maxLength: 300 }), { maxLength: 40 }),
-        fc.integer({ min: 0, max: 64 }),
-        (parts, capacity) => {
-          const b = new ByteBuilder(capacity);
-          for (const p of parts) b.append(p);
-          expect(b.bytes().toString('utf8')).toBe(parts.join(''));
-          expect(b.length).toBe(Buffer.byteLength(parts.join('')));
-        },
-      ),
-    );
-  });
-
-  it('hands out batches that later appends never write over, in one buffer until it is full', () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.array(fc.string({ unit: 'grapheme', maxLength: 200 }), { maxLength: 8 }), { maxLength: 30 }),
-        fc.integer({ min: 0, max: 2048 }),
-        (batches, capacity) => {
-          const b = new ByteBuilder(capacity);
-          const taken: Buffer[] = [];
-          for (const batch of batches) {
-            for (const p of batch) b.append(p);
-            expect(b.length).toBe(Buffer.byteLength(batch.join('')));
-            taken.push(b.take());
-            expect(b.length).toBe(0);
-          }
-          // Checked after every append: none changed an earlier batch.
-          expect(taken.map((t) => t.toString('utf8'))).toEqual(batches.map((batch) => batch.join('')));
-        },
-      ),
-    );
-    const b = new ByteBuilder(1024);
-    b.append('a'.repeat(100));
-    const first = b.take();
-    b.append('b'.repeat(100));
-    expect(b.take().buffer).toBe(first.buffer);
   });
 });

@@ -1,5 +1,6 @@
-// Buffers reused across batches (lib/byte-builder.ts): a released or moved-off buffer goes back to
-// the pool, never while a view of it may still be read, and the pool keeps no more than its bound.
+// lib/byte-builder.ts: text gathered as UTF-8 bytes in growing buffers, handed out in batches; and
+// buffers reused across batches: a released or moved-off buffer goes back to the pool, never while
+// a view of it may still be read, and the pool keeps no more than its bound.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { BufferPool, ByteBuilder } from '../../lib/byte-builder.js';
@@ -40,26 +41,6 @@ describe('ByteBuilder with a pool', () => {
     expect(pool.bytes).toBe(0);
   });
 
-  it('gathers any text whole while it grows, giving each outgrown buffer back', () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.string({ unit: 'grapheme', maxLength: 300 }), { maxLength: 40 }),
-        fc.integer({ min: 0, max: 64 }),
-        (parts, capacity) => {
-          const pool = new BufferPool(1 << 20);
-          const b = new ByteBuilder(capacity, { pool });
-          for (const p of parts) b.append(p);
-          expect(b.bytes().toString('utf8')).toBe(parts.join(''));
-          b.release();
-          // Reused by the next builder: what it gathers is its own text only.
-          const again = new ByteBuilder(capacity, { pool });
-          again.append('next');
-          expect(again.bytes().toString('utf8')).toBe('next');
-        },
-      ),
-    );
-  });
-
   it('hands out no views to keep unless its owner says when they are read', () => {
     const pool = new BufferPool(1 << 20);
     expect(() => new ByteBuilder(64, { pool }).take()).toThrow(/reuses its buffers/);
@@ -81,5 +62,56 @@ describe('ByteBuilder with a pool', () => {
     // Every taken view lies in a retired buffer or the current one.
     const current = (b.bytes() as Buffer).buffer;
     for (const t of taken) expect([...retired.map((r) => r.buffer), current]).toContain(t.view.buffer);
+  });
+});
+
+describe('ByteBuilder', () => {
+  // Pooled, each outgrown buffer goes back to the pool as it grows.
+  it.each([false, true])('gathers any text as its UTF-8 bytes, growing as it goes (pooled: %s)', (pooled) => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ unit: 'grapheme', maxLength: 300 }), { maxLength: 40 }),
+        fc.integer({ min: 0, max: 64 }),
+        (parts, capacity) => {
+          const pool = pooled ? new BufferPool(1 << 20) : null;
+          const b = new ByteBuilder(capacity, pool && { pool });
+          for (const p of parts) b.append(p);
+          expect(b.bytes().toString('utf8')).toBe(parts.join(''));
+          expect(b.length).toBe(Buffer.byteLength(parts.join('')));
+          if (!pool) return;
+          b.release();
+          // Reused by the next builder: what it gathers is its own text only.
+          const again = new ByteBuilder(capacity, { pool });
+          again.append('next');
+          expect(again.bytes().toString('utf8')).toBe('next');
+        },
+      ),
+    );
+  });
+
+  it('hands out batches that later appends never write over, in one buffer until it is full', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.string({ unit: 'grapheme', maxLength: 200 }), { maxLength: 8 }), { maxLength: 30 }),
+        fc.integer({ min: 0, max: 2048 }),
+        (batches, capacity) => {
+          const b = new ByteBuilder(capacity);
+          const taken: Buffer[] = [];
+          for (const batch of batches) {
+            for (const p of batch) b.append(p);
+            expect(b.length).toBe(Buffer.byteLength(batch.join('')));
+            taken.push(b.take());
+            expect(b.length).toBe(0);
+          }
+          // Checked after every append: none changed an earlier batch.
+          expect(taken.map((t) => t.toString('utf8'))).toEqual(batches.map((batch) => batch.join('')));
+        },
+      ),
+    );
+    const b = new ByteBuilder(1024);
+    b.append('a'.repeat(100));
+    const first = b.take();
+    b.append('b'.repeat(100));
+    expect(b.take().buffer).toBe(first.buffer);
   });
 });
